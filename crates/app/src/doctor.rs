@@ -1,0 +1,270 @@
+//! `deskmate doctor`: one line per thing Deskmate depends on, saying whether
+//! it is there and, when it is not, what to do. Nothing here panics or
+//! stops at the first problem: every check reports.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::Deskmate;
+
+/// The model manifest (`models/manifest.toml`), embedded at build time.
+const MANIFEST: &str = include_str!("../../../models/manifest.toml");
+/// Keyring service under which Deskmate keeps its secrets.
+pub const KEYRING_SERVICE: &str = "deskmate";
+/// Environment variable that overrides the LLM API key (headless use).
+pub const LLM_KEY_ENV: &str = "DESKMATE_LLM_API_KEY";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    Warn,
+    Fail,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Check {
+    pub name: String,
+    pub status: Status,
+    pub detail: String,
+    pub fix: Option<String>,
+}
+
+impl Check {
+    fn ok(name: &str, detail: impl Into<String>) -> Self {
+        Self { name: name.into(), status: Status::Ok, detail: detail.into(), fix: None }
+    }
+    fn warn(name: &str, detail: impl Into<String>, fix: impl Into<String>) -> Self {
+        Self { name: name.into(), status: Status::Warn, detail: detail.into(), fix: Some(fix.into()) }
+    }
+    fn fail(name: &str, detail: impl Into<String>, fix: impl Into<String>) -> Self {
+        Self { name: name.into(), status: Status::Fail, detail: detail.into(), fix: Some(fix.into()) }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Manifest {
+    #[serde(default)]
+    pub model: Vec<ManifestModel>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ManifestModel {
+    pub name: String,
+    pub purpose: String,
+    pub files: Vec<ManifestFile>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ManifestFile {
+    /// Relative to the models directory.
+    pub path: String,
+    pub sha256: String,
+}
+
+/// The embedded model manifest.
+pub fn manifest() -> Result<Manifest, String> {
+    toml::from_str(MANIFEST).map_err(|e| format!("models/manifest.toml is damaged: {e}"))
+}
+
+impl Deskmate {
+    /// Runs every check.
+    pub fn doctor(&self) -> Vec<Check> {
+        let mut checks = vec![self.check_data()];
+        checks.extend(check_audio());
+        checks.extend(self.check_models());
+        checks.push(check_keyring());
+        checks.push(check_serial());
+        checks.push(self.check_llm());
+        checks
+    }
+
+    fn check_data(&self) -> Check {
+        let dir = self.config().data_dir.display().to_string();
+        match self.store().schema_version() {
+            Ok(v) => Check::ok(
+                "data",
+                format!("data directory {dir}, schema version {v} (this build knows {})", deskmate_store::schema_version_known()),
+            ),
+            Err(e) => Check::fail("data", format!("data directory {dir}: {e}"), "pick a writable folder with --data-dir"),
+        }
+    }
+
+    fn check_models(&self) -> Vec<Check> {
+        let manifest = match manifest() {
+            Ok(m) => m,
+            Err(e) => return vec![Check::fail("models", e, "restore models/manifest.toml from the repository")],
+        };
+        manifest.model.iter().map(|m| check_model(&self.config().models_dir, m)).collect()
+    }
+
+    fn check_llm(&self) -> Check {
+        let model: Option<String> = self.store().settings().get(None, "llm.model").ok().flatten();
+        let Some(model) = model else {
+            return Check::warn(
+                "llm",
+                "no LLM provider configured: recitation, reviews and reports work offline; chat and AI tips are off",
+                "set one in Parent area → Settings, or `deskmate llm set --model openai:gpt-4o-mini --base-url URL`",
+            );
+        };
+        let provider = model.split(':').next().unwrap_or_default().to_string();
+        if std::env::var_os(LLM_KEY_ENV).is_some() {
+            return Check::ok("llm", format!("model {model}; API key from {LLM_KEY_ENV}"));
+        }
+        match keyring::Entry::new(KEYRING_SERVICE, &format!("llm:{provider}")).and_then(|e| e.get_password()) {
+            Ok(_) => Check::ok("llm", format!("model {model}; API key in the OS keyring")),
+            Err(keyring::Error::NoEntry) if provider == "ollama" => {
+                Check::ok("llm", format!("model {model}; no API key needed for a local Ollama"))
+            }
+            Err(_) => Check::warn(
+                "llm",
+                format!("model {model} is configured but no API key was found"),
+                format!("save the key in Parent area → Settings, or set {LLM_KEY_ENV}"),
+            ),
+        }
+    }
+}
+
+fn check_model(dir: &Path, m: &ManifestModel) -> Check {
+    let mut problems = Vec::new();
+    let mut found = Vec::new();
+    for f in &m.files {
+        let path = dir.join(&f.path);
+        match sha256_file(&path) {
+            Ok(sum) if sum.eq_ignore_ascii_case(&f.sha256) => found.push(format!("{} sha256 {}…", f.path, &sum[..12])),
+            Ok(sum) => problems.push(format!("{} has sha256 {sum}, expected {}", f.path, f.sha256)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => problems.push(format!("{} missing", path.display())),
+            Err(e) => problems.push(format!("{} unreadable: {e}", path.display())),
+        }
+    }
+    if problems.is_empty() {
+        Check::ok(&m.name, format!("{}: {}", m.purpose, found.join(", ")))
+    } else {
+        Check::warn(
+            &m.name,
+            format!("{}: {}", m.purpose, problems.join("; ")),
+            "run `deskmate models fetch` (the setup scripts do this)",
+        )
+    }
+}
+
+fn sha256_file(path: &Path) -> std::io::Result<String> {
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    std::io::copy(&mut file, &mut hasher)?;
+    Ok(hex::encode(hasher.finalize()))
+}
+
+fn check_audio() -> Vec<Check> {
+    use cpal::traits::{DeviceTrait, HostTrait};
+    let host = cpal::default_host();
+    let name = |d: Option<cpal::Device>| {
+        d.map(|d| d.description().map(|x| x.name().to_string()).unwrap_or_else(|_| "unnamed device".into()))
+    };
+    let input = match name(host.default_input_device()) {
+        Some(n) => Check::ok("audio input", format!("microphone: {n}")),
+        None => Check::warn(
+            "audio input",
+            "no microphone found: voice recitation is off (typed 默写 still works)",
+            "plug in a microphone or the lamp; on Linux check `arecord -l` and that PulseAudio/PipeWire runs",
+        ),
+    };
+    let output = match name(host.default_output_device()) {
+        Some(n) => Check::ok("audio output", format!("speaker: {n}")),
+        None => Check::warn(
+            "audio output",
+            "no speaker found: feedback is shown but not spoken",
+            "plug in speakers or headphones; on Linux check `aplay -l`",
+        ),
+    };
+    vec![input, output]
+}
+
+fn check_keyring() -> Check {
+    let probe = || -> keyring::Result<()> {
+        let entry = keyring::Entry::new(KEYRING_SERVICE, "doctor-check")?;
+        entry.set_password("ok")?;
+        let back = entry.get_password()?;
+        entry.delete_credential()?;
+        if back == "ok" {
+            Ok(())
+        } else {
+            Err(keyring::Error::Invalid("value".into(), "read back differently".into()))
+        }
+    };
+    match probe() {
+        Ok(()) => Check::ok("keyring", "OS keyring stores and reads secrets"),
+        Err(e) => Check::warn(
+            "keyring",
+            format!("OS keyring not usable ({e}): API keys cannot be saved"),
+            format!("unlock your login keyring (GNOME Keyring/KWallet on Linux), or set {LLM_KEY_ENV} for headless use"),
+        ),
+    }
+}
+
+fn check_serial() -> Check {
+    match serialport::available_ports() {
+        Ok(ports) if ports.is_empty() => Check::ok("serial", "no serial ports seen (no lamp plugged in)"),
+        Ok(ports) => {
+            let names: Vec<String> = ports.iter().map(|p| p.port_name.clone()).collect();
+            Check::ok("serial", format!("serial ports: {}", names.join(", ")))
+        }
+        Err(e) => Check::warn("serial", format!("cannot list serial ports: {e}"), "check USB permissions (the dialout group on Linux)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Config;
+
+    #[test]
+    fn every_check_explains_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = Config::in_dir(dir.path());
+        config.models_dir = dir.path().join("no-models-here");
+        let app = Deskmate::open(config).unwrap();
+        let checks = app.doctor();
+        let names: Vec<&str> = checks.iter().map(|c| c.name.as_str()).collect();
+        for expected in ["data", "audio input", "audio output", "keyring", "serial", "llm"] {
+            assert!(names.contains(&expected), "missing check {expected}: {names:?}");
+        }
+        assert_eq!(checks[0].status, Status::Ok);
+        for c in &checks {
+            assert!(!c.detail.is_empty());
+            if c.status != Status::Ok {
+                assert!(c.fix.as_deref().is_some_and(|f| !f.is_empty()), "{} has no fix", c.name);
+            }
+        }
+        // With no models directory, every manifest entry is reported missing with the fetch command.
+        for m in manifest().unwrap().model {
+            let c = checks.iter().find(|c| c.name == m.name).unwrap();
+            assert_eq!(c.status, Status::Warn);
+            assert!(c.detail.contains("missing"));
+        }
+    }
+
+    #[test]
+    fn model_sha_mismatch_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("m.bin"), b"abc").unwrap();
+        let m = ManifestModel {
+            name: "x".into(),
+            purpose: "test".into(),
+            files: vec![ManifestFile { path: "m.bin".into(), sha256: "00".into() }],
+        };
+        let c = check_model(dir.path(), &m);
+        assert_eq!(c.status, Status::Warn);
+        assert!(c.detail.contains("ba7816bf"), "{}", c.detail);
+        let good = ManifestModel {
+            files: vec![ManifestFile {
+                path: "m.bin".into(),
+                sha256: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad".into(),
+            }],
+            ..m
+        };
+        assert_eq!(check_model(dir.path(), &good).status, Status::Ok);
+    }
+}

@@ -1,0 +1,55 @@
+//! The composition root. [`Deskmate`] is built once from a [`Config`] by each
+//! front end — the Tauri shell, the `deskmate` CLI and the local HTTP API — and
+//! holds the services they all call. Nothing here depends on Tauri.
+
+mod config;
+pub mod doctor;
+pub mod family;
+pub mod library;
+
+use std::path::PathBuf;
+
+pub use config::{Config, DATA_DIR_ENV, MODELS_DIR_ENV};
+pub use deskmate_store as store;
+use deskmate_store::{Store, StoreError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error("{0}")]
+    Config(String),
+    #[error("cannot use the data directory {path}: {reason}")]
+    DataDir { path: PathBuf, reason: String },
+    #[error("{0}")]
+    Store(#[from] StoreError),
+    #[error("built-in material library is damaged: {0}")]
+    Library(String),
+}
+
+pub type AppResult<T> = Result<T, AppError>;
+
+/// The running app's services.
+#[derive(Debug, Clone)]
+pub struct Deskmate {
+    config: Config,
+    store: Store,
+}
+
+impl Deskmate {
+    /// Opens the data directory and database, runs migrations and brings the
+    /// built-in material library up to date.
+    pub fn open(config: Config) -> AppResult<Self> {
+        config::ensure_writable(&config.data_dir)?;
+        let store = Store::open(&config.database_path())?;
+        let app = Self { config, store };
+        library::sync_builtin(&app.store)?;
+        Ok(app)
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+}

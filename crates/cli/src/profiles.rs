@@ -1,0 +1,77 @@
+//! `deskmate profiles`: list and add the people who use this device.
+
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use deskmate_app::store::{NewProfile, ProfileKind};
+use deskmate_app::Deskmate;
+
+use crate::output;
+
+#[derive(Subcommand)]
+pub enum ProfilesCmd {
+    /// List all profiles.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a parent (with a PIN) or a child.
+    Add(AddArgs),
+}
+
+#[derive(Args)]
+pub struct AddArgs {
+    #[arg(long)]
+    name: String,
+    #[arg(long, value_parser = ["parent", "child"])]
+    kind: String,
+    /// School grade, 1–12 (children).
+    #[arg(long)]
+    grade: Option<u8>,
+    /// 4–8 digits; required for parents.
+    #[arg(long)]
+    pin: Option<String>,
+    /// IANA time zone used for daily reports (default Asia/Shanghai).
+    #[arg(long)]
+    time_zone: Option<String>,
+    /// zh-CN or en.
+    #[arg(long)]
+    locale: Option<String>,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(app: &Deskmate, cmd: ProfilesCmd) -> anyhow::Result<ExitCode> {
+    match cmd {
+        ProfilesCmd::List { json } => {
+            let list = app.store().profiles().list()?;
+            if json {
+                output::json(&list)?;
+            } else if list.is_empty() {
+                println!("no profiles yet: add one with `deskmate profiles add`");
+            } else {
+                for p in list {
+                    let grade = p.grade.map(|g| format!(" grade {g}")).unwrap_or_default();
+                    println!("{}  {:<6} {}{}", p.id, p.kind.as_str(), p.name, grade);
+                }
+            }
+        }
+        ProfilesCmd::Add(a) => {
+            let kind: ProfileKind = a.kind.parse()?;
+            let p = app.store().profiles().add(NewProfile {
+                kind: Some(kind),
+                name: a.name,
+                grade: a.grade,
+                locale: a.locale,
+                time_zone: a.time_zone,
+                pin: a.pin,
+            })?;
+            if a.json {
+                output::json(&p)?;
+            } else {
+                println!("added {} {} ({})", p.kind.as_str(), p.name, p.id);
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

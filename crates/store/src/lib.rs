@@ -1,0 +1,110 @@
+//! Deskmate's on-device database: one SQLite file (WAL, foreign keys on),
+//! versioned migrations, and one repository per aggregate.
+//!
+//! Open it with [`Store::open`]; reach the repositories through
+//! [`Store::profiles`], [`Store::materials`] and [`Store::settings`].
+//! Every write is a single statement or a transaction, so a process killed
+//! mid-write leaves a database that opens cleanly.
+
+mod error;
+mod materials;
+mod migrations;
+mod profiles;
+mod settings;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rusqlite::Connection;
+
+pub use error::{StoreError, StoreResult};
+pub use materials::{builtin_id, Material, MaterialFilter, MaterialSource, Materials, NewMaterial, BODY_MAX_CHARS};
+pub use migrations::schema_version_known;
+pub use profiles::{NewProfile, Profile, ProfileKind, Profiles, PIN_MAX_TRIES};
+pub use settings::Settings;
+
+/// A handle on the database. Cheap to clone; all clones share one connection.
+#[derive(Clone)]
+pub struct Store {
+    conn: Arc<Mutex<Connection>>,
+    path: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+impl Store {
+    /// Opens (creating if needed) the database file at `path` and brings its
+    /// schema up to date. A database written by a newer Deskmate is refused
+    /// untouched.
+    pub fn open(path: &Path) -> StoreResult<Self> {
+        let conn = Connection::open(path).map_err(|e| StoreError::open(path, e))?;
+        Self::init(conn, Some(path.to_path_buf()))
+    }
+
+    /// An in-memory database, for tests and one-shot checks.
+    pub fn open_in_memory() -> StoreResult<Self> {
+        let conn = Connection::open_in_memory()?;
+        Self::init(conn, None)
+    }
+
+    fn init(mut conn: Connection, path: Option<PathBuf>) -> StoreResult<Self> {
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.pragma_update(None, "foreign_keys", true)?;
+        if path.is_some() {
+            let mode: String = conn
+                .pragma_update_and_check(None, "journal_mode", "wal", |r| r.get(0))
+                .map_err(|e| StoreError::open(path.as_deref().unwrap_or(Path::new("")), e))?;
+            if !mode.eq_ignore_ascii_case("wal") {
+                return Err(StoreError::Invalid(format!(
+                    "SQLite refused WAL mode (got {mode}); is the data directory on a network drive?"
+                )));
+            }
+            conn.pragma_update(None, "synchronous", "NORMAL")?;
+        }
+        migrations::migrate(&mut conn)?;
+        Ok(Self { conn: Arc::new(Mutex::new(conn)), path })
+    }
+
+    /// Where the database lives (`None` for in-memory).
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The schema version the database is at.
+    pub fn schema_version(&self) -> StoreResult<u32> {
+        let conn = self.conn()?;
+        migrations::current_version(&conn)
+    }
+
+    /// Runs `f` with the connection held. Repositories in other crates use
+    /// this to keep to the one-connection rule.
+    pub fn with_conn<T>(&self, f: impl FnOnce(&mut Connection) -> StoreResult<T>) -> StoreResult<T> {
+        let mut conn = self.conn()?;
+        f(&mut conn)
+    }
+
+    fn conn(&self) -> StoreResult<MutexGuard<'_, Connection>> {
+        self.conn.lock().map_err(|_| StoreError::Poisoned)
+    }
+
+    pub fn profiles(&self) -> Profiles<'_> {
+        Profiles::new(self)
+    }
+
+    pub fn materials(&self) -> Materials<'_> {
+        Materials::new(self)
+    }
+
+    pub fn settings(&self) -> Settings<'_> {
+        Settings::new(self)
+    }
+}
+
+/// Current time as stored: RFC 3339 in UTC with milliseconds.
+pub fn now_utc() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}

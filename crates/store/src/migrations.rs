@@ -1,0 +1,52 @@
+//! Versioned schema migrations. Each entry is one SQL file under
+//! `crates/store/migrations/`; append new ones, never edit a released one.
+
+use rusqlite::Connection;
+use rusqlite_migration::{Migrations, M};
+
+use crate::{StoreError, StoreResult};
+
+/// The schema, one SQL file per version, oldest first.
+const SCHEMA: &[&str] = &[
+    include_str!("../migrations/0001_core.sql"),
+];
+
+fn all() -> Migrations<'static> {
+    Migrations::new(SCHEMA.iter().map(|sql| M::up(sql)).collect())
+}
+
+/// The newest schema version this build knows.
+pub fn schema_version_known() -> u32 {
+    u32::try_from(SCHEMA.len()).unwrap_or(u32::MAX)
+}
+
+pub(crate) fn current_version(conn: &Connection) -> StoreResult<u32> {
+    let v: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    Ok(u32::try_from(v).unwrap_or(0))
+}
+
+pub(crate) fn migrate(conn: &mut Connection) -> StoreResult<()> {
+    let found = current_version(conn)?;
+    let known = schema_version_known();
+    if found > known {
+        return Err(StoreError::SchemaTooNew { found, known });
+    }
+    all().to_latest(conn).map_err(|e| StoreError::Migration(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migration_count_matches_list() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        all().to_latest(&mut conn).unwrap();
+        assert_eq!(current_version(&conn).unwrap(), schema_version_known());
+    }
+
+    #[test]
+    fn migrations_are_valid() {
+        all().validate().unwrap();
+    }
+}

@@ -1,0 +1,36 @@
+//! The Deskmate app window. Thin by design: it builds the one [`Deskmate`]
+//! composition root and exposes it to the web UI as typed commands.
+
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+mod commands;
+
+use deskmate_app::{Config, Deskmate};
+
+fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_env("DESKMATE_LOG"))
+        .init();
+    if let Err(e) = run() {
+        eprintln!("Deskmate could not start: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    if cfg!(target_os = "linux") && std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+        return Err("no display found (DISPLAY and WAYLAND_DISPLAY are unset). Run Deskmate in a desktop session, \
+                    or under Xvfb: xvfb-run -a scripts/run.sh. The `deskmate` command works without a display."
+            .into());
+    }
+    let data_dir = std::env::args_os()
+        .skip_while(|a| a != "--data-dir")
+        .nth(1)
+        .map(std::path::PathBuf::from);
+    let app = Deskmate::open(Config::resolve(data_dir)?)?;
+    tauri::Builder::default()
+        .manage(app)
+        .invoke_handler(commands::handler())
+        .run(tauri::generate_context!())?;
+    Ok(())
+}

@@ -1,0 +1,76 @@
+import { useState, type KeyboardEvent } from "react";
+import type { AppStatus, Profile } from "../api";
+import { Header } from "../components/Header";
+import { useT, type MessageKey } from "../i18n";
+import { AddMaterialTab } from "./parent/AddMaterialTab";
+import { ProfilesTab } from "./parent/ProfilesTab";
+import { SettingsTab } from "./parent/SettingsTab";
+
+type Tab = "profiles" | "materials" | "settings";
+const TABS: { id: Tab; key: MessageKey }[] = [
+  { id: "profiles", key: "tab.profiles" },
+  { id: "materials", key: "tab.materials" },
+  { id: "settings", key: "tab.settings" },
+];
+
+interface ParentHomeProps {
+  profile: Profile;
+  status: AppStatus | null;
+  onLock: () => void;
+}
+
+/** The parent area (reached only through the PIN): profiles, adding material, settings. */
+export function ParentHome({ profile, status, onLock }: ParentHomeProps) {
+  const t = useT();
+  const [tab, setTab] = useState<Tab>("profiles");
+
+  function onTabKey(e: KeyboardEvent<HTMLButtonElement>) {
+    if (e.key !== "ArrowRight" && e.key !== "ArrowLeft") return;
+    const i = TABS.findIndex((x) => x.id === tab);
+    const next = TABS[(i + (e.key === "ArrowRight" ? 1 : TABS.length - 1)) % TABS.length];
+    setTab(next.id);
+    document.getElementById(`tab-${next.id}`)?.focus();
+  }
+
+  return (
+    <div className="screen" data-testid="parent-home">
+      <Header
+        extra={
+          <button type="button" className="btn btn-secondary" data-testid="lock-button" onClick={onLock}>
+            {t("parent.lock")}
+          </button>
+        }
+      />
+      <main className="content">
+        <div className="page-head">
+          <h1 className="page-title">{t("parent.title")}</h1>
+          <p className="muted">{t("parent.hello", { name: profile.name })}</p>
+        </div>
+        <div className="tabs" role="tablist" aria-label={t("parent.title")}>
+          {TABS.map((x) => (
+            <button
+              key={x.id}
+              id={`tab-${x.id}`}
+              type="button"
+              role="tab"
+              className="tab"
+              data-testid={`tab-${x.id}`}
+              aria-selected={tab === x.id}
+              aria-controls={`panel-${x.id}`}
+              tabIndex={tab === x.id ? 0 : -1}
+              onClick={() => setTab(x.id)}
+              onKeyDown={onTabKey}
+            >
+              {t(x.key)}
+            </button>
+          ))}
+        </div>
+        <section id={`panel-${tab}`} role="tabpanel" aria-labelledby={`tab-${tab}`} className="tab-panel">
+          {tab === "profiles" && <ProfilesTab />}
+          {tab === "materials" && <AddMaterialTab parent={profile} />}
+          {tab === "settings" && <SettingsTab status={status} />}
+        </section>
+      </main>
+    </div>
+  );
+}
