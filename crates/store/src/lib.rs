@@ -53,6 +53,11 @@ impl Store {
 
     fn init(mut conn: Connection, path: Option<PathBuf>) -> StoreResult<Self> {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        // Refuse a newer database before anything (even WAL mode) writes to it.
+        migrations::refuse_newer(&conn).map_err(|e| match e {
+            StoreError::Sqlite(e) => StoreError::open(path.as_deref().unwrap_or(Path::new("")), e),
+            other => other,
+        })?;
         conn.pragma_update(None, "foreign_keys", true)?;
         if path.is_some() {
             let mode: String = conn

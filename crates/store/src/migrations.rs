@@ -25,12 +25,18 @@ pub(crate) fn current_version(conn: &Connection) -> StoreResult<u32> {
     Ok(u32::try_from(v).unwrap_or(0))
 }
 
-pub(crate) fn migrate(conn: &mut Connection) -> StoreResult<()> {
+/// Fails, touching nothing, when the database is newer than this build.
+pub(crate) fn refuse_newer(conn: &Connection) -> StoreResult<()> {
     let found = current_version(conn)?;
     let known = schema_version_known();
     if found > known {
         return Err(StoreError::SchemaTooNew { found, known });
     }
+    Ok(())
+}
+
+pub(crate) fn migrate(conn: &mut Connection) -> StoreResult<()> {
+    refuse_newer(conn)?;
     all().to_latest(conn).map_err(|e| StoreError::Migration(e.to_string()))
 }
 

@@ -3,7 +3,7 @@ import * as api from "../api";
 import type { Lang, Material, Profile } from "../api";
 import { Header } from "../components/Header";
 import { errorText } from "../errors";
-import { gradeKey, gradeLabel, useT, type MessageKey, type TFunction } from "../i18n";
+import { gradeKey, gradeLabel, translate, useT, type MessageKey } from "../i18n";
 import { useDebounced } from "../useDebounced";
 import { GRADES } from "../validation";
 
@@ -17,13 +17,16 @@ const LANG_FILTERS: { value: LangFilter; key: MessageKey }[] = [
   { value: "en", key: "filter.langEn" },
 ];
 
-/** "李白（唐）", "李白", "（唐）" or null. */
-export function byline(t: TFunction, m: Pick<Material, "author" | "dynasty">): string | null {
+/**
+ * "李白（唐）" / "Jane Taylor", or null without an author. Punctuated in the
+ * material's own language, so a Chinese poem keeps full-width brackets in the
+ * English UI too.
+ */
+export function byline(m: Pick<Material, "author" | "dynasty" | "lang">): string | null {
   const author = m.author?.trim();
   const dynasty = m.dynasty?.trim();
-  if (author && dynasty) return t("material.byline", { author, dynasty });
-  if (author) return author;
-  return null;
+  if (author && dynasty) return translate(m.lang === "en" ? "en" : "zh-CN", "material.byline", { author, dynasty });
+  return author || null;
 }
 
 /** The first non-empty line of a text. */
@@ -172,7 +175,7 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
                     <span className="material-title" lang={materialLangAttr(m.lang)}>
                       {m.title}
                     </span>
-                    {byline(t, m) && <span className="material-byline">{byline(t, m)}</span>}
+                    {byline(m) && <span className="material-byline">{byline(m)}</span>}
                     <span className="material-first-line" lang={materialLangAttr(m.lang)}>
                       {firstLine(m.body)}
                     </span>
@@ -193,7 +196,7 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
 
 function MaterialDetail({ material, onBack }: { material: Material; onBack: () => void }) {
   const t = useT();
-  const by = byline(t, material);
+  const by = byline(material);
   return (
     <main className="content content-reading" data-testid="material-detail">
       <article className="card reading" lang={materialLangAttr(material.lang)}>

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from "react";
 import * as api from "../api";
 import type { Profile } from "../api";
 import { Header } from "../components/Header";
+import { avatarInitial } from "../initial";
 import { errorText } from "../errors";
 import { gradeLabel, useT } from "../i18n";
 import { PinDialog } from "./PinDialog";
@@ -63,7 +64,7 @@ export function Welcome({ onChild, onParent }: WelcomeProps) {
                 onClick={() => (p.kind === "parent" ? setAskPinFor(p) : onChild(p))}
               >
                 <span className="avatar" aria-hidden="true">
-                  {Array.from(p.name.trim())[0] ?? "?"}
+                  {avatarInitial(p.name)}
                 </span>
                 <span className="profile-name">{p.name}</span>
                 <span className="profile-meta">

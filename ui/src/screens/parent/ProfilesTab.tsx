@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState, type FormEvent } from "react";
 import * as api from "../../api";
 import type { Profile, ProfileKind } from "../../api";
 import { Field } from "../../components/Field";
+import { avatarInitial } from "../../initial";
 import { errorText } from "../../errors";
 import { gradeKey, gradeLabel, useLocale, useT, type MessageKey } from "../../i18n";
 import { checkGrade, checkName, checkPin, checkPinRepeat, digitsOnly, GRADES } from "../../validation";
@@ -97,7 +98,7 @@ export function ProfilesTab() {
           {(profiles ?? []).map((p) => (
             <li key={p.id} className="profile-row" data-testid="profile-row" data-kind={p.kind} data-name={p.name}>
               <span className={`avatar avatar-small avatar-${p.kind}`} aria-hidden="true">
-                {Array.from(p.name.trim())[0] ?? "?"}
+                {avatarInitial(p.name)}
               </span>
               <span className="profile-row-name">{p.name}</span>
               <span className="tag">{t(p.kind === "parent" ? "kind.parent" : "kind.child")}</span>

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds Deskmate and opens its window. Safe to run again: every step skips
+# what is already done. Usage: scripts/run.sh [--data-dir DIR]
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+ensure_packages "${APP_PACKAGES[@]}"
+ensure_cargo
+build_ui
+say "building the app"
+(cd "$REPO" && cargo build -q -p deskmate-shell -p deskmate-cli)
+export DESKMATE_MODELS_DIR="${DESKMATE_MODELS_DIR:-$REPO/models}"
+if [ -x "$REPO/scripts/fetch-models.sh" ]; then
+  "$REPO/scripts/fetch-models.sh" || say "models could not be fetched: voice recitation stays off until they are (see: target/debug/deskmate doctor)"
+fi
+if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+  die "no display: Deskmate's window needs a desktop session (DISPLAY/WAYLAND_DISPLAY unset). On a server try: xvfb-run -a scripts/run.sh — or use the command line: target/debug/deskmate --help"
+fi
+say "starting Deskmate"
+exec "$REPO/target/debug/deskmate-app" "$@"

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The test suites themselves; scripts/test.sh runs this inside Xvfb and a
+# D-Bus session. Runs every suite even if one fails, then prints a total.
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$REPO"
+art="$REPO/test-artifacts"
+
+# An unlocked Secret Service keyring in a throwaway home for the keyring tests.
+export XDG_DATA_HOME="$(mktemp -d)"
+printf 'deskmate-test' | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1 || true
+eval "$(gnome-keyring-daemon --start --components=secrets 2>/dev/null)" || true
+
+passed=0 failed=0 suites_failed=()
+
+say "Rust tests"
+cargo test --workspace --no-fail-fast 2>&1 | tee "$art/cargo-test.log"
+rust_rc=${PIPESTATUS[0]}
+read -r p f < <(grep -E '^test result:' "$art/cargo-test.log" | awk '{p+=$4; f+=$6} END {print p+0, f+0}')
+passed=$((passed + p)); failed=$((failed + f))
+[ "$rust_rc" -eq 0 ] || { suites_failed+=(rust); [ "$f" -gt 0 ] || failed=$((failed + 1)); }
+
+say "UI unit tests"
+(cd ui && npx vitest run --reporter=default --reporter=json --outputFile="$art/vitest.json") 2>&1 | tee "$art/vitest.log"
+ui_rc=${PIPESTATUS[0]}
+read -r p f < <(node -e 'try{const r=require(process.argv[1]);console.log(r.numPassedTests, r.numFailedTests)}catch{console.log(0, 0)}' "$art/vitest.json")
+passed=$((passed + p)); failed=$((failed + f))
+[ "$ui_rc" -eq 0 ] || { suites_failed+=(ui); [ "$f" -gt 0 ] || failed=$((failed + 1)); }
+
+say "End-to-end test of the app window"
+"$REPO/.venv/bin/pytest" -q tests/e2e --junitxml="$art/e2e.xml" 2>&1 | tee "$art/e2e.log"
+e2e_rc=${PIPESTATUS[0]}
+read -r p f < <(python3 - "$art/e2e.xml" <<'PY'
+import sys, xml.etree.ElementTree as ET
+try:
+    s = ET.parse(sys.argv[1]).getroot()
+    s = s if s.tag == "testsuite" else s.find("testsuite")
+    t, fl, er, sk = (int(s.get(k, 0)) for k in ("tests", "failures", "errors", "skipped"))
+    print(t - fl - er - sk, fl + er)
+except Exception:
+    print(0, 0)
+PY
+)
+passed=$((passed + p)); failed=$((failed + f))
+[ "$e2e_rc" -eq 0 ] || { suites_failed+=(e2e); [ "$f" -gt 0 ] || failed=$((failed + 1)); }
+
+echo
+[ ${#suites_failed[@]} -eq 0 ] || echo "failed suites: ${suites_failed[*]} (logs in test-artifacts/)"
+echo "total: $passed passed, $failed failed"
+[ ${#suites_failed[@]} -eq 0 ]

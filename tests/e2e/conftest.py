@@ -1,0 +1,90 @@
+"""Fixtures for end-to-end tests of the real Deskmate window.
+
+tauri-driver (on a free loopback port) starts the real app binary through
+WebKitWebDriver; the app gets a fresh data directory per test module, so each
+test begins at first-run setup. Screenshots go to test-artifacts/.
+"""
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.common.options import ArgOptions
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+APP = REPO / "target" / "debug" / "deskmate-app"
+ARTIFACTS = REPO / "test-artifacts"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_http(url: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=1)
+            return
+        except Exception:
+            time.sleep(0.2)
+    raise RuntimeError(f"tauri-driver did not answer at {url}")
+
+
+class WryOptions(ArgOptions):
+    """Capabilities for tauri-driver: browserName wry plus tauri:options."""
+
+    def __init__(self, application: pathlib.Path):
+        super().__init__()
+        self.set_capability("browserName", "wry")
+        self.set_capability("tauri:options", {"application": str(application)})
+
+    def to_capabilities(self):
+        return self._caps
+
+    @property
+    def default_capabilities(self):
+        return {}
+
+
+@pytest.fixture(scope="module")
+def data_dir():
+    d = tempfile.mkdtemp(prefix="deskmate-e2e-")
+    yield pathlib.Path(d)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def app(data_dir):
+    if not APP.exists():
+        pytest.fail(f"{APP} is missing: build it with `cargo build -p deskmate-shell` (scripts/test.sh does)")
+    driver_bin = shutil.which("tauri-driver") or str(pathlib.Path.home() / ".cargo/bin/tauri-driver")
+    port, native_port = _free_port(), _free_port()
+    env = dict(os.environ, DESKMATE_DATA_DIR=str(data_dir))
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = open(ARTIFACTS / "tauri-driver.log", "ab")
+    proc = subprocess.Popen(
+        [driver_bin, "--port", str(port), "--native-port", str(native_port)],
+        env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    try:
+        _wait_http(f"http://127.0.0.1:{port}/status", 30)
+        drv = webdriver.Remote(command_executor=f"http://127.0.0.1:{port}", options=WryOptions(APP))
+        drv.implicitly_wait(0)
+        yield drv
+        drv.quit()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()

@@ -1,0 +1,133 @@
+import { screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import * as api from "../api";
+import { check, material, profile, renderWithI18n } from "../test/helpers";
+import { ParentHome } from "./ParentHome";
+
+vi.mock("../api");
+
+const mum = profile({ id: "p1", kind: "parent", name: "妈妈" });
+const ming = profile({ id: "c1", kind: "child", name: "小明", grade: 2 });
+const status = { first_run: false, locale: "zh-CN" as const, data_dir: "/data/deskmate", schema_version: 1 };
+
+function renderParent(onLock = vi.fn()) {
+  renderWithI18n(<ParentHome profile={mum} status={status} onLock={onLock} />);
+  return { user: userEvent.setup(), onLock };
+}
+
+describe("parent home", () => {
+  beforeEach(() => {
+    vi.mocked(api.profilesList).mockResolvedValue([mum, ming]);
+    vi.mocked(api.doctor).mockResolvedValue([]);
+    vi.mocked(api.localeSet).mockResolvedValue(null);
+  });
+
+  it("lists the profiles and adds a child", async () => {
+    const lan = profile({ id: "c2", kind: "child", name: "小兰", grade: 4 });
+    vi.mocked(api.profilesAdd).mockResolvedValue(lan);
+    const { user } = renderParent();
+    expect(screen.getByTestId("tab-profiles")).toHaveAttribute("aria-selected", "true");
+    const rows = await screen.findAllByTestId("profile-row");
+    expect(rows.map((r) => r.dataset.name)).toEqual(["妈妈", "小明"]);
+
+    vi.mocked(api.profilesList).mockResolvedValue([mum, ming, lan]);
+    await user.type(screen.getByTestId("profile-name"), "小兰");
+    await user.selectOptions(screen.getByTestId("profile-grade"), "4");
+    await user.click(screen.getByTestId("profile-submit"));
+
+    expect(api.profilesAdd).toHaveBeenCalledWith({ kind: "child", name: "小兰", grade: 4, locale: "zh-CN" });
+    expect(await screen.findByTestId("profile-added")).toHaveTextContent("小兰");
+    await waitFor(() => expect(screen.getAllByTestId("profile-row")).toHaveLength(3));
+    expect(screen.getByTestId("profile-name")).toHaveValue("");
+  });
+
+  it("adds a parent with a PIN and shows the api's validation error", async () => {
+    vi.mocked(api.profilesAdd).mockRejectedValue("name is too long (at most 20 characters)");
+    const { user } = renderParent();
+    await user.click(screen.getByTestId("profile-kind-parent"));
+    expect(screen.queryByTestId("profile-grade")).not.toBeInTheDocument();
+    await user.type(screen.getByTestId("profile-name"), "爸爸");
+    await user.type(screen.getByTestId("profile-pin"), "5678");
+    await user.type(screen.getByTestId("profile-pin2"), "5679");
+    await user.click(screen.getByTestId("profile-submit"));
+    expect(screen.getByText("两次输入的密码不一样。")).toBeInTheDocument();
+    expect(api.profilesAdd).not.toHaveBeenCalled();
+
+    await user.clear(screen.getByTestId("profile-pin2"));
+    await user.type(screen.getByTestId("profile-pin2"), "5678");
+    await user.click(screen.getByTestId("profile-submit"));
+    expect(api.profilesAdd).toHaveBeenCalledWith({ kind: "parent", name: "爸爸", pin: "5678", locale: "zh-CN" });
+    expect(await screen.findByTestId("profile-error")).toHaveTextContent("name is too long (at most 20 characters)");
+    expect(screen.queryByTestId("profile-added")).not.toBeInTheDocument();
+  });
+
+  it("adds material and says so clearly", async () => {
+    vi.mocked(api.materialsAdd).mockResolvedValue(
+      material({ id: "m9", title: "春晓", body: "春眠不觉晓", source: "custom" }),
+    );
+    const { user } = renderParent();
+    await user.click(screen.getByTestId("tab-materials"));
+    await user.click(screen.getByTestId("material-submit"));
+    expect(screen.getByText("请填写题目。")).toBeInTheDocument();
+    expect(screen.getByText("请填写正文。")).toBeInTheDocument();
+    expect(api.materialsAdd).not.toHaveBeenCalled();
+
+    await user.type(screen.getByTestId("material-title-input"), "春晓");
+    await user.type(screen.getByTestId("material-author"), "孟浩然");
+    await user.selectOptions(screen.getByTestId("material-grade"), "1");
+    await user.type(screen.getByTestId("material-body"), "春眠不觉晓，{Enter}处处闻啼鸟。");
+    await user.click(screen.getByTestId("material-submit"));
+
+    expect(api.materialsAdd).toHaveBeenCalledWith(
+      { lang: "zh", title: "春晓", body: "春眠不觉晓，\n处处闻啼鸟。", author: "孟浩然", grade: 1 },
+      "p1",
+    );
+    expect(await screen.findByTestId("material-saved")).toHaveTextContent("已保存《春晓》");
+    expect(screen.getByTestId("material-title-input")).toHaveValue("");
+  });
+
+  it("shows the api's error when material can't be added", async () => {
+    vi.mocked(api.materialsAdd).mockRejectedValue("a material titled 春晓 already exists");
+    const { user } = renderParent();
+    await user.click(screen.getByTestId("tab-materials"));
+    await user.type(screen.getByTestId("material-title-input"), "Spring");
+    await user.selectOptions(screen.getByTestId("material-lang"), "en");
+    await user.type(screen.getByTestId("material-body"), "Spring is here.");
+    await user.click(screen.getByTestId("material-submit"));
+    expect(api.materialsAdd).toHaveBeenCalledWith(
+      { lang: "en", title: "Spring", body: "Spring is here.", author: null, grade: null },
+      "p1",
+    );
+    expect(await screen.findByTestId("material-error")).toHaveTextContent("a material titled 春晓 already exists");
+    expect(screen.getByTestId("material-title-input")).toHaveValue("Spring");
+  });
+
+  it("settings: system check lists the doctor's checks; language switch saves", async () => {
+    vi.mocked(api.doctor).mockResolvedValue([
+      check({ name: "数据库", status: "ok", detail: "schema v1" }),
+      check({ name: "麦克风", status: "fail", detail: "no input device", fix: "plug in a microphone" }),
+    ]);
+    const { user } = renderParent();
+    await user.click(screen.getByTestId("tab-settings"));
+    const items = await screen.findAllByTestId("doctor-check");
+    expect(items.map((i) => i.dataset.status)).toEqual(["ok", "fail"]);
+    expect(within(items[1]).getByText("no input device")).toBeInTheDocument();
+    expect(within(items[1]).getByText("plug in a microphone")).toBeInTheDocument();
+    expect(within(items[1]).getByText("有问题")).toBeInTheDocument();
+    expect(screen.getByTestId("data-dir")).toHaveTextContent("/data/deskmate");
+
+    await user.click(screen.getByTestId("doctor-refresh"));
+    await waitFor(() => expect(api.doctor).toHaveBeenCalledTimes(2));
+
+    await user.click(screen.getByTestId("settings-locale-en"));
+    expect(api.localeSet).toHaveBeenCalledWith("en");
+    expect(screen.getByTestId("tab-settings")).toHaveTextContent("Settings");
+  });
+
+  it("the lock button leaves the parent area", async () => {
+    const { user, onLock } = renderParent();
+    await user.click(screen.getByTestId("lock-button"));
+    expect(onLock).toHaveBeenCalledTimes(1);
+  });
+});
