@@ -11,7 +11,7 @@ die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }
 # serial, keyring, whisper.cpp's build).
 APP_PACKAGES=(build-essential curl wget file pkg-config libwebkit2gtk-4.1-dev libxdo-dev libssl-dev
   libayatana-appindicator3-dev librsvg2-dev libasound2-dev libudev-dev libdbus-1-dev
-  cmake clang libclang-dev espeak-ng python3-venv)
+  cmake clang libclang-dev espeak-ng python3-venv fonts-noto-cjk)
 # Extra packages for the test suite: a virtual display, the WebKit WebDriver,
 # a session D-Bus with a keyring, screenshots, and socat for serial tests.
 TEST_PACKAGES=(xvfb webkit2gtk-driver dbus-x11 gnome-keyring imagemagick socat xauth)

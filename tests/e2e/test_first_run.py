@@ -90,3 +90,20 @@ def test_setup_unlock_and_library(app, data_dir):
     ).stdout
     names = sorted(p["name"] for p in json.loads(out))
     assert names == ["妈妈", "小明"]
+
+
+def test_tablet_landscape_layout(app):
+    """At 1024×768 nothing scrolls sideways and every control is a ≥ 44 px touch target."""
+    drv = app
+    drv.set_window_size(1024, 768)
+    wait(drv, EC.visibility_of_element_located(tid("child-home")))
+    overflow = drv.execute_script(
+        "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 0, f"page scrolls sideways by {overflow}px"
+    small = drv.execute_script(
+        """return [...document.querySelectorAll('button, input, select, [data-testid="material-card"]')]
+             .filter(e => e.offsetParent !== null)
+             .map(e => [e.getAttribute('data-testid') || e.textContent.trim().slice(0, 20), e.getBoundingClientRect().height])
+             .filter(([, h]) => h < 44)""")
+    assert small == [], f"touch targets under 44px: {small}"
+    shot(drv, "06-tablet-landscape")
