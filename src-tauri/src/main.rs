@@ -29,6 +29,17 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .map(std::path::PathBuf::from);
     let app = Deskmate::open(Config::resolve(data_dir)?)?;
     tauri::Builder::default()
+        .setup(|tauri_app| {
+            // Follow the desk lamp from the start, so its panel appears when it is
+            // plugged in (DESKMATE_LAMP_PORT names a port, e.g. the simulator's).
+            let app = tauri::Manager::state::<Deskmate>(tauri_app).inner().clone();
+            let port = std::env::var_os("DESKMATE_LAMP_PORT").map(std::path::PathBuf::from);
+            match app.lamp_watch(port) {
+                Ok(()) => commands::lamp::forward_notices(tauri_app.handle().clone(), &app)?,
+                Err(e) => tracing::warn!("not following the lamp: {e}"),
+            }
+            Ok(())
+        })
         .manage(app)
         .invoke_handler(commands::handler())
         .run(tauri::generate_context!())?;

@@ -2,10 +2,13 @@
 //! front end — the Tauri shell, the `deskmate` CLI and the local HTTP API — and
 //! holds the services they all call. Nothing here depends on Tauri.
 
+pub mod chat;
 mod config;
 pub mod doctor;
 pub mod family;
+pub mod lamp;
 pub mod library;
+pub mod recite;
 
 use std::path::PathBuf;
 
@@ -23,6 +26,8 @@ pub enum AppError {
     Store(#[from] StoreError),
     #[error("built-in material library is damaged: {0}")]
     Library(String),
+    #[error("{0}")]
+    Lamp(String),
 }
 
 pub type AppResult<T> = Result<T, AppError>;
@@ -32,6 +37,7 @@ pub type AppResult<T> = Result<T, AppError>;
 pub struct Deskmate {
     config: Config,
     store: Store,
+    lamp: lamp::LampSlot,
 }
 
 impl Deskmate {
@@ -40,7 +46,7 @@ impl Deskmate {
     pub fn open(config: Config) -> AppResult<Self> {
         config::ensure_writable(&config.data_dir)?;
         let store = Store::open(&config.database_path())?;
-        let app = Self { config, store };
+        let app = Self { config, store, lamp: lamp::LampSlot::default() };
         library::sync_builtin(&app.store)?;
         Ok(app)
     }
@@ -51,5 +57,9 @@ impl Deskmate {
 
     pub fn store(&self) -> &Store {
         &self.store
+    }
+
+    fn lamp_slot(&self) -> &lamp::LampSlot {
+        &self.lamp
     }
 }

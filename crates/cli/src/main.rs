@@ -1,10 +1,17 @@
 //! The `deskmate` command line: the same services as the app window, for
 //! scripts, tests and power users. Each subcommand lives in its own module.
 
+mod chat;
 mod doctor;
+mod lamp;
+mod llm;
 mod materials;
+mod models;
 mod output;
 mod profiles;
+mod recite;
+mod speech;
+mod threads;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -32,6 +39,30 @@ enum Command {
     Materials(materials::MaterialsCmd),
     /// Check everything Deskmate depends on and explain what is missing.
     Doctor(doctor::DoctorArgs),
+    /// Drive the desk lamp, watch its events, or simulate one.
+    Lamp(lamp::LampArgs),
+    /// Make or download the speech models (whisper, Silero VAD, ONNX Runtime).
+    #[command(subcommand)]
+    Models(models::ModelsCmd),
+    /// Transcribe speech offline (whisper) with a confidence per character.
+    #[command(subcommand)]
+    Speech(speech::SpeechCmd),
+    /// Talk to the companion (needs a model: see `deskmate llm set`).
+    Chat(chat::ChatArgs),
+    /// List and show chat threads.
+    #[command(subcommand)]
+    Threads(threads::ThreadsCmd),
+    /// Choose the chat model provider, save its key, test the connection.
+    #[command(subcommand)]
+    Llm(llm::LlmCmd),
+    /// Check a recitation, or record a child's attempt at a material.
+    #[command(subcommand)]
+    Recite(recite::ReciteCmd),
+    /// Reviews due (FSRS schedule per child and material).
+    #[command(subcommand)]
+    Reviews(recite::ReviewsCmd),
+    /// Daily or weekly practice report for a child.
+    Report(recite::ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,10 +81,24 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    // A plain check is a pure function: it needs no data directory.
+    let command = match cli.command {
+        Command::Recite(recite::ReciteCmd::Check(args)) => return recite::run_check(args),
+        other => other,
+    };
     let app = Deskmate::open(Config::resolve(cli.data_dir)?)?;
-    match cli.command {
+    match command {
         Command::Profiles(cmd) => profiles::run(&app, cmd),
         Command::Materials(cmd) => materials::run(&app, cmd),
         Command::Doctor(args) => doctor::run(&app, args),
+        Command::Lamp(args) => lamp::run(&app, args),
+        Command::Models(cmd) => models::run(&app, cmd),
+        Command::Speech(cmd) => speech::run(&app, cmd),
+        Command::Chat(args) => chat::run(&app, args),
+        Command::Threads(cmd) => threads::run(&app, cmd),
+        Command::Llm(cmd) => llm::run(&app, cmd),
+        Command::Recite(cmd) => recite::run(&app, cmd),
+        Command::Reviews(cmd) => recite::run_reviews(&app, cmd),
+        Command::Report(args) => recite::run_report(&app, args),
     }
 }

@@ -9,6 +9,8 @@ use crate::{StoreError, StoreResult};
 /// The schema, one SQL file per version, oldest first.
 const SCHEMA: &[&str] = &[
     include_str!("../migrations/0001_core.sql"),
+    include_str!("../migrations/0002_agent.sql"),
+    include_str!("../migrations/0003_recite.sql"),
 ];
 
 fn all() -> Migrations<'static> {

@@ -3,10 +3,13 @@ import userEvent from "@testing-library/user-event";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import * as api from "../api";
 import type { MaterialFilter } from "../api";
+import { emit, resetEvents } from "../test/fakeEvents";
 import { material, profile, renderWithI18n } from "../test/helpers";
+import { lampState, practiceResult, practiceView } from "../test/samples";
 import { ChildHome } from "./ChildHome";
 
 vi.mock("../api");
+vi.mock("../events", () => import("../test/fakeEvents"));
 
 const ming = profile({ id: "c1", kind: "child", name: "小明", grade: 2 });
 const jingyesi = material({
@@ -29,7 +32,15 @@ const lastCall = () => calls()[calls().length - 1];
 
 describe("child home: the library", () => {
   beforeEach(() => {
+    resetEvents();
     vi.mocked(api.materialsList).mockResolvedValue([jingyesi, twinkle]);
+    vi.mocked(api.reviewsDue).mockResolvedValue([]);
+    vi.mocked(api.practiceCurrent).mockResolvedValue(null);
+    vi.mocked(api.lampStatus).mockResolvedValue(null);
+    vi.mocked(api.practiceStart).mockImplementation(async (_p, materialId) =>
+      practiceView({ material: materialId === "m2" ? twinkle : jingyesi }),
+    );
+    vi.mocked(api.practiceLeave).mockResolvedValue(null);
   });
 
   it("loads everything first and renders a card per material", async () => {
@@ -89,19 +100,29 @@ describe("child home: the library", () => {
     await waitFor(() => expect(screen.getAllByTestId("material-card")).toHaveLength(1));
   });
 
-  it("opens a material to read the full text and comes back", async () => {
+  it("opens a material for practice, with the full text, and comes back", async () => {
     const user = userEvent.setup();
     const onExit = vi.fn();
     renderWithI18n(<ChildHome profile={ming} onExit={onExit} />);
     const [card] = await screen.findAllByTestId("material-card");
     await user.click(card);
 
+    expect(screen.getByTestId("practice-screen")).toBeInTheDocument();
+    await waitFor(() => expect(api.practiceStart).toHaveBeenCalledWith("c1", "m1", "voice"));
     const body = screen.getByTestId("material-detail-body");
     expect(body.textContent).toBe(jingyesi.body);
     expect(screen.getByTestId("material-detail-title")).toHaveTextContent("静夜思");
     expect(screen.queryByTestId("material-card")).not.toBeInTheDocument();
 
     await user.click(screen.getByTestId("detail-back"));
+    expect(await screen.findAllByTestId("material-card")).toHaveLength(2);
+    expect(api.practiceLeave).toHaveBeenCalledWith("p1");
+    expect(onExit).not.toHaveBeenCalled();
+
+    // The header's back button also goes from an open text back to the library.
+    await user.click(screen.getAllByTestId("material-card")[1]);
+    expect(screen.getByTestId("material-detail-title")).toHaveTextContent("Twinkle");
+    await user.click(screen.getByTestId("back-button"));
     expect(await screen.findAllByTestId("material-card")).toHaveLength(2);
     expect(onExit).not.toHaveBeenCalled();
 
@@ -121,5 +142,75 @@ describe("child home: the library", () => {
     vi.mocked(api.materialsList).mockRejectedValue("the library could not be read");
     renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
     expect(await screen.findByRole("alert")).toHaveTextContent("the library could not be read");
+  });
+
+  it("puts the reviews due first, most overdue first, and opens one for practice", async () => {
+    vi.mocked(api.reviewsDue).mockResolvedValue([
+      { material_id: "m1", title: "静夜思", lang: "zh", due_at: "2026-03-05T00:00:00Z", overdue_days: 0 },
+      { material_id: "m2", title: "Twinkle, Twinkle, Little Star", lang: "en", due_at: "2026-03-02T00:00:00Z", overdue_days: 3 },
+    ]);
+    const user = userEvent.setup();
+    renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
+    const due = await screen.findAllByTestId("due-review");
+    expect(api.reviewsDue).toHaveBeenCalledWith("c1");
+    expect(due.map((d) => d.dataset.materialId)).toEqual(["m2", "m1"]);
+    expect(due[0]).toHaveTextContent("晚了 3 天");
+    expect(due[1]).toHaveTextContent("今天");
+    // The strip comes before the library.
+    const [firstCard] = await screen.findAllByTestId("material-card");
+    expect(due[0].compareDocumentPosition(firstCard) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+
+    await user.click(due[0]);
+    await waitFor(() => expect(api.practiceStart).toHaveBeenCalledWith("c1", "m2", "voice"));
+    expect(await screen.findByTestId("material-detail-title")).toHaveTextContent("Twinkle");
+  });
+
+  it("refreshes the due reviews when the core says the count changed", async () => {
+    renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
+    await waitFor(() => expect(api.reviewsDue).toHaveBeenCalledTimes(1));
+    expect(screen.queryByTestId("due-review")).not.toBeInTheDocument();
+    vi.mocked(api.reviewsDue).mockResolvedValue([
+      { material_id: "m1", title: "静夜思", lang: "zh", due_at: "2026-03-05T00:00:00Z", overdue_days: 0 },
+    ]);
+    emit("reviews://due", { profile_id: "someone-else", count: 1 });
+    emit("reviews://due", { profile_id: "c1", count: 1 });
+    expect(await screen.findByTestId("due-review")).toHaveAttribute("data-material-id", "m1");
+    expect(api.reviewsDue).toHaveBeenCalledTimes(2);
+  });
+
+  it("resumes a practice left open when the app closed", async () => {
+    vi.mocked(api.practiceCurrent).mockResolvedValue(
+      practiceView({
+        attempts: 1,
+        state: { state: "feedback", attempt_id: "a1", accuracy: 70, passed: false },
+        last_result: practiceResult(),
+      }),
+    );
+    renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
+    expect(await screen.findByTestId("result-screen")).toBeInTheDocument();
+    expect(api.practiceCurrent).toHaveBeenCalledWith("c1");
+    expect(api.practiceStart).not.toHaveBeenCalled();
+  });
+
+  it("opens the chat and comes back", async () => {
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
+    vi.mocked(api.chatThreads).mockResolvedValue([]);
+    const user = userEvent.setup();
+    renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
+    await user.click(screen.getByTestId("open-chat"));
+    expect(screen.getByTestId("chat-screen")).toBeInTheDocument();
+    expect(await screen.findByTestId("chat-not-configured")).toHaveTextContent("请爸爸妈妈在家长区设置 AI 助手");
+    await user.click(screen.getByTestId("back-button"));
+    expect(await screen.findAllByTestId("material-card")).toHaveLength(2);
+  });
+
+  it("shows the lamp drawer only while a lamp is attached", async () => {
+    const user = userEvent.setup();
+    renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
+    await screen.findAllByTestId("material-card");
+    expect(screen.queryByTestId("lamp-dock-toggle")).not.toBeInTheDocument();
+    emit("lamp://notice", { kind: "state", state: lampState({ expression: "encourage" }), at_unix_ms: 1 });
+    await user.click(screen.getByTestId("lamp-dock-toggle"));
+    expect(screen.getByTestId("lamp-face")).toHaveAttribute("data-expression", "encourage");
   });
 });

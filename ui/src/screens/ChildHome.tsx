@@ -1,11 +1,19 @@
 import { useEffect, useState } from "react";
+import { Icon } from "../components/Icon";
 import * as api from "../api";
-import type { Lang, Material, Profile } from "../api";
+import type { Lang, Material, PracticeView, Profile } from "../api";
 import { Header } from "../components/Header";
+import { LampDock } from "../components/lamp/LampDock";
 import { errorText } from "../errors";
-import { gradeKey, gradeLabel, translate, useT, type MessageKey } from "../i18n";
+import { gradeKey, gradeLabel, useT, type MessageKey } from "../i18n";
+import { byline, firstLine, materialLangAttr } from "../materialText";
 import { useDebounced } from "../useDebounced";
 import { GRADES } from "../validation";
+import { ChatScreen } from "./chat/ChatScreen";
+import { DueStrip } from "./child/DueStrip";
+import { Practice } from "./practice/Practice";
+
+export { byline, firstLine };
 
 export const SEARCH_DEBOUNCE_MS = 200;
 
@@ -17,33 +25,21 @@ const LANG_FILTERS: { value: LangFilter; key: MessageKey }[] = [
   { value: "en", key: "filter.langEn" },
 ];
 
-/**
- * "李白（唐）" / "Jane Taylor", or null without an author. Punctuated in the
- * material's own language, so a Chinese poem keeps full-width brackets in the
- * English UI too.
- */
-export function byline(m: Pick<Material, "author" | "dynasty" | "lang">): string | null {
-  const author = m.author?.trim();
-  const dynasty = m.dynasty?.trim();
-  if (author && dynasty) return translate(m.lang === "en" ? "en" : "zh-CN", "material.byline", { author, dynasty });
-  return author || null;
-}
-
-/** The first non-empty line of a text. */
-export function firstLine(body: string): string {
-  return body.split(/\r?\n/).find((l) => l.trim())?.trim() ?? "";
-}
-
-function materialLangAttr(lang: Lang): string {
-  return lang === "zh" ? "zh-CN" : "en";
-}
-
 interface ChildHomeProps {
   profile: Profile;
   onExit: () => void;
 }
 
-/** The child's library: filters, search and a card per material; a card opens the full text. */
+type View =
+  | { name: "library" }
+  | { name: "practice"; materialId: string; material: Material | null; resume: PracticeView | null }
+  | { name: "chat" };
+
+/**
+ * The child's home: the reviews due today, then the library (filters, search,
+ * a card per material). A card or a due review opens recitation practice;
+ * "聊天" opens the chat. A practice left open (app restart) is resumed.
+ */
 export function ChildHome({ profile, onExit }: ChildHomeProps) {
   const t = useT();
   const [lang, setLang] = useState<LangFilter>("all");
@@ -54,7 +50,7 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<string | null>(null);
   const [reloadToken, setReloadToken] = useState(0);
-  const [open, setOpen] = useState<Material | null>(null);
+  const [view, setView] = useState<View>({ name: "library" });
 
   useEffect(() => {
     let stale = false;
@@ -77,16 +73,59 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
     };
   }, [lang, grade, debouncedSearch, reloadToken]);
 
-  const back = open ? () => setOpen(null) : onExit;
+  // Continue a practice the app was in when it closed.
+  useEffect(() => {
+    let stale = false;
+    (async () => {
+      try {
+        const current = await api.practiceCurrent(profile.id);
+        if (!stale && current && current.state && current.state.state !== "idle") {
+          setView((v) =>
+            v.name === "library"
+              ? { name: "practice", materialId: current.material?.id ?? "", material: current.material ?? null, resume: current }
+              : v,
+          );
+        }
+      } catch {
+        // Nothing to resume.
+      }
+    })();
+    return () => {
+      stale = true;
+    };
+  }, [profile.id]);
+
+  const toLibrary = () => setView({ name: "library" });
 
   return (
     <div className="screen" data-testid="child-home">
-      <Header onBack={back} backLabel={open ? t("material.backToLibrary") : undefined} />
-      {open ? (
-        <MaterialDetail material={open} onBack={() => setOpen(null)} />
+      {view.name === "practice" ? (
+        <Practice
+          key={view.resume?.id ?? view.materialId}
+          profile={profile}
+          materialId={view.materialId}
+          material={view.material}
+          resume={view.resume}
+          onBack={toLibrary}
+        />
+      ) : view.name === "chat" ? (
+        <ChatScreen profile={profile} onBack={toLibrary} />
       ) : (
+        <>
+        <Header
+          onBack={onExit}
+          extra={
+            <button type="button" className="btn btn-secondary" data-testid="open-chat" onClick={() => setView({ name: "chat" })}>
+              <Icon name="chat" /> {t("chat.open")}
+            </button>
+          }
+        />
         <main className="content">
           <h1 className="page-title">{t("child.hello", { name: profile.name })}</h1>
+          <DueStrip
+            profileId={profile.id}
+            onOpen={(d) => setView({ name: "practice", materialId: d.material_id, material: null, resume: null })}
+          />
           <section className="filters card" aria-label={t("library.title")}>
             <div className="filter-group">
               <span className="field-label" id="filter-lang-label">
@@ -170,7 +209,7 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
                     data-testid="material-card"
                     data-title={m.title}
                     data-lang={m.lang}
-                    onClick={() => setOpen(m)}
+                    onClick={() => setView({ name: "practice", materialId: m.id, material: m, resume: null })}
                   >
                     <span className="material-title" lang={materialLangAttr(m.lang)}>
                       {m.title}
@@ -189,28 +228,9 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
             </ul>
           )}
         </main>
+        </>
       )}
+      <LampDock />
     </div>
-  );
-}
-
-function MaterialDetail({ material, onBack }: { material: Material; onBack: () => void }) {
-  const t = useT();
-  const by = byline(material);
-  return (
-    <main className="content content-reading" data-testid="material-detail">
-      <article className="card reading" lang={materialLangAttr(material.lang)}>
-        <h1 className="reading-title" data-testid="material-detail-title">
-          {material.title}
-        </h1>
-        {by && <p className="reading-byline">{by}</p>}
-        <div className="reading-body" data-testid="material-detail-body">
-          {material.body}
-        </div>
-      </article>
-      <button type="button" className="btn btn-secondary btn-large" data-testid="detail-back" onClick={onBack}>
-        <span aria-hidden="true">←</span> {t("material.backToLibrary")}
-      </button>
-    </main>
   );
 }

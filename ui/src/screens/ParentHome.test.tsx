@@ -3,9 +3,11 @@ import userEvent from "@testing-library/user-event";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import * as api from "../api";
 import { check, material, profile, renderWithI18n } from "../test/helpers";
+import { weeklyReport } from "../test/samples";
 import { ParentHome } from "./ParentHome";
 
 vi.mock("../api");
+vi.mock("../events", () => import("../test/fakeEvents"));
 
 const mum = profile({ id: "p1", kind: "parent", name: "妈妈" });
 const ming = profile({ id: "c1", kind: "child", name: "小明", grade: 2 });
@@ -129,5 +131,46 @@ describe("parent home", () => {
     const { user, onLock } = renderParent();
     await user.click(screen.getByTestId("lock-button"));
     expect(onLock).toHaveBeenCalledTimes(1);
+  });
+
+  it("tab order and the reports tab", async () => {
+    vi.mocked(api.report).mockResolvedValue(weeklyReport);
+    vi.mocked(api.reviewsDue).mockResolvedValue([]);
+    const { user } = renderParent();
+    expect(screen.getAllByRole("tab").map((t) => t.dataset.testid)).toEqual([
+      "tab-profiles",
+      "tab-reports",
+      "tab-materials",
+      "tab-settings",
+    ]);
+    await user.click(screen.getByTestId("tab-reports"));
+    expect(screen.getByTestId("report-screen")).toBeInTheDocument();
+    await waitFor(() => expect(api.report).toHaveBeenCalledWith("c1", "daily", expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/)));
+    expect(await screen.findByTestId("report-attempts")).toHaveTextContent("12");
+  });
+
+  it("settings has the AI provider, models and lamp sections", async () => {
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
+    vi.mocked(api.modelsStatus).mockResolvedValue([]);
+    vi.mocked(api.lampStatus).mockResolvedValue(null);
+    const { user } = renderParent();
+    await user.click(screen.getByTestId("tab-settings"));
+    expect(screen.getByTestId("llm-provider")).toBeInTheDocument();
+    expect(screen.getByTestId("models-fetch")).toBeInTheDocument();
+    expect(screen.getByTestId("lamp-connect")).toBeInTheDocument();
+    expect(screen.getByTestId("doctor")).toBeInTheDocument();
+  });
+
+  it("opens the chat; without a model it links to Settings", async () => {
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
+    vi.mocked(api.chatThreads).mockResolvedValue([]);
+    const { user } = renderParent();
+    await user.click(screen.getByTestId("open-chat"));
+    expect(screen.getByTestId("chat-screen")).toBeInTheDocument();
+    expect(screen.getByTestId("parent-home")).toBeInTheDocument();
+    await user.click(await screen.findByTestId("chat-open-settings"));
+    expect(screen.queryByTestId("chat-screen")).not.toBeInTheDocument();
+    expect(screen.getByTestId("tab-settings")).toHaveAttribute("aria-selected", "true");
+    expect(api.chatThreads).toHaveBeenCalledWith("p1");
   });
 });

@@ -1,14 +1,18 @@
 import { useState, type KeyboardEvent } from "react";
+import { Icon } from "../components/Icon";
 import type { AppStatus, Profile } from "../api";
 import { Header } from "../components/Header";
 import { useT, type MessageKey } from "../i18n";
+import { ChatScreen } from "./chat/ChatScreen";
 import { AddMaterialTab } from "./parent/AddMaterialTab";
 import { ProfilesTab } from "./parent/ProfilesTab";
+import { ReportsTab } from "./parent/ReportsTab";
 import { SettingsTab } from "./parent/SettingsTab";
 
-type Tab = "profiles" | "materials" | "settings";
+type Tab = "profiles" | "reports" | "materials" | "settings";
 const TABS: { id: Tab; key: MessageKey }[] = [
   { id: "profiles", key: "tab.profiles" },
+  { id: "reports", key: "tab.reports" },
   { id: "materials", key: "tab.materials" },
   { id: "settings", key: "tab.settings" },
 ];
@@ -19,10 +23,11 @@ interface ParentHomeProps {
   onLock: () => void;
 }
 
-/** The parent area (reached only through the PIN): profiles, adding material, settings. */
+/** The parent area (reached only through the PIN): profiles, reports, adding material, settings; and the chat. */
 export function ParentHome({ profile, status, onLock }: ParentHomeProps) {
   const t = useT();
   const [tab, setTab] = useState<Tab>("profiles");
+  const [chat, setChat] = useState(false);
 
   function onTabKey(e: KeyboardEvent<HTMLButtonElement>) {
     if (e.key !== "ArrowRight" && e.key !== "ArrowLeft") return;
@@ -32,13 +37,33 @@ export function ParentHome({ profile, status, onLock }: ParentHomeProps) {
     document.getElementById(`tab-${next.id}`)?.focus();
   }
 
+  if (chat) {
+    return (
+      <div className="screen" data-testid="parent-home">
+        <ChatScreen
+          profile={profile}
+          onBack={() => setChat(false)}
+          onOpenSettings={() => {
+            setChat(false);
+            setTab("settings");
+          }}
+        />
+      </div>
+    );
+  }
+
   return (
     <div className="screen" data-testid="parent-home">
       <Header
         extra={
-          <button type="button" className="btn btn-secondary" data-testid="lock-button" onClick={onLock}>
-            {t("parent.lock")}
-          </button>
+          <>
+            <button type="button" className="btn btn-secondary" data-testid="open-chat" onClick={() => setChat(true)}>
+              <Icon name="chat" /> {t("chat.open")}
+            </button>
+            <button type="button" className="btn btn-secondary" data-testid="lock-button" onClick={onLock}>
+              {t("parent.lock")}
+            </button>
+          </>
         }
       />
       <main className="content">
@@ -67,6 +92,7 @@ export function ParentHome({ profile, status, onLock }: ParentHomeProps) {
         </div>
         <section id={`panel-${tab}`} role="tabpanel" aria-labelledby={`tab-${tab}`} className="tab-panel">
           {tab === "profiles" && <ProfilesTab />}
+          {tab === "reports" && <ReportsTab />}
           {tab === "materials" && <AddMaterialTab parent={profile} />}
           {tab === "settings" && <SettingsTab status={status} />}
         </section>

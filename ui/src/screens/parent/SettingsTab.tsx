@@ -4,6 +4,9 @@ import type { AppStatus, Check, CheckStatus } from "../../api";
 import { LocaleSwitch } from "../../components/LocaleSwitch";
 import { errorText } from "../../errors";
 import { useT } from "../../i18n";
+import { LampSection } from "./settings/LampSection";
+import { LlmSection } from "./settings/LlmSection";
+import { ModelsSection } from "./settings/ModelsSection";
 
 const ICONS: Record<CheckStatus, string> = { ok: "✓", warn: "!", fail: "✕" };
 
@@ -43,6 +46,10 @@ export function SettingsTab({ status }: { status: AppStatus | null }) {
           </p>
         )}
       </section>
+
+      <LlmSection />
+      <ModelsSection />
+      <LampSection />
 
       <section className="card" aria-labelledby="settings-check-title" data-testid="doctor">
         <div className="section-head">

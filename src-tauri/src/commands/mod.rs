@@ -1,5 +1,9 @@
 //! The commands the web UI calls. Each is a one-line hop into the core;
-//! errors reach the UI as the core's plain-language message.
+//! errors reach the UI as the core's plain-language message. One module per
+//! concern; this one holds the family, library and settings commands.
+
+mod chat;
+pub mod lamp;
 
 use deskmate_app::doctor::Check;
 use deskmate_app::store::{Material, MaterialFilter, NewMaterial, NewProfile, Profile};
@@ -7,9 +11,9 @@ use deskmate_app::{AppError, Deskmate};
 use serde::Serialize;
 use tauri::State;
 
-type CmdResult<T> = Result<T, String>;
+pub(crate) type CmdResult<T> = Result<T, String>;
 
-fn plain<E: std::fmt::Display>(e: E) -> String {
+pub(crate) fn plain<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
 }
 
@@ -25,7 +29,7 @@ pub struct AppStatus {
 const LOCALE_KEY: &str = "ui.locale";
 
 /// Runs blocking core work off the async executor.
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     app: &Deskmate,
     f: impl FnOnce(Deskmate) -> Result<T, AppError> + Send + 'static,
 ) -> CmdResult<T> {
@@ -103,6 +107,18 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         materials_list,
         materials_add,
         locale_set,
-        doctor
+        doctor,
+        lamp::lamp_status,
+        lamp::lamp_connect,
+        lamp::lamp_disconnect,
+        lamp::lamp_panel_event,
+        chat::chat_threads,
+        chat::chat_thread,
+        chat::chat_send,
+        chat::chat_cancel,
+        chat::llm_settings_get,
+        chat::llm_settings_save,
+        chat::llm_key_delete,
+        chat::llm_test
     ]
 }

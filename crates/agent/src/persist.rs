@@ -1,0 +1,488 @@
+//! Thread persistence: threads, messages, runs, tool calls, thread state and
+//! model calls, each written the moment it happens (one statement or one
+//! transaction), through the store's single connection. These functions
+//! block: async callers run them with `spawn_blocking`.
+
+use deskmate_llm::{ContentPart, Message, Role, ToolCall, Usage};
+use deskmate_store::{now_utc, Store, StoreError, StoreResult};
+use rusqlite::{params, OptionalExtension, Row};
+use serde::{Deserialize, Serialize};
+
+use crate::tools::ThreadState;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Thread {
+    pub id: String,
+    pub profile_id: Option<String>,
+    pub title: String,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// A message as stored: its place in the thread and the message itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredMessage {
+    pub id: String,
+    pub run_id: Option<String>,
+    pub seq: i64,
+    pub message: Message,
+    pub created_at: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolCallStatus {
+    Pending,
+    Completed,
+    Error,
+    Interrupted,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredToolCall {
+    pub id: String,
+    pub message_id: String,
+    pub run_id: Option<String>,
+    pub name: String,
+    pub arguments: String,
+    pub status: ToolCallStatus,
+    pub result: Option<String>,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    Running,
+    Completed,
+    Cancelled,
+    Error,
+    StepLimit,
+    Interrupted,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Completed => "completed",
+            RunStatus::Cancelled => "cancelled",
+            RunStatus::Error => "error",
+            RunStatus::StepLimit => "step_limit",
+            RunStatus::Interrupted => "interrupted",
+        }
+    }
+    fn parse(s: &str) -> Self {
+        match s {
+            "running" => RunStatus::Running,
+            "completed" => RunStatus::Completed,
+            "cancelled" => RunStatus::Cancelled,
+            "step_limit" => RunStatus::StepLimit,
+            "interrupted" => RunStatus::Interrupted,
+            _ => RunStatus::Error,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    pub id: String,
+    pub thread_id: String,
+    pub status: RunStatus,
+    pub model: String,
+    pub steps: u32,
+    pub error: Option<String>,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+}
+
+/// Everything about a thread, for the chat screen and `threads show`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadView {
+    pub thread: Thread,
+    pub messages: Vec<StoredMessage>,
+    pub tool_calls: Vec<StoredToolCall>,
+    pub runs: Vec<Run>,
+    pub state: ThreadState,
+}
+
+/// One model call's record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlmCallRecord {
+    pub thread_id: String,
+    pub run_id: String,
+    pub model: String,
+    /// `completed`, `error` or `cancelled`.
+    pub status: &'static str,
+    pub usage: Usage,
+    pub cost_usd: Option<f64>,
+    pub duration_ms: u64,
+    pub error: Option<String>,
+}
+
+fn new_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
+
+fn thread_row(r: &Row<'_>) -> rusqlite::Result<Thread> {
+    Ok(Thread { id: r.get(0)?, profile_id: r.get(1)?, title: r.get(2)?, created_at: r.get(3)?, updated_at: r.get(4)? })
+}
+
+fn run_row(r: &Row<'_>) -> rusqlite::Result<Run> {
+    let status: String = r.get(2)?;
+    Ok(Run {
+        id: r.get(0)?,
+        thread_id: r.get(1)?,
+        status: RunStatus::parse(&status),
+        model: r.get(3)?,
+        steps: r.get(4)?,
+        error: r.get(5)?,
+        started_at: r.get(6)?,
+        finished_at: r.get(7)?,
+    })
+}
+
+fn call_row(r: &Row<'_>) -> rusqlite::Result<StoredToolCall> {
+    let status: String = r.get(5)?;
+    Ok(StoredToolCall {
+        id: r.get(0)?,
+        message_id: r.get(1)?,
+        run_id: r.get(2)?,
+        name: r.get(3)?,
+        arguments: r.get(4)?,
+        status: match status.as_str() {
+            "pending" => ToolCallStatus::Pending,
+            "completed" => ToolCallStatus::Completed,
+            "interrupted" => ToolCallStatus::Interrupted,
+            _ => ToolCallStatus::Error,
+        },
+        result: r.get(6)?,
+        started_at: r.get(7)?,
+        finished_at: r.get(8)?,
+    })
+}
+
+const THREAD_COLS: &str = "id, profile_id, title, created_at, updated_at";
+const RUN_COLS: &str = "id, thread_id, status, model, steps, error, started_at, finished_at";
+const CALL_COLS: &str = "id, message_id, run_id, name, arguments, status, result, started_at, finished_at";
+
+/// A thread's title from its first message: the first line, cut short.
+pub fn title_from(text: &str) -> String {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let mut t: String = line.chars().take(60).collect();
+    if t.chars().count() < line.chars().count() {
+        t.push('…');
+    }
+    t
+}
+
+pub fn create_thread(store: &Store, profile_id: Option<&str>, title: &str) -> StoreResult<Thread> {
+    let id = new_id();
+    let now = now_utc();
+    store.with_conn(|c| {
+        c.execute(
+            "INSERT INTO threads (id, profile_id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",
+            params![id, profile_id, title, now],
+        )?;
+        Ok(())
+    })?;
+    get_thread(store, &id)
+}
+
+pub fn get_thread(store: &Store, id: &str) -> StoreResult<Thread> {
+    store.with_conn(|c| {
+        c.query_row(&format!("SELECT {THREAD_COLS} FROM threads WHERE id = ?1"), [id], thread_row)
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound(format!("thread {id}")))
+    })
+}
+
+/// Threads, newest activity first; only one profile's when given.
+pub fn list_threads(store: &Store, profile_id: Option<&str>) -> StoreResult<Vec<Thread>> {
+    store.with_conn(|c| {
+        let mut stmt = c.prepare(&format!(
+            "SELECT {THREAD_COLS} FROM threads WHERE (?1 IS NULL OR profile_id = ?1) ORDER BY updated_at DESC, id DESC"
+        ))?;
+        let rows = stmt.query_map([profile_id], thread_row)?.collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    })
+}
+
+/// Appends a message to the thread; an assistant message's tool calls are
+/// stored with it, `pending`, in the same transaction.
+pub fn insert_message(
+    store: &Store,
+    thread_id: &str,
+    run_id: Option<&str>,
+    id: Option<&str>,
+    m: &Message,
+) -> StoreResult<StoredMessage> {
+    let id = id.map(str::to_string).unwrap_or_else(new_id);
+    let now = now_utc();
+    let content = serde_json::to_string(&m.content).map_err(|e| StoreError::Invalid(e.to_string()))?;
+    let seq = store.with_conn(|c| {
+        let tx = c.transaction()?;
+        let seq: i64 =
+            tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE thread_id = ?1", [thread_id], |r| r.get(0))?;
+        tx.execute(
+            "INSERT INTO messages (id, thread_id, run_id, seq, role, content, tool_call_id, is_error, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![id, thread_id, run_id, seq, m.role.as_str(), content, m.tool_call_id, m.is_error, now],
+        )?;
+        for (pos, call) in m.tool_calls.iter().enumerate() {
+            tx.execute(
+                "INSERT INTO tool_calls (id, thread_id, run_id, message_id, position, name, arguments, status, started_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending', ?8)",
+                params![call.id, thread_id, run_id, id, i64::try_from(pos).unwrap_or(i64::MAX), call.name, call.arguments, now],
+            )?;
+        }
+        tx.execute("UPDATE threads SET updated_at = ?2 WHERE id = ?1", params![thread_id, now])?;
+        tx.commit()?;
+        Ok(seq)
+    })?;
+    Ok(StoredMessage { id, run_id: run_id.map(str::to_string), seq, message: m.clone(), created_at: now })
+}
+
+/// Stores a tool call's result: the tool message and the call's new status,
+/// together. A call already answered is left alone (returns `None`), so a
+/// late result and a synthesized one never both land.
+pub fn finish_tool_call(
+    store: &Store,
+    thread_id: &str,
+    run_id: Option<&str>,
+    call_id: &str,
+    content: &str,
+    status: ToolCallStatus,
+) -> StoreResult<Option<StoredMessage>> {
+    let status_text = match status {
+        ToolCallStatus::Pending | ToolCallStatus::Completed => "completed",
+        ToolCallStatus::Error => "error",
+        ToolCallStatus::Interrupted => "interrupted",
+    };
+    let is_error = status != ToolCallStatus::Completed;
+    let m = Message::tool_result(call_id, content, is_error);
+    let id = new_id();
+    let now = now_utc();
+    let body = serde_json::to_string(&m.content).map_err(|e| StoreError::Invalid(e.to_string()))?;
+    let seq = store.with_conn(|c| {
+        let tx = c.transaction()?;
+        let changed = tx.execute(
+            "UPDATE tool_calls SET status = ?3, result = ?4, finished_at = ?5 WHERE thread_id = ?1 AND id = ?2 AND status = 'pending'",
+            params![thread_id, call_id, status_text, content, now],
+        )?;
+        if changed == 0 {
+            return Ok(None);
+        }
+        let seq: i64 = tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE thread_id = ?1", [thread_id], |r| r.get(0))?;
+        tx.execute(
+            "INSERT INTO messages (id, thread_id, run_id, seq, role, content, tool_call_id, is_error, created_at)
+             VALUES (?1, ?2, ?3, ?4, 'tool', ?5, ?6, ?7, ?8)",
+            params![id, thread_id, run_id, seq, body, call_id, is_error, now],
+        )?;
+        tx.commit()?;
+        Ok(Some(seq))
+    })?;
+    Ok(seq.map(|seq| StoredMessage { id, run_id: run_id.map(str::to_string), seq, message: m, created_at: now }))
+}
+
+/// The thread's messages in order, with each assistant message's tool calls.
+pub fn messages(store: &Store, thread_id: &str) -> StoreResult<Vec<StoredMessage>> {
+    let calls = tool_calls(store, thread_id)?;
+    store.with_conn(|c| {
+        let mut stmt = c.prepare(
+            "SELECT id, run_id, seq, role, content, tool_call_id, is_error, created_at FROM messages WHERE thread_id = ?1 ORDER BY seq",
+        )?;
+        let rows = stmt
+            .query_map([thread_id], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, Option<String>>(1)?,
+                    r.get::<_, i64>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, String>(4)?,
+                    r.get::<_, Option<String>>(5)?,
+                    r.get::<_, bool>(6)?,
+                    r.get::<_, String>(7)?,
+                ))
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut out = Vec::with_capacity(rows.len());
+        for (id, run_id, seq, role, content, tool_call_id, is_error, created_at) in rows {
+            let content: Vec<ContentPart> = serde_json::from_str(&content)
+                .map_err(|e| StoreError::Invalid(format!("message {id} is damaged: {e}")))?;
+            let role = Role::parse(&role).ok_or_else(|| StoreError::Invalid(format!("message {id} has an unknown role {role}")))?;
+            let tool_calls: Vec<ToolCall> = calls
+                .iter()
+                .filter(|tc| tc.message_id == id)
+                .map(|tc| ToolCall { id: tc.id.clone(), name: tc.name.clone(), arguments: tc.arguments.clone() })
+                .collect();
+            out.push(StoredMessage { id, run_id, seq, message: Message { role, content, tool_calls, tool_call_id, is_error }, created_at });
+        }
+        Ok(out)
+    })
+}
+
+pub fn tool_calls(store: &Store, thread_id: &str) -> StoreResult<Vec<StoredToolCall>> {
+    store.with_conn(|c| {
+        let mut stmt = c.prepare(&format!(
+            "SELECT {CALL_COLS} FROM tool_calls WHERE thread_id = ?1 ORDER BY started_at, message_id, position"
+        ))?;
+        let rows = stmt.query_map([thread_id], call_row)?.collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    })
+}
+
+pub fn start_run(store: &Store, thread_id: &str, model: &str) -> StoreResult<Run> {
+    let id = new_id();
+    store.with_conn(|c| {
+        c.execute(
+            "INSERT INTO runs (id, thread_id, status, model, started_at) VALUES (?1, ?2, 'running', ?3, ?4)",
+            params![id, thread_id, model, now_utc()],
+        )?;
+        Ok(())
+    })?;
+    get_run(store, &id)
+}
+
+pub fn get_run(store: &Store, id: &str) -> StoreResult<Run> {
+    store.with_conn(|c| {
+        c.query_row(&format!("SELECT {RUN_COLS} FROM runs WHERE id = ?1"), [id], run_row)
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound(format!("run {id}")))
+    })
+}
+
+pub fn runs(store: &Store, thread_id: &str) -> StoreResult<Vec<Run>> {
+    store.with_conn(|c| {
+        let mut stmt = c.prepare(&format!("SELECT {RUN_COLS} FROM runs WHERE thread_id = ?1 ORDER BY started_at, id"))?;
+        let rows = stmt.query_map([thread_id], run_row)?.collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    })
+}
+
+/// Runs still marked `running` (live elsewhere, or cut off by a crash).
+pub fn running_runs(store: &Store, thread_id: Option<&str>) -> StoreResult<Vec<Run>> {
+    store.with_conn(|c| {
+        let mut stmt = c.prepare(&format!(
+            "SELECT {RUN_COLS} FROM runs WHERE status = 'running' AND (?1 IS NULL OR thread_id = ?1) ORDER BY started_at"
+        ))?;
+        let rows = stmt.query_map([thread_id], run_row)?.collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    })
+}
+
+pub fn set_run_steps(store: &Store, run_id: &str, steps: u32) -> StoreResult<()> {
+    store.with_conn(|c| {
+        c.execute("UPDATE runs SET steps = ?2 WHERE id = ?1", params![run_id, steps])?;
+        Ok(())
+    })
+}
+
+pub fn finish_run(store: &Store, run_id: &str, status: RunStatus, error: Option<&str>) -> StoreResult<()> {
+    store.with_conn(|c| {
+        c.execute(
+            "UPDATE runs SET status = ?2, error = ?3, finished_at = ?4 WHERE id = ?1 AND status = 'running'",
+            params![run_id, status.as_str(), error, now_utc()],
+        )?;
+        Ok(())
+    })
+}
+
+/// Marks a run cut off by a crash as `interrupted` and gives each of the
+/// thread's unanswered tool calls a synthesized "interrupted" result, so the
+/// conversation is whole again and can go on. Each answer is its own
+/// transaction and the run is closed last, so running it again after a
+/// second crash finishes the job.
+pub fn interrupt_run(store: &Store, run: &Run) -> StoreResult<usize> {
+    let pending: Vec<StoredToolCall> =
+        tool_calls(store, &run.thread_id)?.into_iter().filter(|c| c.status == ToolCallStatus::Pending).collect();
+    let mut answered = 0;
+    for call in &pending {
+        let text = format!(
+            "Error: the tool call {} was interrupted (Deskmate stopped before it finished); it may not have run.",
+            call.name
+        );
+        if finish_tool_call(store, &run.thread_id, call.run_id.as_deref(), &call.id, &text, ToolCallStatus::Interrupted)?
+            .is_some()
+        {
+            answered += 1;
+        }
+    }
+    finish_run(store, &run.id, RunStatus::Interrupted, Some("Deskmate stopped while this run was in progress"))?;
+    Ok(answered)
+}
+
+pub fn load_state(store: &Store, thread_id: &str) -> StoreResult<ThreadState> {
+    let raw: Option<String> = store.with_conn(|c| {
+        Ok(c.query_row("SELECT state FROM thread_state WHERE thread_id = ?1", [thread_id], |r| r.get(0)).optional()?)
+    })?;
+    match raw {
+        None => Ok(ThreadState::default()),
+        Some(s) => {
+            serde_json::from_str(&s).map_err(|e| StoreError::Invalid(format!("the state of thread {thread_id} is damaged: {e}")))
+        }
+    }
+}
+
+pub fn save_state(store: &Store, thread_id: &str, state: &ThreadState) -> StoreResult<()> {
+    let json = serde_json::to_string(state).map_err(|e| StoreError::Invalid(e.to_string()))?;
+    store.with_conn(|c| {
+        c.execute(
+            "INSERT INTO thread_state (thread_id, state, updated_at) VALUES (?1, ?2, ?3)
+             ON CONFLICT(thread_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
+            params![thread_id, json, now_utc()],
+        )?;
+        Ok(())
+    })
+}
+
+pub fn record_llm_call(store: &Store, r: &LlmCallRecord) -> StoreResult<()> {
+    let n = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+    store.with_conn(|c| {
+        c.execute(
+            "INSERT INTO llm_calls (id, thread_id, run_id, model, status, input_tokens, output_tokens, cached_input_tokens, cost_usd, duration_ms, error, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            params![
+                new_id(),
+                r.thread_id,
+                r.run_id,
+                r.model,
+                r.status,
+                n(r.usage.input_tokens),
+                n(r.usage.output_tokens),
+                n(r.usage.cached_input_tokens),
+                r.cost_usd,
+                n(r.duration_ms),
+                r.error,
+                now_utc()
+            ],
+        )?;
+        Ok(())
+    })
+}
+
+/// Total tokens and cost of a run's model calls.
+pub fn run_usage(store: &Store, run_id: &str) -> StoreResult<(Usage, f64, u32)> {
+    store.with_conn(|c| {
+        Ok(c.query_row(
+            "SELECT COALESCE(SUM(input_tokens),0), COALESCE(SUM(output_tokens),0), COALESCE(SUM(cached_input_tokens),0),
+                    COALESCE(SUM(cost_usd),0.0), COUNT(*) FROM llm_calls WHERE run_id = ?1",
+            [run_id],
+            |r| {
+                let u = |i: usize| r.get::<_, i64>(i).map(|v| u64::try_from(v).unwrap_or(0));
+                Ok((Usage { input_tokens: u(0)?, output_tokens: u(1)?, cached_input_tokens: u(2)? }, r.get(3)?, r.get(4)?))
+            },
+        )?)
+    })
+}
+
+pub fn thread_view(store: &Store, thread_id: &str) -> StoreResult<ThreadView> {
+    Ok(ThreadView {
+        thread: get_thread(store, thread_id)?,
+        messages: messages(store, thread_id)?,
+        tool_calls: tool_calls(store, thread_id)?,
+        runs: runs(store, thread_id)?,
+        state: load_state(store, thread_id)?,
+    })
+}

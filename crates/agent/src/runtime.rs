@@ -1,0 +1,218 @@
+//! The agent: what it needs (store, model client, tools, limits) and how a
+//! run begins — the thread is found or created, its run lock taken, any
+//! crashed run on it closed as `interrupted`, the run row and the user's
+//! message written — before [`PreparedRun::execute`] drives the loop.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use deskmate_llm::{ContentPart, LlmClient, Message, PriceTable};
+use deskmate_store::{Store, StoreResult};
+use serde::Serialize;
+
+use crate::persist::{self, Run, RunStatus, Thread};
+use crate::run_lock::ThreadLock;
+use crate::tools::{SearchConfig, ThreadState, ToolSet};
+use crate::{AgentError, AgentResult, Sandbox};
+
+/// Limits and instructions of an agent.
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    /// Model calls per run before it stops with `step_limit`.
+    pub max_steps: u32,
+    /// Tool results above this many tokens go to `/large_tool_results/`.
+    pub large_result_tokens: usize,
+    pub system_prompt: String,
+    pub max_tokens: Option<u32>,
+    pub temperature: Option<f32>,
+    pub prices: PriceTable,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        Self {
+            max_steps: 25,
+            large_result_tokens: 20_000,
+            system_prompt: crate::prompt::BASE_PROMPT.to_string(),
+            max_tokens: None,
+            temperature: None,
+            prices: PriceTable::builtin(),
+        }
+    }
+}
+
+pub(crate) struct AgentInner {
+    pub(crate) store: Store,
+    pub(crate) llm: LlmClient,
+    pub(crate) tools: ToolSet,
+    /// The tools' specifications, built once (schemas are not free).
+    pub(crate) specs: Vec<deskmate_llm::ToolSpec>,
+    pub(crate) config: AgentConfig,
+    pub(crate) threads_dir: PathBuf,
+}
+
+/// A deep agent bound to one model. Cheap to clone; runs on different
+/// threads may go on at the same time.
+#[derive(Clone)]
+pub struct Agent {
+    pub(crate) inner: Arc<AgentInner>,
+}
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent").field("llm", &self.inner.llm).field("tools", &self.inner.tools).finish()
+    }
+}
+
+/// What to run: a message on a thread (a new one when `thread_id` is `None`).
+#[derive(Debug, Clone, Default)]
+pub struct RunRequest {
+    pub thread_id: Option<String>,
+    pub profile_id: Option<String>,
+    pub content: Vec<ContentPart>,
+}
+
+impl RunRequest {
+    pub fn text(thread_id: Option<String>, text: impl Into<String>) -> Self {
+        Self { thread_id, profile_id: None, content: vec![ContentPart::Text { text: text.into() }] }
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunOutcome {
+    pub thread_id: String,
+    pub run_id: String,
+    pub status: RunStatus,
+    /// The final answer (empty unless completed).
+    pub answer: String,
+    pub error: Option<String>,
+    pub steps: u32,
+}
+
+/// A run whose thread is locked and whose user message is stored.
+pub struct PreparedRun {
+    pub(crate) agent: Agent,
+    pub(crate) thread: Thread,
+    pub(crate) run: Run,
+    pub(crate) _lock: ThreadLock,
+    pub(crate) history: Vec<Message>,
+    pub(crate) known_call_ids: HashSet<String>,
+    pub(crate) state: ThreadState,
+    pub(crate) sandbox: Arc<Sandbox>,
+}
+
+impl PreparedRun {
+    pub fn thread_id(&self) -> &str {
+        &self.thread.id
+    }
+    pub fn run_id(&self) -> &str {
+        &self.run.id
+    }
+}
+
+/// Runs `f` on the blocking pool (SQLite never blocks the async executor).
+pub(crate) async fn db<T: Send + 'static>(
+    store: &Store,
+    f: impl FnOnce(&Store) -> StoreResult<T> + Send + 'static,
+) -> AgentResult<T> {
+    let store = store.clone();
+    match tokio::task::spawn_blocking(move || f(&store)).await {
+        Ok(r) => r.map_err(AgentError::from),
+        Err(e) => Err(AgentError::Io(format!("a database task stopped: {e}"))),
+    }
+}
+
+/// Where thread `id` keeps its files.
+pub fn thread_dir(threads_dir: &Path, id: &str) -> PathBuf {
+    threads_dir.join(id)
+}
+
+/// The sandbox root of thread `id`.
+pub fn workspace_dir(threads_dir: &Path, id: &str) -> PathBuf {
+    thread_dir(threads_dir, id).join("workspace")
+}
+
+impl Agent {
+    /// An agent on `store`, calling `llm`, keeping thread folders under
+    /// `threads_dir` (`<data dir>/threads`).
+    pub fn new(store: Store, llm: LlmClient, config: AgentConfig, threads_dir: PathBuf, search: SearchConfig) -> Self {
+        Self::with_tools(store, llm, config, threads_dir, ToolSet::builtin(search))
+    }
+
+    pub fn with_tools(store: Store, llm: LlmClient, config: AgentConfig, threads_dir: PathBuf, tools: ToolSet) -> Self {
+        let specs = tools.specs();
+        Self { inner: Arc::new(AgentInner { store, llm, tools, specs, config, threads_dir }) }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    pub fn tools(&self) -> &ToolSet {
+        &self.inner.tools
+    }
+
+    /// Starts a run: everything up to and including storing the message.
+    pub async fn prepare(&self, req: RunRequest) -> AgentResult<PreparedRun> {
+        let has_content = req.content.iter().any(|p| match p {
+            ContentPart::Text { text } => !text.trim().is_empty(),
+            _ => true,
+        });
+        if !has_content {
+            return Err(AgentError::EmptyMessage);
+        }
+        let agent = self.clone();
+        let model = self.inner.llm.model().to_string();
+        let threads_dir = self.inner.threads_dir.clone();
+        let joined = tokio::task::spawn_blocking(move || -> AgentResult<PreparedRun> {
+            let store = &agent.inner.store;
+            let user = Message { content: req.content, ..Message::user("") };
+            let thread = match &req.thread_id {
+                Some(id) => persist::get_thread(store, id).map_err(|e| match e {
+                    deskmate_store::StoreError::NotFound(_) => AgentError::ThreadNotFound(id.clone()),
+                    other => AgentError::Store(other),
+                })?,
+                None => persist::create_thread(store, req.profile_id.as_deref(), &persist::title_from(&user.text()))?,
+            };
+            let lock = ThreadLock::try_acquire(&thread_dir(&threads_dir, &thread.id))?
+                .ok_or_else(|| AgentError::Busy(thread.id.clone()))?;
+            // We hold the lock, so any run still marked running here is dead.
+            for run in persist::running_runs(store, Some(&thread.id))? {
+                persist::interrupt_run(store, &run)?;
+            }
+            let sandbox = Arc::new(Sandbox::open(&workspace_dir(&threads_dir, &thread.id))?);
+            let history: Vec<Message> = persist::messages(store, &thread.id)?.into_iter().map(|m| m.message).collect();
+            let known_call_ids = history.iter().flat_map(|m| m.tool_calls.iter().map(|c| c.id.clone())).collect();
+            let state = persist::load_state(store, &thread.id)?;
+            let run = persist::start_run(store, &thread.id, &model)?;
+            persist::insert_message(store, &thread.id, Some(&run.id), None, &user)?;
+            let mut history = history;
+            history.push(user);
+            Ok(PreparedRun { agent: agent.clone(), thread, run, _lock: lock, history, known_call_ids, state, sandbox })
+        })
+        .await;
+        match joined {
+            Ok(r) => r,
+            Err(e) => Err(AgentError::Io(format!("starting the run stopped: {e}"))),
+        }
+    }
+}
+
+/// Closes every run that a crash cut off: a `running` run whose thread lock
+/// is free has no live owner; it becomes `interrupted` and its unanswered
+/// tool calls get a synthesized result. Returns how many runs were closed.
+pub fn recover_interrupted_runs(store: &Store, threads_dir: &Path) -> AgentResult<usize> {
+    let mut closed = 0;
+    for run in persist::running_runs(store, None)? {
+        if let Some(_lock) = ThreadLock::try_acquire(&thread_dir(threads_dir, &run.thread_id))? {
+            // Re-read under the lock: the owner may have just finished it.
+            if persist::get_run(store, &run.id)?.status == RunStatus::Running {
+                persist::interrupt_run(store, &run)?;
+                closed += 1;
+            }
+        }
+    }
+    Ok(closed)
+}

@@ -1,0 +1,430 @@
+//! File tools on the sandboxed workspace, with deepagents' rules: `ls`
+//! lists one folder; `read_file` pages through a file with line numbers;
+//! `write_file` only creates; `edit_file` replaces a string that must be
+//! unique unless `replace_all`.
+
+use std::io::ErrorKind;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::{blocking, parse_args, schema, Tool, ToolContext, ToolFuture, ToolOutput};
+use crate::Sandbox;
+
+/// Lines of a file `read_file` returns when no limit is given.
+pub const DEFAULT_READ_LIMIT: usize = 2000;
+/// Longer lines are cut when read.
+pub const MAX_LINE_CHARS: usize = 2000;
+/// Files larger than this are not read or edited whole.
+const MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
+
+fn modified(m: &std::fs::Metadata) -> String {
+    m.modified()
+        .ok()
+        .map(|t| chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+        .unwrap_or_default()
+}
+
+fn io_error(path: &str, e: &std::io::Error) -> ToolOutput {
+    match e.kind() {
+        ErrorKind::NotFound => ToolOutput::error(format!("File '{path}' not found")),
+        ErrorKind::PermissionDenied => ToolOutput::error(format!("permission denied for '{path}'")),
+        _ => ToolOutput::error(format!("cannot use '{path}': {e}")),
+    }
+}
+
+/// Reads a text file after the sandbox checks.
+fn read_text(sandbox: &Sandbox, path: &str) -> Result<(std::path::PathBuf, String), ToolOutput> {
+    let host = sandbox.resolve(path).map_err(|e| ToolOutput::error(e.to_string()))?;
+    let meta = std::fs::metadata(&host).map_err(|e| io_error(path, &e))?;
+    if meta.is_dir() {
+        return Err(ToolOutput::error(format!("'{path}' is a directory; use ls to list it")));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(ToolOutput::error(format!("'{path}' is too large ({} bytes) to read as text", meta.len())));
+    }
+    let bytes = std::fs::read(&host).map_err(|e| io_error(path, &e))?;
+    let text = String::from_utf8(bytes).map_err(|_| ToolOutput::error(format!("'{path}' is not a UTF-8 text file")))?;
+    Ok((host, text))
+}
+
+// ---------------------------------------------------------------- ls
+
+/// List the files and folders directly inside a folder of the workspace.
+#[derive(Deserialize, JsonSchema)]
+struct LsArgs {
+    /// Absolute path of the folder to list, e.g. "/" or "/notes".
+    #[serde(default = "root")]
+    path: String,
+}
+
+fn root() -> String {
+    "/".into()
+}
+
+pub struct Ls;
+
+impl Tool for Ls {
+    fn name(&self) -> &'static str {
+        "ls"
+    }
+    fn description(&self) -> &'static str {
+        "Lists the files and folders directly inside a folder of the workspace, with is_dir, size in bytes and modified time. Folders end with /."
+    }
+    fn parameters(&self) -> Value {
+        schema::<LsArgs>()
+    }
+    fn call(&self, ctx: ToolContext, args: Value) -> ToolFuture {
+        Box::pin(async move {
+            let args: LsArgs = match parse_args("ls", args) {
+                Ok(a) => a,
+                Err(e) => return e,
+            };
+            blocking(move || ls(&ctx.sandbox, &args.path)).await
+        })
+    }
+}
+
+fn ls(sandbox: &Sandbox, path: &str) -> ToolOutput {
+    let host = match sandbox.resolve(path) {
+        Ok(h) => h,
+        Err(e) => return ToolOutput::error(e.to_string()),
+    };
+    let shown = Sandbox::display_path(path);
+    let entries = match std::fs::read_dir(&host) {
+        Ok(e) => e,
+        Err(e) if e.kind() == ErrorKind::NotFound => return ToolOutput::error(format!("path '{shown}' not found")),
+        Err(e) if host.is_file() => return ToolOutput::error(format!("'{shown}' is a file, not a folder ({e})")),
+        Err(e) => return io_error(&shown, &e),
+    };
+    let mut rows = Vec::new();
+    for entry in entries.flatten() {
+        let Ok(meta) = entry.path().symlink_metadata() else { continue };
+        if meta.file_type().is_symlink() {
+            continue; // never shown, never followed
+        }
+        let Some(mut vpath) = sandbox.virtual_path(&entry.path()) else { continue };
+        if meta.is_dir() {
+            vpath.push('/');
+        }
+        rows.push(json!({"path": vpath, "is_dir": meta.is_dir(), "size": if meta.is_dir() { 0 } else { meta.len() }, "modified": modified(&meta)}));
+    }
+    rows.sort_by(|a, b| a["path"].as_str().cmp(&b["path"].as_str()));
+    ToolOutput::ok(Value::Array(rows).to_string())
+}
+
+// ---------------------------------------------------------------- read_file
+
+/// Read a text file of the workspace, with line numbers.
+#[derive(Deserialize, JsonSchema)]
+struct ReadArgs {
+    /// Absolute path of the file, e.g. "/notes/plan.md".
+    file_path: String,
+    /// Line to start from (0 = the first line).
+    #[serde(default)]
+    offset: usize,
+    /// How many lines to read.
+    #[serde(default = "default_limit")]
+    limit: usize,
+}
+
+fn default_limit() -> usize {
+    DEFAULT_READ_LIMIT
+}
+
+pub struct ReadFile;
+
+impl Tool for ReadFile {
+    fn name(&self) -> &'static str {
+        "read_file"
+    }
+    fn description(&self) -> &'static str {
+        "Reads a text file of the workspace. Lines are numbered from 1 (cat -n style). By default up to 2000 lines from the start; use offset (0-based line) and limit to page through long files. Lines longer than 2000 characters are cut."
+    }
+    fn parameters(&self) -> Value {
+        schema::<ReadArgs>()
+    }
+    fn evictable(&self) -> bool {
+        false
+    }
+    fn call(&self, ctx: ToolContext, args: Value) -> ToolFuture {
+        Box::pin(async move {
+            let args: ReadArgs = match parse_args("read_file", args) {
+                Ok(a) => a,
+                Err(e) => return e,
+            };
+            blocking(move || read_file(&ctx.sandbox, &args.file_path, args.offset, args.limit)).await
+        })
+    }
+}
+
+/// `read_file` itself, also used by tests and the large-result preview.
+pub fn read_file(sandbox: &Sandbox, path: &str, offset: usize, limit: usize) -> ToolOutput {
+    let (_, text) = match read_text(sandbox, path) {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    if text.is_empty() {
+        return ToolOutput::ok("System reminder: File exists but has empty contents");
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    if offset >= lines.len() {
+        return ToolOutput::error(format!("Line offset {offset} exceeds file length ({} lines)", lines.len()));
+    }
+    let end = offset.saturating_add(limit.max(1)).min(lines.len());
+    let mut out = String::new();
+    for (i, line) in lines[offset..end].iter().enumerate() {
+        let mut line: String = line.chars().take(MAX_LINE_CHARS).collect();
+        if line.len() < lines[offset + i].len() {
+            line.push_str(" … [line cut]");
+        }
+        out.push_str(&format!("{:6}\t{}\n", offset + i + 1, line));
+    }
+    if end < lines.len() {
+        out.push_str(&format!("… {} more lines; read on with offset={end}\n", lines.len() - end));
+    }
+    ToolOutput::ok(out)
+}
+
+// ---------------------------------------------------------------- write_file
+
+/// Create a new text file in the workspace.
+#[derive(Deserialize, JsonSchema)]
+struct WriteArgs {
+    /// Absolute path of the new file, e.g. "/notes/plan.md". Folders are created.
+    file_path: String,
+    /// The file's text.
+    content: String,
+}
+
+pub struct WriteFile;
+
+impl Tool for WriteFile {
+    fn name(&self) -> &'static str {
+        "write_file"
+    }
+    fn description(&self) -> &'static str {
+        "Creates a new text file in the workspace. It never overwrites: to change an existing file, read it and use edit_file."
+    }
+    fn parameters(&self) -> Value {
+        schema::<WriteArgs>()
+    }
+    fn call(&self, ctx: ToolContext, args: Value) -> ToolFuture {
+        Box::pin(async move {
+            let args: WriteArgs = match parse_args("write_file", args) {
+                Ok(a) => a,
+                Err(e) => return e,
+            };
+            let sandbox = Arc::clone(&ctx.sandbox);
+            let _guard = sandbox.write_lock.lock().await;
+            let sb = Arc::clone(&ctx.sandbox);
+            blocking(move || write_file(&sb, &args.file_path, &args.content)).await
+        })
+    }
+}
+
+pub fn write_file(sandbox: &Sandbox, path: &str, content: &str) -> ToolOutput {
+    use std::io::Write;
+    let host = match sandbox.resolve(path) {
+        Ok(h) => h,
+        Err(e) => return ToolOutput::error(e.to_string()),
+    };
+    if host == sandbox.root() {
+        return ToolOutput::error("give a file path, not the workspace root");
+    }
+    if host.symlink_metadata().is_ok() {
+        return ToolOutput::error(format!(
+            "Cannot write to {path} because it already exists. Read and then make an edit, or write to a new path."
+        ));
+    }
+    if let Some(parent) = host.parent() {
+        if let Err(e) = std::fs::create_dir_all(parent) {
+            return ToolOutput::error(format!("cannot create the folder for '{path}': {e}"));
+        }
+        // The folders just made are plain folders, but check again in case a
+        // link appeared in between.
+        if let Err(e) = sandbox.resolve(path) {
+            return ToolOutput::error(e.to_string());
+        }
+    }
+    // create_new refuses an existing file or link atomically (O_EXCL).
+    let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&host);
+    match file {
+        Ok(mut f) => match f.write_all(content.as_bytes()).and_then(|()| f.sync_all()) {
+            Ok(()) => ToolOutput::ok(format!("Updated file {}", Sandbox::display_path(path))),
+            Err(e) => ToolOutput::error(format!("cannot write '{path}': {e}")),
+        },
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => ToolOutput::error(format!(
+            "Cannot write to {path} because it already exists. Read and then make an edit, or write to a new path."
+        )),
+        Err(e) => io_error(path, &e),
+    }
+}
+
+// ---------------------------------------------------------------- edit_file
+
+/// Replace text in an existing file of the workspace.
+#[derive(Deserialize, JsonSchema)]
+struct EditArgs {
+    /// Absolute path of the file.
+    file_path: String,
+    /// The exact text to replace; it must occur exactly once unless replace_all is true.
+    old_string: String,
+    /// The text to put in its place.
+    new_string: String,
+    /// Replace every occurrence.
+    #[serde(default)]
+    replace_all: bool,
+}
+
+pub struct EditFile;
+
+impl Tool for EditFile {
+    fn name(&self) -> &'static str {
+        "edit_file"
+    }
+    fn description(&self) -> &'static str {
+        "Replaces old_string with new_string in an existing file. old_string must match exactly once (include surrounding lines to make it unique), or set replace_all to replace every occurrence. Read the file first."
+    }
+    fn parameters(&self) -> Value {
+        schema::<EditArgs>()
+    }
+    fn call(&self, ctx: ToolContext, args: Value) -> ToolFuture {
+        Box::pin(async move {
+            let args: EditArgs = match parse_args("edit_file", args) {
+                Ok(a) => a,
+                Err(e) => return e,
+            };
+            let sandbox = Arc::clone(&ctx.sandbox);
+            let _guard = sandbox.write_lock.lock().await;
+            let sb = Arc::clone(&ctx.sandbox);
+            blocking(move || edit_file(&sb, &args.file_path, &args.old_string, &args.new_string, args.replace_all)).await
+        })
+    }
+}
+
+pub fn edit_file(sandbox: &Sandbox, path: &str, old: &str, new: &str, replace_all: bool) -> ToolOutput {
+    if old.is_empty() {
+        return ToolOutput::error("old_string is empty; give the exact text to replace");
+    }
+    let (host, text) = match read_text(sandbox, path) {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    let count = text.matches(old).count();
+    if count == 0 {
+        return ToolOutput::error(format!("String not found in file: '{old}'"));
+    }
+    if count > 1 && !replace_all {
+        return ToolOutput::error(format!(
+            "String '{old}' appears {count} times in file. Use replace_all=true to replace all instances, or provide a more specific string with surrounding context."
+        ));
+    }
+    let updated = if replace_all { text.replace(old, new) } else { text.replacen(old, new, 1) };
+    // Write beside the file and rename over it, so a crash never leaves half a file.
+    let tmp = host.with_file_name(format!(
+        ".{}.deskmate-edit",
+        host.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    ));
+    let written = std::fs::write(&tmp, updated.as_bytes()).and_then(|()| std::fs::rename(&tmp, &host));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return ToolOutput::error(format!("cannot save '{path}': {e}"));
+    }
+    ToolOutput::ok(format!("Successfully replaced {count} instance(s) of the string in '{}'", Sandbox::display_path(path)))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    fn sandbox() -> (tempfile::TempDir, Sandbox) {
+        let dir = tempfile::tempdir().unwrap();
+        let sb = Sandbox::open(&dir.path().join("ws")).unwrap();
+        (dir, sb)
+    }
+
+    #[test]
+    fn ls_lists_one_level_with_details() {
+        let (_d, sb) = sandbox();
+        write_file(&sb, "/notes/a.md", "hello");
+        write_file(&sb, "/b.txt", "xy");
+        let out = ls(&sb, "/");
+        assert!(!out.is_error);
+        let rows: Vec<Value> = serde_json::from_str(&out.content).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0]["path"], "/b.txt");
+        assert_eq!(rows[0]["size"], 2);
+        assert_eq!(rows[0]["is_dir"], false);
+        assert!(rows[0]["modified"].as_str().unwrap().ends_with('Z'));
+        assert_eq!(rows[1]["path"], "/notes/");
+        assert_eq!(rows[1]["is_dir"], true);
+        let inner: Vec<Value> = serde_json::from_str(&ls(&sb, "/notes").content).unwrap();
+        assert_eq!(inner[0]["path"], "/notes/a.md");
+        assert!(ls(&sb, "/missing").content.contains("not found"));
+        assert!(ls(&sb, "/b.txt").is_error);
+        assert!(ls(&sb, "/../").is_error);
+    }
+
+    #[test]
+    fn read_file_numbers_pages_and_errors() {
+        let (_d, sb) = sandbox();
+        let text: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+        write_file(&sb, "/f.txt", &text);
+        let all = read_file(&sb, "/f.txt", 0, DEFAULT_READ_LIMIT);
+        assert!(all.content.starts_with("     1\tline 1\n"), "{}", all.content);
+        assert!(all.content.contains("    10\tline 10\n"));
+        let page = read_file(&sb, "/f.txt", 3, 2);
+        assert_eq!(page.content, "     4\tline 4\n     5\tline 5\n… 5 more lines; read on with offset=5\n");
+        let out = read_file(&sb, "/f.txt", 10, 5);
+        assert!(out.is_error);
+        assert_eq!(out.content, "Error: Line offset 10 exceeds file length (10 lines)");
+        assert!(read_file(&sb, "/nope.txt", 0, 10).content.contains("not found"));
+        write_file(&sb, "/empty.txt", "");
+        assert!(read_file(&sb, "/empty.txt", 0, 10).content.contains("empty contents"));
+        write_file(&sb, "/long.txt", &"字".repeat(3000));
+        let long = read_file(&sb, "/long.txt", 0, 10);
+        assert_eq!(long.content.matches('字').count(), MAX_LINE_CHARS);
+        assert!(long.content.contains("[line cut]"));
+        std::fs::write(sb.root().join("bin"), [0xff, 0xfe, 0x00]).unwrap();
+        assert!(read_file(&sb, "/bin", 0, 10).content.contains("not a UTF-8"));
+    }
+
+    #[test]
+    fn write_file_only_creates() {
+        let (_d, sb) = sandbox();
+        let out = write_file(&sb, "/deep/er/new.md", "v1");
+        assert!(!out.is_error, "{}", out.content);
+        assert_eq!(std::fs::read_to_string(sb.root().join("deep/er/new.md")).unwrap(), "v1");
+        let again = write_file(&sb, "/deep/er/new.md", "v2");
+        assert!(again.is_error);
+        assert!(again.content.contains("already exists"));
+        assert_eq!(std::fs::read_to_string(sb.root().join("deep/er/new.md")).unwrap(), "v1");
+        assert!(write_file(&sb, "/", "x").is_error);
+        assert!(write_file(&sb, "../escape.txt", "x").is_error);
+    }
+
+    #[test]
+    fn edit_file_needs_a_unique_match_unless_replace_all() {
+        let (_d, sb) = sandbox();
+        write_file(&sb, "/p.md", "床前明月光\n疑是地上霜\n明月\n");
+        let dup = edit_file(&sb, "/p.md", "明月", "明日", false);
+        assert!(dup.is_error);
+        assert!(dup.content.contains("appears 2 times"), "{}", dup.content);
+        let one = edit_file(&sb, "/p.md", "疑是", "疑似", false);
+        assert!(!one.is_error, "{}", one.content);
+        assert!(one.content.contains("1 instance"));
+        let all = edit_file(&sb, "/p.md", "明月", "明日", true);
+        assert!(all.content.contains("2 instance"));
+        assert_eq!(std::fs::read_to_string(sb.root().join("p.md")).unwrap(), "床前明日光\n疑似地上霜\n明日\n");
+        let missing = edit_file(&sb, "/p.md", "不在", "x", false);
+        assert_eq!(missing.content, "Error: String not found in file: '不在'");
+        assert!(edit_file(&sb, "/none.md", "a", "b", false).content.contains("not found"));
+        assert!(edit_file(&sb, "/p.md", "", "b", false).is_error);
+        // No temporary file is left behind.
+        assert_eq!(std::fs::read_dir(sb.root()).unwrap().count(), 1);
+    }
+}

@@ -1,0 +1,163 @@
+//! The tools a model may call, and the rules every tool keeps: arguments
+//! arrive as JSON and are checked against the tool's schema; a failure is
+//! returned to the model as text starting with `Error:` — a tool never
+//! panics and never ends the run.
+
+mod files;
+mod search_files;
+mod todos;
+mod web;
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use deskmate_llm::ToolSpec;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::Sandbox;
+
+pub use files::{EditFile, Ls, ReadFile, WriteFile};
+pub use search_files::{Glob, Grep};
+pub use todos::{ThreadState, Todo, TodoStatus, WriteTodos};
+pub use web::{InternetSearch, SearchConfig};
+
+/// What a tool works on.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    pub sandbox: Arc<Sandbox>,
+    pub thread_id: String,
+    pub tool_call_id: String,
+}
+
+/// What a tool hands back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    /// The text the model sees.
+    pub content: String,
+    pub is_error: bool,
+    /// A new todo list for the thread state, from `write_todos`.
+    pub todos: Option<Vec<Todo>>,
+}
+
+impl ToolOutput {
+    pub fn ok(content: impl Into<String>) -> Self {
+        Self { content: content.into(), is_error: false, todos: None }
+    }
+
+    /// A failure the model reads (prefixed `Error:` when it is not already).
+    pub fn error(message: impl Into<String>) -> Self {
+        let m = message.into();
+        let content = if m.starts_with("Error") { m } else { format!("Error: {m}") };
+        Self { content, is_error: true, todos: None }
+    }
+}
+
+pub type ToolFuture = Pin<Box<dyn Future<Output = ToolOutput> + Send>>;
+
+/// A tool the model may call.
+pub trait Tool: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn description(&self) -> &'static str;
+    /// JSON Schema of the arguments.
+    fn parameters(&self) -> Value;
+    fn call(&self, ctx: ToolContext, args: Value) -> ToolFuture;
+    /// Whether a very large result is moved to `/large_tool_results/` (tools
+    /// that page their own output, like `read_file`, are not).
+    fn evictable(&self) -> bool {
+        true
+    }
+}
+
+/// The tools of an agent, by name.
+#[derive(Clone, Default)]
+pub struct ToolSet {
+    tools: BTreeMap<&'static str, Arc<dyn Tool>>,
+}
+
+impl std::fmt::Debug for ToolSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.tools.keys()).finish()
+    }
+}
+
+impl ToolSet {
+    /// The built-in tools: file tools on the sandbox, todos and search.
+    pub fn builtin(search: SearchConfig) -> Self {
+        let mut set = Self::default();
+        set.add(Arc::new(Ls));
+        set.add(Arc::new(ReadFile));
+        set.add(Arc::new(WriteFile));
+        set.add(Arc::new(EditFile));
+        set.add(Arc::new(Glob));
+        set.add(Arc::new(Grep));
+        set.add(Arc::new(WriteTodos));
+        set.add(Arc::new(InternetSearch::new(search)));
+        set
+    }
+
+    pub fn add(&mut self, tool: Arc<dyn Tool>) {
+        self.tools.insert(tool.name(), tool);
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.tools.get(name)
+    }
+
+    pub fn names(&self) -> Vec<&'static str> {
+        self.tools.keys().copied().collect()
+    }
+
+    /// Specifications to send to the model.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.tools
+            .values()
+            .map(|t| ToolSpec {
+                name: t.name().to_string(),
+                description: t.description().to_string(),
+                parameters: t.parameters(),
+            })
+            .collect()
+    }
+
+    /// Runs the call `name(arguments)`: unknown tools and arguments that are
+    /// not JSON become error text for the model.
+    pub async fn call(&self, ctx: ToolContext, name: &str, arguments: &str) -> ToolOutput {
+        let Some(tool) = self.get(name) else {
+            return ToolOutput::error(format!("there is no tool named {name:?}; the tools are: {}", self.names().join(", ")));
+        };
+        let args =
+            if arguments.trim().is_empty() { Ok(Value::Object(Default::default())) } else { serde_json::from_str(arguments) };
+        match args {
+            Ok(v @ Value::Object(_)) => tool.call(ctx, v).await,
+            Ok(_) => ToolOutput::error(format!("the arguments for {name} must be a JSON object")),
+            Err(e) => ToolOutput::error(format!("the arguments for {name} are not valid JSON ({e}); send a JSON object")),
+        }
+    }
+}
+
+/// Reads a tool's arguments into its argument type.
+pub(crate) fn parse_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ToolOutput> {
+    serde_json::from_value(args).map_err(|e| ToolOutput::error(format!("invalid arguments for {tool}: {e}")))
+}
+
+/// The JSON Schema of an argument type, without the keys providers dislike.
+pub(crate) fn schema<T: schemars::JsonSchema>() -> Value {
+    let mut v = serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null);
+    if let Some(o) = v.as_object_mut() {
+        o.remove("$schema");
+        o.remove("title");
+    }
+    v
+}
+
+/// Runs blocking file work off the async executor; a panic inside (which
+/// should not happen) still becomes error text.
+pub(crate) async fn blocking(f: impl FnOnce() -> ToolOutput + Send + 'static) -> ToolOutput {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(out) => out,
+        Err(e) => ToolOutput::error(format!("the tool stopped unexpectedly: {e}")),
+    }
+}

@@ -1,0 +1,420 @@
+//! The loop: model call → tool calls → tools (concurrently) → results → …
+//! until a final answer, the step limit or cancellation. Each model reply is
+//! streamed out as AG-UI events while it arrives and stored when complete;
+//! each tool result is stored the moment it is ready; every tool call ends
+//! with a result, even when the run is stopped or fails.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use deskmate_llm::{ChatRequest, LlmError, Message, StreamEvent, ToolCall, Usage};
+use futures_util::stream::{FuturesUnordered, StreamExt};
+use serde_json::json;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+use crate::events::AgUiEvent;
+use crate::persist::{self, LlmCallRecord, RunStatus, StoredMessage, ToolCallStatus};
+use crate::runtime::{db, PreparedRun, RunOutcome};
+use crate::tools::{ToolContext, ToolOutput};
+use crate::{large_results, AgentError};
+
+/// Where a run's events go. A dropped receiver does not stop the run.
+pub type EventSink = UnboundedSender<AgUiEvent>;
+
+/// How a model turn ended.
+enum TurnEnd {
+    Done,
+    Cancelled,
+    Failed(LlmError),
+}
+
+/// One model reply as it was streamed.
+struct Turn {
+    message_id: String,
+    text: String,
+    text_open: bool,
+    calls: Vec<ToolCall>,
+    usage: Usage,
+    end: TurnEnd,
+}
+
+impl PreparedRun {
+    /// Drives the run to its end, sending AG-UI events to `events`.
+    pub async fn execute(mut self, events: EventSink, cancel: CancellationToken) -> RunOutcome {
+        let emit = |ev: AgUiEvent| {
+            let _ = events.send(ev);
+        };
+        let thread_id = self.thread.id.clone();
+        let run_id = self.run.id.clone();
+        emit(AgUiEvent::RunStarted { thread_id: thread_id.clone(), run_id: run_id.clone() });
+        emit(AgUiEvent::StateSnapshot { snapshot: serde_json::to_value(&self.state).unwrap_or_default() });
+        let outcome = |status, answer: String, error: Option<String>, steps| RunOutcome {
+            thread_id: thread_id.clone(),
+            run_id: run_id.clone(),
+            status,
+            answer,
+            error,
+            steps,
+        };
+        let max_steps = self.agent.inner.config.max_steps.max(1);
+        for step in 1..=max_steps {
+            let step_name = format!("step {step}");
+            if cancel.is_cancelled() {
+                return self.end_cancelled(&emit, outcome(RunStatus::Cancelled, String::new(), None, step - 1)).await;
+            }
+            emit(AgUiEvent::StepStarted { step_name: step_name.clone() });
+            match self.step(step, &emit, &cancel).await {
+                Ok(StepResult::Answer(answer)) => {
+                    emit(AgUiEvent::StepFinished { step_name });
+                    if let Err(e) = self.finish(RunStatus::Completed, None).await {
+                        return self
+                            .end_error(
+                                &emit,
+                                &e.to_string(),
+                                "STORE",
+                                outcome(RunStatus::Error, String::new(), Some(e.to_string()), step),
+                            )
+                            .await;
+                    }
+                    emit(AgUiEvent::RunFinished {
+                        thread_id: thread_id.clone(),
+                        run_id: run_id.clone(),
+                        result: Some(json!({"status": "completed", "answer": answer})),
+                    });
+                    return outcome(RunStatus::Completed, answer, None, step);
+                }
+                Ok(StepResult::Continue) => emit(AgUiEvent::StepFinished { step_name }),
+                Ok(StepResult::Cancelled) => {
+                    emit(AgUiEvent::StepFinished { step_name });
+                    return self.end_cancelled(&emit, outcome(RunStatus::Cancelled, String::new(), None, step)).await;
+                }
+                Err(StepError::Llm(e)) => {
+                    emit(AgUiEvent::StepFinished { step_name });
+                    let message = e.to_string();
+                    let code = e.code().to_uppercase();
+                    return self
+                        .end_error(&emit, &message, &code, outcome(RunStatus::Error, String::new(), Some(message.clone()), step))
+                        .await;
+                }
+                Err(StepError::Agent(e)) => {
+                    emit(AgUiEvent::StepFinished { step_name });
+                    let message = e.to_string();
+                    return self
+                        .end_error(
+                            &emit,
+                            &message,
+                            "STORE",
+                            outcome(RunStatus::Error, String::new(), Some(message.clone()), step),
+                        )
+                        .await;
+                }
+            }
+        }
+        let message = format!("stopped after {max_steps} steps without a final answer (the step limit); ask again to continue");
+        let _ = self.finish(RunStatus::StepLimit, Some(&message)).await;
+        emit(AgUiEvent::RunError { message: message.clone(), code: Some("STEP_LIMIT".into()) });
+        outcome(RunStatus::StepLimit, String::new(), Some(message), max_steps)
+    }
+
+    async fn finish(&self, status: RunStatus, error: Option<&str>) -> Result<(), AgentError> {
+        let run_id = self.run.id.clone();
+        let error = error.map(str::to_string);
+        db(&self.agent.inner.store, move |s| persist::finish_run(s, &run_id, status, error.as_deref())).await
+    }
+
+    async fn end_cancelled(&self, emit: &impl Fn(AgUiEvent), out: RunOutcome) -> RunOutcome {
+        let _ = self.finish(RunStatus::Cancelled, Some("stopped by the user")).await;
+        emit(AgUiEvent::RunFinished {
+            thread_id: out.thread_id.clone(),
+            run_id: out.run_id.clone(),
+            result: Some(json!({"status": "cancelled"})),
+        });
+        out
+    }
+
+    async fn end_error(&self, emit: &impl Fn(AgUiEvent), message: &str, code: &str, out: RunOutcome) -> RunOutcome {
+        let _ = self.finish(RunStatus::Error, Some(message)).await;
+        emit(AgUiEvent::RunError { message: message.to_string(), code: Some(code.to_string()) });
+        out
+    }
+
+    /// One model call and the tools it asks for.
+    async fn step(&mut self, step: u32, emit: &impl Fn(AgUiEvent), cancel: &CancellationToken) -> Result<StepResult, StepError> {
+        let inner = Arc::clone(&self.agent.inner);
+        let run_id = self.run.id.clone();
+        db(&inner.store, move |s| persist::set_run_steps(s, &run_id, step)).await?;
+        let started = Instant::now();
+        let turn = self.model_turn(emit, cancel).await;
+        self.record_call(&turn, started).await?;
+
+        // Store what the model said before closing its events.
+        if !turn.text.is_empty() || !turn.calls.is_empty() {
+            let m = Message::assistant(turn.text.clone(), turn.calls.clone());
+            let (tid, rid, mid, msg) = (self.thread.id.clone(), self.run.id.clone(), turn.message_id.clone(), m.clone());
+            db(&inner.store, move |s| persist::insert_message(s, &tid, Some(&rid), Some(&mid), &msg)).await?;
+            self.history.push(m);
+        }
+        for c in &turn.calls {
+            emit(AgUiEvent::ToolCallEnd { tool_call_id: c.id.clone() });
+        }
+        if turn.text_open {
+            emit(AgUiEvent::TextMessageEnd { message_id: turn.message_id.clone() });
+        }
+        match turn.end {
+            TurnEnd::Done => {}
+            TurnEnd::Cancelled => {
+                self.answer_unanswered(&turn.calls, "Error: not run: the user stopped the run", emit).await?;
+                return Ok(StepResult::Cancelled);
+            }
+            TurnEnd::Failed(e) => {
+                self.answer_unanswered(&turn.calls, "Error: not run: the model's reply was cut off", emit).await?;
+                return Err(StepError::Llm(e));
+            }
+        }
+        if turn.calls.is_empty() {
+            return Ok(StepResult::Answer(turn.text));
+        }
+        let cancelled = self.run_tools(&turn.calls, emit, cancel).await?;
+        Ok(if cancelled { StepResult::Cancelled } else { StepResult::Continue })
+    }
+
+    /// Streams one model reply into events.
+    async fn model_turn(&mut self, emit: &impl Fn(AgUiEvent), cancel: &CancellationToken) -> Turn {
+        let inner = Arc::clone(&self.agent.inner);
+        let mut turn = Turn {
+            message_id: uuid::Uuid::now_v7().to_string(),
+            text: String::new(),
+            text_open: false,
+            calls: vec![],
+            usage: Usage::default(),
+            end: TurnEnd::Done,
+        };
+        let req = ChatRequest {
+            system: Some(inner.config.system_prompt.clone()).filter(|s| !s.is_empty()),
+            messages: self.history.clone(),
+            tools: inner.specs.clone(),
+            max_tokens: inner.config.max_tokens,
+            temperature: inner.config.temperature,
+        };
+        let opened = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => { turn.end = TurnEnd::Cancelled; return turn; }
+            s = inner.llm.stream(&req) => s,
+        };
+        let mut stream = match opened {
+            Ok(s) => s,
+            Err(e) => {
+                turn.end = TurnEnd::Failed(e);
+                return turn;
+            }
+        };
+        let mut by_index: HashMap<usize, usize> = HashMap::new();
+        loop {
+            let next = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => { turn.end = TurnEnd::Cancelled; break; }
+                ev = stream.next() => ev,
+            };
+            match next {
+                None => break,
+                Some(Err(e)) => {
+                    turn.end = TurnEnd::Failed(e);
+                    break;
+                }
+                Some(Ok(StreamEvent::TextDelta(delta))) => {
+                    if !turn.text_open {
+                        turn.text_open = true;
+                        emit(AgUiEvent::TextMessageStart { message_id: turn.message_id.clone(), role: "assistant".into() });
+                    }
+                    turn.text.push_str(&delta);
+                    emit(AgUiEvent::TextMessageContent { message_id: turn.message_id.clone(), delta });
+                }
+                Some(Ok(StreamEvent::ToolCallStart { index, id, name })) => {
+                    // Ids must be unique in the thread; some servers reuse `call_0`.
+                    let id = if id.is_empty() || self.known_call_ids.contains(&id) {
+                        format!("call_{}", uuid::Uuid::now_v7().simple())
+                    } else {
+                        id
+                    };
+                    self.known_call_ids.insert(id.clone());
+                    by_index.insert(index, turn.calls.len());
+                    emit(AgUiEvent::ToolCallStart {
+                        tool_call_id: id.clone(),
+                        tool_call_name: name.clone(),
+                        parent_message_id: Some(turn.message_id.clone()),
+                    });
+                    turn.calls.push(ToolCall { id, name, arguments: String::new() });
+                }
+                Some(Ok(StreamEvent::ToolCallArgs { index, delta })) => {
+                    if let Some(call) = by_index.get(&index).and_then(|&i| turn.calls.get_mut(i)) {
+                        call.arguments.push_str(&delta);
+                        emit(AgUiEvent::ToolCallArgs { tool_call_id: call.id.clone(), delta });
+                    }
+                }
+                Some(Ok(StreamEvent::Usage(u))) => turn.usage = u,
+                Some(Ok(StreamEvent::Finished { .. })) => {}
+            }
+        }
+        turn
+    }
+
+    async fn record_call(&self, turn: &Turn, started: Instant) -> Result<(), AgentError> {
+        let inner = &self.agent.inner;
+        let model = inner.llm.model();
+        let (status, error) = match &turn.end {
+            TurnEnd::Done => ("completed", None),
+            TurnEnd::Cancelled => ("cancelled", None),
+            TurnEnd::Failed(e) => ("error", Some(e.to_string())),
+        };
+        let record = LlmCallRecord {
+            thread_id: self.thread.id.clone(),
+            run_id: self.run.id.clone(),
+            model: model.to_string(),
+            status,
+            usage: turn.usage,
+            cost_usd: inner.config.prices.cost(model, &turn.usage),
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            error,
+        };
+        db(&inner.store, move |s| persist::record_llm_call(s, &record)).await
+    }
+
+    /// Runs the calls concurrently, storing and announcing each result as it
+    /// comes. Returns whether the run was cancelled meanwhile.
+    async fn run_tools(
+        &mut self,
+        calls: &[ToolCall],
+        emit: &impl Fn(AgUiEvent),
+        cancel: &CancellationToken,
+    ) -> Result<bool, AgentError> {
+        let inner = Arc::clone(&self.agent.inner);
+        let limit = inner.config.large_result_tokens;
+        let mut pending: FuturesUnordered<_> = calls
+            .iter()
+            .cloned()
+            .map(|call| {
+                let ctx = ToolContext {
+                    sandbox: Arc::clone(&self.sandbox),
+                    thread_id: self.thread.id.clone(),
+                    tool_call_id: call.id.clone(),
+                };
+                let inner = Arc::clone(&inner);
+                async move {
+                    let mut out = inner.tools.call(ctx.clone(), &call.name, &call.arguments).await;
+                    let evictable = inner.tools.get(&call.name).is_some_and(|t| t.evictable());
+                    if evictable && !out.is_error && large_results::estimate_tokens(&out.content) > limit {
+                        let (sandbox, id, content) = (Arc::clone(&ctx.sandbox), call.id.clone(), out.content.clone());
+                        let moved =
+                            tokio::task::spawn_blocking(move || large_results::evict(&sandbox, &id, &content, limit)).await;
+                        match moved {
+                            Ok(Ok(Some(preview))) => out.content = preview,
+                            Ok(Ok(None)) => {}
+                            Ok(Err(e)) => {
+                                out = ToolOutput::error(format!("the result was too large to send and could not be saved: {e}"))
+                            }
+                            Err(e) => out = ToolOutput::error(format!("the result could not be saved: {e}")),
+                        }
+                    }
+                    (call, out)
+                }
+            })
+            .collect();
+        let mut stored: Vec<StoredMessage> = Vec::new();
+        let mut cancelled = false;
+        loop {
+            let next = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => { cancelled = true; break; }
+                n = pending.next() => n,
+            };
+            let Some((call, out)) = next else { break };
+            let status = if out.is_error { ToolCallStatus::Error } else { ToolCallStatus::Completed };
+            if let Some(m) = self.store_result(&call.id, &out.content, status, emit).await? {
+                stored.push(m);
+            }
+            if let Some(todos) = out.todos {
+                self.state.todos = todos;
+                let (tid, state) = (self.thread.id.clone(), self.state.clone());
+                db(&inner.store, move |s| persist::save_state(s, &tid, &state)).await?;
+                emit(AgUiEvent::StateDelta {
+                    delta: vec![
+                        json!({"op": "replace", "path": "/todos", "value": serde_json::to_value(&self.state.todos).unwrap_or_default()}),
+                    ],
+                });
+            }
+        }
+        drop(pending);
+        if cancelled {
+            let answered: Vec<&str> = stored.iter().filter_map(|m| m.message.tool_call_id.as_deref()).collect();
+            let left: Vec<ToolCall> = calls.iter().filter(|c| !answered.contains(&c.id.as_str())).cloned().collect();
+            stored.extend(
+                self.store_synthesized(&left, "Error: stopped: the user stopped the run before this tool finished", emit).await?,
+            );
+        }
+        stored.sort_by_key(|m| m.seq);
+        self.history.extend(stored.into_iter().map(|m| m.message));
+        Ok(cancelled)
+    }
+
+    /// Gives calls that will never run a result, so the thread stays whole.
+    async fn answer_unanswered(&mut self, calls: &[ToolCall], text: &str, emit: &impl Fn(AgUiEvent)) -> Result<(), AgentError> {
+        let stored = self.store_synthesized(calls, text, emit).await?;
+        self.history.extend(stored.into_iter().map(|m| m.message));
+        Ok(())
+    }
+
+    async fn store_synthesized(
+        &self,
+        calls: &[ToolCall],
+        text: &str,
+        emit: &impl Fn(AgUiEvent),
+    ) -> Result<Vec<StoredMessage>, AgentError> {
+        let mut out = Vec::new();
+        for c in calls {
+            if let Some(m) = self.store_result(&c.id, text, ToolCallStatus::Error, emit).await? {
+                out.push(m);
+            }
+        }
+        Ok(out)
+    }
+
+    async fn store_result(
+        &self,
+        call_id: &str,
+        content: &str,
+        status: ToolCallStatus,
+        emit: &impl Fn(AgUiEvent),
+    ) -> Result<Option<StoredMessage>, AgentError> {
+        let (tid, rid, cid, text) = (self.thread.id.clone(), self.run.id.clone(), call_id.to_string(), content.to_string());
+        let stored =
+            db(&self.agent.inner.store, move |s| persist::finish_tool_call(s, &tid, Some(&rid), &cid, &text, status)).await?;
+        if let Some(m) = &stored {
+            emit(AgUiEvent::ToolCallResult {
+                message_id: m.id.clone(),
+                tool_call_id: call_id.to_string(),
+                content: content.to_string(),
+                role: Some("tool".into()),
+            });
+        }
+        Ok(stored)
+    }
+}
+
+enum StepResult {
+    Answer(String),
+    Continue,
+    Cancelled,
+}
+
+enum StepError {
+    Llm(LlmError),
+    Agent(AgentError),
+}
+
+impl From<AgentError> for StepError {
+    fn from(e: AgentError) -> Self {
+        StepError::Agent(e)
+    }
+}

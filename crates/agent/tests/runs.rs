@@ -1,0 +1,393 @@
+//! The agent end to end against a real loopback model server replaying
+//! scripted streams: tool loops in both wire formats, parallel calls, todos,
+//! failures returned as text, the step limit, stops, broken streams, large
+//! results, crash recovery and secrets kept out of the database.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+use std::time::Duration;
+
+use deskmate_agent::persist::{self, RunStatus, ToolCallStatus};
+use deskmate_agent::*;
+use deskmate_llm::scripted::{anthropic, openai, Frame, Reply, ScriptedServer};
+use deskmate_llm::{ApiKey, LlmClient, LlmConfig, Message, ModelSpec, RetryPolicy, Role, ToolCall};
+use deskmate_store::Store;
+
+const KEY: &str = "sk-agent-test-key-5f3a9c";
+
+struct Env {
+    dir: tempfile::TempDir,
+    store: Store,
+}
+
+fn env() -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("db.sqlite3")).unwrap();
+    Env { dir, store }
+}
+
+impl Env {
+    fn threads(&self) -> std::path::PathBuf {
+        self.dir.path().join("threads")
+    }
+    fn agent(&self, server: &ScriptedServer, model: &str, config: AgentConfig) -> Agent {
+        let mut c = LlmConfig::new(ModelSpec::parse(model).unwrap());
+        c.base_url = Some(server.base_url());
+        c.api_key = Some(ApiKey::new(KEY).unwrap());
+        c.retry = RetryPolicy { max_retries: 1, base_delay: Duration::from_millis(5), ..Default::default() };
+        c.idle_timeout = Duration::from_secs(5);
+        Agent::new(self.store.clone(), LlmClient::new(c).unwrap(), config, self.threads(), SearchConfig::default())
+    }
+}
+
+async fn run(agent: &Agent, thread: Option<String>, text: &str) -> (RunOutcome, Vec<AgUiEvent>) {
+    let prepared = agent.prepare(RunRequest::text(thread, text)).await.unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let out = prepared.execute(tx, CancellationToken::new()).await;
+    let mut events = Vec::new();
+    while let Ok(ev) = rx.try_recv() {
+        events.push(ev);
+    }
+    EventOrder::check_run(&events).unwrap_or_else(|e| panic!("bad event order: {e}\n{events:#?}"));
+    (out, events)
+}
+
+fn kinds(events: &[AgUiEvent]) -> Vec<&'static str> {
+    events.iter().map(AgUiEvent::kind).collect()
+}
+
+async fn tool_loop_in(model: &str, first: Reply, last: Reply) {
+    let e = env();
+    let server = ScriptedServer::start(vec![first, last]).unwrap();
+    let agent = e.agent(&server, model, AgentConfig::default());
+    let (out, events) = run(&agent, None, "帮我记下今天要背的诗").await;
+    assert_eq!(out.status, RunStatus::Completed, "{out:?}");
+    assert_eq!(out.answer, "记好了！");
+    assert_eq!(out.steps, 2);
+    // The file the model asked for exists in the thread's workspace.
+    let ws = workspace_dir(&e.threads(), &out.thread_id);
+    assert_eq!(std::fs::read_to_string(ws.join("poems/today.md")).unwrap(), "静夜思");
+    // Events: both calls start, stream args, end and get results; step pairs; one run.
+    let k = kinds(&events);
+    assert_eq!(k.first(), Some(&"RUN_STARTED"));
+    assert_eq!(k.last(), Some(&"RUN_FINISHED"));
+    assert_eq!(k.iter().filter(|k| **k == "TOOL_CALL_RESULT").count(), 2);
+    assert!(k.iter().filter(|k| **k == "TOOL_CALL_ARGS").count() >= 4, "arguments arrive in pieces: {k:?}");
+    assert_eq!(k.iter().filter(|k| **k == "STEP_STARTED").count(), 2);
+    let text: String = events
+        .iter()
+        .filter_map(|e| match e {
+            AgUiEvent::TextMessageContent { delta, .. } => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(text, "好的。记好了！");
+    // The second model call saw both tool results, paired to their calls.
+    let second = &server.requests()[1].body;
+    let sent = second.to_string();
+    assert!(sent.contains("Updated file /poems/today.md"), "{sent}");
+    assert!(sent.contains("call_ls") || sent.contains("toolu_ls"));
+    // Stored: user, assistant(2 calls), 2 tool results, assistant answer.
+    let view = persist::thread_view(&e.store, &out.thread_id).unwrap();
+    let roles: Vec<Role> = view.messages.iter().map(|m| m.message.role).collect();
+    assert_eq!(roles, vec![Role::User, Role::Assistant, Role::Tool, Role::Tool, Role::Assistant]);
+    assert_eq!(view.messages[1].message.tool_calls.len(), 2);
+    assert!(view.tool_calls.iter().all(|c| c.status == ToolCallStatus::Completed));
+    assert_eq!(view.runs.len(), 1);
+    assert_eq!(view.runs[0].status, RunStatus::Completed);
+    assert_eq!(view.thread.title, "帮我记下今天要背的诗");
+    let (usage, _cost, calls) = persist::run_usage(&e.store, &out.run_id).unwrap();
+    assert_eq!(calls, 2);
+    assert!(usage.input_tokens > 0 && usage.output_tokens > 0);
+}
+
+#[tokio::test]
+async fn openai_tool_loop_end_to_end() {
+    let calls = [
+        ("call_write", "write_file", r#"{"file_path": "/poems/today.md", "content": "静夜思"}"#),
+        ("call_ls", "ls", r#"{"path": "/"}"#),
+    ];
+    tool_loop_in("openai:gpt-4o-mini", openai::tool_calls(Some("好的。"), &calls), openai::text("记好了！")).await;
+}
+
+#[tokio::test]
+async fn anthropic_tool_loop_end_to_end() {
+    let calls = [
+        ("toolu_write", "write_file", r#"{"file_path": "/poems/today.md", "content": "静夜思"}"#),
+        ("toolu_ls", "ls", r#"{"path": "/"}"#),
+    ];
+    tool_loop_in("anthropic:claude-3-5-haiku-latest", anthropic::tool_calls(Some("好的。"), &calls), anthropic::text("记好了！"))
+        .await;
+}
+
+#[tokio::test]
+async fn a_thread_reloads_exactly_and_continues() {
+    let e = env();
+    let server = ScriptedServer::start(vec![
+        openai::tool_calls(
+            None,
+            &[(
+                "c1",
+                "write_todos",
+                r#"{"todos":[{"content":"读一遍","status":"in_progress"},{"content":"背诵","status":"pending"}]}"#,
+            )],
+        ),
+        openai::text("开始吧"),
+        openai::text("第二轮"),
+    ])
+    .unwrap();
+    let agent = e.agent(&server, "openai:m", AgentConfig::default());
+    let (first, events) = run(&agent, None, "plan").await;
+    let deltas: Vec<_> = events.iter().filter(|e| matches!(e, AgUiEvent::StateDelta { .. })).collect();
+    assert_eq!(deltas.len(), 1);
+    let state = persist::load_state(&e.store, &first.thread_id).unwrap();
+    assert_eq!(state.todos.len(), 2);
+    assert_eq!(state.todos[0].status, TodoStatus::InProgress);
+
+    let before = persist::messages(&e.store, &first.thread_id).unwrap();
+    let (second, events) = run(&agent, Some(first.thread_id.clone()), "next").await;
+    assert_eq!(second.answer, "第二轮");
+    // The snapshot at the start of the second run carries the todos.
+    match &events[1] {
+        AgUiEvent::StateSnapshot { snapshot } => assert_eq!(snapshot["todos"][1]["content"], "背诵"),
+        other => panic!("expected a snapshot, got {other:?}"),
+    }
+    // What the model got is exactly what was stored, in order.
+    let sent = &server.requests()[2].body["messages"];
+    let sent = sent.as_array().unwrap();
+    assert_eq!(sent.len(), before.len() + 2, "system + history + new user message");
+    assert_eq!(sent[2]["tool_calls"][0]["id"], "c1");
+    assert_eq!(sent[3]["tool_call_id"], "c1");
+    let after = persist::messages(&e.store, &first.thread_id).unwrap();
+    assert_eq!(&after[..before.len()], &before[..], "earlier messages are unchanged");
+    assert_eq!(after.len(), before.len() + 2);
+    assert!(after.windows(2).all(|w| w[0].seq < w[1].seq));
+}
+
+#[tokio::test]
+async fn tool_failures_go_back_to_the_model_as_text() {
+    let e = env();
+    let server = ScriptedServer::start(vec![
+        openai::tool_calls(
+            None,
+            &[
+                ("c1", "read_file", r#"{"file_path": "/missing.md"}"#),
+                ("c2", "no_such_tool", "{}"),
+                ("c3", "grep", r#"{"pattern": "(", "path": "/"}"#),
+                ("c4", "edit_file", "{not json"),
+                ("c5", "read_file", r#"{"file_path": "../../etc/passwd"}"#),
+                ("c6", "internet_search", r#"{"query": "今天天气"}"#),
+            ],
+        ),
+        openai::text("抱歉"),
+    ])
+    .unwrap();
+    let agent = e.agent(&server, "openai:m", AgentConfig::default());
+    let (out, events) = run(&agent, None, "go").await;
+    assert_eq!(out.status, RunStatus::Completed);
+    let results: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgUiEvent::ToolCallResult { content, .. } => Some(content.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), 6);
+    assert!(results.iter().all(|r| r.starts_with("Error")), "{results:#?}");
+    let all = results.join("\n");
+    for expected in ["not found", "no tool named", "invalid regex", "not valid JSON", "go up with ..", "search is not enabled"] {
+        assert!(all.contains(expected), "missing {expected:?} in {all}");
+    }
+    let calls = persist::tool_calls(&e.store, &out.thread_id).unwrap();
+    assert!(calls.iter().all(|c| c.status == ToolCallStatus::Error));
+}
+
+#[tokio::test]
+async fn the_step_limit_stops_an_endless_loop() {
+    let e = env();
+    let n = std::sync::atomic::AtomicUsize::new(0);
+    let server = ScriptedServer::with_responder(move |_| {
+        let i = n.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        openai::tool_calls(None, &[(&format!("c{i}"), "ls", "{}")])
+    })
+    .unwrap();
+    let agent = e.agent(&server, "openai:m", AgentConfig { max_steps: 3, ..Default::default() });
+    let (out, events) = run(&agent, None, "loop").await;
+    assert_eq!(out.status, RunStatus::StepLimit);
+    assert_eq!(server.request_count(), 3);
+    match events.last().unwrap() {
+        AgUiEvent::RunError { code, .. } => assert_eq!(code.as_deref(), Some("STEP_LIMIT")),
+        other => panic!("{other:?}"),
+    }
+    let runs = persist::runs(&e.store, &out.thread_id).unwrap();
+    assert_eq!((runs[0].status, runs[0].steps), (RunStatus::StepLimit, 3));
+}
+
+#[tokio::test]
+async fn a_stop_mid_stream_keeps_what_was_said() {
+    let e = env();
+    let mut frames = openai::text_frames("我想一想", 2);
+    frames.push(Frame::Delay(Duration::from_secs(30)));
+    let server = ScriptedServer::start(vec![Reply::Stream(frames), openai::text("继续")]).unwrap();
+    let agent = e.agent(&server, "openai:m", AgentConfig::default());
+    let prepared = agent.prepare(RunRequest::text(None, "hi")).await.unwrap();
+    let thread_id = prepared.thread_id().to_string();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    let handle = tokio::spawn(prepared.execute(tx, cancel.clone()));
+    let mut events = Vec::new();
+    while let Some(ev) = rx.recv().await {
+        let is_text = matches!(ev, AgUiEvent::TextMessageContent { .. });
+        events.push(ev);
+        if is_text && events.iter().filter(|e| matches!(e, AgUiEvent::TextMessageContent { .. })).count() == 2 {
+            cancel.cancel();
+        }
+    }
+    let out = tokio::time::timeout(Duration::from_secs(5), handle).await.unwrap().unwrap();
+    assert_eq!(out.status, RunStatus::Cancelled);
+    EventOrder::check_run(&events).unwrap();
+    let msgs = persist::messages(&e.store, &thread_id).unwrap();
+    assert_eq!(msgs.last().unwrap().message, Message::assistant("我想一想", vec![]));
+    // The thread goes on.
+    let (next, _) = run(&agent, Some(thread_id), "again").await;
+    assert_eq!(next.answer, "继续");
+}
+
+#[tokio::test]
+async fn a_broken_stream_ends_the_run_with_run_error_and_no_dangling_calls() {
+    let e = env();
+    let mut frames = openai::text_frames("先看看", 1);
+    frames.extend(openai::tool_call_frames(&[("c1", "ls", "{}")]));
+    frames.push(Frame::Disconnect);
+    let server = ScriptedServer::start(vec![Reply::Stream(frames), openai::text("好了")]).unwrap();
+    let agent = e.agent(&server, "openai:m", AgentConfig::default());
+    let (out, events) = run(&agent, None, "x").await;
+    assert_eq!(out.status, RunStatus::Error);
+    match events.last().unwrap() {
+        AgUiEvent::RunError { code, message } => {
+            assert_eq!(code.as_deref(), Some("NETWORK"));
+            assert!(message.contains("cannot reach"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let calls = persist::tool_calls(&e.store, &out.thread_id).unwrap();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].status, ToolCallStatus::Error);
+    let (next, _) = run(&agent, Some(out.thread_id.clone()), "retry").await;
+    assert_eq!(next.status, RunStatus::Completed);
+}
+
+#[tokio::test]
+async fn large_results_move_to_the_workspace() {
+    let e = env();
+    let server = ScriptedServer::start(vec![
+        openai::tool_calls(None, &[("big1", "grep", r#"{"pattern": "line", "output_mode": "content"}"#)]),
+        openai::text("done"),
+    ])
+    .unwrap();
+    let agent = e.agent(&server, "openai:m", AgentConfig { large_result_tokens: 200, ..Default::default() });
+    // Seed the workspace of a new thread with a big file.
+    let thread = persist::create_thread(&e.store, None, "big").unwrap();
+    let ws = workspace_dir(&e.threads(), &thread.id);
+    std::fs::create_dir_all(&ws).unwrap();
+    let big: String = (0..400).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(ws.join("big.txt"), &big).unwrap();
+    let (out, events) = run(&agent, Some(thread.id.clone()), "search").await;
+    assert_eq!(out.status, RunStatus::Completed);
+    let result = events
+        .iter()
+        .find_map(|e| match e {
+            AgUiEvent::ToolCallResult { content, .. } => Some(content.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(result.contains("/large_tool_results/big1"), "{result}");
+    assert!(result.contains("/big.txt:1: line 0") && result.contains("/big.txt:400: line 399"));
+    assert!(!result.contains("line 200\n"));
+    let saved = std::fs::read_to_string(ws.join("large_tool_results/big1")).unwrap();
+    assert_eq!(saved.lines().count(), 400);
+}
+
+fn seed_crashed_run(store: &Store) -> (String, String) {
+    let thread = persist::create_thread(store, None, "crash").unwrap();
+    let run = persist::start_run(store, &thread.id, "openai:m").unwrap();
+    persist::insert_message(store, &thread.id, Some(&run.id), None, &Message::user("写一个文件")).unwrap();
+    let calls = vec![ToolCall { id: "dangling".into(), name: "write_file".into(), arguments: "{}".into() }];
+    persist::insert_message(store, &thread.id, Some(&run.id), None, &Message::assistant("", calls)).unwrap();
+    (thread.id, run.id)
+}
+
+#[tokio::test]
+async fn crashed_runs_are_interrupted_and_their_calls_answered() {
+    let e = env();
+    let (thread_id, run_id) = seed_crashed_run(&e.store);
+    // A live run (its lock held) is not touched.
+    let lock = ThreadLock::try_acquire(&thread_dir(&e.threads(), &thread_id)).unwrap().unwrap();
+    assert_eq!(recover_interrupted_runs(&e.store, &e.threads()).unwrap(), 0);
+    drop(lock);
+    assert_eq!(recover_interrupted_runs(&e.store, &e.threads()).unwrap(), 1);
+    assert_eq!(recover_interrupted_runs(&e.store, &e.threads()).unwrap(), 0, "idempotent");
+    let run = persist::get_run(&e.store, &run_id).unwrap();
+    assert_eq!(run.status, RunStatus::Interrupted);
+    let calls = persist::tool_calls(&e.store, &thread_id).unwrap();
+    assert_eq!(calls[0].status, ToolCallStatus::Interrupted);
+    let msgs = persist::messages(&e.store, &thread_id).unwrap();
+    assert_eq!(msgs.len(), 3);
+    assert_eq!(msgs[2].message.tool_call_id.as_deref(), Some("dangling"));
+    assert!(msgs[2].message.text().contains("interrupted"));
+}
+
+#[tokio::test]
+async fn a_new_run_repairs_a_crashed_thread_itself() {
+    let e = env();
+    let (thread_id, run_id) = seed_crashed_run(&e.store);
+    let server = ScriptedServer::start(vec![openai::text("我们继续")]).unwrap();
+    let agent = e.agent(&server, "openai:m", AgentConfig::default());
+    let (out, _) = run(&agent, Some(thread_id.clone()), "继续").await;
+    assert_eq!(out.answer, "我们继续");
+    assert_eq!(persist::get_run(&e.store, &run_id).unwrap().status, RunStatus::Interrupted);
+    let sent = server.requests()[0].body["messages"].as_array().unwrap().clone();
+    assert_eq!(sent[3]["role"], "tool");
+    assert_eq!(sent[3]["tool_call_id"], "dangling");
+}
+
+#[tokio::test]
+async fn one_run_per_thread_at_a_time() {
+    let e = env();
+    let server = ScriptedServer::start(vec![]).unwrap();
+    let agent = e.agent(&server, "openai:m", AgentConfig::default());
+    let thread = persist::create_thread(&e.store, None, "t").unwrap();
+    let _held = agent.prepare(RunRequest::text(Some(thread.id.clone()), "one")).await.unwrap();
+    let second = agent.prepare(RunRequest::text(Some(thread.id.clone()), "two")).await;
+    assert!(matches!(second, Err(AgentError::Busy(_))));
+    assert!(matches!(agent.prepare(RunRequest::text(None, "  ")).await, Err(AgentError::EmptyMessage)));
+    assert!(matches!(agent.prepare(RunRequest::text(Some("nope".into()), "x")).await, Err(AgentError::ThreadNotFound(_))));
+}
+
+fn file_contains(path: &Path, needle: &[u8]) -> bool {
+    std::fs::read(path).map(|b| b.windows(needle.len()).any(|w| w == needle)).unwrap_or(false)
+}
+
+#[tokio::test]
+async fn the_api_key_never_reaches_the_database() {
+    let e = env();
+    let server = ScriptedServer::start(vec![
+        openai::tool_calls(None, &[("c1", "ls", "{}")]),
+        deskmate_llm::scripted::status(401, None, &format!(r#"{{"error":{{"message":"bad key {KEY}"}}}}"#)),
+    ])
+    .unwrap();
+    let agent = e.agent(&server, "openai:m", AgentConfig::default());
+    let (out, _) = run(&agent, None, "hi").await;
+    assert_eq!(out.status, RunStatus::Error);
+    assert!(!out.error.unwrap().contains(KEY));
+    assert!(server.requests().iter().all(|r| r.header("authorization") == Some(&format!("Bearer {KEY}"))));
+    drop(agent);
+    let db = e.dir.path().join("db.sqlite3");
+    for f in [db.clone(), db.with_extension("sqlite3-wal")] {
+        assert!(!file_contains(&f, KEY.as_bytes()), "key found in {}", f.display());
+    }
+    // The error itself was stored, redacted.
+    let runs = persist::runs(&e.store, &out.thread_id).unwrap();
+    assert!(runs[0].error.as_deref().unwrap().contains("[redacted]"));
+}

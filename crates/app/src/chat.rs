@@ -1,0 +1,236 @@
+//! Chat with the companion: what the Tauri shell, the CLI and the API call
+//! to list and load threads, start a run that streams AG-UI events, stop
+//! it, and manage the model provider (settings, the API key in the OS
+//! keyring, a connection test).
+//!
+//! Settings (app-wide): `llm.model` (`provider:model`), `llm.base_url`,
+//! `llm.prices` (a [`PriceTable`] laid over the built-in prices). The key:
+//! `DESKMATE_LLM_API_KEY` first, then the keyring entry `llm:<provider>`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
+
+use deskmate_agent::persist::{self, Thread, ThreadView};
+use deskmate_agent::{Agent, AgentConfig, AgentError, CancellationToken, EventSink, RunOutcome, RunRequest, SearchConfig};
+use deskmate_llm::{
+    ApiKey, ChatRequest, ContentPart, KeySource, KeyStore, LlmClient, LlmConfig, LlmError, Message, ModelSpec, PriceTable,
+};
+use serde::{Deserialize, Serialize};
+
+pub use deskmate_agent as agent;
+pub use deskmate_llm as llm;
+
+use crate::doctor::{KEYRING_SERVICE, LLM_KEY_ENV};
+use crate::{AppError, AppResult, Deskmate};
+
+const MODEL_KEY: &str = "llm.model";
+const BASE_URL_KEY: &str = "llm.base_url";
+const PRICES_KEY: &str = "llm.prices";
+
+/// The provider settings as the settings screen shows them. Never the key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LlmSettings {
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    /// Where the key for the configured provider comes from, if there is one.
+    pub key_source: Option<KeySource>,
+}
+
+/// Per-call overrides of the stored settings (CLI flags, a test in Settings).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChatOptions {
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+}
+
+/// A message to send.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    /// Continue this thread; a new one is started when absent.
+    pub thread_id: Option<String>,
+    pub profile_id: Option<String>,
+    pub text: String,
+    /// Photos (e.g. of homework) as base64 with their media type.
+    #[serde(default)]
+    pub images: Vec<ChatImage>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatImage {
+    pub media_type: String,
+    pub data_base64: String,
+}
+
+/// A run in progress: its ids (known at once) and its end.
+#[derive(Debug)]
+pub struct ChatRun {
+    pub thread_id: String,
+    pub run_id: String,
+    pub done: tokio::task::JoinHandle<RunOutcome>,
+}
+
+/// What a connection test found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConnectionReport {
+    pub model: String,
+    pub reply: String,
+    pub latency_ms: u64,
+}
+
+/// Stop switches of the runs going on in this process, by run id.
+fn active_runs() -> &'static Mutex<HashMap<String, CancellationToken>> {
+    static RUNS: OnceLock<Mutex<HashMap<String, CancellationToken>>> = OnceLock::new();
+    RUNS.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+fn llm_error(e: LlmError) -> AppError {
+    AppError::Config(e.to_string())
+}
+
+fn agent_error(e: AgentError) -> AppError {
+    match e {
+        AgentError::Store(s) => AppError::Store(s),
+        other => AppError::Config(other.to_string()),
+    }
+}
+
+fn key_store() -> KeyStore {
+    KeyStore::new(KEYRING_SERVICE, LLM_KEY_ENV)
+}
+
+impl Deskmate {
+    /// Where threads keep their folders (each has its `workspace`).
+    pub fn threads_dir(&self) -> PathBuf {
+        self.config().data_dir.join("threads")
+    }
+
+    pub fn llm_settings(&self) -> AppResult<LlmSettings> {
+        let model: Option<String> = self.store().settings().get(None, MODEL_KEY)?;
+        let base_url: Option<String> = self.store().settings().get(None, BASE_URL_KEY)?;
+        let key_source = model
+            .as_deref()
+            .and_then(|m| ModelSpec::parse(m).ok())
+            .and_then(|spec| key_store().resolve(&spec.provider))
+            .map(|(_, source)| source);
+        Ok(LlmSettings { model, base_url, key_source })
+    }
+
+    /// Saves the provider settings after checking them. An empty base URL
+    /// means the provider's default.
+    pub fn save_llm_settings(&self, model: &str, base_url: Option<&str>) -> AppResult<()> {
+        let spec = ModelSpec::parse(model).map_err(llm_error)?;
+        let base_url = base_url.map(str::trim).filter(|u| !u.is_empty());
+        spec.base_url(base_url).map_err(llm_error)?;
+        self.store().settings().set(None, MODEL_KEY, &spec.to_string())?;
+        match base_url {
+            Some(u) => self.store().settings().set(None, BASE_URL_KEY, &u.trim_end_matches('/'))?,
+            None => self.store().settings().remove(None, BASE_URL_KEY)?,
+        }
+        Ok(())
+    }
+
+    /// Saves a provider's API key in the OS keyring (never in the database).
+    pub fn save_llm_api_key(&self, provider: &str, key: &str) -> AppResult<()> {
+        let key = ApiKey::new(key).map_err(llm_error)?;
+        key_store().save(provider, &key).map_err(llm_error)
+    }
+
+    pub fn delete_llm_api_key(&self, provider: &str) -> AppResult<()> {
+        key_store().delete(provider).map_err(llm_error)
+    }
+
+    /// A client for the configured model, with `opts` laid over the settings.
+    pub fn llm_client(&self, opts: &ChatOptions) -> AppResult<LlmClient> {
+        let settings = self.llm_settings()?;
+        let model = opts.model.clone().or(settings.model).ok_or_else(|| {
+            AppError::Config(
+                "no chat model is configured. Set one with `deskmate llm set --model openai:gpt-4o-mini [--base-url URL]` \
+                 (or in Parent area → Settings), or pass --model provider:model; put the API key in the keyring \
+                 with `deskmate llm key PROVIDER` or in DESKMATE_LLM_API_KEY"
+                    .to_string(),
+            )
+        })?;
+        let spec = ModelSpec::parse(&model).map_err(llm_error)?;
+        let mut config = LlmConfig::new(spec.clone());
+        config.base_url = opts.base_url.clone().or(settings.base_url);
+        config.api_key = key_store().resolve(&spec.provider).map(|(k, _)| k);
+        LlmClient::new(config).map_err(llm_error)
+    }
+
+    fn chat_agent(&self, opts: &ChatOptions) -> AppResult<Agent> {
+        let llm = self.llm_client(opts)?;
+        let overrides: Option<PriceTable> = self.store().settings().get(None, PRICES_KEY).unwrap_or_default();
+        let prices = PriceTable::builtin().merged(overrides.unwrap_or_default());
+        let config = AgentConfig { prices, ..AgentConfig::default() };
+        Ok(Agent::new(self.store().clone(), llm, config, self.threads_dir(), SearchConfig::from_env()))
+    }
+
+    /// Sends a one-line question to the model and reports the answer and
+    /// how long it took.
+    pub async fn test_llm_connection(&self, opts: &ChatOptions) -> AppResult<ConnectionReport> {
+        let client = self.llm_client(opts)?;
+        let started = Instant::now();
+        let req = ChatRequest {
+            messages: vec![Message::user("Reply with the single word OK.")],
+            max_tokens: Some(16),
+            ..Default::default()
+        };
+        let done = client.complete(&req).await.map_err(llm_error)?;
+        Ok(ConnectionReport {
+            model: client.model().to_string(),
+            reply: done.text,
+            latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        })
+    }
+
+    /// Closes runs a crash cut off (see `deskmate_agent::recover_interrupted_runs`).
+    pub fn recover_chat_runs(&self) -> AppResult<usize> {
+        deskmate_agent::recover_interrupted_runs(self.store(), &self.threads_dir()).map_err(agent_error)
+    }
+
+    /// Threads, newest first (one profile's when given).
+    pub fn chat_threads(&self, profile_id: Option<&str>) -> AppResult<Vec<Thread>> {
+        self.recover_chat_runs()?;
+        Ok(persist::list_threads(self.store(), profile_id)?)
+    }
+
+    /// A whole thread: messages, tool calls, runs and state.
+    pub fn chat_thread(&self, thread_id: &str) -> AppResult<ThreadView> {
+        self.recover_chat_runs()?;
+        Ok(persist::thread_view(self.store(), thread_id)?)
+    }
+
+    /// Starts a run and returns at once; its AG-UI events go to `events`.
+    /// Call from inside a tokio runtime.
+    pub async fn start_chat(&self, msg: ChatMessage, opts: &ChatOptions, events: EventSink) -> AppResult<ChatRun> {
+        let agent = self.chat_agent(opts)?;
+        let mut content = vec![ContentPart::Text { text: msg.text }];
+        content.extend(msg.images.into_iter().map(|i| ContentPart::Image { media_type: i.media_type, data: i.data_base64 }));
+        let req = RunRequest { thread_id: msg.thread_id, profile_id: msg.profile_id, content };
+        let prepared = agent.prepare(req).await.map_err(agent_error)?;
+        let (thread_id, run_id) = (prepared.thread_id().to_string(), prepared.run_id().to_string());
+        let cancel = CancellationToken::new();
+        if let Ok(mut runs) = active_runs().lock() {
+            runs.insert(run_id.clone(), cancel.clone());
+        }
+        let id = run_id.clone();
+        let done = tokio::spawn(async move {
+            let outcome = prepared.execute(events, cancel).await;
+            if let Ok(mut runs) = active_runs().lock() {
+                runs.remove(&id);
+            }
+            outcome
+        });
+        Ok(ChatRun { thread_id, run_id, done })
+    }
+
+    /// Stops a run of this process. Returns whether it was running.
+    pub fn cancel_chat_run(&self, run_id: &str) -> bool {
+        match active_runs().lock() {
+            Ok(runs) => runs.get(run_id).map(CancellationToken::cancel).is_some(),
+            Err(_) => false,
+        }
+    }
+}

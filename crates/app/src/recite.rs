@@ -1,0 +1,155 @@
+//! Recitation for every front end (Tauri shell, CLI, HTTP API): check a
+//! transcript, record a child's attempt (history, error patterns, review
+//! schedule, feedback), list due reviews, build reports. The work itself is
+//! in `deskmate-recite`; this wires it to the app's store.
+//!
+//! Memory tips come from the offline templates until an LLM-backed
+//! [`TipWriter`] is passed to [`Deskmate::record_attempt_with`].
+
+use chrono::{DateTime, NaiveDate, Utc};
+
+pub use deskmate_recite::feedback::Feedback;
+pub use deskmate_recite::history::{AttemptRecord, HistoryFilter, Purpose};
+pub use deskmate_recite::patterns::ErrorPattern;
+pub use deskmate_recite::practice::{AttemptOutcome, NewAttempt};
+pub use deskmate_recite::report::{Report, ReportType};
+pub use deskmate_recite::schedule::{DueReview, Rating, ScheduleChange};
+pub use deskmate_recite::{
+    check, check_text, CheckError, ErrorKind, ErrorType, Lang, Mode, RecitationError, ReciteError, Reference,
+    TemplateTips, Tip, TipWriter, Transcript, Verdict, DEFAULT_PASS_THRESHOLD,
+};
+use deskmate_store::{Material, MaterialFilter, Profile, StoreError};
+
+use crate::Deskmate;
+
+/// Feedback for a check outside any child's history (every error counts as
+/// a first occurrence, so no memory tips).
+pub fn compose_feedback(reference: &Reference, verdict: &Verdict, passed: bool) -> Feedback {
+    deskmate_recite::feedback::compose(reference, verdict, passed, &[], &[])
+}
+
+impl Deskmate {
+    /// Records one attempt with offline template tips.
+    pub fn record_attempt(&self, attempt: NewAttempt) -> Result<AttemptOutcome, ReciteError> {
+        self.record_attempt_with(attempt, &TemplateTips)
+    }
+
+    /// Records one attempt; memory tips for repeated errors come from `tips`
+    /// (falling back to templates when it fails). May block on `tips`: call
+    /// from a blocking context in async code.
+    pub fn record_attempt_with(&self, attempt: NewAttempt, tips: &dyn TipWriter) -> Result<AttemptOutcome, ReciteError> {
+        deskmate_recite::practice::record_attempt(self.store(), attempt, tips)
+    }
+
+    /// Reviews due by the end of `at`'s day in the child's time zone.
+    pub fn reviews_due(&self, profile_id: &str, at: DateTime<Utc>) -> Result<Vec<DueReview>, ReciteError> {
+        Ok(deskmate_recite::schedule::due(self.store(), profile_id, at)?)
+    }
+
+    /// Generates (and stores, overwriting) a daily or weekly report.
+    pub fn report(
+        &self,
+        profile_id: &str,
+        report_type: ReportType,
+        date: NaiveDate,
+        now: DateTime<Utc>,
+    ) -> Result<Report, ReciteError> {
+        Ok(deskmate_recite::report::generate(self.store(), profile_id, report_type, date, now)?)
+    }
+
+    /// A child's attempts, newest first.
+    pub fn recitation_history(&self, profile_id: &str, filter: &HistoryFilter) -> Result<Vec<AttemptRecord>, ReciteError> {
+        Ok(deskmate_recite::history::list(self.store(), profile_id, filter)?)
+    }
+
+    /// A child's recurring errors, most frequent first.
+    pub fn error_patterns(
+        &self,
+        profile_id: &str,
+        material_id: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<ErrorPattern>, ReciteError> {
+        Ok(deskmate_recite::patterns::list(self.store(), profile_id, material_id, limit)?)
+    }
+
+    /// A profile by id, or by its name (case-insensitive).
+    pub fn find_profile(&self, key: &str) -> Result<Profile, ReciteError> {
+        match self.store().profiles().get(key) {
+            Ok(p) => Ok(p),
+            Err(StoreError::NotFound(_)) => {
+                let wanted = key.trim().to_lowercase();
+                self.store()
+                    .profiles()
+                    .list()?
+                    .into_iter()
+                    .find(|p| p.name.to_lowercase() == wanted)
+                    .ok_or_else(|| ReciteError::Store(StoreError::NotFound(format!("profile {key:?}"))))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// A material by id, by built-in slug (`zh/jing-ye-si`), or by its exact
+    /// title when that is unique.
+    pub fn find_material(&self, key: &str) -> Result<Material, ReciteError> {
+        match self.store().materials().get(key) {
+            Ok(m) => return Ok(m),
+            Err(StoreError::NotFound(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
+        let all = self.store().materials().list(&MaterialFilter::default())?;
+        if let Some(m) = all.iter().find(|m| m.slug.as_deref() == Some(key)) {
+            return Ok(m.clone());
+        }
+        let titled: Vec<&Material> = all.iter().filter(|m| m.title == key.trim()).collect();
+        match titled.as_slice() {
+            [one] => Ok((*one).clone()),
+            [] => Err(ReciteError::Store(StoreError::NotFound(format!("material {key:?}")))),
+            many => Err(ReciteError::Invalid(format!(
+                "{} materials are titled {key:?}; use the id ({})",
+                many.len(),
+                many.iter().map(|m| m.id.as_str()).collect::<Vec<_>>().join(", ")
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::Config;
+    use chrono::TimeZone;
+    use deskmate_store::NewProfile;
+
+    #[test]
+    fn attempt_review_and_report_through_the_app() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
+        let child = app.store().profiles().add(NewProfile { name: "小明".into(), ..Default::default() }).unwrap();
+        let poem = app.find_material("静夜思").unwrap();
+        assert_eq!(app.find_material(&poem.id).unwrap().id, poem.id);
+        assert_eq!(app.find_profile("小明").unwrap().id, child.id);
+        let at = Utc.with_ymd_and_hms(2026, 3, 2, 2, 0, 0).unwrap();
+        let out = app
+            .record_attempt(NewAttempt {
+                profile_id: child.id.clone(),
+                material_id: poem.id.clone(),
+                transcript: Transcript::new("床前明月光，疑是地上霜。举头望明月，低头思故乡。"),
+                mode: Mode::Voice,
+                at,
+                duration_ms: Some(9_000),
+                session_id: None,
+            })
+            .unwrap();
+        assert!(out.passed && out.first_pass);
+        let days = out.schedule.as_ref().unwrap().interval_days;
+        assert!(app.reviews_due(&child.id, at).unwrap().is_empty());
+        let later = at + chrono::Duration::days(days);
+        assert_eq!(app.reviews_due(&child.id, later).unwrap().len(), 1);
+        let date = NaiveDate::from_ymd_opt(2026, 3, 2).unwrap();
+        let report = app.report(&child.id, ReportType::Daily, date, at).unwrap();
+        assert_eq!(report.summary.attempts, 1);
+        assert_eq!(app.recitation_history(&child.id, &HistoryFilter::default()).unwrap().len(), 1);
+    }
+}

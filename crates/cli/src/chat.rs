@@ -1,0 +1,92 @@
+//! `deskmate chat`: send a message to the companion and print the answer as
+//! it streams, or with `--events` every AG-UI event as one JSON line.
+//! Ctrl-C stops the run (what was said so far is kept).
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+use deskmate_app::chat::agent::{AgUiEvent, RunStatus};
+use deskmate_app::chat::{ChatMessage, ChatOptions};
+use deskmate_app::Deskmate;
+
+#[derive(Args)]
+pub struct ChatArgs {
+    /// The profile talking (a new thread is filed under it).
+    #[arg(long)]
+    profile: Option<String>,
+    /// Continue this thread (see `deskmate threads list`).
+    #[arg(long)]
+    thread: Option<String>,
+    /// Model as provider:model, e.g. openai:gpt-4o-mini or ollama:qwen2.5 (default: the saved setting).
+    #[arg(long)]
+    model: Option<String>,
+    /// Base URL of the provider's API (default: the saved setting, else the provider's own).
+    #[arg(long)]
+    base_url: Option<String>,
+    /// Print every AG-UI event as one JSON line instead of the answer.
+    #[arg(long)]
+    events: bool,
+    /// The message.
+    #[arg(required = true, num_args = 1..)]
+    message: Vec<String>,
+}
+
+pub fn run(app: &Deskmate, args: ChatArgs) -> anyhow::Result<ExitCode> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    rt.block_on(chat(app, args))
+}
+
+async fn chat(app: &Deskmate, args: ChatArgs) -> anyhow::Result<ExitCode> {
+    let opts = ChatOptions { model: args.model, base_url: args.base_url };
+    let msg = ChatMessage { thread_id: args.thread, profile_id: args.profile, text: args.message.join(" "), images: vec![] };
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let run = app.start_chat(msg, &opts, tx).await?;
+    eprintln!("thread {} · run {}", run.thread_id, run.run_id);
+    let (app2, run_id) = (app.clone(), run.run_id.clone());
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            app2.cancel_chat_run(&run_id);
+        }
+    });
+    let mut out = std::io::stdout().lock();
+    let mut printed_text = false;
+    while let Some(ev) = rx.recv().await {
+        if args.events {
+            writeln!(out, "{}", serde_json::to_string(&ev)?)?;
+            out.flush()?;
+            continue;
+        }
+        match ev {
+            AgUiEvent::TextMessageContent { delta, .. } => {
+                write!(out, "{delta}")?;
+                out.flush()?;
+                printed_text = true;
+            }
+            AgUiEvent::TextMessageEnd { .. } if printed_text => {
+                writeln!(out)?;
+                printed_text = false;
+            }
+            AgUiEvent::ToolCallStart { tool_call_name, .. } => eprintln!("· {tool_call_name}…"),
+            _ => {}
+        }
+    }
+    let outcome = run.done.await.context("the run stopped unexpectedly")?;
+    Ok(match outcome.status {
+        RunStatus::Completed => ExitCode::SUCCESS,
+        RunStatus::Cancelled => {
+            eprintln!("stopped; continue with --thread {}", outcome.thread_id);
+            ExitCode::from(130)
+        }
+        _ => {
+            eprintln!("error: {}", outcome.error.unwrap_or_else(|| "the run failed".into()));
+            eprintln!("the thread is kept; continue with --thread {}", outcome.thread_id);
+            ExitCode::FAILURE
+        }
+    })
+}

@@ -1,0 +1,83 @@
+//! `deskmate llm`: the chat model provider — which model, which base URL,
+//! the API key in the OS keyring, and a connection test.
+
+use std::io::BufRead;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Subcommand;
+use deskmate_app::chat::ChatOptions;
+use deskmate_app::Deskmate;
+
+use crate::output;
+
+#[derive(Subcommand)]
+pub enum LlmCmd {
+    /// Save the model (provider:model) and optionally a base URL.
+    Set {
+        #[arg(long)]
+        model: String,
+        /// Leave out to use the provider's default.
+        #[arg(long)]
+        base_url: Option<String>,
+    },
+    /// Show the settings (never the key itself).
+    Show {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Save a provider's API key in the OS keyring, read from standard input
+    /// (so it stays out of the shell history).
+    Key {
+        provider: String,
+        /// Remove the saved key instead.
+        #[arg(long)]
+        delete: bool,
+    },
+    /// Send a one-line question to the model.
+    Test {
+        #[arg(long)]
+        model: Option<String>,
+        #[arg(long)]
+        base_url: Option<String>,
+    },
+}
+
+pub fn run(app: &Deskmate, cmd: LlmCmd) -> anyhow::Result<ExitCode> {
+    match cmd {
+        LlmCmd::Set { model, base_url } => {
+            app.save_llm_settings(&model, base_url.as_deref())?;
+            println!("saved: {model}");
+        }
+        LlmCmd::Show { json } => {
+            let s = app.llm_settings()?;
+            if json {
+                output::json(&s)?;
+            } else {
+                println!("model:    {}", s.model.as_deref().unwrap_or("(not set)"));
+                println!("base URL: {}", s.base_url.as_deref().unwrap_or("(provider default)"));
+                println!(
+                    "API key:  {}",
+                    s.key_source.map(|k| format!("{k:?}").to_lowercase()).unwrap_or_else(|| "none found".into())
+                );
+            }
+        }
+        LlmCmd::Key { provider, delete } => {
+            if delete {
+                app.delete_llm_api_key(&provider)?;
+                println!("removed the {provider} key from the OS keyring");
+            } else {
+                let mut key = String::new();
+                std::io::stdin().lock().read_line(&mut key).context("cannot read the key from standard input")?;
+                app.save_llm_api_key(&provider, key.trim())?;
+                println!("saved the {provider} key in the OS keyring");
+            }
+        }
+        LlmCmd::Test { model, base_url } => {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            let report = rt.block_on(app.test_llm_connection(&ChatOptions { model, base_url }))?;
+            println!("{} answered {:?} in {} ms", report.model, report.reply, report.latency_ms);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

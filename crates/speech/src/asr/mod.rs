@@ -1,0 +1,321 @@
+//! Speech recognition with whisper.cpp (through whisper-rs) on a dedicated
+//! worker thread — never on an async executor. One model load, then jobs in
+//! order; each job is cancellable. Decoding is greedy with no temperature
+//! fallback, capped in tokens by the material's length, in the material's
+//! language, and **never prompted with the target text or its title**
+//! (measured: that hides the child's mistakes). Mandarin gets a neutral
+//! prompt that keeps the output in Simplified characters.
+
+pub mod guards;
+pub mod units;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use whisper_rs::{FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters};
+
+use crate::audio::SAMPLE_RATE;
+pub use guards::GuardFlag;
+pub use units::{HeardUnit, Lang, TokenPiece};
+
+/// The only prompt whisper ever gets for Mandarin: neutral, not the material.
+pub const MANDARIN_PROMPT: &str = "以下是普通话的句子。";
+
+#[derive(Debug, thiserror::Error)]
+pub enum AsrError {
+    #[error("cannot load the whisper model {path}: {reason}")]
+    Load { path: PathBuf, reason: String },
+    #[error("speech recognition failed: {0}")]
+    Whisper(String),
+    #[error("speech recognition was cancelled")]
+    Cancelled,
+    #[error("the speech recognition worker has stopped")]
+    WorkerGone,
+}
+
+/// How much of whisper's 30 s encoder window to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AudioContext {
+    /// The full 30 s window (whisper's default; most accurate).
+    Full,
+    /// Sized to the clip plus a margin (faster on short clips).
+    FitToClip,
+}
+
+/// Engine settings.
+#[derive(Debug, Clone)]
+pub struct AsrConfig {
+    pub model: PathBuf,
+    pub threads: u16,
+    pub audio_context: AudioContext,
+}
+
+impl AsrConfig {
+    pub fn new(model: &Path) -> Self {
+        Self { model: model.to_path_buf(), threads: 2, audio_context: AudioContext::Full }
+    }
+}
+
+/// One piece of speech to transcribe.
+#[derive(Debug, Clone)]
+pub struct AsrRequest {
+    /// 16 kHz mono.
+    pub samples: Vec<f32>,
+    pub lang: Lang,
+    /// Units (hanzi or words) in the material, to cap the output; never its text.
+    pub expected_units: Option<usize>,
+    /// Whether voice activity detection found speech in it (None: not checked).
+    pub speech_detected: Option<bool>,
+}
+
+/// What whisper heard.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Transcript {
+    pub lang: Lang,
+    /// The heard units joined: hanzi run together, English words with spaces.
+    pub text: String,
+    /// Whisper's own text (Simplified), with punctuation, before the guards.
+    pub raw_text: String,
+    pub units: Vec<HeardUnit>,
+    pub flags: Vec<GuardFlag>,
+    pub audio_ms: u64,
+    pub asr_ms: u64,
+}
+
+/// Cancels a job from another thread.
+#[derive(Debug, Clone, Default)]
+pub struct CancelToken(Arc<AtomicBool>);
+
+impl CancelToken {
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+struct Job {
+    request: AsrRequest,
+    cancel: CancelToken,
+    reply: mpsc::Sender<Result<Transcript, AsrError>>,
+}
+
+/// A job in flight.
+pub struct AsrTicket {
+    reply: mpsc::Receiver<Result<Transcript, AsrError>>,
+    cancel: CancelToken,
+}
+
+impl AsrTicket {
+    /// Blocks until the transcript is ready (call from a blocking thread).
+    pub fn wait(self) -> Result<Transcript, AsrError> {
+        self.reply.recv().map_err(|_| AsrError::WorkerGone)?
+    }
+    pub fn cancel_token(&self) -> CancelToken {
+        self.cancel.clone()
+    }
+}
+
+/// The whisper worker: owns the model on its own thread.
+pub struct AsrEngine {
+    jobs: Option<mpsc::Sender<Job>>,
+    thread: Option<JoinHandle<()>>,
+    pub model_description: String,
+}
+
+impl AsrEngine {
+    /// Loads the model on a new worker thread; fails in plain words if it cannot.
+    pub fn start(config: AsrConfig) -> Result<Self, AsrError> {
+        whisper_rs::install_logging_hooks();
+        if !config.model.is_file() {
+            return Err(AsrError::Load {
+                path: config.model.clone(),
+                reason: "file not found — models missing: run scripts/fetch-models.sh".into(),
+            });
+        }
+        let (jobs_tx, jobs_rx) = mpsc::channel::<Job>();
+        let (ready_tx, ready_rx) = mpsc::channel::<Result<String, AsrError>>();
+        let thread = std::thread::Builder::new()
+            .name("deskmate-asr".into())
+            .spawn(move || worker(config, jobs_rx, ready_tx))
+            .map_err(|e| AsrError::Whisper(format!("cannot start the worker thread: {e}")))?;
+        let description = ready_rx.recv().map_err(|_| AsrError::WorkerGone)??;
+        Ok(Self { jobs: Some(jobs_tx), thread: Some(thread), model_description: description })
+    }
+
+    /// Queues a job; jobs run one at a time in order.
+    pub fn submit(&self, request: AsrRequest) -> AsrTicket {
+        let (reply_tx, reply_rx) = mpsc::channel();
+        let cancel = CancelToken::default();
+        let job = Job { request, cancel: cancel.clone(), reply: reply_tx };
+        if let Some(jobs) = &self.jobs {
+            // If the worker is gone the ticket's wait() reports it.
+            let _ = jobs.send(job);
+        }
+        AsrTicket { reply: reply_rx, cancel }
+    }
+
+    /// Transcribes and waits (from a blocking thread).
+    pub fn transcribe(&self, request: AsrRequest) -> Result<Transcript, AsrError> {
+        self.submit(request).wait()
+    }
+}
+
+impl Drop for AsrEngine {
+    fn drop(&mut self) {
+        self.jobs.take();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn worker(config: AsrConfig, jobs: mpsc::Receiver<Job>, ready: mpsc::Sender<Result<String, AsrError>>) {
+    let mut params = WhisperContextParameters::default();
+    params.use_gpu(false);
+    let load = WhisperContext::new_with_params(&config.model, params).map_err(|e| AsrError::Load {
+        path: config.model.clone(),
+        reason: format!("{e} (is it a whisper.cpp ggml file? run scripts/fetch-models.sh)"),
+    });
+    let ctx = match load {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            let _ = ready.send(Err(e));
+            return;
+        }
+    };
+    let description = format!(
+        "{} ({} layers, {} multilingual)",
+        ctx.model_type_readable_str_lossy().map(|s| s.into_owned()).unwrap_or_else(|_| "unknown".into()),
+        ctx.model_n_audio_layer(),
+        if ctx.is_multilingual() { "is" } else { "not" }
+    );
+    if ready.send(Ok(description)).is_err() {
+        return;
+    }
+    while let Ok(job) = jobs.recv() {
+        let result = if job.cancel.is_cancelled() { Err(AsrError::Cancelled) } else { run(&ctx, &config, &job.request, &job.cancel) };
+        let _ = job.reply.send(result);
+    }
+}
+
+/// whisper.cpp's abort callback: true once the job's cancel flag is set.
+unsafe extern "C" fn abort_if_cancelled(data: *mut std::ffi::c_void) -> bool {
+    if data.is_null() {
+        return false;
+    }
+    // SAFETY: `data` is `Arc::as_ptr` of the job's flag, alive during `full` (see `run`).
+    let flag = unsafe { &*(data as *const AtomicBool) };
+    flag.load(Ordering::SeqCst)
+}
+
+/// whisper's encoder frames per second of audio (1500 per 30 s).
+const FRAMES_PER_SECOND: f32 = 50.0;
+
+fn run(ctx: &WhisperContext, config: &AsrConfig, request: &AsrRequest, cancel: &CancelToken) -> Result<Transcript, AsrError> {
+    let started = Instant::now();
+    let audio_ms = request.samples.len() as u64 * 1000 / u64::from(SAMPLE_RATE);
+    let lang = request.lang;
+    // whisper.cpp wants at least a second of audio; pad short clips with silence.
+    let mut samples = request.samples.clone();
+    let min_len = SAMPLE_RATE as usize + SAMPLE_RATE as usize / 10;
+    if samples.len() < min_len {
+        samples.resize(min_len, 0.0);
+    }
+    let mut state = ctx.create_state().map_err(|e| AsrError::Whisper(e.to_string()))?;
+    let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
+    params.set_n_threads(i32::from(config.threads.max(1)));
+    params.set_language(Some(lang.code()));
+    params.set_translate(false);
+    params.set_no_context(true);
+    params.set_temperature(0.0);
+    params.set_temperature_inc(0.0);
+    params.set_max_tokens(guards::max_tokens(request.expected_units, lang));
+    params.set_token_timestamps(true);
+    params.set_suppress_blank(true);
+    params.set_suppress_nst(true);
+    params.set_print_special(false);
+    params.set_print_progress(false);
+    params.set_print_realtime(false);
+    params.set_print_timestamps(false);
+    if lang == Lang::Zh {
+        params.set_initial_prompt(MANDARIN_PROMPT);
+    }
+    let seconds = samples.len() as f32 / SAMPLE_RATE as f32;
+    if config.audio_context == AudioContext::FitToClip && seconds < 29.0 {
+        // A margin of 2 s keeps the last words; too tight a window makes whisper loop.
+        let frames = ((seconds + 2.0) * FRAMES_PER_SECOND).ceil() as i32;
+        params.set_audio_ctx(frames.clamp(64, 1500));
+    }
+    // whisper-rs 0.16's `set_abort_callback_safe` casts its boxed closure to
+    // the wrong type (measured: encoding aborted at random), so the plain C
+    // callback is used with the cancel flag as its data.
+    let flag: Arc<AtomicBool> = cancel.0.clone();
+    // SAFETY: the callback only reads an AtomicBool through the pointer, and
+    // `flag` keeps that AtomicBool alive until after `full` returns.
+    unsafe {
+        params.set_abort_callback(Some(abort_if_cancelled));
+        params.set_abort_callback_user_data(Arc::as_ptr(&flag) as *mut std::ffi::c_void);
+    }
+    let outcome = state.full(params, &samples);
+    drop(flag);
+    if cancel.is_cancelled() {
+        return Err(AsrError::Cancelled);
+    }
+    outcome.map_err(|e| AsrError::Whisper(e.to_string()))?;
+
+    let eot = ctx.token_eot();
+    let mut tokens = Vec::new();
+    let mut raw_text = String::new();
+    let mut flags = Vec::new();
+    for segment in state.as_iter() {
+        let text = segment.to_str_lossy().map(|s| s.into_owned()).unwrap_or_default();
+        if let Some(phrase) = guards::stock_phrase(&units::to_simplified(&text)) {
+            flags.push(GuardFlag::StockPhrase { phrase: phrase.to_string() });
+            continue;
+        }
+        raw_text.push_str(&text);
+        for i in 0..segment.n_tokens() {
+            let Some(token) = segment.get_token(i) else { continue };
+            if token.token_id() >= eot {
+                continue; // special and timestamp tokens
+            }
+            let data = token.token_data();
+            let bytes = token.to_bytes().map(<[u8]>::to_vec).unwrap_or_default();
+            tokens.push(TokenPiece {
+                bytes,
+                p: data.p,
+                start_ms: (data.t0.max(0) * 10) as u32,
+                end_ms: (data.t1.max(0) * 10) as u32,
+            });
+        }
+    }
+    let mut heard = units::units(&tokens, lang);
+    if request.speech_detected == Some(false) && !heard.is_empty() {
+        flags.push(GuardFlag::TextOnSilence { text: units::join(&heard, lang) });
+        heard.clear();
+    }
+    if let Some(flag) = guards::cut_repetition(&mut heard, lang) {
+        flags.push(flag);
+    }
+    if let Some(expected) = request.expected_units {
+        if let Some(flag) = guards::cut_too_long(&mut heard, expected) {
+            flags.push(flag);
+        }
+    }
+    Ok(Transcript {
+        lang,
+        text: units::join(&heard, lang),
+        raw_text: units::to_simplified(raw_text.trim()),
+        units: heard,
+        flags,
+        audio_ms,
+        asr_ms: started.elapsed().as_millis() as u64,
+    })
+}

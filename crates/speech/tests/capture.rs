@@ -1,0 +1,90 @@
+//! A real cpal capture stream through ALSA, with the default device
+//! configured (ALSA_CONFIG_PATH) to read a dev clip from a raw file and to
+//! play to a null sink: microphone → VAD → whisper → transcript, no sound
+//! card needed. One test in this binary, because the ALSA configuration is
+//! process-wide.
+
+mod common;
+
+use std::io::Write;
+use std::time::Duration;
+
+use deskmate_speech::asr::{AsrConfig, AsrEngine, AsrRequest, Lang};
+use deskmate_speech::audio::capture::Capture;
+use deskmate_speech::listen::{listen, AttemptEnd, ListenMode, Release};
+use deskmate_speech::vad::{SileroVad, VadSettings};
+
+#[test]
+fn a_dev_clip_fed_as_the_microphone_is_heard_and_transcribed() {
+    let models = common::models();
+    let clip = common::dev_clip("静夜思-1.wav");
+    let dir = tempfile::tempdir().unwrap();
+    // The clip, then 3 s of silence so the VAD sees the end of speech.
+    let mut reader = hound::WavReader::open(&clip).unwrap();
+    let mut raw = Vec::new();
+    for s in reader.samples::<i16>() {
+        raw.extend_from_slice(&s.unwrap().to_le_bytes());
+    }
+    raw.extend(std::iter::repeat_n(0u8, 16_000 * 2 * 3));
+    let raw_path = dir.path().join("mic.raw");
+    std::fs::write(&raw_path, &raw).unwrap();
+    let conf_path = dir.path().join("asound.conf");
+    let mut conf = std::fs::File::create(&conf_path).unwrap();
+    write!(
+        conf,
+        r#"pcm.!default {{
+    type asym
+    playback.pcm {{ type null }}
+    capture.pcm {{
+        type plug
+        slave.pcm {{
+            type file
+            slave.pcm {{ type null }}
+            file "/dev/null"
+            infile "{}"
+            format "raw"
+        }}
+        slave.format S16_LE
+        slave.rate 16000
+        slave.channels 1
+    }}
+}}
+"#,
+        raw_path.display()
+    )
+    .unwrap();
+    drop(conf);
+    // SAFETY (edition 2021 set_var): this binary runs this single test, before any ALSA use.
+    std::env::set_var("ALSA_CONFIG_PATH", &conf_path);
+
+    let capture = Capture::start(None).expect("the ALSA file device opens as the default microphone");
+    let vad = SileroVad::load(&models.onnxruntime, &models.silero_vad).unwrap();
+    let mut levels = Vec::new();
+    let attempt = listen(
+        &capture,
+        vad,
+        VadSettings::default(),
+        ListenMode::Vad,
+        &Release::default(),
+        Duration::from_secs(20),
+        &mut |l| levels.push(l),
+    )
+    .unwrap();
+    drop(capture);
+    assert_eq!(attempt.ended, AttemptEnd::Silence, "{:?}", attempt.ended);
+    let utterance = attempt.utterance.expect("speech was heard");
+    let seconds = utterance.samples.len() as f32 / 16_000.0;
+    // The clip is 6.65 s with 0.5 s of silence at each end.
+    assert!((5.0..=6.9).contains(&seconds), "utterance of {seconds} s");
+    // The level meter ran at ~20 readings a second and saw speech.
+    assert!(levels.len() >= 100, "{} level readings", levels.len());
+    assert!(levels.iter().any(|l| l.rms > 0.05), "no loud level reading");
+    assert!(levels.windows(2).all(|w| w[1].at_ms > w[0].at_ms));
+
+    let asr = AsrEngine::start(AsrConfig::new(&models.whisper)).unwrap();
+    let t = asr
+        .transcribe(AsrRequest { samples: utterance.samples, lang: Lang::Zh, expected_units: Some(20), speech_detected: Some(true) })
+        .unwrap();
+    let hits = common::chars_in_common(&t.text, "床前明月光疑是地上霜举头望明月低头思故乡");
+    assert!(hits >= 15, "heard {:?} ({hits} of 20 characters right)", t.text);
+}

@@ -1,0 +1,173 @@
+//! Chat commands: threads, a run streamed to the UI as AG-UI events over a
+//! Tauri channel, stopping a run, and the model provider settings (the key
+//! goes to the OS keyring, never to the database).
+
+use deskmate_app::chat::agent::{StoredToolCall, Thread, Todo};
+use deskmate_app::chat::llm::{ContentPart, ModelSpec};
+use deskmate_app::chat::{ChatMessage, ChatOptions};
+use deskmate_app::Deskmate;
+use serde::Serialize;
+use tauri::ipc::Channel;
+use tauri::State;
+
+use super::{blocking, plain, CmdResult};
+
+/// A message as the chat screen draws it.
+#[derive(Serialize)]
+pub struct MessageView {
+    id: String,
+    role: &'static str,
+    content: String,
+    tool_calls: Option<Vec<ToolCallRef>>,
+    tool_call_id: Option<String>,
+    created_at: String,
+}
+
+#[derive(Serialize)]
+pub struct ToolCallRef {
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+#[derive(Serialize)]
+pub struct ThreadView {
+    thread: Thread,
+    messages: Vec<MessageView>,
+    todos: Vec<Todo>,
+    /// Every tool call with its status and result, for the tool cards.
+    tool_calls: Vec<StoredToolCall>,
+}
+
+#[derive(Serialize)]
+pub struct RunIds {
+    thread_id: String,
+    run_id: String,
+}
+
+#[derive(Serialize)]
+pub struct LlmSettingsView {
+    model: Option<String>,
+    base_url: Option<String>,
+    has_key: bool,
+}
+
+#[tauri::command]
+pub async fn chat_threads(app: State<'_, Deskmate>, profile_id: Option<String>) -> CmdResult<Vec<Thread>> {
+    blocking(&app, move |app| app.chat_threads(profile_id.as_deref())).await
+}
+
+#[tauri::command]
+pub async fn chat_thread(app: State<'_, Deskmate>, thread_id: String) -> CmdResult<ThreadView> {
+    let view = blocking(&app, move |app| app.chat_thread(&thread_id)).await?;
+    let messages = view
+        .messages
+        .into_iter()
+        .map(|m| MessageView {
+            id: m.id,
+            role: m.message.role.as_str(),
+            content: m
+                .message
+                .content
+                .iter()
+                .filter_map(|p| match p {
+                    ContentPart::Text { text } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join(""),
+            tool_calls: (!m.message.tool_calls.is_empty()).then(|| {
+                m.message
+                    .tool_calls
+                    .into_iter()
+                    .map(|c| ToolCallRef { id: c.id, name: c.name, arguments: c.arguments })
+                    .collect()
+            }),
+            tool_call_id: m.message.tool_call_id,
+            created_at: m.created_at,
+        })
+        .collect();
+    Ok(ThreadView { thread: view.thread, messages, todos: view.state.todos, tool_calls: view.tool_calls })
+}
+
+/// Starts a run; its AG-UI events arrive on `on_event` until RUN_FINISHED or RUN_ERROR.
+#[tauri::command]
+pub async fn chat_send(
+    app: State<'_, Deskmate>,
+    thread_id: Option<String>,
+    profile_id: Option<String>,
+    message: String,
+    on_event: Channel<serde_json::Value>,
+) -> CmdResult<RunIds> {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let msg = ChatMessage { thread_id, profile_id, text: message, images: Vec::new() };
+    let run = app.start_chat(msg, &ChatOptions::default(), tx).await.map_err(plain)?;
+    tauri::async_runtime::spawn(async move {
+        while let Some(event) = rx.recv().await {
+            match serde_json::to_value(&event) {
+                Ok(v) => {
+                    if on_event.send(v).is_err() {
+                        break; // the window went away; the run goes on and is stored
+                    }
+                }
+                Err(e) => tracing::warn!("cannot serialize an AG-UI event: {e}"),
+            }
+        }
+    });
+    Ok(RunIds { thread_id: run.thread_id, run_id: run.run_id })
+}
+
+#[tauri::command]
+pub async fn chat_cancel(app: State<'_, Deskmate>, run_id: String) -> CmdResult<()> {
+    if app.cancel_chat_run(&run_id) {
+        Ok(())
+    } else {
+        Err("that answer has already finished".into())
+    }
+}
+
+#[tauri::command]
+pub async fn llm_settings_get(app: State<'_, Deskmate>) -> CmdResult<LlmSettingsView> {
+    let s = blocking(&app, |app| app.llm_settings()).await?;
+    Ok(LlmSettingsView { model: s.model, base_url: s.base_url, has_key: s.key_source.is_some() })
+}
+
+fn provider_of(model: &str) -> CmdResult<String> {
+    ModelSpec::parse(model).map(|s| s.provider).map_err(plain)
+}
+
+#[tauri::command]
+pub async fn llm_settings_save(
+    app: State<'_, Deskmate>,
+    model: String,
+    base_url: Option<String>,
+    api_key: Option<String>,
+) -> CmdResult<()> {
+    let provider = provider_of(&model)?;
+    blocking(&app, move |app| {
+        app.save_llm_settings(&model, base_url.as_deref())?;
+        match api_key.as_deref().map(str::trim) {
+            Some(key) if !key.is_empty() => app.save_llm_api_key(&provider, key),
+            _ => Ok(()),
+        }
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn llm_key_delete(app: State<'_, Deskmate>) -> CmdResult<()> {
+    blocking(&app, |app| {
+        let model = app.llm_settings()?.model.ok_or_else(|| {
+            deskmate_app::AppError::Config("no AI provider is configured, so there is no key to delete".into())
+        })?;
+        let provider = provider_of(&model).map_err(deskmate_app::AppError::Config)?;
+        app.delete_llm_api_key(&provider)
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn llm_test(app: State<'_, Deskmate>) -> CmdResult<String> {
+    let report = app.test_llm_connection(&ChatOptions::default()).await.map_err(plain)?;
+    Ok(format!("{} answered in {} ms: {}", report.model, report.latency_ms, report.reply.trim()))
+}

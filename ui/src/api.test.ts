@@ -1,0 +1,157 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+
+const invoke = vi.fn();
+class FakeChannel<T> {
+  onmessage: (m: T) => void = () => {};
+}
+vi.mock("@tauri-apps/api/core", () => ({ invoke: (...a: unknown[]) => invoke(...a), Channel: FakeChannel }));
+
+const api = await import("./api");
+
+describe("api: command names and argument keys (camelCase in, as the lead's Rust expects)", () => {
+  beforeEach(() => {
+    invoke.mockReset();
+    invoke.mockImplementation(async () => null);
+  });
+
+  it("recitation and reports", async () => {
+    await api.reviewsDue("c1");
+    await api.practiceStart("c1", "m1", "text");
+    await api.practiceCurrent("c1");
+    await api.practiceSubmitText("p1", "床前明月光");
+    await api.practiceRecordStart("p1");
+    await api.practiceRecordStop("p1");
+    await api.practiceRetry("p1");
+    await api.practiceLeave("p1");
+    await api.report("c1", "weekly", "2026-03-02");
+    expect(invoke.mock.calls).toEqual([
+      ["reviews_due", { profileId: "c1" }],
+      ["practice_start", { profileId: "c1", materialId: "m1", mode: "text" }],
+      ["practice_current", { profileId: "c1" }],
+      ["practice_submit_text", { practiceId: "p1", text: "床前明月光" }],
+      ["practice_record_start", { practiceId: "p1" }],
+      ["practice_record_stop", { practiceId: "p1" }],
+      ["practice_retry", { practiceId: "p1" }],
+      ["practice_leave", { practiceId: "p1" }],
+      ["report", { profileId: "c1", kind: "weekly", date: "2026-03-02" }],
+    ]);
+  });
+
+  it("chat, with a Channel carrying the events to the callback", async () => {
+    invoke.mockResolvedValue({ thread_id: "t", run_id: "r" });
+    const onEvent = vi.fn();
+    expect(await api.chatSend(null, "c1", "hi", onEvent)).toEqual({ thread_id: "t", run_id: "r" });
+    const [cmd, args] = invoke.mock.calls[0];
+    expect(cmd).toBe("chat_send");
+    expect(args).toMatchObject({ threadId: null, profileId: "c1", message: "hi" });
+    expect(args.onEvent).toBeInstanceOf(FakeChannel);
+    args.onEvent.onmessage({ type: "RUN_STARTED", threadId: "t", runId: "r" });
+    expect(onEvent).toHaveBeenCalledWith({ type: "RUN_STARTED", threadId: "t", runId: "r" });
+
+    invoke.mockReset();
+    invoke.mockImplementation(async () => null);
+    await api.chatThreads(null);
+    await api.chatCancel("r");
+    await api.llmSettingsSave("openai:gpt-4o-mini", null, "sk-x");
+    await api.llmKeyDelete();
+    await api.llmTest();
+    expect(invoke.mock.calls).toEqual([
+      ["chat_threads", { profileId: null }],
+      ["chat_cancel", { runId: "r" }],
+      ["llm_settings_save", { model: "openai:gpt-4o-mini", baseUrl: null, apiKey: "sk-x" }],
+      ["llm_key_delete", undefined],
+      ["llm_test", undefined],
+    ]);
+  });
+
+  it("lamp and models", async () => {
+    await api.lampStatus();
+    await api.lampConnect(null);
+    await api.lampDisconnect();
+    await api.lampPanelEvent({ button: "stop" });
+    await api.modelsStatus();
+    const onProgress = vi.fn();
+    await api.modelsFetch(onProgress);
+    expect(invoke.mock.calls.slice(0, 5)).toEqual([
+      ["lamp_status", undefined],
+      ["lamp_connect", { port: null }],
+      ["lamp_disconnect", undefined],
+      ["lamp_panel_event", { event: { button: "stop" } }],
+      ["models_status", undefined],
+    ]);
+    const [cmd, args] = invoke.mock.calls[5];
+    expect(cmd).toBe("models_fetch");
+    args.onProgress.onmessage({ name: "whisper-base", phase: "done", done_bytes: 1, total_bytes: 1, message: null });
+    expect(onProgress).toHaveBeenCalledTimes(1);
+  });
+
+  it("rejects with the backend's plain string", async () => {
+    invoke.mockRejectedValue("the practice is not listening");
+    await expect(api.practiceRecordStop("p1")).rejects.toBe("the practice is not listening");
+    invoke.mockRejectedValue(new Error("boom"));
+    await expect(api.lampStatus()).rejects.toBe("boom");
+  });
+});
+
+describe("api: shapes the core may answer in", () => {
+  beforeEach(() => invoke.mockReset());
+
+  it("llm_settings_get: has_key, or the crate's key_source", async () => {
+    invoke.mockResolvedValue({ model: "openai:gpt-4o-mini", base_url: null, has_key: true });
+    expect((await api.llmSettingsGet()).has_key).toBe(true);
+    invoke.mockResolvedValue({ model: "openai:gpt-4o-mini", base_url: null, key_source: "keyring" });
+    expect(await api.llmSettingsGet()).toEqual({ model: "openai:gpt-4o-mini", base_url: null, has_key: true });
+    invoke.mockResolvedValue({ model: null, base_url: null, key_source: null });
+    expect((await api.llmSettingsGet()).has_key).toBe(false);
+  });
+
+  it("chat_thread: the spec's ThreadView passes through", async () => {
+    const view = {
+      thread: { id: "t", title: "x", profile_id: null, created_at: "", updated_at: "" },
+      messages: [{ id: "1", role: "user", content: "hi", tool_calls: null, tool_call_id: null, created_at: "c" }],
+      todos: [{ content: "a", status: "pending" }],
+    };
+    invoke.mockResolvedValue(view);
+    expect(await api.chatThread("t")).toEqual({
+      ...view,
+      messages: [{ ...view.messages[0], is_error: undefined }],
+    });
+    expect(invoke).toHaveBeenCalledWith("chat_thread", { threadId: "t" });
+  });
+
+  it("chat_thread: the agent crate's persist::ThreadView is brought to the same shape", () => {
+    const raw = {
+      thread: { id: "t", title: "x", profile_id: "c1", created_at: "", updated_at: "" },
+      messages: [
+        { id: "s1", run_id: "r", seq: 1, created_at: "c1", message: { role: "user", content: [{ type: "text", text: "你好" }] } },
+        {
+          id: "s2",
+          run_id: "r",
+          seq: 2,
+          created_at: "c2",
+          message: { role: "assistant", content: [], tool_calls: [{ id: "k", name: "ls", arguments: { path: "." } }] },
+        },
+        { id: "s3", run_id: "r", seq: 3, created_at: "c3", message: { role: "tool", content: [{ type: "text", text: "oops" }], tool_call_id: "k", is_error: true } },
+      ],
+      tool_calls: [],
+      runs: [],
+      state: { todos: [{ content: "读", status: "in_progress" }] },
+    };
+    const v = api.normalizeThreadView(raw);
+    expect(v.messages).toEqual([
+      { id: "s1", role: "user", content: "你好", tool_calls: null, tool_call_id: null, is_error: undefined, created_at: "c1" },
+      {
+        id: "s2",
+        role: "assistant",
+        content: "",
+        tool_calls: [{ id: "k", name: "ls", arguments: '{"path":"."}' }],
+        tool_call_id: null,
+        is_error: undefined,
+        created_at: "c2",
+      },
+      { id: "s3", role: "tool", content: "oops", tool_calls: null, tool_call_id: "k", is_error: true, created_at: "c3" },
+    ]);
+    expect(v.todos).toEqual([{ content: "读", status: "in_progress" }]);
+    expect(v.thread.id).toBe("t");
+  });
+});

@@ -1,0 +1,142 @@
+import { describe, expect, it } from "vitest";
+import type { AgUiEvent, ThreadView } from "../api";
+import { chatReducer, initialChatView, itemsFromMessages, type ChatAction, type ChatView } from "./reducer";
+
+const ev = (event: AgUiEvent): ChatAction => ({ type: "event", event });
+const run = (actions: ChatAction[], from: ChatView = initialChatView) => actions.reduce(chatReducer, from);
+
+const START: AgUiEvent = { type: "RUN_STARTED", threadId: "th1", runId: "r1" };
+const FINISH: AgUiEvent = { type: "RUN_FINISHED", threadId: "th1", runId: "r1" };
+
+describe("chat reducer: AG-UI events → what the screen shows", () => {
+  it("streams a text answer", () => {
+    const v = run([
+      { type: "user", id: "u1", text: "静夜思是谁写的？" },
+      ev(START),
+      ev({ type: "TEXT_MESSAGE_START", messageId: "m1", role: "assistant" }),
+      ev({ type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "是" }),
+      ev({ type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "李白。" }),
+    ]);
+    expect(v.running).toBe(true);
+    expect(v.threadId).toBe("th1");
+    expect(v.runId).toBe("r1");
+    expect(v.items).toEqual([
+      { kind: "message", id: "u1", role: "user", text: "静夜思是谁写的？", streaming: false },
+      { kind: "message", id: "m1", role: "assistant", text: "是李白。", streaming: true },
+    ]);
+    const done = run([ev({ type: "TEXT_MESSAGE_END", messageId: "m1" }), ev(FINISH)], v);
+    expect(done.running).toBe(false);
+    expect(done.items[1]).toMatchObject({ text: "是李白。", streaming: false });
+  });
+
+  it("builds a tool card from start, args, end and result; an Error result is an error", () => {
+    const v = run([
+      ev(START),
+      ev({ type: "TOOL_CALL_START", toolCallId: "c1", toolCallName: "read_file" }),
+      ev({ type: "TOOL_CALL_ARGS", toolCallId: "c1", delta: '{"path":' }),
+      ev({ type: "TOOL_CALL_ARGS", toolCallId: "c1", delta: '"notes.md"}' }),
+    ]);
+    expect(v.items).toEqual([
+      { kind: "tool", id: "c1", name: "read_file", args: '{"path":"notes.md"}', status: "pending", result: null, argsDone: false },
+    ]);
+    const ok = run(
+      [ev({ type: "TOOL_CALL_END", toolCallId: "c1" }), ev({ type: "TOOL_CALL_RESULT", messageId: "t1", toolCallId: "c1", content: "# Notes" })],
+      v,
+    );
+    expect(ok.items[0]).toMatchObject({ status: "completed", result: "# Notes", argsDone: true });
+    const bad = run([ev({ type: "TOOL_CALL_RESULT", messageId: "t1", toolCallId: "c1", content: "Error: no such file" })], v);
+    expect(bad.items[0]).toMatchObject({ status: "error" });
+  });
+
+  it("keeps the todo list from a snapshot and JSON-patch deltas", () => {
+    const v = run([
+      ev(START),
+      ev({ type: "STATE_SNAPSHOT", snapshot: { todos: [{ content: "读题", status: "in_progress" }] } }),
+      ev({
+        type: "STATE_DELTA",
+        delta: [
+          {
+            op: "replace",
+            path: "/todos",
+            value: [
+              { content: "读题", status: "completed" },
+              { content: "写答案", status: "pending" },
+            ],
+          },
+        ],
+      }),
+      ev({ type: "STATE_DELTA", delta: [{ op: "replace", path: "/todos/1/status", value: "in_progress" }] }),
+    ]);
+    expect(v.todos).toEqual([
+      { content: "读题", status: "completed" },
+      { content: "写答案", status: "in_progress" },
+    ]);
+    // A patch that does not fit leaves the list as it was.
+    expect(run([ev({ type: "STATE_DELTA", delta: [{ op: "remove", path: "/todos/9" }] })], v).todos).toEqual(v.todos);
+  });
+
+  it("RUN_ERROR stops the run with its message; unfinished tools and text are closed", () => {
+    const v = run([
+      ev(START),
+      ev({ type: "TEXT_MESSAGE_START", messageId: "m1", role: "assistant" }),
+      ev({ type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "让我查" }),
+      ev({ type: "TOOL_CALL_START", toolCallId: "c1", toolCallName: "web_search" }),
+      ev({ type: "RUN_ERROR", message: "the model service refused the key", code: "llm" }),
+    ]);
+    expect(v.running).toBe(false);
+    expect(v.error).toBe("the model service refused the key");
+    expect(v.items.map((i) => (i.kind === "tool" ? i.status : i.streaming))).toEqual([false, "error"]);
+  });
+
+  it("tracks the current step and a send that failed", () => {
+    let v = run([ev(START), ev({ type: "STEP_STARTED", stepName: "step 1" })]);
+    expect(v.step).toBe("step 1");
+    v = run([ev({ type: "STEP_FINISHED", stepName: "step 1" })], v);
+    expect(v.step).toBeNull();
+    const failed = run([{ type: "user", id: "u", text: "hi" }, { type: "failed", message: "no chat model is configured" }]);
+    expect(failed.running).toBe(false);
+    expect(failed.error).toBe("no chat model is configured");
+  });
+
+  it("a fast run may finish before chat_send answers: running stays off", () => {
+    const v = run([{ type: "user", id: "u", text: "hi" }, ev(START), ev(FINISH), { type: "sent", thread_id: "th1", run_id: "r1" }]);
+    expect(v.running).toBe(false);
+    expect(v.runId).toBe("r1");
+  });
+
+  it("loads a stored thread: text, tool cards with their results, todos; tool and system messages are not bubbles", () => {
+    const view: ThreadView = {
+      thread: { id: "th1", title: "作业", profile_id: "c1", created_at: "", updated_at: "" },
+      messages: [
+        { id: "1", role: "system", content: "You are Deskmate", tool_calls: null, tool_call_id: null, created_at: "" },
+        { id: "2", role: "user", content: "帮我查一下", tool_calls: null, tool_call_id: null, created_at: "" },
+        {
+          id: "3",
+          role: "assistant",
+          content: "",
+          tool_calls: [
+            { id: "c1", name: "ls", arguments: "{}" },
+            { id: "c2", name: "read_file", arguments: '{"path":"x"}' },
+          ],
+          tool_call_id: null,
+          created_at: "",
+        },
+        { id: "4", role: "tool", content: "a.md", tool_calls: null, tool_call_id: "c1", created_at: "" },
+        { id: "5", role: "tool", content: "oops", tool_calls: null, tool_call_id: "c2", is_error: true, created_at: "" },
+        { id: "6", role: "assistant", content: "找到了。", tool_calls: null, tool_call_id: null, created_at: "" },
+      ],
+      todos: [{ content: "查资料", status: "completed" }],
+    };
+    const v = run([{ type: "load", view }]);
+    expect(v.threadId).toBe("th1");
+    expect(v.running).toBe(false);
+    expect(v.items.map((i) => (i.kind === "tool" ? `tool:${i.name}:${i.status}` : `${i.role}:${i.text}`))).toEqual([
+      "user:帮我查一下",
+      "tool:ls:completed",
+      "tool:read_file:error",
+      "assistant:找到了。",
+    ]);
+    expect(v.todos).toEqual([{ content: "查资料", status: "completed" }]);
+    expect(itemsFromMessages([])).toEqual([]);
+  });
+});

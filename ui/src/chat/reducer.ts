@@ -1,0 +1,215 @@
+/**
+ * The chat screen's visible state as a pure reducer over AG-UI events
+ * (`crates/agent/src/events.rs`) and the screen's own actions.
+ */
+import type { AgUiEvent, ChatMessage, ThreadView, Todo, TodoStatus } from "../api";
+import { applyPatch } from "./jsonPatch";
+
+export type ToolStatus = "pending" | "completed" | "error";
+
+export type ChatItem =
+  | { kind: "message"; id: string; role: "user" | "assistant" | "system"; text: string; streaming: boolean }
+  | { kind: "tool"; id: string; name: string; args: string; status: ToolStatus; result: string | null; argsDone: boolean };
+
+export interface ChatView {
+  threadId: string | null;
+  /** The run in progress (or last started). */
+  runId: string | null;
+  running: boolean;
+  items: ChatItem[];
+  /** The thread state (`{ todos }`), kept whole so JSON patches apply to it. */
+  state: Record<string, unknown>;
+  todos: Todo[];
+  /** The step the agent is on, while running. */
+  step: string | null;
+  /** A RUN_ERROR message or a failed send, in plain words. */
+  error: string | null;
+}
+
+export type ChatAction =
+  | { type: "reset" }
+  | { type: "load"; view: ThreadView }
+  | { type: "user"; id: string; text: string }
+  | { type: "sent"; thread_id: string; run_id: string }
+  | { type: "failed"; message: string }
+  | { type: "event"; event: AgUiEvent };
+
+export const initialChatView: ChatView = {
+  threadId: null,
+  runId: null,
+  running: false,
+  items: [],
+  state: {},
+  todos: [],
+  step: null,
+  error: null,
+};
+
+const TODO_STATUSES: TodoStatus[] = ["pending", "in_progress", "completed"];
+
+/** The todos in a thread state, keeping only well-formed ones. */
+export function todosOf(state: unknown): Todo[] {
+  const list = state && typeof state === "object" ? (state as { todos?: unknown }).todos : undefined;
+  if (!Array.isArray(list)) return [];
+  return list
+    .filter((t): t is { content: unknown; status: unknown } => !!t && typeof t === "object")
+    .map((t) => ({
+      content: typeof t.content === "string" ? t.content : String(t.content ?? ""),
+      status: TODO_STATUSES.includes(t.status as TodoStatus) ? (t.status as TodoStatus) : "pending",
+    }));
+}
+
+/** Tool results that failed start with "Error" (see `ToolOutput::error` in the agent crate). */
+export function resultStatus(content: string, isError?: boolean): ToolStatus {
+  return isError || /^error\b/i.test(content.trim()) ? "error" : "completed";
+}
+
+/** The visible items of a stored thread: user and assistant text, a card per tool call with its result. */
+export function itemsFromMessages(messages: ChatMessage[]): ChatItem[] {
+  const items: ChatItem[] = [];
+  const tools = new Map<string, Extract<ChatItem, { kind: "tool" }>>();
+  for (const m of messages) {
+    if (m.role === "tool") {
+      const card = m.tool_call_id ? tools.get(m.tool_call_id) : undefined;
+      if (card) {
+        card.result = m.content;
+        card.status = resultStatus(m.content, m.is_error);
+      }
+      continue;
+    }
+    if (m.role === "system") continue;
+    if (m.content.trim()) {
+      items.push({ kind: "message", id: m.id, role: m.role, text: m.content, streaming: false });
+    }
+    for (const c of m.tool_calls ?? []) {
+      const card: Extract<ChatItem, { kind: "tool" }> = {
+        kind: "tool",
+        id: c.id,
+        name: c.name,
+        args: c.arguments,
+        status: "pending",
+        result: null,
+        argsDone: true,
+      };
+      tools.set(c.id, card);
+      items.push(card);
+    }
+  }
+  return items;
+}
+
+function updateItem(view: ChatView, id: string, kind: ChatItem["kind"], f: (item: ChatItem) => ChatItem): ChatView {
+  let found = false;
+  const items = view.items.map((it) => {
+    if (it.kind === kind && it.id === id) {
+      found = true;
+      return f(it);
+    }
+    return it;
+  });
+  return found ? { ...view, items } : view;
+}
+
+function endRun(view: ChatView): ChatItem[] {
+  return view.items.map((it) =>
+    it.kind === "message" && it.streaming
+      ? { ...it, streaming: false }
+      : it.kind === "tool" && it.status === "pending"
+        ? { ...it, status: "error" as ToolStatus }
+        : it,
+  );
+}
+
+function onEvent(view: ChatView, ev: AgUiEvent): ChatView {
+  switch (ev.type) {
+    case "RUN_STARTED":
+      return { ...view, threadId: ev.threadId || view.threadId, runId: ev.runId, running: true, error: null, step: null };
+    case "RUN_FINISHED":
+      return { ...view, running: false, step: null, items: endRun(view) };
+    case "RUN_ERROR":
+      return { ...view, running: false, step: null, error: ev.message || "?", items: endRun(view) };
+    case "STEP_STARTED":
+      return { ...view, step: ev.stepName };
+    case "STEP_FINISHED":
+      return view.step === ev.stepName ? { ...view, step: null } : view;
+    case "TEXT_MESSAGE_START": {
+      if (view.items.some((it) => it.kind === "message" && it.id === ev.messageId)) return view;
+      const role = ev.role === "user" || ev.role === "system" ? ev.role : "assistant";
+      return { ...view, items: [...view.items, { kind: "message", id: ev.messageId, role, text: "", streaming: true }] };
+    }
+    case "TEXT_MESSAGE_CONTENT": {
+      const next = updateItem(view, ev.messageId, "message", (it) =>
+        it.kind === "message" ? { ...it, text: it.text + ev.delta } : it,
+      );
+      if (next !== view) return next;
+      // Content without a start: show it all the same.
+      return {
+        ...view,
+        items: [...view.items, { kind: "message", id: ev.messageId, role: "assistant", text: ev.delta, streaming: true }],
+      };
+    }
+    case "TEXT_MESSAGE_END":
+      return updateItem(view, ev.messageId, "message", (it) => (it.kind === "message" ? { ...it, streaming: false } : it));
+    case "TOOL_CALL_START":
+      if (view.items.some((it) => it.kind === "tool" && it.id === ev.toolCallId)) return view;
+      return {
+        ...view,
+        items: [
+          ...view.items,
+          { kind: "tool", id: ev.toolCallId, name: ev.toolCallName, args: "", status: "pending", result: null, argsDone: false },
+        ],
+      };
+    case "TOOL_CALL_ARGS":
+      return updateItem(view, ev.toolCallId, "tool", (it) => (it.kind === "tool" ? { ...it, args: it.args + ev.delta } : it));
+    case "TOOL_CALL_END":
+      return updateItem(view, ev.toolCallId, "tool", (it) => (it.kind === "tool" ? { ...it, argsDone: true } : it));
+    case "TOOL_CALL_RESULT":
+      return updateItem(view, ev.toolCallId, "tool", (it) =>
+        it.kind === "tool" ? { ...it, result: ev.content, status: resultStatus(ev.content) } : it,
+      );
+    case "STATE_SNAPSHOT": {
+      const state = ev.snapshot && typeof ev.snapshot === "object" ? (ev.snapshot as Record<string, unknown>) : {};
+      return { ...view, state, todos: todosOf(state) };
+    }
+    case "STATE_DELTA": {
+      try {
+        const state = applyPatch(view.state, ev.delta ?? []);
+        return { ...view, state, todos: todosOf(state) };
+      } catch {
+        // A patch that does not fit our copy: keep the last good state.
+        return view;
+      }
+    }
+    default:
+      return view;
+  }
+}
+
+export function chatReducer(view: ChatView, action: ChatAction): ChatView {
+  switch (action.type) {
+    case "reset":
+      return initialChatView;
+    case "load":
+      return {
+        ...initialChatView,
+        threadId: action.view.thread?.id ?? null,
+        items: itemsFromMessages(action.view.messages ?? []),
+        state: { todos: action.view.todos ?? [] },
+        todos: todosOf({ todos: action.view.todos ?? [] }),
+      };
+    case "user":
+      return {
+        ...view,
+        error: null,
+        running: true,
+        items: [...view.items, { kind: "message", id: action.id, role: "user", text: action.text, streaming: false }],
+      };
+    case "sent":
+      // RUN_FINISHED may already have arrived (a fast run): keep `running` as the events left it.
+      return { ...view, threadId: action.thread_id, runId: action.run_id };
+    case "failed":
+      return { ...view, running: false, error: action.message, items: endRun(view) };
+    case "event":
+      return onEvent(view, action.event);
+  }
+}

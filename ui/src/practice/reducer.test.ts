@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import type { TaskEvent } from "../events";
+import { practiceResult, practiceView } from "../test/samples";
+import { initialPracticeUi, isBusy, practiceReducer, shownResult, type PracticeAction, type PracticeUi } from "./reducer";
+
+const task = (over: Partial<TaskEvent>): PracticeAction => ({
+  type: "task",
+  event: { practice_id: "p1", task_id: "t1", status: "queued", error: null, result: null, ...over },
+});
+
+function run(actions: PracticeAction[], from: PracticeUi = { ...initialPracticeUi, view: practiceView() }): PracticeUi {
+  return actions.reduce(practiceReducer, from);
+}
+
+describe("practice reducer", () => {
+  it("listening → level and partial transcript → submitted → progress → verdict", () => {
+    let ui = run([{ type: "listening" }]);
+    expect(ui.view?.state.state).toBe("listening");
+    ui = run(
+      [
+        { type: "level", event: { practice_id: "p1", level: 0.4 } },
+        { type: "level", event: { practice_id: "p1", level: 7 } },
+        { type: "partial", event: { practice_id: "p1", text: "床前明月" } },
+      ],
+      ui,
+    );
+    expect(ui.level).toBe(1); // clamped
+    expect(ui.partial).toBe("床前明月");
+
+    ui = run([{ type: "submitted", task_id: "t1" }], ui);
+    expect(ui.view?.state).toEqual({ state: "checking", task_id: "t1" });
+    expect(ui.task).toEqual({ task_id: "t1", status: "queued", error: null });
+    expect(ui.level).toBe(0);
+    expect(isBusy(ui)).toBe(true);
+    expect(shownResult(ui)).toBeNull();
+
+    ui = run([task({ status: "transcribing" }), task({ status: "checking" })], ui);
+    expect(ui.task?.status).toBe("checking");
+
+    const result = practiceResult();
+    ui = run([task({ status: "done", result })], ui);
+    expect(ui.view?.state).toEqual({ state: "feedback", attempt_id: "a1", accuracy: 70, passed: false });
+    expect(ui.view?.attempts).toBe(1);
+    expect(ui.view?.last_result).toBe(result);
+    expect(shownResult(ui)).toBe(result);
+    expect(isBusy(ui)).toBe(false);
+    expect(ui.partial).toBe("");
+  });
+
+  it("a passing verdict ends the practice", () => {
+    const result = practiceResult({ passed: true, accuracy: 95, attempt_number: 3 });
+    const ui = run([{ type: "submitted", task_id: "t1" }, task({ status: "done", result })]);
+    expect(ui.view?.state.state).toBe("done");
+    expect(ui.view?.attempts).toBe(3);
+  });
+
+  it("a task the VAD ended by itself arrives while listening and is followed", () => {
+    const ui = run([{ type: "listening" }, task({ task_id: "vad-1", status: "transcribing" })]);
+    expect(ui.view?.state).toEqual({ state: "checking", task_id: "vad-1" });
+    expect(ui.task?.status).toBe("transcribing");
+    // The submit answer arriving late does not reset the progress.
+    expect(run([{ type: "submitted", task_id: "vad-1" }], ui).task?.status).toBe("transcribing");
+  });
+
+  it("a failed task returns to ready and keeps its error to show", () => {
+    const ui = run([{ type: "submitted", task_id: "t1" }, task({ status: "failed", error: "the microphone gave no sound" })]);
+    expect(ui.view?.state.state).toBe("ready");
+    expect(ui.task).toEqual({ task_id: "t1", status: "failed", error: "the microphone gave no sound" });
+    expect(isBusy(ui)).toBe(false);
+  });
+
+  it("ignores other practices' events, meter events when not listening and late events of ended tasks", () => {
+    const base = run([{ type: "submitted", task_id: "t1" }]);
+    expect(run([task({ practice_id: "other", status: "done", result: practiceResult() })], base)).toBe(base);
+    expect(run([{ type: "level", event: { practice_id: "p1", level: 0.5 } }], base).level).toBe(0);
+    const done = run([task({ status: "done", result: practiceResult() })], base);
+    expect(run([task({ status: "checking" })], done)).toBe(done);
+    // A stray task after a verdict changes nothing either.
+    expect(run([task({ task_id: "t0", status: "checking" })], done)).toBe(done);
+    // Nor does another task while this one is being checked.
+    expect(run([task({ task_id: "t9", status: "checking" })], base)).toBe(base);
+  });
+
+  it("a new view (retry, resume) replaces the state and follows a running task", () => {
+    const done = run([{ type: "submitted", task_id: "t1" }, task({ status: "done", result: practiceResult() })]);
+    const retried = run([{ type: "view", view: practiceView({ attempts: 1, state: { state: "ready" } }) }], done);
+    expect(shownResult(retried)).toBeNull();
+    expect(retried.task).toBeNull();
+    expect(retried.view?.attempts).toBe(1);
+
+    const resumed = run(
+      [{ type: "view", view: practiceView({ state: { state: "checking", task_id: "t5" } }) }],
+      initialPracticeUi,
+    );
+    expect(resumed.task).toEqual({ task_id: "t5", status: "queued", error: null });
+    expect(isBusy(resumed)).toBe(true);
+  });
+});

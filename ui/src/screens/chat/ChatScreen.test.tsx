@@ -1,0 +1,154 @@
+import { act, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import * as api from "../../api";
+import type { AgUiEvent, ThreadSummary } from "../../api";
+import { profile, renderWithI18n } from "../../test/helpers";
+import { ChatScreen } from "./ChatScreen";
+
+vi.mock("../../api");
+
+const mum = profile({ id: "p1", kind: "parent", name: "妈妈" });
+const ming = profile({ id: "c1", kind: "child", name: "小明", grade: 2 });
+const thread = (id: string, title: string): ThreadSummary => ({
+  id,
+  title,
+  profile_id: "c1",
+  created_at: "2026-03-01T00:00:00Z",
+  updated_at: "2026-03-02T00:00:00Z",
+});
+
+/** The onEvent callback of the last chat_send; pushes events as the Channel would. */
+function stream() {
+  const calls = vi.mocked(api.chatSend).mock.calls;
+  const onEvent = calls[calls.length - 1][3];
+  return (...events: AgUiEvent[]) => act(() => events.forEach((e) => onEvent(e)));
+}
+
+describe("chat", () => {
+  beforeEach(() => {
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "openai:gpt-4o-mini", base_url: null, has_key: true });
+    vi.mocked(api.chatThreads).mockResolvedValue([thread("th0", "古诗作业")]);
+    vi.mocked(api.chatSend).mockResolvedValue({ thread_id: "th1", run_id: "r1" });
+    vi.mocked(api.chatCancel).mockResolvedValue(null);
+  });
+
+  it("sends a message and streams the answer, tool cards and todos", async () => {
+    const user = userEvent.setup();
+    renderWithI18n(<ChatScreen profile={ming} onBack={vi.fn()} />);
+    expect(screen.getByTestId("chat-screen")).toBeInTheDocument();
+    expect(await screen.findByTestId("thread-item")).toHaveTextContent("古诗作业");
+    expect(api.chatThreads).toHaveBeenCalledWith("c1");
+
+    await user.type(screen.getByTestId("chat-input"), "静夜思是什么意思？");
+    await user.click(screen.getByTestId("chat-send"));
+    expect(api.chatSend).toHaveBeenCalledWith(null, "c1", "静夜思是什么意思？", expect.any(Function));
+    expect(screen.getByTestId("chat-input")).toHaveValue("");
+    expect(screen.getByTestId("user-message")).toHaveTextContent("静夜思是什么意思？");
+
+    const push = stream();
+    push(
+      { type: "RUN_STARTED", threadId: "th1", runId: "r1" },
+      { type: "STATE_SNAPSHOT", snapshot: { todos: [{ content: "查诗意", status: "in_progress" }] } },
+      { type: "TOOL_CALL_START", toolCallId: "c1", toolCallName: "read_file" },
+      { type: "TOOL_CALL_ARGS", toolCallId: "c1", delta: '{"path":"poems/jingyesi.md"}' },
+      { type: "TOOL_CALL_END", toolCallId: "c1" },
+    );
+    expect(screen.getByTestId("chat-stop")).toBeInTheDocument();
+    expect(screen.queryByTestId("chat-send")).not.toBeInTheDocument();
+    const card = screen.getByTestId("tool-card");
+    expect(card).toHaveAttribute("data-status", "pending");
+    expect(card).toHaveTextContent("read_file");
+    expect(screen.getByTestId("todo-item")).toHaveAttribute("data-status", "in_progress");
+
+    push(
+      { type: "TOOL_CALL_RESULT", messageId: "t1", toolCallId: "c1", content: "床前明月光：月光照在床前" },
+      { type: "STATE_DELTA", delta: [{ op: "replace", path: "/todos/0/status", value: "completed" }] },
+      { type: "TEXT_MESSAGE_START", messageId: "m1", role: "assistant" },
+      { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "这首诗写的是" },
+    );
+    expect(screen.getByTestId("tool-card")).toHaveAttribute("data-status", "completed");
+    expect(screen.getByTestId("tool-card")).toHaveTextContent("床前明月光：月光照在床前");
+    expect(screen.getByTestId("todo-item")).toHaveAttribute("data-status", "completed");
+    expect(screen.getByTestId("assistant-message")).toHaveTextContent("这首诗写的是");
+
+    // The card expands to the arguments and the whole result.
+    await user.click(within(screen.getByTestId("tool-card")).getByRole("button"));
+    expect(screen.getByTestId("tool-card")).toHaveTextContent('"path": "poems/jingyesi.md"');
+
+    vi.mocked(api.chatThreads).mockResolvedValue([thread("th1", "静夜思的意思"), thread("th0", "古诗作业")]);
+    push(
+      { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "思念家乡。" },
+      { type: "TEXT_MESSAGE_END", messageId: "m1" },
+      { type: "RUN_FINISHED", threadId: "th1", runId: "r1" },
+    );
+    expect(screen.getByTestId("assistant-message")).toHaveTextContent("这首诗写的是思念家乡。");
+    expect(screen.getByTestId("chat-send")).toBeInTheDocument();
+    // The list is read again: the new thread shows up, marked as the current one.
+    await waitFor(() => expect(screen.getAllByTestId("thread-item")).toHaveLength(2));
+    expect(screen.getAllByTestId("thread-item")[0]).toHaveAttribute("aria-current", "true");
+
+    // The next message continues the same thread.
+    await user.type(screen.getByTestId("chat-input"), "谢谢{Enter}");
+    expect(api.chatSend).toHaveBeenLastCalledWith("th1", "c1", "谢谢", expect.any(Function));
+  });
+
+  it("Stop cancels the run; the run's error is shown in plain words", async () => {
+    const user = userEvent.setup();
+    renderWithI18n(<ChatScreen profile={mum} onBack={vi.fn()} />);
+    await user.type(screen.getByTestId("chat-input"), "帮我出一份练习");
+    await user.click(screen.getByTestId("chat-send"));
+    const push = stream();
+    push({ type: "RUN_STARTED", threadId: "th1", runId: "r1" });
+    await user.click(screen.getByTestId("chat-stop"));
+    expect(api.chatCancel).toHaveBeenCalledWith("r1");
+    push({ type: "RUN_ERROR", message: "stopped: the user stopped the run" });
+    expect(screen.getByTestId("chat-error")).toHaveTextContent("stopped: the user stopped the run");
+    expect(screen.queryByTestId("chat-stop")).not.toBeInTheDocument();
+  });
+
+  it("shows chat_send's rejection", async () => {
+    vi.mocked(api.chatSend).mockRejectedValue("the model service could not be reached");
+    const user = userEvent.setup();
+    renderWithI18n(<ChatScreen profile={mum} onBack={vi.fn()} />);
+    await user.type(screen.getByTestId("chat-input"), "hi");
+    await user.click(screen.getByTestId("chat-send"));
+    expect(await screen.findByTestId("chat-error")).toHaveTextContent("the model service could not be reached");
+    expect(screen.getByTestId("chat-send")).toBeInTheDocument();
+  });
+
+  it("opens a stored thread", async () => {
+    vi.mocked(api.chatThread).mockResolvedValue({
+      thread: thread("th0", "古诗作业"),
+      messages: [
+        { id: "1", role: "user", content: "你好", tool_calls: null, tool_call_id: null, created_at: "" },
+        { id: "2", role: "assistant", content: "你好呀！", tool_calls: null, tool_call_id: null, created_at: "" },
+      ],
+      todos: [{ content: "背静夜思", status: "pending" }],
+    });
+    const user = userEvent.setup();
+    renderWithI18n(<ChatScreen profile={ming} onBack={vi.fn()} />);
+    await user.click(await screen.findByTestId("thread-item"));
+    expect(api.chatThread).toHaveBeenCalledWith("th0");
+    expect(await screen.findByTestId("assistant-message")).toHaveTextContent("你好呀！");
+    expect(screen.getByTestId("todo-item")).toHaveAttribute("data-status", "pending");
+    expect(screen.getByTestId("thread-item")).toHaveAttribute("aria-current", "true");
+  });
+
+  it("without a model: children are told to ask a parent, the input is off", async () => {
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
+    renderWithI18n(<ChatScreen profile={ming} onBack={vi.fn()} />);
+    expect(await screen.findByTestId("chat-not-configured")).toHaveTextContent("请爸爸妈妈在家长区设置 AI 助手");
+    expect(screen.queryByTestId("chat-open-settings")).not.toBeInTheDocument();
+    expect(screen.getByTestId("chat-input")).toBeDisabled();
+  });
+
+  it("without a model: parents get a link to Settings", async () => {
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
+    const onOpenSettings = vi.fn();
+    const user = userEvent.setup();
+    renderWithI18n(<ChatScreen profile={mum} onBack={vi.fn()} onOpenSettings={onOpenSettings} />);
+    await user.click(await screen.findByTestId("chat-open-settings"));
+    expect(onOpenSettings).toHaveBeenCalledTimes(1);
+  });
+});

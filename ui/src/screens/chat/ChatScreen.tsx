@@ -1,0 +1,288 @@
+import { useCallback, useEffect, useReducer, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { Icon } from "../../components/Icon";
+import * as api from "../../api";
+import type { LlmSettings, Profile, ThreadSummary, TodoStatus } from "../../api";
+import { chatReducer, initialChatView } from "../../chat/reducer";
+import { Header } from "../../components/Header";
+import { errorText } from "../../errors";
+import { useT, type MessageKey } from "../../i18n";
+import { ToolCard } from "./ToolCard";
+
+const TODO_KEYS: Record<TodoStatus, MessageKey> = {
+  pending: "chat.todo.pending",
+  in_progress: "chat.todo.inProgress",
+  completed: "chat.todo.completed",
+};
+const TODO_ICONS: Record<TodoStatus, string> = { pending: "○", in_progress: "◐", completed: "●" };
+
+interface ChatScreenProps {
+  profile: Profile;
+  onBack: () => void;
+  /** Parents only: open Settings to configure the AI provider. */
+  onOpenSettings?: () => void;
+}
+
+let localId = 0;
+
+/** Chat with the companion: threads, streamed answers, tool cards, the live todo list, Stop. */
+export function ChatScreen({ profile, onBack, onOpenSettings }: ChatScreenProps) {
+  const t = useT();
+  const [view, dispatch] = useReducer(chatReducer, initialChatView);
+  const [settings, setSettings] = useState<LlmSettings | null>(null);
+  const [threads, setThreads] = useState<ThreadSummary[] | null>(null);
+  const [threadsError, setThreadsError] = useState<string | null>(null);
+  const [listOpen, setListOpen] = useState(false);
+  const [input, setInput] = useState("");
+  const [loadingThread, setLoadingThread] = useState(false);
+  const logRef = useRef<HTMLDivElement>(null);
+  const wasRunning = useRef(false);
+  const isChild = profile.kind === "child";
+
+  const loadThreads = useCallback(async () => {
+    try {
+      const list = await api.chatThreads(profile.id);
+      setThreads(Array.isArray(list) ? list : []);
+      setThreadsError(null);
+    } catch (e) {
+      setThreadsError(errorText(e));
+    }
+  }, [profile.id]);
+
+  useEffect(() => {
+    let stale = false;
+    (async () => {
+      try {
+        const s = await api.llmSettingsGet();
+        if (!stale) setSettings(s ?? { model: null, base_url: null, has_key: false });
+      } catch {
+        if (!stale) setSettings({ model: null, base_url: null, has_key: false });
+      }
+    })();
+    void loadThreads();
+    return () => {
+      stale = true;
+    };
+  }, [loadThreads]);
+
+  // A run that ended may have named or created a thread.
+  useEffect(() => {
+    if (wasRunning.current && !view.running) void loadThreads();
+    wasRunning.current = view.running;
+  }, [view.running, loadThreads]);
+
+  useEffect(() => {
+    const el = logRef.current;
+    if (el) el.scrollTop = el.scrollHeight;
+  }, [view.items]);
+
+  const configured = settings ? !!settings.model : null;
+
+  async function openThread(id: string) {
+    if (view.running || id === view.threadId) return;
+    setLoadingThread(true);
+    setListOpen(false);
+    try {
+      const tv = await api.chatThread(id);
+      dispatch({ type: "load", view: tv });
+    } catch (e) {
+      dispatch({ type: "failed", message: errorText(e) });
+    } finally {
+      setLoadingThread(false);
+    }
+  }
+
+  function newThread() {
+    if (view.running) return;
+    dispatch({ type: "reset" });
+    setListOpen(false);
+  }
+
+  async function send(ev?: FormEvent) {
+    ev?.preventDefault();
+    const text = input.trim();
+    if (!text || view.running || configured === false) return;
+    setInput("");
+    localId += 1;
+    dispatch({ type: "user", id: `local-${localId}`, text });
+    try {
+      const r = await api.chatSend(view.threadId, profile.id, text, (event) => dispatch({ type: "event", event }));
+      if (r) dispatch({ type: "sent", thread_id: r.thread_id, run_id: r.run_id });
+    } catch (e) {
+      dispatch({ type: "failed", message: errorText(e) });
+    }
+  }
+
+  async function stop() {
+    if (!view.runId) return;
+    try {
+      await api.chatCancel(view.runId);
+    } catch (e) {
+      dispatch({ type: "failed", message: errorText(e) });
+    }
+  }
+
+  function onKey(e: KeyboardEvent<HTMLTextAreaElement>) {
+    if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      void send();
+    }
+  }
+
+  const activeTitle = threads?.find((x) => x.id === view.threadId)?.title;
+
+  return (
+    <>
+      <Header onBack={onBack} />
+      <main className="content chat" data-testid="chat-screen">
+        <div className="page-head">
+          <h1 className="page-title">{t("chat.title")}</h1>
+          <button
+            type="button"
+            className="btn btn-secondary chat-threads-toggle"
+            data-testid="chat-threads-toggle"
+            aria-expanded={listOpen}
+            aria-controls="chat-threads"
+            onClick={() => setListOpen((o) => !o)}
+          >
+            <Icon name="menu" /> {t("chat.threads")}
+          </button>
+        </div>
+
+        {configured === false && (
+          <div className="banner banner-info" role="status" data-testid="chat-not-configured">
+            <span>{isChild ? t("chat.notConfiguredChild") : t("chat.notConfiguredParent")}</span>
+            {!isChild && onOpenSettings && (
+              <button type="button" className="btn btn-secondary" data-testid="chat-open-settings" onClick={onOpenSettings}>
+                {t("chat.openSettings")}
+              </button>
+            )}
+          </div>
+        )}
+
+        <div className={listOpen ? "chat-layout list-open" : "chat-layout"}>
+          <aside className="chat-threads card" id="chat-threads" aria-label={t("chat.threads")}>
+            <button
+              type="button"
+              className="btn btn-primary chat-new"
+              data-testid="chat-new"
+              onClick={newThread}
+              disabled={view.running}
+            >
+              <Icon name="plus" /> {t("chat.new")}
+            </button>
+            {threadsError && <p className="muted small">{t("chat.threadsError", { error: threadsError })}</p>}
+            {threads && threads.length === 0 && <p className="muted small">{t("chat.noThreads")}</p>}
+            <ul className="thread-list">
+              {(threads ?? []).map((th) => (
+                <li key={th.id}>
+                  <button
+                    type="button"
+                    className="thread-item"
+                    data-testid="thread-item"
+                    data-thread-id={th.id}
+                    aria-current={th.id === view.threadId ? "true" : undefined}
+                    disabled={view.running && th.id !== view.threadId}
+                    onClick={() => void openThread(th.id)}
+                  >
+                    <span className="thread-title">{th.title || t("chat.untitled")}</span>
+                    <span className="thread-date">{th.updated_at?.slice(0, 10)}</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </aside>
+
+          <section className="chat-main card" aria-label={activeTitle ?? t("chat.title")}>
+            {view.todos.length > 0 && (
+              <div className="todo-box">
+                <h2 className="field-label">{t("chat.plan")}</h2>
+                <ul className="todo-list">
+                  {view.todos.map((td, i) => (
+                    <li key={i} className={`todo-item todo-${td.status}`} data-testid="todo-item" data-status={td.status}>
+                      <span className="todo-icon" aria-hidden="true">
+                        {TODO_ICONS[td.status]}
+                      </span>
+                      <span className="todo-text">{td.content}</span>
+                      <span className="visually-hidden">{t(TODO_KEYS[td.status])}</span>
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            )}
+
+            <div className="chat-log" ref={logRef} aria-live="polite" aria-busy={view.running}>
+              {loadingThread && <p className="muted">{t("common.loading")}</p>}
+              {view.items.length === 0 && !loadingThread && (
+                <p className="chat-empty">{isChild ? t("chat.emptyChild") : t("chat.emptyParent")}</p>
+              )}
+              <ul className="chat-items">
+                {view.items.map((it) =>
+                  it.kind === "tool" ? (
+                    <ToolCard key={`tool-${it.id}`} item={it} />
+                  ) : (
+                    <li
+                      key={`msg-${it.id}`}
+                      className={`bubble bubble-${it.role}${it.streaming ? " is-streaming" : ""}`}
+                      data-testid={it.role === "assistant" ? "assistant-message" : it.role === "user" ? "user-message" : "system-message"}
+                    >
+                      {it.text}
+                      {it.streaming && <span className="cursor" aria-hidden="true" />}
+                    </li>
+                  ),
+                )}
+              </ul>
+              {view.running && (
+                <p className="muted small chat-working">
+                  <span className="spinner" aria-hidden="true" /> {view.step ? t("chat.step", { step: view.step }) : t("chat.thinking")}
+                </p>
+              )}
+            </div>
+
+            {view.error && (
+              <p className="banner banner-error" role="alert" data-testid="chat-error">
+                {t("chat.error", { error: view.error })}
+              </p>
+            )}
+
+            <form className="chat-form" onSubmit={(e) => void send(e)}>
+              <label className="visually-hidden" htmlFor="chat-input">
+                {t("chat.inputLabel")}
+              </label>
+              <textarea
+                id="chat-input"
+                data-testid="chat-input"
+                className="input chat-input"
+                rows={2}
+                placeholder={isChild ? t("chat.placeholderChild") : t("chat.placeholderParent")}
+                value={input}
+                disabled={configured === false}
+                onChange={(e) => setInput(e.target.value)}
+                onKeyDown={onKey}
+              />
+              {view.running ? (
+                <button
+                  type="button"
+                  className="btn btn-secondary btn-large"
+                  data-testid="chat-stop"
+                  onClick={() => void stop()}
+                  disabled={!view.runId}
+                >
+                  ■ {t("chat.stop")}
+                </button>
+              ) : (
+                <button
+                  type="submit"
+                  className="btn btn-primary btn-large"
+                  data-testid="chat-send"
+                  disabled={!input.trim() || configured === false}
+                >
+                  {t("chat.send")}
+                </button>
+              )}
+            </form>
+          </section>
+        </div>
+      </main>
+    </>
+  );
+}

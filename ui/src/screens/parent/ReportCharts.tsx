@@ -1,0 +1,136 @@
+/**
+ * The report's charts (recharts, SVG). Loaded lazily: only the Reports tab
+ * needs the charting code. A weekly report charts its per-day series; a
+ * daily report has none, so it compares the day with the day before.
+ */
+import { useEffect, useRef, useState } from "react";
+import { Bar, BarChart, CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+import type { Report } from "../../api";
+import { useLocale, useT } from "../../i18n";
+
+const ACCENT = "#b4552c";
+const CHILD = "#4f8a64";
+const HEIGHT = 220;
+
+/** The width of an element, kept current with ResizeObserver where there is one. */
+function useWidth(fallback = 480) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(fallback);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const measure = () => {
+      const w = el.clientWidth;
+      if (w > 0) setWidth(w);
+    };
+    measure();
+    if (typeof ResizeObserver === "undefined") return;
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+  return { ref, width };
+}
+
+export interface ChartPoint {
+  label: string;
+  accuracy: number | null;
+  minutes: number;
+  attempts: number;
+}
+
+const WEEKDAYS_ZH = ["周日", "周一", "周二", "周三", "周四", "周五", "周六"];
+const WEEKDAYS_EN = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+
+/** What the charts plot: each day of a weekly report, or the previous and this period of a daily one. */
+export function chartPoints(report: Report, locale: string, labels: { previous: string; current: string }): ChartPoint[] {
+  if (report.days && report.days.length > 0) {
+    return report.days.map((d) => {
+      const [y, m, day] = d.date.split("-").map(Number);
+      const wd = new Date(Date.UTC(y, (m || 1) - 1, day || 1)).getUTCDay();
+      const name = (locale === "en" ? WEEKDAYS_EN : WEEKDAYS_ZH)[wd];
+      return { label: `${name} ${m}/${day}`, accuracy: d.average_accuracy, minutes: d.minutes, attempts: d.attempts };
+    });
+  }
+  return [
+    {
+      label: labels.previous,
+      accuracy: report.previous.average_accuracy,
+      minutes: report.previous.minutes,
+      attempts: report.previous.attempts,
+    },
+    {
+      label: labels.current,
+      accuracy: report.summary.average_accuracy,
+      minutes: report.summary.minutes,
+      attempts: report.summary.attempts,
+    },
+  ];
+}
+
+export default function ReportCharts({ report }: { report: Report }) {
+  const t = useT();
+  const { locale } = useLocale();
+  const { ref, width } = useWidth();
+  const weekly = !!report.days && report.days.length > 0;
+  const points = chartPoints(report, locale, {
+    previous: report.report_type === "weekly" ? t("report.prevWeek") : t("report.prevDay"),
+    current: report.report_type === "weekly" ? t("report.thisWeek") : t("report.thisDay"),
+  });
+  const chartWidth = Math.max(240, width);
+  return (
+    <div className="report-charts" ref={ref} data-testid="report-chart" data-series={weekly ? "days" : "periods"}>
+      <figure className="chart">
+        <figcaption className="field-label">{t("report.chartAccuracy")}</figcaption>
+        {weekly ? (
+          <LineChart width={chartWidth} height={HEIGHT} data={points} margin={{ top: 8, right: 16, bottom: 0, left: -16 }}>
+            <CartesianGrid strokeDasharray="3 3" stroke="#e6d8c4" />
+            <XAxis dataKey="label" tick={{ fontSize: 12 }} />
+            <YAxis domain={[0, 100]} tick={{ fontSize: 12 }} />
+            <Tooltip />
+            <Line type="monotone" dataKey="accuracy" name={t("report.accuracy")} stroke={ACCENT} strokeWidth={3} connectNulls dot={{ r: 4 }} isAnimationActive={false} />
+          </LineChart>
+        ) : (
+          <BarChart width={chartWidth} height={HEIGHT} data={points} margin={{ top: 8, right: 16, bottom: 0, left: -16 }}>
+            <CartesianGrid strokeDasharray="3 3" stroke="#e6d8c4" />
+            <XAxis dataKey="label" tick={{ fontSize: 12 }} />
+            <YAxis domain={[0, 100]} tick={{ fontSize: 12 }} />
+            <Tooltip />
+            <Bar dataKey="accuracy" name={t("report.accuracy")} fill={ACCENT} radius={[6, 6, 0, 0]} isAnimationActive={false} />
+          </BarChart>
+        )}
+      </figure>
+      <figure className="chart">
+        <figcaption className="field-label">{t("report.chartMinutes")}</figcaption>
+        <BarChart width={chartWidth} height={HEIGHT} data={points} margin={{ top: 8, right: 16, bottom: 0, left: -16 }}>
+          <CartesianGrid strokeDasharray="3 3" stroke="#e6d8c4" />
+          <XAxis dataKey="label" tick={{ fontSize: 12 }} />
+          <YAxis allowDecimals={false} tick={{ fontSize: 12 }} />
+          <Tooltip />
+          <Bar dataKey="minutes" name={t("report.minutes")} fill={CHILD} radius={[6, 6, 0, 0]} isAnimationActive={false} />
+        </BarChart>
+      </figure>
+      <table className="visually-hidden" data-testid="report-chart-table">
+        <caption>{t("report.chartTable")}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t("report.period")}</th>
+            <th scope="col">{t("report.accuracy")}</th>
+            <th scope="col">{t("report.minutes")}</th>
+            <th scope="col">{t("report.attempts")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {points.map((p) => (
+            <tr key={p.label}>
+              <th scope="row">{p.label}</th>
+              <td>{p.accuracy === null ? "—" : `${p.accuracy}%`}</td>
+              <td>{p.minutes}</td>
+              <td>{p.attempts}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

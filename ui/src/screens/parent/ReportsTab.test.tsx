@@ -1,0 +1,110 @@
+import { screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import * as api from "../../api";
+import { profile, renderWithI18n } from "../../test/helpers";
+import { dailyReport, weeklyReport } from "../../test/samples";
+import { chartPoints } from "./ReportCharts";
+import { ReportBody, ReportsTab, todayLocal } from "./ReportsTab";
+
+vi.mock("../../api");
+
+const mum = profile({ id: "p1", kind: "parent", name: "妈妈" });
+const ming = profile({ id: "c1", kind: "child", name: "小明", grade: 2 });
+const lan = profile({ id: "c2", kind: "child", name: "小兰", grade: 4 });
+
+describe("reports", () => {
+  beforeEach(() => {
+    vi.mocked(api.profilesList).mockResolvedValue([mum, ming, lan]);
+    vi.mocked(api.report).mockResolvedValue(dailyReport);
+    vi.mocked(api.reviewsDue).mockResolvedValue([
+      { material_id: "m3", title: "春晓", lang: "zh", due_at: "2026-03-05T00:00:00Z", overdue_days: 2 },
+    ]);
+  });
+
+  it("asks for today's daily report of the first child, then follows the child, kind and date chosen", async () => {
+    const user = userEvent.setup();
+    renderWithI18n(<ReportsTab />);
+    await waitFor(() => expect(api.report).toHaveBeenCalledWith("c1", "daily", todayLocal()));
+    expect(within(screen.getByTestId("report-child")).getAllByRole("option").map((o) => o.textContent)).toEqual([
+      "小明",
+      "小兰",
+    ]);
+    expect(await screen.findByTestId("report-attempts")).toHaveTextContent("4");
+
+    vi.mocked(api.report).mockResolvedValue(weeklyReport);
+    await user.click(screen.getByTestId("report-kind-weekly"));
+    await waitFor(() => expect(api.report).toHaveBeenLastCalledWith("c1", "weekly", todayLocal()));
+    await waitFor(() => expect(screen.getByTestId("report-attempts")).toHaveTextContent("12"));
+
+    await user.selectOptions(screen.getByTestId("report-child"), "c2");
+    await waitFor(() => expect(api.report).toHaveBeenLastCalledWith("c2", "weekly", todayLocal()));
+    expect(api.reviewsDue).toHaveBeenLastCalledWith("c2");
+
+    const date = screen.getByTestId("report-date");
+    await user.clear(date);
+    await user.type(date, "2026-03-04");
+    await waitFor(() => expect(api.report).toHaveBeenLastCalledWith("c2", "weekly", "2026-03-04"));
+  });
+
+  it("shows the api's error", async () => {
+    vi.mocked(api.report).mockRejectedValue("profile c1 has an unknown time zone");
+    renderWithI18n(<ReportsTab />);
+    expect(await screen.findByTestId("report-error")).toHaveTextContent("profile c1 has an unknown time zone");
+    expect(screen.queryByTestId("report-attempts")).not.toBeInTheDocument();
+  });
+
+  it("renders a weekly report: figures, trend, weak points, weakest texts, due reviews and a per-day chart", async () => {
+    renderWithI18n(
+      <ReportBody
+        report={weeklyReport}
+        due={[{ material_id: "m3", title: "春晓", lang: "zh", due_at: "2026-03-05T00:00:00Z", overdue_days: 2 }]}
+      />,
+    );
+    expect(screen.getByTestId("report-body")).toHaveAttribute("data-kind", "weekly");
+    expect(screen.getByTestId("report-attempts")).toHaveTextContent(/^12$/);
+    expect(screen.getByTestId("report-minutes")).toHaveTextContent("34.5");
+    expect(screen.getByTestId("report-accuracy")).toHaveTextContent("88.3%");
+    expect(screen.getByTestId("report-first-passes")).toHaveTextContent("3");
+    expect(screen.getByTestId("report-mastered")).toHaveTextContent("1");
+    expect(screen.getByTestId("report-trend")).toHaveAttribute("data-direction", "up");
+    expect(screen.getByText("比上一周 +4")).toBeInTheDocument();
+    expect(screen.getByText("比上一周 +8.3 个百分点")).toBeInTheDocument();
+
+    const patterns = screen.getAllByTestId("report-pattern");
+    expect(patterns.map((p) => p.dataset.type)).toEqual(["substitution", "omission"]);
+    expect(patterns[0]).toHaveTextContent("静夜思");
+    expect(patterns[0]).toHaveTextContent("第 3 句");
+    expect(patterns[0]).toHaveTextContent("3 次");
+    expect(patterns[0]).toHaveTextContent("头");
+    expect(patterns[0]).toHaveTextContent("偷");
+    expect(screen.getByTestId("report-weak-material")).toHaveTextContent("春晓");
+    expect(screen.getByTestId("report-weak-material")).toHaveTextContent("72.5%");
+    expect(screen.getByTestId("report-due")).toHaveTextContent("晚了 2 天");
+
+    const chart = await screen.findByTestId("report-chart");
+    expect(chart).toHaveAttribute("data-series", "days");
+    const rows = within(screen.getByTestId("report-chart-table")).getAllByRole("row");
+    expect(rows).toHaveLength(8); // header + 7 days
+    expect(rows[1]).toHaveTextContent("周一 3/2");
+    expect(rows[4]).toHaveTextContent("92%");
+    expect(chart.querySelectorAll("svg").length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("a daily report has no day series: the chart compares it with the day before", async () => {
+    renderWithI18n(<ReportBody report={dailyReport} due={[]} />, "en");
+    expect(screen.getByTestId("report-trend")).toHaveTextContent("Nothing to compare");
+    expect(screen.getByText("No reviews due today.")).toBeInTheDocument();
+    const chart = await screen.findByTestId("report-chart");
+    expect(chart).toHaveAttribute("data-series", "periods");
+    const rows = within(screen.getByTestId("report-chart-table")).getAllByRole("row");
+    expect(rows.slice(1).map((r) => r.textContent)).toEqual(["Day before—00", "This day92%10.54"]);
+  });
+
+  it("chart points: weekday labels in either language", () => {
+    const zh = chartPoints(weeklyReport, "zh-CN", { previous: "a", current: "b" });
+    expect(zh.map((p) => p.label)).toEqual(["周一 3/2", "周二 3/3", "周三 3/4", "周四 3/5", "周五 3/6", "周六 3/7", "周日 3/8"]);
+    expect(zh[1].accuracy).toBeNull();
+    expect(chartPoints(weeklyReport, "en", { previous: "a", current: "b" })[0].label).toBe("Mon 3/2");
+  });
+});

@@ -1,0 +1,115 @@
+import type { Material, PracticeResult } from "../../api";
+import { Icon } from "../../components/Icon";
+import { AccuracyRing } from "../../components/AccuracyRing";
+import { useLocale, useT } from "../../i18n";
+import { MarkedReference } from "./MarkedReference";
+
+interface ResultViewProps {
+  result: PracticeResult;
+  material: Material;
+  mode?: string;
+  busy: boolean;
+  error: string | null;
+  onRetry: () => void;
+  onDone: () => void;
+}
+
+/** A verdict: accuracy ring, passed or not, the text with its errors marked, feedback and the memory tip. */
+export function ResultView({ result, material, mode = "voice", busy, error, onRetry, onDone }: ResultViewProps) {
+  const t = useT();
+  const { locale } = useLocale();
+  const en = locale === "en";
+  const feedback = en ? result.feedback?.en : result.feedback?.zh;
+  const tip = en ? result.feedback?.tip_en : result.feedback?.tip_zh;
+  const lines = result.lines && result.lines.length > 0 ? result.lines : material.body.split(/\r?\n/).filter((l) => l.trim());
+  const pct = Math.round(Number(result.accuracy) || 0);
+  return (
+    <section className="card result" data-testid="result-screen" aria-labelledby="result-title">
+      <div className="result-head">
+        <AccuracyRing accuracy={result.accuracy} passed={result.passed} label={t("result.accuracyLabel", { pct })} />
+        <div className="result-head-text">
+          <h2 id="result-title" className="result-title" data-testid="result-passed" data-passed={String(result.passed)}>
+            {result.passed ? t("result.passed") : t("result.notPassed")}
+          </h2>
+          <p className="muted" data-testid="attempt-count">
+            {t("practice.attempt", { n: result.attempt_number })}
+          </p>
+          {feedback && (
+            <p className="result-feedback" data-testid="feedback-text">
+              {feedback}
+            </p>
+          )}
+        </div>
+      </div>
+      {tip && (
+        <p className="memory-tip" data-testid="memory-tip">
+          <span className="memory-tip-icon" aria-hidden="true">
+            <Icon name="bulb" />
+          </span>
+          <span>
+            <strong>{t("result.tip")}</strong>
+            {tip}
+          </span>
+        </p>
+      )}
+      <h3 className="section-title">{t("result.textTitle")}</h3>
+      <MarkedReference lines={lines} errors={result.errors ?? []} lang={material.lang} mode={mode} />
+      {result.errors && result.errors.length > 0 && <MarkLegend />}
+      {error && (
+        <p className="banner banner-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="result-actions">
+        {result.passed ? (
+          <button type="button" className="btn btn-primary btn-large" data-testid="done-button" onClick={onDone}>
+            {t("result.done")}
+          </button>
+        ) : (
+          <>
+            <button
+              type="button"
+              className="btn btn-primary btn-large"
+              data-testid="retry-button"
+              onClick={onRetry}
+              disabled={busy}
+            >
+              {t("result.retry")}
+            </button>
+            <button type="button" className="btn btn-secondary btn-large" onClick={onDone}>
+              {t("result.later")}
+            </button>
+          </>
+        )}
+      </div>
+    </section>
+  );
+}
+
+function MarkLegend() {
+  const t = useT();
+  return (
+    <ul className="mark-legend" aria-label={t("result.legend")}>
+      <li>
+        <span className="legend-swatch mark-omission" aria-hidden="true" />
+        {t("error.omission")}
+      </li>
+      <li>
+        <span className="legend-swatch mark-substitution" aria-hidden="true" />
+        {t("error.substitution")}
+      </li>
+      <li>
+        <span className="legend-swatch mark-insertion" aria-hidden="true" />
+        {t("error.insertion")}
+      </li>
+      <li>
+        <span className="legend-swatch mark-order" aria-hidden="true" />
+        {t("error.order")}
+      </li>
+      <li>
+        <span className="legend-swatch mark-uncertain" aria-hidden="true" />
+        {t("result.sayAgain")}
+      </li>
+    </ul>
+  );
+}
