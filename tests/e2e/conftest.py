@@ -68,7 +68,9 @@ def app(data_dir):
         pytest.fail(f"{APP} is missing: build it with `cargo build -p deskmate-shell` (scripts/test.sh does)")
     driver_bin = shutil.which("tauri-driver") or str(pathlib.Path.home() / ".cargo/bin/tauri-driver")
     port, native_port = _free_port(), _free_port()
-    env = dict(os.environ, DESKMATE_DATA_DIR=str(data_dir))
+    # TZ: the window shows dates in the children's default time zone (Asia/Shanghai),
+    # so a report for "today" is the same day the core counts attempts in.
+    env = dict(os.environ, DESKMATE_DATA_DIR=str(data_dir), TZ="Asia/Shanghai")
     ARTIFACTS.mkdir(exist_ok=True)
     log = open(ARTIFACTS / "tauri-driver.log", "ab")
     proc = subprocess.Popen(

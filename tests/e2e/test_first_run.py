@@ -5,34 +5,9 @@ import subprocess
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from conftest import ARTIFACTS, REPO
-
-WAIT = 30
-
-
-def tid(value):
-    return (By.CSS_SELECTOR, f'[data-testid="{value}"]')
-
-
-def shot(drv, name):
-    drv.save_screenshot(str(ARTIFACTS / f"e2e-{name}.png"))
-
-
-def wait(drv, cond):
-    return WebDriverWait(drv, WAIT).until(cond)
-
-
-def fill(drv, testid, text):
-    el = wait(drv, EC.element_to_be_clickable(tid(testid)))
-    el.clear()
-    el.send_keys(text)
-
-
-def open_profile(drv, kind, name):
-    sel = (By.CSS_SELECTOR, f'[data-testid="profile-card"][data-kind="{kind}"][data-name="{name}"]')
-    wait(drv, EC.element_to_be_clickable(sel)).click()
+from conftest import REPO
+from ui import choose, fill, open_profile, shot, tid, wait
 
 
 def test_window_title(app):
@@ -46,12 +21,7 @@ def test_setup_unlock_and_library(app, data_dir):
     fill(drv, "setup-parent-pin", "2468")
     fill(drv, "setup-parent-pin2", "2468")
     fill(drv, "setup-child-name", "小明")
-    grade = wait(drv, EC.presence_of_element_located(tid("setup-child-grade")))
-    if grade.tag_name.lower() == "select":
-        Select(grade).select_by_value("1")
-    else:
-        grade.clear()
-        grade.send_keys("1")
+    choose(drv, "setup-child-grade", "1")
     shot(drv, "01-setup")
     drv.find_element(*tid("setup-submit")).click()
 

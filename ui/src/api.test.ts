@@ -153,5 +153,6 @@ describe("api: shapes the core may answer in", () => {
     ]);
     expect(v.todos).toEqual([{ content: "读", status: "in_progress" }]);
     expect(v.thread.id).toBe("t");
+    expect(v.tool_calls).toEqual([]);
   });
 });

@@ -355,10 +355,22 @@ export interface Todo {
   status: TodoStatus;
 }
 
+/** A tool call as stored (`deskmate_agent::persist::StoredToolCall`): the shell's `chat_thread` adds these. */
+export interface StoredToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+  /** pending | completed | error | interrupted */
+  status: string;
+  result: string | null;
+}
+
 export interface ThreadView {
   thread: ThreadSummary;
   messages: ChatMessage[];
   todos: Todo[];
+  /** Every tool call with its status and result (optional; otherwise read from the tool messages). */
+  tool_calls?: StoredToolCall[];
 }
 
 export interface ChatSendResult {
@@ -490,7 +502,17 @@ export function normalizeThreadView(raw: unknown): ThreadView {
   const state = isObj(r.state) ? r.state : {};
   const todosRaw = Array.isArray(r.todos) ? r.todos : Array.isArray(state.todos) ? state.todos : [];
   const todos = todosRaw.filter(isObj).map((x) => ({ content: str(x.content), status: str(x.status) as TodoStatus }));
-  return { thread, messages, todos };
+  const view: ThreadView = { thread, messages, todos };
+  if (Array.isArray(r.tool_calls)) {
+    view.tool_calls = r.tool_calls.filter(isObj).map((c) => ({
+      id: str(c.id),
+      name: str(c.name),
+      arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments ?? {}),
+      status: str(c.status),
+      result: typeof c.result === "string" ? c.result : null,
+    }));
+  }
+  return view;
 }
 
 // ---------------------------------------------------------------------------

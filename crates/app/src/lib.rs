@@ -8,6 +8,7 @@ pub mod doctor;
 pub mod family;
 pub mod lamp;
 pub mod library;
+pub mod practice;
 pub mod recite;
 
 use std::path::PathBuf;

@@ -37,7 +37,11 @@ impl Deskmate {
     /// Records one attempt; memory tips for repeated errors come from `tips`
     /// (falling back to templates when it fails). May block on `tips`: call
     /// from a blocking context in async code.
-    pub fn record_attempt_with(&self, attempt: NewAttempt, tips: &dyn TipWriter) -> Result<AttemptOutcome, ReciteError> {
+    pub fn record_attempt_with(
+        &self,
+        attempt: NewAttempt,
+        tips: &dyn TipWriter,
+    ) -> Result<AttemptOutcome, ReciteError> {
         deskmate_recite::practice::record_attempt(self.store(), attempt, tips)
     }
 
@@ -58,7 +62,11 @@ impl Deskmate {
     }
 
     /// A child's attempts, newest first.
-    pub fn recitation_history(&self, profile_id: &str, filter: &HistoryFilter) -> Result<Vec<AttemptRecord>, ReciteError> {
+    pub fn recitation_history(
+        &self,
+        profile_id: &str,
+        filter: &HistoryFilter,
+    ) -> Result<Vec<AttemptRecord>, ReciteError> {
         Ok(deskmate_recite::history::list(self.store(), profile_id, filter)?)
     }
 

@@ -66,6 +66,14 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Behave like other Unix tools when the reader goes away (`deskmate … | head`):
+    // end quietly instead of panicking on a broken pipe.
+    #[cfg(unix)]
+    // SAFETY: called first thing in main, before any other thread exists;
+    // restoring the default disposition of SIGPIPE has no other effect.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("DESKMATE_LOG"))
         .with_writer(std::io::stderr)

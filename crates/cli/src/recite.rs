@@ -11,8 +11,8 @@ use anyhow::{bail, Context};
 use chrono::{DateTime, NaiveDate, Utc};
 use clap::{Args, Subcommand};
 use deskmate_app::recite::{
-    check, compose_feedback, AttemptOutcome, DueReview, Lang, Mode, NewAttempt, Reference, Report, ReportType, Transcript, Verdict,
-    DEFAULT_PASS_THRESHOLD,
+    check, compose_feedback, AttemptOutcome, DueReview, Lang, Mode, NewAttempt, Reference, Report, ReportType,
+    Transcript, Verdict, DEFAULT_PASS_THRESHOLD,
 };
 use deskmate_app::Deskmate;
 use serde::{Deserialize, Serialize};
@@ -26,6 +26,8 @@ pub enum ReciteCmd {
     Check(CheckArgs),
     /// Record a child's attempt at a material: history, error patterns, review schedule, feedback.
     Attempt(AttemptArgs),
+    /// Hear a recorded recitation offline (VAD + whisper) and check it fairly.
+    Audio(crate::speech::ReciteAudioArgs),
 }
 
 #[derive(Args)]
@@ -221,8 +223,13 @@ fn check_line(line: &str, threshold: f64) -> Result<BatchResult, (Value, String)
     let id = input.id.clone();
     let fail = |e: String| (id.clone(), e);
     let mode: Mode = input.mode.as_deref().unwrap_or("voice").parse().map_err(|e| fail(format!("{e}")))?;
-    let lang: Option<Lang> =
-        input.lang.as_deref().filter(|l| !l.is_empty()).map(str::parse).transpose().map_err(|e| fail(format!("{e}")))?;
+    let lang: Option<Lang> = input
+        .lang
+        .as_deref()
+        .filter(|l| !l.is_empty())
+        .map(str::parse)
+        .transpose()
+        .map_err(|e| fail(format!("{e}")))?;
     let reference = Reference::new(&input.reference, lang).map_err(|e| fail(e.to_string()))?;
     let v = check(&reference, &Transcript::new(input.transcript), mode).map_err(|e| fail(e.to_string()))?;
     Ok(BatchResult {
@@ -279,6 +286,7 @@ fn run_batch(path: &PathBuf, threshold: f64) -> anyhow::Result<ExitCode> {
 pub fn run(app: &Deskmate, cmd: ReciteCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         ReciteCmd::Check(args) => run_check(args),
+        ReciteCmd::Audio(a) => crate::speech::run_recite_audio(app, a),
         ReciteCmd::Attempt(a) => {
             let profile = app.find_profile(&a.profile)?;
             let material = app.find_material(&a.material)?;
@@ -336,7 +344,11 @@ pub fn run_reviews(app: &Deskmate, cmd: ReviewsCmd) -> anyhow::Result<ExitCode> 
                 println!("no reviews due for {}", profile.name);
             } else {
                 for d in due {
-                    let overdue = if d.overdue_days > 0 { format!(" ({} day(s) overdue)", d.overdue_days) } else { String::new() };
+                    let overdue = if d.overdue_days > 0 {
+                        format!(" ({} day(s) overdue)", d.overdue_days)
+                    } else {
+                        String::new()
+                    };
                     println!("{}  {} {} — due {}{overdue}", d.material_id, d.lang, d.title, d.next_review_at);
                 }
             }
@@ -347,7 +359,8 @@ pub fn run_reviews(app: &Deskmate, cmd: ReviewsCmd) -> anyhow::Result<ExitCode> 
 
 pub fn run_report(app: &Deskmate, a: ReportArgs) -> anyhow::Result<ExitCode> {
     let profile = app.find_profile(&a.profile)?;
-    let date = NaiveDate::parse_from_str(&a.date, "%Y-%m-%d").with_context(|| format!("--date {:?} is not YYYY-MM-DD", a.date))?;
+    let date = NaiveDate::parse_from_str(&a.date, "%Y-%m-%d")
+        .with_context(|| format!("--date {:?} is not YYYY-MM-DD", a.date))?;
     let kind: ReportType = if a.kind == "weekly" { ReportType::Weekly } else { ReportType::Daily };
     let report = app.report(&profile.id, kind, date, Utc::now())?;
     if a.json {

@@ -4,9 +4,15 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Subcommand;
+use std::time::Instant;
+
+use anyhow::bail;
+use clap::{Args, Subcommand};
+use deskmate_app::recite::{compose_feedback, NewAttempt, Reference, DEFAULT_PASS_THRESHOLD};
 use deskmate_app::Deskmate;
 use deskmate_speech::asr::AudioContext;
+use deskmate_speech::audio::file;
+use deskmate_speech::fairness::{checker_transcript, judge, FairnessSettings};
 use deskmate_speech::{AsrConfig, Lang, ModelPaths, SpeechPipeline};
 use serde::Serialize;
 
@@ -90,6 +96,146 @@ pub fn run(app: &Deskmate, cmd: SpeechCmd) -> anyhow::Result<ExitCode> {
                 println!("audio {} ms, vad {} ms, asr {} ms", out.audio_ms, out.vad_ms, out.asr_ms);
             }
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `deskmate recite audio`: a recorded recitation, heard and checked.
+#[derive(Args)]
+pub struct ReciteAudioArgs {
+    /// The material (id, built-in slug such as zh/jing-ye-si, or unique title).
+    #[arg(long, required_unless_present = "reference", conflicts_with = "reference")]
+    material: Option<String>,
+    /// The text to recite, when it is not a stored material.
+    #[arg(long)]
+    reference: Option<String>,
+    /// The recording (WAV, MP3, FLAC, Ogg, M4A).
+    #[arg(long = "wav", value_name = "FILE")]
+    file: PathBuf,
+    /// Record the attempt for this child (id or name); needs --material.
+    #[arg(long)]
+    profile: Option<String>,
+    /// Language of the reference (from the material, or detected).
+    #[arg(long, value_parser = ["zh", "en"])]
+    lang: Option<String>,
+    /// Use an encoder window sized to the clip (faster, slightly less accurate).
+    #[arg(long)]
+    fit_audio_ctx: bool,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct Timings {
+    decode_ms: u64,
+    vad_ms: u64,
+    asr_ms: u64,
+    check_ms: u64,
+    /// Decode + VAD + ASR + check (model loading excluded, reported as load_ms).
+    total_ms: u64,
+    load_ms: u64,
+}
+
+pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<ExitCode> {
+    let material = match &a.material {
+        Some(key) => Some(app.find_material(key)?),
+        None => None,
+    };
+    if a.profile.is_some() && material.is_none() {
+        bail!("--profile records the attempt against a material: give --material instead of --reference");
+    }
+    let profile = match &a.profile {
+        Some(p) => Some(app.find_profile(p)?),
+        None => None,
+    };
+    let (text, lang_code) = match (&material, &a.reference) {
+        (Some(m), _) => (m.body.clone(), a.lang.clone().unwrap_or_else(|| m.lang.clone())),
+        (None, Some(r)) => (r.clone(), a.lang.clone().unwrap_or_else(|| deskmate_app::recite::Lang::detect(r).as_str().to_string())),
+        (None, None) => bail!("give --material or --reference"),
+    };
+    let lang = parse_lang(&lang_code)?;
+    let reference = Reference::new(&text, Some(lang_code.parse()?))?;
+
+    let loading = Instant::now();
+    let pipeline = pipeline(app, a.fit_audio_ctx)?;
+    let load_ms = loading.elapsed().as_millis() as u64;
+
+    let started = Instant::now();
+    let clip = file::load(&a.file, file::DEFAULT_MAX_SECONDS)?;
+    let decode_ms = started.elapsed().as_millis() as u64;
+    let heard = pipeline.hear(&clip, lang, Some(reference.len()))?;
+    let Some(transcript) = heard.transcript else {
+        let total_ms = started.elapsed().as_millis() as u64;
+        let timings = Timings { decode_ms, vad_ms: heard.vad_ms, asr_ms: 0, check_ms: 0, total_ms, load_ms };
+        if a.json {
+            output::json(&serde_json::json!({ "speech": false, "transcript": null, "verdict": null, "uncertain": [], "timings": timings }))?;
+        } else {
+            println!("no speech heard in {} — nothing was checked or recorded", a.file.display());
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    let settings = FairnessSettings::default();
+    let checking = Instant::now();
+    let voice = judge(&reference, &transcript, &settings)?;
+    let check_ms = checking.elapsed().as_millis() as u64;
+    let total_ms = started.elapsed().as_millis() as u64;
+    let verdict = &voice.verdict;
+    let passed = verdict.passed(DEFAULT_PASS_THRESHOLD);
+    let feedback = compose_feedback(&reference, verdict, passed);
+    let attempt = match (&profile, &material) {
+        (Some(p), Some(m)) => Some(app.record_attempt(NewAttempt {
+            profile_id: p.id.clone(),
+            material_id: m.id.clone(),
+            transcript: checker_transcript(&transcript, &settings),
+            mode: deskmate_app::recite::Mode::Voice,
+            at: chrono::Utc::now(),
+            duration_ms: heard.speech_end_ms.zip(heard.speech_start_ms).map(|(e, s)| e.saturating_sub(s)),
+            session_id: None,
+        })?),
+        _ => None,
+    };
+    let timings = Timings { decode_ms, vad_ms: heard.vad_ms, asr_ms: heard.asr_ms, check_ms, total_ms, load_ms };
+    if a.json {
+        output::json(&serde_json::json!({
+            "speech": true,
+            "transcript": {
+                "text": transcript.text,
+                "raw_text": transcript.raw_text,
+                "units": transcript.units,
+                "flags": transcript.flags,
+            },
+            "verdict": {
+                "accuracy": verdict.accuracy,
+                "passed": passed,
+                "units": verdict.units,
+                "correct": verdict.correct,
+                "lang": verdict.lang,
+                "mode": verdict.mode,
+                "errors": verdict.errors,
+                "lines": verdict.lines,
+                "fillers": verdict.fillers,
+                "restarted": verdict.restarted,
+                "feedback": feedback,
+            },
+            "uncertain": voice.uncertain,
+            "fair_accuracy": voice.fair_accuracy,
+            "timings": timings,
+            "attempt": attempt,
+        }))?;
+    } else {
+        println!("heard: {}", transcript.text);
+        println!("accuracy {}% (fair, uncertain spans not counted: {}%)", verdict.accuracy, voice.fair_accuracy);
+        for e in voice.certain_errors() {
+            println!("  line {}: {} — expected {:?}, heard {:?}", e.line, e.label_en, e.expected, e.actual);
+        }
+        for u in &voice.uncertain {
+            println!("  line {}: not sure ({:?}) — expected {:?}, heard {:?}; ask to say it again", u.line, u.reason, u.expected, u.heard);
+        }
+        println!("{}", feedback.zh);
+        if let Some(o) = &attempt {
+            println!("recorded attempt {} for {}", o.attempt_id, o.title);
+        }
+        println!("vad {} ms, asr {} ms, check {} ms, total {} ms", heard.vad_ms, heard.asr_ms, check_ms, total_ms);
     }
     Ok(ExitCode::SUCCESS)
 }

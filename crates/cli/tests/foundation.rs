@@ -142,3 +142,23 @@ fn help_lists_the_commands() {
         assert!(text.contains(cmd));
     }
 }
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::io::Read;
+    use std::process::{Command as Std, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("deskmate"))
+        .args(["--data-dir"])
+        .arg(dir.path())
+        .args(["materials", "list", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader goes away at once
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    child.wait().unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+}

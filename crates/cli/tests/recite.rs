@@ -39,8 +39,12 @@ fn batch_agrees_with_the_shared_fixture() {
     let out = deskmate(dir.path()).args(["recite", "check", "--batch"]).arg(&path).assert().success();
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     let results: Vec<Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let cases: Vec<Value> =
-        std::fs::read_to_string(&path).unwrap().lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let cases: Vec<Value> = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(results.len(), cases.len(), "one output line per input line");
 
     let (mut acc_ok, mut err_ok, mut clean, mut clean_ok) = (0usize, 0usize, 0usize, 0usize);
@@ -67,7 +71,9 @@ fn batch_agrees_with_the_shared_fixture() {
         }
         let expected = case["expected_errors"].as_array().unwrap();
         let found = expected.iter().all(|x| {
-            errors.iter().any(|e| e["type"] == x["type"] && e["line"].as_i64().unwrap().abs_diff(x["line"].as_i64().unwrap()) <= 1)
+            errors.iter().any(|e| {
+                e["type"] == x["type"] && e["line"].as_i64().unwrap().abs_diff(x["line"].as_i64().unwrap()) <= 1
+            })
         });
         err_ok += usize::from(found);
         if expected.is_empty() {
@@ -92,7 +98,14 @@ fn batch_agrees_with_the_shared_fixture() {
 fn single_check_human_and_json() {
     let dir = tempfile::tempdir().unwrap();
     let out = deskmate(dir.path())
-        .args(["recite", "check", "--reference", POEM, "--transcript", "床前明月光，宜是地上霜。举头望明月，低头思故乡。"])
+        .args([
+            "recite",
+            "check",
+            "--reference",
+            POEM,
+            "--transcript",
+            "床前明月光，宜是地上霜。举头望明月，低头思故乡。",
+        ])
         .args(["--mode", "text", "--json"])
         .assert()
         .success();
@@ -108,7 +121,14 @@ fn single_check_human_and_json() {
     assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
 
     let out = deskmate(dir.path())
-        .args(["recite", "check", "--reference", "Jack and Jill went up the hill.", "--transcript", "jack and jill went the hill"])
+        .args([
+            "recite",
+            "check",
+            "--reference",
+            "Jack and Jill went up the hill.",
+            "--transcript",
+            "jack and jill went the hill",
+        ])
         .assert()
         .success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
@@ -127,8 +147,11 @@ fn batch_bad_lines_get_an_error_line_and_exit_code_1() {
     let file = dir.path().join("in.jsonl");
     std::fs::write(&file, input).unwrap();
     let out = deskmate(dir.path()).args(["recite", "check", "--batch"]).arg(&file).assert().code(1);
-    let lines: Vec<Value> =
-        String::from_utf8(out.get_output().stdout.clone()).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = String::from_utf8(out.get_output().stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 4);
     assert_eq!(lines[0]["accuracy"], 100.0);
     assert!(lines[1]["error"].as_str().unwrap().contains("not a check request"));
@@ -156,8 +179,11 @@ fn huge_and_odd_transcripts_never_panic() {
     )
     .unwrap();
     let out = deskmate(dir.path()).args(["recite", "check", "--batch"]).arg(&file).assert().code(1);
-    let lines: Vec<Value> =
-        String::from_utf8(out.get_output().stdout.clone()).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = String::from_utf8(out.get_output().stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert!(lines[0]["error"].as_str().unwrap().contains("too long"), "{}", lines[0]);
     assert_eq!(lines[1]["correct"], 10);
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
@@ -167,11 +193,25 @@ fn huge_and_odd_transcripts_never_panic() {
 #[test]
 fn attempt_reviews_and_reports() {
     let dir = tempfile::tempdir().unwrap();
-    let out = deskmate(dir.path()).args(["profiles", "add", "--name", "小明", "--kind", "child", "--json"]).assert().success();
+    let out = deskmate(dir.path())
+        .args(["profiles", "add", "--name", "小明", "--kind", "child", "--json"])
+        .assert()
+        .success();
     let child = json(&out.get_output().stdout)["id"].as_str().unwrap().to_string();
     let attempt = |transcript: &str, at: &str| {
         let out = deskmate(dir.path())
-            .args(["recite", "attempt", "--profile", &child, "--material", "静夜思", "--transcript", transcript, "--at", at])
+            .args([
+                "recite",
+                "attempt",
+                "--profile",
+                &child,
+                "--material",
+                "静夜思",
+                "--transcript",
+                transcript,
+                "--at",
+                at,
+            ])
             .args(["--duration-secs", "12", "--json"])
             .assert()
             .success();
@@ -196,7 +236,10 @@ fn attempt_reviews_and_reports() {
         .assert()
         .success();
     assert_eq!(json(&out.get_output().stdout), serde_json::json!([]));
-    let out = deskmate(dir.path()).args(["reviews", "due", "--profile", &child, "--at", &due_at, "--json"]).assert().success();
+    let out = deskmate(dir.path())
+        .args(["reviews", "due", "--profile", &child, "--at", &due_at, "--json"])
+        .assert()
+        .success();
     let due = json(&out.get_output().stdout);
     assert_eq!(due[0]["title"], "静夜思");
     let out = deskmate(dir.path()).args(["reviews", "due", "--profile", &child, "--at", &due_at]).assert().success();
@@ -213,7 +256,8 @@ fn attempt_reviews_and_reports() {
         assert_eq!(r["summary"]["first_passes"], 1);
         assert_eq!(r["top_patterns"][0]["occurrences"], 2);
     }
-    let out = deskmate(dir.path()).args(["report", "daily", "--profile", &child, "--date", "2026-03-02"]).assert().success();
+    let out =
+        deskmate(dir.path()).args(["report", "daily", "--profile", &child, "--date", "2026-03-02"]).assert().success();
     assert!(String::from_utf8_lossy(&out.get_output().stdout).contains("2 attempt(s)"));
 }
 
@@ -225,10 +269,23 @@ fn attempt_and_report_bad_input_is_explained() {
         let out = deskmate(dir.path()).args(args).assert().failure();
         String::from_utf8(out.get_output().stderr.clone()).unwrap()
     };
-    assert!(err(&["recite", "attempt", "--profile", "nobody", "--material", "静夜思", "--transcript", "x"]).contains("not found"));
-    assert!(err(&["recite", "attempt", "--profile", "Lily", "--material", "no such poem", "--transcript", "x"]).contains("not found"));
-    assert!(err(&["recite", "attempt", "--profile", "Lily", "--material", "静夜思", "--transcript", "x", "--at", "noon"])
-        .contains("RFC 3339"));
+    assert!(err(&["recite", "attempt", "--profile", "nobody", "--material", "静夜思", "--transcript", "x"])
+        .contains("not found"));
+    assert!(err(&["recite", "attempt", "--profile", "Lily", "--material", "no such poem", "--transcript", "x"])
+        .contains("not found"));
+    assert!(err(&[
+        "recite",
+        "attempt",
+        "--profile",
+        "Lily",
+        "--material",
+        "静夜思",
+        "--transcript",
+        "x",
+        "--at",
+        "noon"
+    ])
+    .contains("RFC 3339"));
     assert!(err(&["report", "daily", "--profile", "Lily", "--date", "2026-13-01"]).contains("YYYY-MM-DD"));
     assert!(err(&["reviews", "due", "--profile", "Lily", "--at", "tomorrow"]).contains("RFC 3339"));
 }

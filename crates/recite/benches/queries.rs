@@ -14,9 +14,8 @@ use deskmate_recite::report::{self, ReportType};
 use deskmate_recite::{patterns, schedule, Mode, TemplateTips, Transcript};
 use deskmate_store::{NewMaterial, NewProfile, Store};
 
-const LINES: [&str; 8] = [
-    "床前明月光", "疑是地上霜", "举头望明月", "低头思故乡", "白日依山尽", "黄河入海流", "欲穷千里目", "更上一层楼",
-];
+const LINES: [&str; 8] =
+    ["床前明月光", "疑是地上霜", "举头望明月", "低头思故乡", "白日依山尽", "黄河入海流", "欲穷千里目", "更上一层楼"];
 
 fn seeded() -> (tempfile::TempDir, Store, String, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
@@ -79,16 +78,14 @@ fn bench(c: &mut Criterion) {
         b.iter(|| history::list(&store, black_box(&child), &filter).unwrap())
     });
     c.bench_function("history: one week", |b| {
-        let filter = HistoryFilter {
-            from: Some(now - Duration::days(7)),
-            to: Some(now),
-            limit: 1000,
-            ..Default::default()
-        };
+        let filter =
+            HistoryFilter { from: Some(now - Duration::days(7)), to: Some(now), limit: 1000, ..Default::default() };
         b.iter(|| history::list(&store, black_box(&child), &filter).unwrap())
     });
     c.bench_function("reviews due", |b| b.iter(|| schedule::due(&store, black_box(&child), now).unwrap()));
-    c.bench_function("error patterns: top 10", |b| b.iter(|| patterns::list(&store, black_box(&child), None, 10).unwrap()));
+    c.bench_function("error patterns: top 10", |b| {
+        b.iter(|| patterns::list(&store, black_box(&child), None, 10).unwrap())
+    });
     c.bench_function("report: daily, generate and store", |b| {
         b.iter(|| report::generate(&store, black_box(&child), ReportType::Daily, day, now).unwrap())
     });
@@ -96,7 +93,10 @@ fn bench(c: &mut Criterion) {
         b.iter(|| report::generate(&store, black_box(&child), ReportType::Weekly, day, now).unwrap())
     });
     c.bench_function("report: stored weekly, read", |b| {
-        b.iter(|| report::stored(&store, black_box(&child), ReportType::Weekly, NaiveDate::from_ymd_opt(2026, 2, 16).unwrap()).unwrap())
+        b.iter(|| {
+            report::stored(&store, black_box(&child), ReportType::Weekly, NaiveDate::from_ymd_opt(2026, 2, 16).unwrap())
+                .unwrap()
+        })
     });
 }
 

@@ -112,10 +112,20 @@ mod tests {
     #[test]
     fn every_unit_appears_once_in_order() {
         let (_, ops) = lcs("床前明月光疑是地上霜", "嗯疑是地上霜床前明x光");
-        let refs: Vec<usize> =
-            ops.iter().filter_map(|o| match o { Op::Match(i, _) | Op::Omit(i) => Some(*i), _ => None }).collect();
-        let trans: Vec<usize> =
-            ops.iter().filter_map(|o| match o { Op::Match(_, j) | Op::Insert(j) => Some(*j), _ => None }).collect();
+        let refs: Vec<usize> = ops
+            .iter()
+            .filter_map(|o| match o {
+                Op::Match(i, _) | Op::Omit(i) => Some(*i),
+                _ => None,
+            })
+            .collect();
+        let trans: Vec<usize> = ops
+            .iter()
+            .filter_map(|o| match o {
+                Op::Match(_, j) | Op::Insert(j) => Some(*j),
+                _ => None,
+            })
+            .collect();
         assert_eq!(refs, (0..10).collect::<Vec<_>>());
         assert_eq!(trans, (0..11).collect::<Vec<_>>());
     }

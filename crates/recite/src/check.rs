@@ -292,13 +292,11 @@ impl Work<'_> {
         }
         // A moved line may carry a slip: pair up to a third of its length in
         // mismatched neighbours on each side as substitutions inside the block.
-        let (gap_r, gap_t) = match (
-            gaps.iter().find(|g| g.refs.contains(&rs)),
-            gaps.iter().find(|g| g.trans.contains(&ts)),
-        ) {
-            (Some(a), Some(b)) => (a.refs.clone(), b.trans.clone()),
-            _ => (rs..rs + len, ts..ts + len),
-        };
+        let (gap_r, gap_t) =
+            match (gaps.iter().find(|g| g.refs.contains(&rs)), gaps.iter().find(|g| g.trans.contains(&ts))) {
+                (Some(a), Some(b)) => (a.refs.clone(), b.trans.clone()),
+                _ => (rs..rs + len, ts..ts + len),
+            };
         let (mut lo_r, mut lo_t, mut hi_r, mut hi_t) = (rs, ts, rs + len, ts + len);
         for _ in 0..len / 3 {
             if hi_r < gap_r.end && hi_t < gap_t.end && self.rs[hi_r] == State::Free && self.ts[hi_t] == State::Free {

@@ -41,7 +41,13 @@ pub struct Feedback {
 /// Composes the feedback. `occurrences[i]` and `tips[i]` belong to
 /// `verdict.errors[i]` (occurrence 1 when unknown, e.g. a check without a
 /// profile).
-pub fn compose(reference: &Reference, verdict: &Verdict, passed: bool, occurrences: &[u32], tips: &[Option<Tip>]) -> Feedback {
+pub fn compose(
+    reference: &Reference,
+    verdict: &Verdict,
+    passed: bool,
+    occurrences: &[u32],
+    tips: &[Option<Tip>],
+) -> Feedback {
     let items: Vec<ErrorFeedback> = verdict
         .errors
         .iter()
@@ -95,7 +101,13 @@ fn quote(lang: Lang, s: &str) -> String {
     }
 }
 
-fn error_feedback(reference: &Reference, mode: Mode, e: &RecitationError, occurrence: u32, tip: Option<&Tip>) -> (String, String) {
+fn error_feedback(
+    reference: &Reference,
+    mode: Mode,
+    e: &RecitationError,
+    occurrence: u32,
+    tip: Option<&Tip>,
+) -> (String, String) {
     let lang = reference.lang();
     let line = reference.lines().get(e.line.saturating_sub(1)).map(|l| l.text.clone()).unwrap_or_default();
     let (ql, qe, qa) = (quote(lang, &line), quote(lang, &e.expected), quote(lang, &e.actual));
@@ -115,16 +127,12 @@ fn error_feedback(reference: &Reference, mode: Mode, e: &RecitationError, occurr
             format!("第{n}句少了{qe}，完整的是：{line}。"),
             format!("Line {n} is missing {qe}; the whole line is: {line}."),
         ),
-        (ErrorType::Insertion, _) => (
-            format!("第{n}句多了{qa}，原文是：{line}。"),
-            format!("Line {n} has an extra {qa}; the text is: {line}."),
-        ),
+        (ErrorType::Insertion, _) => {
+            (format!("第{n}句多了{qa}，原文是：{line}。"), format!("Line {n} has an extra {qa}; the text is: {line}."))
+        }
         (ErrorType::Substitution, ErrorKind::Tone) => {
             let p = e.expected.chars().next().and_then(sound::pinyin_with_tone).unwrap_or("");
-            (
-                format!("{qe}读 {p}，声调再注意一下：{line}。"),
-                format!("{qe} is read {p} — mind the tone: {line}."),
-            )
+            (format!("{qe}读 {p}，声调再注意一下：{line}。"), format!("{qe} is read {p} — mind the tone: {line}."))
         }
         (ErrorType::Substitution, _) if mode == Mode::Text && lang == Lang::Zh => (
             format!("第{n}句的{qe}写成了{qa}，正确的是：{line}。"),
@@ -164,20 +172,20 @@ fn why(e: &RecitationError) -> (&'static str, &'static str) {
             "这两个字读音一样，写的时候手会先想到更熟悉的那个字。",
             "The two characters sound the same, so your hand reaches for the more familiar one.",
         ),
-        (ErrorType::Substitution, _) => (
-            "这个字不常用，嘴巴容易换成一个熟悉的字。",
-            "This word is less familiar, so a more familiar one jumps in.",
-        ),
+        (ErrorType::Substitution, _) => {
+            ("这个字不常用，嘴巴容易换成一个熟悉的字。", "This word is less familiar, so a more familiar one jumps in.")
+        }
         (ErrorType::Omission, ErrorKind::Line) => (
             "这一句夹在别的句子中间，背快了就容易跳过去。",
             "This line sits between others, so it is easy to skip when you rush.",
         ),
         (ErrorType::Omission, _) => ("这几个字念得快的时候容易被吞掉。", "These words get swallowed when you go fast."),
-        (ErrorType::Insertion, _) => ("背得顺口的时候，嘴巴会自己多加字。", "When it flows, your mouth adds words by itself."),
-        (ErrorType::Order, _) => (
-            "这几句（几个字）很像，顺序容易记混。",
-            "These parts look alike, so their order is easy to mix up.",
-        ),
+        (ErrorType::Insertion, _) => {
+            ("背得顺口的时候，嘴巴会自己多加字。", "When it flows, your mouth adds words by itself.")
+        }
+        (ErrorType::Order, _) => {
+            ("这几句（几个字）很像，顺序容易记混。", "These parts look alike, so their order is easy to mix up.")
+        }
     }
 }
 

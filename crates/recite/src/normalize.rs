@@ -190,7 +190,9 @@ fn is_hyphen(c: char) -> bool {
 
 fn is_line_break(c: char, lang: Lang) -> bool {
     match lang {
-        Lang::Zh => matches!(c, '，' | '。' | '！' | '？' | '；' | '：' | '、' | ',' | '.' | '!' | '?' | ';' | ':' | '…' | '\n'),
+        Lang::Zh => {
+            matches!(c, '，' | '。' | '！' | '？' | '；' | '：' | '、' | ',' | '.' | '!' | '?' | ';' | ':' | '…' | '\n')
+        }
         Lang::En => matches!(c, '。' | '！' | '？' | '；' | '.' | '!' | '?' | ';' | ':' | '…' | '\n'),
     }
 }
@@ -249,9 +251,8 @@ fn convert_once(cc: &OpenCC, chars: &[char]) -> Vec<char> {
 
 fn word_sound(word: &str) -> String {
     static MAP: OnceLock<std::collections::HashMap<&'static str, &'static str>> = OnceLock::new();
-    let map = MAP.get_or_init(|| {
-        EN_HOMOPHONES.iter().flat_map(|group| group.iter().map(move |w| (*w, group[0]))).collect()
-    });
+    let map =
+        MAP.get_or_init(|| EN_HOMOPHONES.iter().flat_map(|group| group.iter().map(move |w| (*w, group[0]))).collect());
     let plain: String = word.chars().filter(|&c| c != '\'').collect();
     match map.get(word).or_else(|| map.get(plain.as_str())) {
         Some(rep) => (*rep).to_string(),
@@ -436,7 +437,9 @@ pub(crate) fn reconcile_contractions(units: Vec<Unit>, reference: &[Unit]) -> Ve
 pub(crate) fn number_units(reading: &str, lang: Lang, src: &Range<usize>) -> Vec<Unit> {
     match lang {
         Lang::Zh => reading.chars().map(|c| hanzi_unit(c, src.clone())).collect(),
-        Lang::En => reading.split(' ').filter(|w| !w.is_empty()).map(|w| word_unit(w.to_string(), src.clone())).collect(),
+        Lang::En => {
+            reading.split(' ').filter(|w| !w.is_empty()).map(|w| word_unit(w.to_string(), src.clone())).collect()
+        }
     }
 }
 

@@ -117,8 +117,26 @@ fn zh_group(g: u16) -> String {
 }
 
 const EN_ONES: [&str; 20] = [
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
 ];
 const EN_TENS: [&str; 10] = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
 
@@ -131,9 +149,8 @@ pub fn en_words(digits: &str, ordinal: bool) -> Vec<String> {
         Some((i, f)) => (i, Some(f)),
         None => (digits, None),
     };
-    let n = (!int_part.is_empty() && int_part.len() <= MAX_NUMBER_DIGITS)
-        .then(|| int_part.parse::<u64>().ok())
-        .flatten();
+    let n =
+        (!int_part.is_empty() && int_part.len() <= MAX_NUMBER_DIGITS).then(|| int_part.parse::<u64>().ok()).flatten();
     let Some(n) = n else {
         return digits.chars().map(digit_word).collect();
     };

@@ -73,7 +73,13 @@ pub fn pattern_key(e: &RecitationError, mode: Mode) -> (String, String) {
         Mode::Voice => e
             .actual
             .chars()
-            .map(|c| if is_cjk(c) { sound::pinyin_with_tone(c).map_or_else(|| c.to_string(), str::to_string) } else { c.to_string() })
+            .map(|c| {
+                if is_cjk(c) {
+                    sound::pinyin_with_tone(c).map_or_else(|| c.to_string(), str::to_string)
+                } else {
+                    c.to_string()
+                }
+            })
             .collect::<Vec<_>>()
             .join(" "),
         Mode::Text => e.actual.clone(),
@@ -197,17 +203,21 @@ pub fn cache_tip(store: &Store, pattern_id: &str, tip: &Tip, source: &str, at: &
              WHERE id = ?1 AND tip_zh IS NULL",
             params![pattern_id, tip.zh, tip.en, source, at],
         )?;
-        let (zh, en): (Option<String>, Option<String>) = c.query_row(
-            "SELECT tip_zh, tip_en FROM recite_error_patterns WHERE id = ?1",
-            [pattern_id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?;
+        let (zh, en): (Option<String>, Option<String>) =
+            c.query_row("SELECT tip_zh, tip_en FROM recite_error_patterns WHERE id = ?1", [pattern_id], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?;
         Ok(zh.zip(en).map(|(zh, en)| Tip { zh, en }).unwrap_or_else(|| tip.clone()))
     })
 }
 
 /// A child's patterns, most frequent first; for one material or all.
-pub fn list(store: &Store, profile_id: &str, material_id: Option<&str>, limit: usize) -> StoreResult<Vec<ErrorPattern>> {
+pub fn list(
+    store: &Store,
+    profile_id: &str,
+    material_id: Option<&str>,
+    limit: usize,
+) -> StoreResult<Vec<ErrorPattern>> {
     store.with_conn(|c| {
         let mut stmt = c.prepare_cached(&format!(
             "SELECT {COLUMNS} FROM recite_error_patterns
@@ -222,7 +232,13 @@ pub fn list(store: &Store, profile_id: &str, material_id: Option<&str>, limit: u
 }
 
 /// A child's patterns seen within `[from, to)` (RFC 3339 UTC), most frequent first.
-pub fn seen_between(store: &Store, profile_id: &str, from: &str, to: &str, limit: usize) -> StoreResult<Vec<ErrorPattern>> {
+pub fn seen_between(
+    store: &Store,
+    profile_id: &str,
+    from: &str,
+    to: &str,
+    limit: usize,
+) -> StoreResult<Vec<ErrorPattern>> {
     store.with_conn(|c| {
         let mut stmt = c.prepare_cached(&format!(
             "SELECT {COLUMNS} FROM recite_error_patterns

@@ -17,7 +17,7 @@ use crate::patterns::{self, PatternHit};
 use crate::schedule::{self, ScheduleChange};
 use crate::tips::{write_tip_or_template, Tip, TipRequest, TipWriter};
 use crate::{
-    check, ts, Lang, Mode, Reference, ReciteError, Transcript, Verdict, DEFAULT_PASS_THRESHOLD, PASS_THRESHOLD_SETTING,
+    check, ts, Lang, Mode, ReciteError, Reference, Transcript, Verdict, DEFAULT_PASS_THRESHOLD, PASS_THRESHOLD_SETTING,
 };
 
 /// Attempts at one material less than this apart belong to one session.
@@ -92,7 +92,10 @@ fn recited_units(text: &str, lang: Lang) -> usize {
 pub fn record_attempt(store: &Store, new: NewAttempt, tips: &dyn TipWriter) -> Result<AttemptOutcome, ReciteError> {
     let profile = store.profiles().get(&new.profile_id)?;
     if profile.kind != deskmate_store::ProfileKind::Child {
-        return Err(ReciteError::Invalid(format!("{} is a parent profile; attempts are recorded for children", profile.name)));
+        return Err(ReciteError::Invalid(format!(
+            "{} is a parent profile; attempts are recorded for children",
+            profile.name
+        )));
     }
     let material = store.materials().get(&new.material_id)?;
     let threshold = pass_threshold(store, &new.profile_id)?;
@@ -109,8 +112,8 @@ pub fn record_attempt(store: &Store, new: NewAttempt, tips: &dyn TipWriter) -> R
         Some(d) => (d, false),
         None => (estimated_duration_ms(recited_units(&new.transcript.text, lang), lang), true),
     };
-    let errors_json =
-        serde_json::to_string(&verdict.errors).map_err(|e| ReciteError::Invalid(format!("cannot store the errors: {e}")))?;
+    let errors_json = serde_json::to_string(&verdict.errors)
+        .map_err(|e| ReciteError::Invalid(format!("cannot store the errors: {e}")))?;
 
     let (session_id, attempt_no, purpose, first_pass, change, hits) = store.with_conn(|c| {
         let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;

@@ -42,14 +42,15 @@ impl Reference {
         let mut places = Vec::new();
         let mut lines: Vec<Line> = Vec::new();
         let mut line_start = 0;
-        let close_line = |units: &[Unit], lines: &mut Vec<Line>, places: &mut Vec<(usize, usize)>, start: &mut usize| {
-            if units.len() > *start {
-                let idx = lines.len();
-                places.extend((0..units.len() - *start).map(|off| (idx, off)));
-                lines.push(Line { text: join_units(&units[*start..], lang), start: *start, end: units.len() });
-                *start = units.len();
-            }
-        };
+        let close_line =
+            |units: &[Unit], lines: &mut Vec<Line>, places: &mut Vec<(usize, usize)>, start: &mut usize| {
+                if units.len() > *start {
+                    let idx = lines.len();
+                    places.extend((0..units.len() - *start).map(|off| (idx, off)));
+                    lines.push(Line { text: join_units(&units[*start..], lang), start: *start, end: units.len() });
+                    *start = units.len();
+                }
+            };
         for piece in normalize::tokenize(text, lang, true) {
             match piece {
                 Piece::Unit(u) => units.push(u),
@@ -171,11 +172,14 @@ impl Transcript {
             match piece {
                 Piece::Unit(u) => out.push(u),
                 Piece::Number { digits, year, ordinal, src } => {
-                    let reading = chosen.entry((digits, year, ordinal)).or_insert_with_key(|(digits, year, ordinal)| {
-                        let readings = normalize::number_readings(digits, *year, *ordinal, lang);
-                        let fits = |r: &String| occurs_in(&normalize::number_units(r, lang, &(0..0)), reference.units(), mode);
-                        readings.iter().find(|r| fits(r)).or(readings.first()).cloned().unwrap_or_default()
-                    });
+                    let reading =
+                        chosen.entry((digits, year, ordinal)).or_insert_with_key(|(digits, year, ordinal)| {
+                            let readings = normalize::number_readings(digits, *year, *ordinal, lang);
+                            let fits = |r: &String| {
+                                occurs_in(&normalize::number_units(r, lang, &(0..0)), reference.units(), mode)
+                            };
+                            readings.iter().find(|r| fits(r)).or(readings.first()).cloned().unwrap_or_default()
+                        });
                     out.extend(normalize::number_units(reading, lang, &src));
                 }
                 Piece::Break => {}
@@ -249,8 +253,11 @@ mod tests {
 
     #[test]
     fn english_lines_are_sentences() {
-        let r = Reference::new("Twinkle, twinkle, little star, how I wonder what you are! Up above the world so high.", None)
-            .unwrap();
+        let r = Reference::new(
+            "Twinkle, twinkle, little star, how I wonder what you are! Up above the world so high.",
+            None,
+        )
+        .unwrap();
         assert_eq!(r.lang(), Lang::En);
         assert_eq!(r.lines().len(), 2);
         assert_eq!(r.len(), 16);

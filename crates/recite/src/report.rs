@@ -305,14 +305,17 @@ pub fn generate(
                 let day = report_date + Duration::days(k);
                 let (s, e) = local_day_bounds(day, tz);
                 let (s, e) = (ts(s), ts(e));
-                let in_day: Vec<&Row> =
-                    current.iter().filter(|r| r.created_at.as_str() >= s.as_str() && r.created_at.as_str() < e.as_str()).collect();
+                let in_day: Vec<&Row> = current
+                    .iter()
+                    .filter(|r| r.created_at.as_str() >= s.as_str() && r.created_at.as_str() < e.as_str())
+                    .collect();
                 let n = in_day.len();
                 DaySummary {
                     date: day,
                     attempts: n as u32,
                     minutes: round1(in_day.iter().map(|r| r.duration_ms).sum::<u64>() as f64 / 60_000.0),
-                    average_accuracy: (n > 0).then(|| round2(in_day.iter().map(|r| r.accuracy).sum::<f64>() / n as f64)),
+                    average_accuracy: (n > 0)
+                        .then(|| round2(in_day.iter().map(|r| r.accuracy).sum::<f64>() / n as f64)),
                 }
             })
             .collect(),
@@ -332,7 +335,8 @@ pub fn generate(
         days,
         generated_at: ts(now),
     };
-    let data = serde_json::to_string(&report).map_err(|e| StoreError::Invalid(format!("cannot store the report: {e}")))?;
+    let data =
+        serde_json::to_string(&report).map_err(|e| StoreError::Invalid(format!("cannot store the report: {e}")))?;
     store.with_conn(|c| {
         c.execute(
             "INSERT INTO recite_reports (id, profile_id, report_type, report_date, time_zone, period_start, period_end, data,
@@ -359,7 +363,12 @@ pub fn generate(
 }
 
 /// A stored report, if one was generated.
-pub fn stored(store: &Store, profile_id: &str, report_type: ReportType, report_date: NaiveDate) -> StoreResult<Option<Report>> {
+pub fn stored(
+    store: &Store,
+    profile_id: &str,
+    report_type: ReportType,
+    report_date: NaiveDate,
+) -> StoreResult<Option<Report>> {
     let data: Option<String> = store.with_conn(|c| {
         Ok(c.query_row(
             "SELECT data FROM recite_reports WHERE profile_id = ?1 AND report_type = ?2 AND report_date = ?3",

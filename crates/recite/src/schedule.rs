@@ -157,7 +157,16 @@ pub(crate) fn apply(
                 "INSERT INTO recite_reviews (profile_id, material_id, status, stability, difficulty, reps, lapses,
                     last_rating, last_review_at, next_review_at, interval_days, created_at, updated_at)
                  VALUES (?1, ?2, 'active', ?3, ?4, 1, 0, ?5, ?6, ?7, ?8, ?6, ?6)",
-                params![profile_id, material_id, next.memory.stability, next.memory.difficulty, rating as u8, now, due, interval],
+                params![
+                    profile_id,
+                    material_id,
+                    next.memory.stability,
+                    next.memory.difficulty,
+                    rating as u8,
+                    now,
+                    due,
+                    interval
+                ],
             )?;
             Ok(Some(ScheduleChange {
                 rating,

@@ -96,8 +96,8 @@ pub fn tone(c: char) -> Option<u8> {
 pub fn rhyme(c: char) -> Option<String> {
     let plain = pinyin_plain(c)?;
     const INITIALS: [&str; 23] = [
-        "zh", "ch", "sh", "b", "p", "m", "f", "d", "t", "n", "l", "g", "k", "h", "j", "q", "x", "r", "z", "c", "s", "y",
-        "w",
+        "zh", "ch", "sh", "b", "p", "m", "f", "d", "t", "n", "l", "g", "k", "h", "j", "q", "x", "r", "z", "c", "s",
+        "y", "w",
     ];
     let mut fin = plain;
     for i in INITIALS {

@@ -117,7 +117,9 @@ pub fn is_concrete(tip: &str, request: &TipRequest) -> bool {
         Lang::Zh => s.chars().filter(|&c| is_cjk(c)).any(|c| tip.contains(c)),
         Lang::En => s.split_whitespace().any(|w| w.len() > 1 && tip.to_lowercase().contains(w)),
     };
-    names(&request.expected) || names(&request.line_text) || (!request.actual.is_empty() && tip.contains(&request.actual))
+    names(&request.expected)
+        || names(&request.line_text)
+        || (!request.actual.is_empty() && tip.contains(&request.actual))
 }
 
 /// Offline tips built from the text: always concrete, never empty.
@@ -319,14 +321,10 @@ fn zh_tip(r: &TipRequest) -> Tip {
         }
         (ErrorType::Order, ErrorKind::Swap, _, _) => {
             let chars: Vec<char> = r.expected.chars().collect();
-            let order_zh: String =
-                chars.iter().map(|&c| format!("「{c}」{}", py(c))).collect::<Vec<_>>().join(" → ");
+            let order_zh: String = chars.iter().map(|&c| format!("「{c}」{}", py(c))).collect::<Vec<_>>().join(" → ");
             Tip {
                 zh: format!("顺序是「{}」：{order_zh}。把它当成一个词连读三遍：{line}。", r.expected),
-                en: format!(
-                    "The order is 「{}」: {order_zh}. Say it as one word three times: {line}.",
-                    r.expected
-                ),
+                en: format!("The order is 「{}」: {order_zh}. Say it as one word three times: {line}.", r.expected),
             }
         }
         _ => Tip {
@@ -374,7 +372,9 @@ fn en_tip(r: &TipRequest) -> Tip {
     let n = line.split_whitespace().count();
     let first_words = r.lines.iter().filter_map(|l| l.split_whitespace().next()).collect::<Vec<_>>().join(" → ");
     let (rhyme_en, rhyme_zh) = en_rhyme_partner(r)
-        .map(|(a, b)| (format!(" “{a}” rhymes with “{b}” — let the rhyme carry you."), format!("“{a}”和“{b}”押韵，顺着韵脚背。")))
+        .map(|(a, b)| {
+            (format!(" “{a}” rhymes with “{b}” — let the rhyme carry you."), format!("“{a}”和“{b}”押韵，顺着韵脚背。"))
+        })
         .unwrap_or_default();
     match r.error_type {
         ErrorType::Substitution => {

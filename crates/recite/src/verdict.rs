@@ -146,7 +146,9 @@ fn labels(t: ErrorType, kind: ErrorKind, mode: Mode, lang: Lang) -> (&'static st
         (ErrorType::Substitution, Mode::Voice, Lang::Zh) => ("字音错", "wrong sound"),
         (ErrorType::Substitution, Mode::Voice, Lang::En) => ("读错词", "wrong word"),
         (ErrorType::Substitution, Mode::Text, Lang::Zh) => ("错别字", "wrong character"),
-        (ErrorType::Substitution, Mode::Text, Lang::En) if kind == ErrorKind::Spelling => ("拼写错", "spelling mistake"),
+        (ErrorType::Substitution, Mode::Text, Lang::En) if kind == ErrorKind::Spelling => {
+            ("拼写错", "spelling mistake")
+        }
         (ErrorType::Substitution, Mode::Text, Lang::En) => ("写错词", "wrong word"),
         (ErrorType::Order, _, _) => ("记混顺序", "mixed-up order"),
     }

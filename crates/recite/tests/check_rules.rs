@@ -11,7 +11,8 @@ use deskmate_recite::{
 };
 
 const POEM: &str = "床前明月光，疑是地上霜。举头望明月，低头思故乡。";
-const TWINKLE: &str = "Twinkle, twinkle, little star, how I wonder what you are! Up above the world so high, like a diamond in the sky.";
+const TWINKLE: &str =
+    "Twinkle, twinkle, little star, how I wonder what you are! Up above the world so high, like a diamond in the sky.";
 
 fn run(reference: &str, transcript: &str, mode: Mode) -> Verdict {
     check_text(reference, transcript, mode, None).unwrap()
@@ -89,7 +90,8 @@ fn text_mode_counts_a_homophone_as_a_wrong_character() {
 #[test]
 fn voice_mode_compares_by_sound() {
     // Same sound, other character: recognition's choice, not the child's error.
-    for t in ["床前明越光，疑是地上霜。举头望明月，低头思故乡。", "床前明月光，移是地上霜。举头望明月，低头思故乡。"] {
+    for t in ["床前明越光，疑是地上霜。举头望明月，低头思故乡。", "床前明月光，移是地上霜。举头望明月，低头思故乡。"]
+    {
         let v = run(POEM, t, Mode::Voice);
         assert_eq!((v.accuracy, v.errors.len()), (100.0, 0), "{t}");
     }
@@ -105,7 +107,10 @@ fn voice_mode_compares_by_sound() {
     // English homophones are heard alike; typed they are spelling mistakes.
     let jack = "Jack and Jill went up the hill to fetch a pail of water.";
     assert_eq!(run(jack, "Jack and Jill went up the hill to fetch a pale of water", Mode::Voice).accuracy, 100.0);
-    assert_eq!(only(&run(jack, "Jack and Jill went up the hill to fetch a pale of water", Mode::Text)).kind, ErrorKind::Spelling);
+    assert_eq!(
+        only(&run(jack, "Jack and Jill went up the hill to fetch a pale of water", Mode::Text)).kind,
+        ErrorKind::Spelling
+    );
 }
 
 #[test]
@@ -171,10 +176,7 @@ fn passing_uses_the_exact_ratio() {
 #[test]
 fn omissions_are_reported_per_line() {
     let v = run(POEM, "", Mode::Voice);
-    assert_eq!(
-        kinds(&v),
-        (1..=4).map(|l| (ErrorType::Omission, ErrorKind::Line, l)).collect::<Vec<_>>()
-    );
+    assert_eq!(kinds(&v), (1..=4).map(|l| (ErrorType::Omission, ErrorKind::Line, l)).collect::<Vec<_>>());
     assert_eq!(v.errors[1].expected, "疑是地上霜");
     let v = run(POEM, "床前明月光，疑是地上霜。举头望", Mode::Voice);
     assert_eq!(kinds(&v), [(ErrorType::Omission, ErrorKind::Part, 3), (ErrorType::Omission, ErrorKind::Line, 4)]);
@@ -257,7 +259,8 @@ fn bad_input_gives_a_result_or_a_clear_error() {
     let huge = "床".repeat(1_000_000);
     let err = check_text(POEM, &huge, Mode::Voice, None).unwrap_err();
     assert!(matches!(err, CheckError::TranscriptTooLong { units: 1_000_000, .. }), "{err}");
-    for odd in ["\u{0}\u{7}\u{1b}[0m", "😀🌙✨", "床前 明月光 hello world", "\u{202e}床前明月光\u{200b}", "𠀀𪚥"] {
+    for odd in ["\u{0}\u{7}\u{1b}[0m", "😀🌙✨", "床前 明月光 hello world", "\u{202e}床前明月光\u{200b}", "𠀀𪚥"]
+    {
         for mode in [Mode::Voice, Mode::Text] {
             let v = run(POEM, odd, mode);
             assert!((0.0..=100.0).contains(&v.accuracy));

@@ -86,7 +86,15 @@ fn fixture_agreement() {
                 c.expected_accuracy,
                 v.errors
                     .iter()
-                    .map(|e| format!("{}/{}@{}:{} {:?}->{:?}", e.error_type.as_str(), e.kind.as_str(), e.line, e.offset, e.expected, e.actual))
+                    .map(|e| format!(
+                        "{}/{}@{}:{} {:?}->{:?}",
+                        e.error_type.as_str(),
+                        e.kind.as_str(),
+                        e.line,
+                        e.offset,
+                        e.expected,
+                        e.actual
+                    ))
                     .collect::<Vec<_>>()
             ));
         }

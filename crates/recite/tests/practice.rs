@@ -45,7 +45,10 @@ fn fixture(time_zone: &str) -> Fixture {
     };
     store
         .materials()
-        .upsert_builtin(&[material("jys", "静夜思", POEM), material("dgql", "登鹳雀楼", "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。")])
+        .upsert_builtin(&[
+            material("jys", "静夜思", POEM),
+            material("dgql", "登鹳雀楼", "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。"),
+        ])
         .unwrap();
     let poem = deskmate_store::builtin_id("jys");
     let other = deskmate_store::builtin_id("dgql");
@@ -84,7 +87,10 @@ fn every_attempt_is_stored_with_its_session_and_purpose() {
     assert_eq!((a1.attempt_no, a2.attempt_no, a3.attempt_no, a4.attempt_no), (1, 2, 3, 1));
     assert_eq!(a1.session_id, a3.session_id);
     assert_ne!(a1.session_id, a4.session_id);
-    assert_eq!((a1.purpose, a2.purpose, a3.purpose, a4.purpose), (Purpose::Learn, Purpose::Learn, Purpose::Learn, Purpose::Review));
+    assert_eq!(
+        (a1.purpose, a2.purpose, a3.purpose, a4.purpose),
+        (Purpose::Learn, Purpose::Learn, Purpose::Learn, Purpose::Review)
+    );
     assert!(!a1.passed && a2.passed && a2.first_pass && !a3.first_pass);
 
     let all = history::list(&f.store, &f.child, &HistoryFilter::default()).unwrap();
@@ -98,7 +104,12 @@ fn every_attempt_is_stored_with_its_session_and_purpose() {
     let filtered = history::list(
         &f.store,
         &f.child,
-        &HistoryFilter { material_id: Some(f.poem.clone()), from: Some(t0 + Duration::minutes(1)), to: Some(t0 + Duration::hours(1)), limit: 0 },
+        &HistoryFilter {
+            material_id: Some(f.poem.clone()),
+            from: Some(t0 + Duration::minutes(1)),
+            to: Some(t0 + Duration::hours(1)),
+            limit: 0,
+        },
     )
     .unwrap();
     assert_eq!(filtered.len(), 2);
@@ -121,7 +132,9 @@ fn every_attempt_is_stored_with_its_session_and_purpose() {
         .unwrap()
     };
     assert_eq!((s(2).attempt_no, s(5).attempt_no), (1, 2));
-    let est = history::list(&f.store, &f.child, &HistoryFilter { material_id: Some(f.other.clone()), ..Default::default() }).unwrap();
+    let est =
+        history::list(&f.store, &f.child, &HistoryFilter { material_id: Some(f.other.clone()), ..Default::default() })
+            .unwrap();
     assert!(est[0].duration_estimated && est[0].duration_ms >= 3_000);
 }
 
@@ -209,7 +222,10 @@ fn concurrent_attempts_lose_no_count() {
     let list = patterns::list(&f.store, &f.child, None, 10).unwrap();
     assert_eq!(list.len(), 1);
     assert_eq!(list[0].occurrence_count, threads * per_thread);
-    assert_eq!(history::list(&f.store, &f.child, &HistoryFilter { limit: 1000, ..Default::default() }).unwrap().len(), 20);
+    assert_eq!(
+        history::list(&f.store, &f.child, &HistoryFilter { limit: 1000, ..Default::default() }).unwrap().len(),
+        20
+    );
 }
 
 /// A writer that counts its calls, standing in for an LLM-backed one.
@@ -379,7 +395,12 @@ fn bad_attempts_are_refused_and_store_nothing() {
     let parent = f
         .store
         .profiles()
-        .add(NewProfile { kind: Some(ProfileKind::Parent), name: "妈妈".into(), pin: Some("1234".into()), ..Default::default() })
+        .add(NewProfile {
+            kind: Some(ProfileKind::Parent),
+            name: "妈妈".into(),
+            pin: Some("1234".into()),
+            ..Default::default()
+        })
         .unwrap();
     let try_with = |profile: &str, material: &str, transcript: String| {
         record_attempt(
@@ -437,7 +458,14 @@ fn weekly_reports_compare_weeks_and_name_weak_points() {
     attempt(&f, &f.other, "白日依山尽，黄河入海流。", at("2026-03-04T19:00:00+08:00"));
     // The week before: one perfect attempt; the week after: nothing.
     attempt(&f, &f.other, "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。", at("2026-02-25T19:00:00+08:00"));
-    let r = report::generate(&f.store, &f.child, ReportType::Weekly, NaiveDate::from_ymd_opt(2026, 3, 5).unwrap(), Utc::now()).unwrap();
+    let r = report::generate(
+        &f.store,
+        &f.child,
+        ReportType::Weekly,
+        NaiveDate::from_ymd_opt(2026, 3, 5).unwrap(),
+        Utc::now(),
+    )
+    .unwrap();
     assert_eq!(r.report_date, NaiveDate::from_ymd_opt(2026, 3, 2).unwrap(), "stored under its Monday");
     assert_eq!(r.period_start, "2026-03-01T16:00:00.000Z");
     assert_eq!(r.period_end, "2026-03-08T16:00:00.000Z");
@@ -453,7 +481,14 @@ fn weekly_reports_compare_weeks_and_name_weak_points() {
     assert_eq!(r.weakest_materials[0].title, "登鹳雀楼");
     assert_eq!(r.weakest_materials[0].average_accuracy, 50.0);
     assert!(r.top_patterns.iter().any(|p| p.title == "静夜思" && p.error_type == "omission"));
-    let same_week = report::generate(&f.store, &f.child, ReportType::Weekly, NaiveDate::from_ymd_opt(2026, 3, 8).unwrap(), Utc::now()).unwrap();
+    let same_week = report::generate(
+        &f.store,
+        &f.child,
+        ReportType::Weekly,
+        NaiveDate::from_ymd_opt(2026, 3, 8).unwrap(),
+        Utc::now(),
+    )
+    .unwrap();
     assert_eq!(same_week.report_date, r.report_date);
     assert_eq!(report::count(&f.store, &f.child).unwrap(), 1);
 }

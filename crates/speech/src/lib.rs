@@ -6,6 +6,8 @@
 
 pub mod asr;
 pub mod audio;
+pub mod evaluation;
+pub mod fairness;
 pub mod listen;
 pub mod models;
 pub mod pipeline;

@@ -11,6 +11,7 @@ const SCHEMA: &[&str] = &[
     include_str!("../migrations/0001_core.sql"),
     include_str!("../migrations/0002_agent.sql"),
     include_str!("../migrations/0003_recite.sql"),
+    include_str!("../migrations/0004_practice.sql"),
 ];
 
 fn all() -> Migrations<'static> {

@@ -4,6 +4,7 @@
 
 mod chat;
 pub mod lamp;
+mod practice;
 
 use deskmate_app::doctor::Check;
 use deskmate_app::store::{Material, MaterialFilter, NewMaterial, NewProfile, Profile};
@@ -119,6 +120,13 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         chat::llm_settings_get,
         chat::llm_settings_save,
         chat::llm_key_delete,
-        chat::llm_test
+        chat::llm_test,
+        practice::reviews_due,
+        practice::practice_start,
+        practice::practice_current,
+        practice::practice_submit_text,
+        practice::practice_retry,
+        practice::practice_leave,
+        practice::report
     ]
 }

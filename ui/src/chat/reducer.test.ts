@@ -96,6 +96,10 @@ describe("chat reducer: AG-UI events → what the screen shows", () => {
     const failed = run([{ type: "user", id: "u", text: "hi" }, { type: "failed", message: "no chat model is configured" }]);
     expect(failed.running).toBe(false);
     expect(failed.error).toBe("no chat model is configured");
+    // An error that is only a notice leaves a running run running.
+    const noticed = run([ev(START), { type: "error", message: "that answer has already finished" }]);
+    expect(noticed.running).toBe(true);
+    expect(noticed.error).toBe("that answer has already finished");
   });
 
   it("a fast run may finish before chat_send answers: running stays off", () => {
@@ -138,5 +142,24 @@ describe("chat reducer: AG-UI events → what the screen shows", () => {
     ]);
     expect(v.todos).toEqual([{ content: "查资料", status: "completed" }]);
     expect(itemsFromMessages([])).toEqual([]);
+
+    // The shell's stored tool calls decide the status (an interrupted call is an error; its result shows).
+    const withStored = run([
+      {
+        type: "load",
+        view: {
+          ...view,
+          messages: view.messages.filter((m) => m.role !== "tool"),
+          tool_calls: [
+            { id: "c1", name: "ls", arguments: "{}", status: "completed", result: "a.md" },
+            { id: "c2", name: "read_file", arguments: "{}", status: "interrupted", result: "Error: stopped" },
+          ],
+        },
+      },
+    ]);
+    expect(withStored.items.filter((i) => i.kind === "tool").map((i) => i.kind === "tool" && [i.status, i.result])).toEqual([
+      ["completed", "a.md"],
+      ["error", "Error: stopped"],
+    ]);
   });
 });

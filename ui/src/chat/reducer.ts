@@ -2,7 +2,7 @@
  * The chat screen's visible state as a pure reducer over AG-UI events
  * (`crates/agent/src/events.rs`) and the screen's own actions.
  */
-import type { AgUiEvent, ChatMessage, ThreadView, Todo, TodoStatus } from "../api";
+import type { AgUiEvent, ChatMessage, StoredToolCall, ThreadView, Todo, TodoStatus } from "../api";
 import { applyPatch } from "./jsonPatch";
 
 export type ToolStatus = "pending" | "completed" | "error";
@@ -32,6 +32,8 @@ export type ChatAction =
   | { type: "user"; id: string; text: string }
   | { type: "sent"; thread_id: string; run_id: string }
   | { type: "failed"; message: string }
+  /** An error to show that does not end the run (e.g. Stop could not be delivered). */
+  | { type: "error"; message: string }
   | { type: "event"; event: AgUiEvent };
 
 export const initialChatView: ChatView = {
@@ -64,8 +66,20 @@ export function resultStatus(content: string, isError?: boolean): ToolStatus {
   return isError || /^error\b/i.test(content.trim()) ? "error" : "completed";
 }
 
-/** The visible items of a stored thread: user and assistant text, a card per tool call with its result. */
-export function itemsFromMessages(messages: ChatMessage[]): ChatItem[] {
+/** A stored tool call's status as a card shows it (an interrupted call did not complete: an error). */
+function storedStatus(status: string): ToolStatus | null {
+  if (status === "completed") return "completed";
+  if (status === "error" || status === "interrupted") return "error";
+  if (status === "pending") return "pending";
+  return null;
+}
+
+/**
+ * The visible items of a stored thread: user and assistant text, a card per
+ * tool call with its result. `stored` (the thread's tool calls with their
+ * status), when given, is the authority on each card's status and result.
+ */
+export function itemsFromMessages(messages: ChatMessage[], stored: StoredToolCall[] = []): ChatItem[] {
   const items: ChatItem[] = [];
   const tools = new Map<string, Extract<ChatItem, { kind: "tool" }>>();
   for (const m of messages) {
@@ -94,6 +108,13 @@ export function itemsFromMessages(messages: ChatMessage[]): ChatItem[] {
       tools.set(c.id, card);
       items.push(card);
     }
+  }
+  for (const c of stored) {
+    const card = tools.get(c.id);
+    const status = storedStatus(c.status);
+    if (!card || !status) continue;
+    card.status = status;
+    if (c.result !== null && c.result !== undefined) card.result = c.result;
   }
   return items;
 }
@@ -193,7 +214,7 @@ export function chatReducer(view: ChatView, action: ChatAction): ChatView {
       return {
         ...initialChatView,
         threadId: action.view.thread?.id ?? null,
-        items: itemsFromMessages(action.view.messages ?? []),
+        items: itemsFromMessages(action.view.messages ?? [], action.view.tool_calls ?? []),
         state: { todos: action.view.todos ?? [] },
         todos: todosOf({ todos: action.view.todos ?? [] }),
       };
@@ -209,6 +230,8 @@ export function chatReducer(view: ChatView, action: ChatAction): ChatView {
       return { ...view, threadId: action.thread_id, runId: action.run_id };
     case "failed":
       return { ...view, running: false, error: action.message, items: endRun(view) };
+    case "error":
+      return { ...view, error: action.message };
     case "event":
       return onEvent(view, action.event);
   }

@@ -117,7 +117,8 @@ export function ChatScreen({ profile, onBack, onOpenSettings }: ChatScreenProps)
     try {
       await api.chatCancel(view.runId);
     } catch (e) {
-      dispatch({ type: "failed", message: errorText(e) });
+      // The run's own events still say how it ends.
+      dispatch({ type: "error", message: errorText(e) });
     }
   }
 

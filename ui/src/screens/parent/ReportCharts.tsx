@@ -3,18 +3,19 @@
  * needs the charting code. A weekly report charts its per-day series; a
  * daily report has none, so it compares the day with the day before.
  */
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import { Bar, BarChart, CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import type { Report } from "../../api";
 import { useLocale, useT } from "../../i18n";
 
 const ACCENT = "#b4552c";
 const CHILD = "#4f8a64";
+const GRID = "#e6d8c4";
 const HEIGHT = 220;
 
 /** The width of an element, kept current with ResizeObserver where there is one. */
 function useWidth(fallback = 480) {
-  const ref = useRef<HTMLDivElement>(null);
+  const ref = useRef<HTMLElement>(null);
   const [width, setWidth] = useState(fallback);
   useEffect(() => {
     const el = ref.current;
@@ -30,6 +31,17 @@ function useWidth(fallback = 480) {
     return () => ro.disconnect();
   }, []);
   return { ref, width };
+}
+
+/** A captioned figure whose chart is drawn at the figure's own width. */
+function ChartFigure({ caption, children }: { caption: string; children: (width: number) => ReactNode }) {
+  const { ref, width } = useWidth();
+  return (
+    <figure className="chart" ref={ref}>
+      <figcaption className="field-label">{caption}</figcaption>
+      {children(Math.max(240, width))}
+    </figure>
+  );
 }
 
 export interface ChartPoint {
@@ -71,45 +83,55 @@ export function chartPoints(report: Report, locale: string, labels: { previous: 
 export default function ReportCharts({ report }: { report: Report }) {
   const t = useT();
   const { locale } = useLocale();
-  const { ref, width } = useWidth();
   const weekly = !!report.days && report.days.length > 0;
   const points = chartPoints(report, locale, {
     previous: report.report_type === "weekly" ? t("report.prevWeek") : t("report.prevDay"),
     current: report.report_type === "weekly" ? t("report.thisWeek") : t("report.thisDay"),
   });
-  const chartWidth = Math.max(240, width);
+  const margin = { top: 8, right: 16, bottom: 0, left: -16 };
   return (
-    <div className="report-charts" ref={ref} data-testid="report-chart" data-series={weekly ? "days" : "periods"}>
-      <figure className="chart">
-        <figcaption className="field-label">{t("report.chartAccuracy")}</figcaption>
-        {weekly ? (
-          <LineChart width={chartWidth} height={HEIGHT} data={points} margin={{ top: 8, right: 16, bottom: 0, left: -16 }}>
-            <CartesianGrid strokeDasharray="3 3" stroke="#e6d8c4" />
+    <div className="report-charts" data-testid="report-chart" data-series={weekly ? "days" : "periods"}>
+      <ChartFigure caption={t("report.chartAccuracy")}>
+        {(width) =>
+          weekly ? (
+            <LineChart width={width} height={HEIGHT} data={points} margin={margin}>
+              <CartesianGrid strokeDasharray="3 3" stroke={GRID} />
+              <XAxis dataKey="label" tick={{ fontSize: 12 }} />
+              <YAxis domain={[0, 100]} tick={{ fontSize: 12 }} />
+              <Tooltip />
+              <Line
+                type="monotone"
+                dataKey="accuracy"
+                name={t("report.accuracy")}
+                stroke={ACCENT}
+                strokeWidth={3}
+                connectNulls
+                dot={{ r: 4 }}
+                isAnimationActive={false}
+              />
+            </LineChart>
+          ) : (
+            <BarChart width={width} height={HEIGHT} data={points} margin={margin}>
+              <CartesianGrid strokeDasharray="3 3" stroke={GRID} />
+              <XAxis dataKey="label" tick={{ fontSize: 12 }} />
+              <YAxis domain={[0, 100]} tick={{ fontSize: 12 }} />
+              <Tooltip />
+              <Bar dataKey="accuracy" name={t("report.accuracy")} fill={ACCENT} radius={[6, 6, 0, 0]} isAnimationActive={false} />
+            </BarChart>
+          )
+        }
+      </ChartFigure>
+      <ChartFigure caption={t("report.chartMinutes")}>
+        {(width) => (
+          <BarChart width={width} height={HEIGHT} data={points} margin={margin}>
+            <CartesianGrid strokeDasharray="3 3" stroke={GRID} />
             <XAxis dataKey="label" tick={{ fontSize: 12 }} />
-            <YAxis domain={[0, 100]} tick={{ fontSize: 12 }} />
+            <YAxis allowDecimals={false} tick={{ fontSize: 12 }} />
             <Tooltip />
-            <Line type="monotone" dataKey="accuracy" name={t("report.accuracy")} stroke={ACCENT} strokeWidth={3} connectNulls dot={{ r: 4 }} isAnimationActive={false} />
-          </LineChart>
-        ) : (
-          <BarChart width={chartWidth} height={HEIGHT} data={points} margin={{ top: 8, right: 16, bottom: 0, left: -16 }}>
-            <CartesianGrid strokeDasharray="3 3" stroke="#e6d8c4" />
-            <XAxis dataKey="label" tick={{ fontSize: 12 }} />
-            <YAxis domain={[0, 100]} tick={{ fontSize: 12 }} />
-            <Tooltip />
-            <Bar dataKey="accuracy" name={t("report.accuracy")} fill={ACCENT} radius={[6, 6, 0, 0]} isAnimationActive={false} />
+            <Bar dataKey="minutes" name={t("report.minutes")} fill={CHILD} radius={[6, 6, 0, 0]} isAnimationActive={false} />
           </BarChart>
         )}
-      </figure>
-      <figure className="chart">
-        <figcaption className="field-label">{t("report.chartMinutes")}</figcaption>
-        <BarChart width={chartWidth} height={HEIGHT} data={points} margin={{ top: 8, right: 16, bottom: 0, left: -16 }}>
-          <CartesianGrid strokeDasharray="3 3" stroke="#e6d8c4" />
-          <XAxis dataKey="label" tick={{ fontSize: 12 }} />
-          <YAxis allowDecimals={false} tick={{ fontSize: 12 }} />
-          <Tooltip />
-          <Bar dataKey="minutes" name={t("report.minutes")} fill={CHILD} radius={[6, 6, 0, 0]} isAnimationActive={false} />
-        </BarChart>
-      </figure>
+      </ChartFigure>
       <table className="visually-hidden" data-testid="report-chart-table">
         <caption>{t("report.chartTable")}</caption>
         <thead>

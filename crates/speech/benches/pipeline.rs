@@ -1,0 +1,133 @@
+//! Speech pipeline benchmark on the dev clips: prints per-clip ASR time and
+//! real-time factor (2 threads), end-of-speech → verdict latency, recognition
+//! error rates, errors found and false alarms for several fairness
+//! thresholds, and the same with `audio_ctx` sized to the clip.
+//!
+//! `cargo bench -p deskmate-speech --bench pipeline` (models from
+//! DESKMATE_MODELS_DIR or <repo>/models; clips from DESKMATE_DEV_CLIPS or
+//! <repo>/../shared/recite-audio-dev). BENCH_LIMIT=N runs the first N clips.
+
+use std::path::PathBuf;
+
+use deskmate_speech::asr::{AsrConfig, AudioContext};
+use deskmate_speech::evaluation::{hear_all, read_manifest, score, HeardClip};
+use deskmate_speech::fairness::FairnessSettings;
+use deskmate_speech::{ModelPaths, SpeechPipeline};
+
+fn percentile(mut v: Vec<u64>, p: f64) -> u64 {
+    if v.is_empty() {
+        return 0;
+    }
+    v.sort_unstable();
+    v[((v.len() - 1) as f64 * p).round() as usize]
+}
+
+fn run(label: &str, paths: &ModelPaths, context: AudioContext, dir: &PathBuf, clips: &[deskmate_speech::evaluation::DevClip]) -> Vec<HeardClip> {
+    let mut config = AsrConfig::new(&paths.whisper);
+    config.threads = 2;
+    config.audio_context = context;
+    let pipeline = match SpeechPipeline::load(paths, config) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("cannot load the pipeline: {e}");
+            std::process::exit(1);
+        }
+    };
+    let n = clips.len();
+    let heard = match hear_all(&pipeline, dir, clips, &mut |i, h| {
+        let audio_s = h.clip.duration_s;
+        eprintln!(
+            "[{label}] {:>3}/{n} {:<14} {:>5.1} s audio  asr {:>5} ms  rtf {:.2}  to verdict {:>5} ms  heard {}",
+            i + 1,
+            h.clip.id,
+            audio_s,
+            h.asr_ms,
+            h.asr_ms as f64 / 1000.0 / audio_s,
+            h.to_verdict_ms,
+            h.transcript.as_ref().map(|t| t.text.as_str()).unwrap_or("(no speech)")
+        );
+    }) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("pipeline failed: {e}");
+            std::process::exit(1);
+        }
+    };
+    let asr: Vec<u64> = heard.iter().map(|h| h.asr_ms).collect();
+    let audio_total: f64 = heard.iter().map(|h| h.clip.duration_s).sum();
+    let asr_total: f64 = asr.iter().sum::<u64>() as f64 / 1000.0;
+    let four_line: Vec<u64> = heard
+        .iter()
+        .filter(|h| h.clip.lang == "zh" && h.clip.reference.matches(['。', '！', '？', '，']).count() == 4)
+        .map(|h| h.to_verdict_ms)
+        .collect();
+    println!("== {label}: {} clips, {:.0} s of audio", heard.len(), audio_total);
+    println!(
+        "ASR per clip: median {} ms, p90 {} ms, max {} ms; real-time factor {:.3} (2 threads)",
+        percentile(asr.clone(), 0.5),
+        percentile(asr.clone(), 0.9),
+        percentile(asr, 1.0),
+        asr_total / audio_total
+    );
+    println!(
+        "end of speech -> verdict (VAD + ASR + check), 4-line poems ({} clips): median {} ms, p90 {} ms",
+        four_line.len(),
+        percentile(four_line.clone(), 0.5),
+        percentile(four_line, 0.9)
+    );
+    let f = score(&heard, &FairnessSettings::default());
+    println!(
+        "recognition: Mandarin CER {:.1} %, syllable ER (tones ignored) {:.1} % over {} chars; English WER {:.1} % over {} words; no speech on {} clips",
+        f.cer() * 100.0,
+        f.syllable_er() * 100.0,
+        f.zh_chars,
+        f.wer() * 100.0,
+        f.en_words,
+        f.no_speech
+    );
+    println!("fairness sweep (errors found: certain / incl. uncertain; false alarms = clean clips with a certain error):");
+    println!("  tone rule  low-conf <  found cert  found any  false alarms");
+    for tone in [true, false] {
+        for low in [0.0f32, 0.5, 0.6, 0.7, 0.8, 0.9] {
+            let s = FairnessSettings { low_confidence_below: low, tone_is_uncertain: tone };
+            let f = score(&heard, &s);
+            println!(
+                "  {:<9}  {:<9.2}  {:>5.1} %     {:>5.1} %    {:>2}/{} = {:.1} %",
+                if tone { "on" } else { "off" },
+                low,
+                f.found_certain_rate() * 100.0,
+                f.found_any_rate() * 100.0,
+                f.false_alarm_clips,
+                f.clean_clips,
+                f.false_alarm_rate() * 100.0
+            );
+        }
+    }
+    heard
+}
+
+fn main() {
+    // `cargo bench` passes --bench; nothing else is taken.
+    let paths = match ModelPaths::present_in(&ModelPaths::dev_dir()) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+    };
+    let dir = std::env::var_os("DESKMATE_DEV_CLIPS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/recite-audio-dev"));
+    let mut clips = match read_manifest(&dir) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("dev clips: {e}");
+            std::process::exit(1);
+        }
+    };
+    if let Some(n) = std::env::var("BENCH_LIMIT").ok().and_then(|v| v.parse().ok()) {
+        clips.truncate(n);
+    }
+    run("audio_ctx full", &paths, AudioContext::Full, &dir, &clips);
+    run("audio_ctx fit", &paths, AudioContext::FitToClip, &dir, &clips);
+}

@@ -1,0 +1,268 @@
+//! Measuring the speech pipeline on the dev clips (`recite-audio-dev`:
+//! synthetic recitations with a manifest of what was said and which errors
+//! it holds): recognition error rates, errors found, false alarms, timing.
+//! Shared by the agreement test and the bench binary so both measure the
+//! same thing.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use deskmate_recite::{ErrorType, Reference};
+use pinyin::ToPinyin;
+use serde::Deserialize;
+
+use crate::asr::units::is_hanzi;
+use crate::asr::{Lang, Transcript};
+use crate::fairness::{judge, FairnessSettings, VoiceVerdict};
+use crate::pipeline::{SpeechError, SpeechPipeline};
+
+/// One line of `manifest.jsonl`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct DevClip {
+    pub id: String,
+    pub reference: String,
+    /// What the clip says (the reference with the injected errors).
+    pub transcript: String,
+    pub lang: String,
+    pub units: usize,
+    pub expected_errors: Vec<ExpectedError>,
+    pub note: String,
+    pub wav: String,
+    pub duration_s: f64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ExpectedError {
+    #[serde(rename = "type")]
+    pub error_type: String,
+    pub line: usize,
+}
+
+/// Reads the manifest in `dir`.
+pub fn read_manifest(dir: &Path) -> Result<Vec<DevClip>, String> {
+    let text = std::fs::read_to_string(dir.join("manifest.jsonl")).map_err(|e| format!("{}: {e}", dir.display()))?;
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(i, l)| serde_json::from_str(l).map_err(|e| format!("manifest line {}: {e}", i + 1)))
+        .collect()
+}
+
+impl DevClip {
+    pub fn lang(&self) -> Lang {
+        Lang::parse(&self.lang).unwrap_or(Lang::Zh)
+    }
+    pub fn path(&self, dir: &Path) -> PathBuf {
+        dir.join(&self.wav)
+    }
+}
+
+/// What the pipeline heard on one clip.
+#[derive(Debug, Clone)]
+pub struct HeardClip {
+    pub clip: DevClip,
+    pub transcript: Option<Transcript>,
+    pub vad_ms: u64,
+    pub asr_ms: u64,
+    /// Wall time from the audio being complete to the verdict (VAD + ASR + check).
+    pub to_verdict_ms: u64,
+}
+
+/// Runs every clip through decode → VAD → ASR (the slow part, done once).
+pub fn hear_all(pipeline: &SpeechPipeline, dir: &Path, clips: &[DevClip], progress: &mut dyn FnMut(usize, &HeardClip)) -> Result<Vec<HeardClip>, SpeechError> {
+    let mut out = Vec::new();
+    for (i, clip) in clips.iter().enumerate() {
+        let audio = crate::audio::file::load(&clip.path(dir), 120.0)?;
+        let started = Instant::now();
+        let heard = pipeline.hear(&audio, clip.lang(), Some(clip.units))?;
+        if let (Some(t), Ok(reference)) = (&heard.transcript, Reference::new(&clip.reference, None)) {
+            let _ = judge(&reference, t, &FairnessSettings::default());
+        }
+        let to_verdict_ms = started.elapsed().as_millis() as u64;
+        let h = HeardClip { clip: clip.clone(), transcript: heard.transcript, vad_ms: heard.vad_ms, asr_ms: heard.asr_ms, to_verdict_ms };
+        progress(i, &h);
+        out.push(h);
+    }
+    Ok(out)
+}
+
+fn edit_distance<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, x) in a.iter().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, y) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(x != y)).min(row[j] + 1).min(row[j + 1] + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// Comparable units: hanzi for Mandarin, lower-case words for English.
+fn units_of(text: &str, lang: Lang) -> Vec<String> {
+    match lang {
+        Lang::Zh => text.chars().filter(|c| is_hanzi(*c)).map(|c| c.to_string()).collect(),
+        Lang::En => text
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect(),
+    }
+}
+
+/// Toneless syllables of hanzi (the first reading of each).
+fn syllables(units: &[String]) -> Vec<String> {
+    units
+        .iter()
+        .map(|u| u.chars().next().and_then(|c| c.to_pinyin()).map(|p| p.plain().to_string()).unwrap_or_else(|| u.clone()))
+        .collect()
+}
+
+/// The figures over a set of heard clips under one fairness setting.
+#[derive(Debug, Clone, Default)]
+pub struct Figures {
+    pub clips: usize,
+    pub zh_chars: usize,
+    pub zh_char_errors: usize,
+    pub zh_syllable_errors: usize,
+    pub en_words: usize,
+    pub en_word_errors: usize,
+    pub expected_errors: usize,
+    /// Expected errors matched (type, line ±1) by a certain error.
+    pub found_certain: usize,
+    /// … by a certain or an uncertain error (the child is asked to repeat).
+    pub found_any: usize,
+    pub clean_clips: usize,
+    /// Clean clips (no expected error) with any certain error.
+    pub false_alarm_clips: usize,
+    pub no_speech: usize,
+}
+
+impl Figures {
+    pub fn cer(&self) -> f64 {
+        ratio(self.zh_char_errors, self.zh_chars)
+    }
+    pub fn syllable_er(&self) -> f64 {
+        ratio(self.zh_syllable_errors, self.zh_chars)
+    }
+    pub fn wer(&self) -> f64 {
+        ratio(self.en_word_errors, self.en_words)
+    }
+    pub fn found_certain_rate(&self) -> f64 {
+        ratio(self.found_certain, self.expected_errors)
+    }
+    pub fn found_any_rate(&self) -> f64 {
+        ratio(self.found_any, self.expected_errors)
+    }
+    pub fn false_alarm_rate(&self) -> f64 {
+        ratio(self.false_alarm_clips, self.clean_clips)
+    }
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// Matches expected errors to reported ones (same type, line ±1, each used once).
+fn matched(expected: &[ExpectedError], reported: &[(ErrorType, usize)]) -> usize {
+    let mut used = vec![false; reported.len()];
+    let mut n = 0;
+    for e in expected {
+        let hit = reported.iter().enumerate().position(|(i, (t, line))| {
+            !used[i] && t.as_str() == e.error_type && line.abs_diff(e.line) <= 1
+        });
+        if let Some(i) = hit {
+            used[i] = true;
+            n += 1;
+        }
+    }
+    n
+}
+
+/// The verdict on one heard clip (None when nothing was heard or the reference is unusable).
+pub fn verdict_of(h: &HeardClip, settings: &FairnessSettings) -> Option<VoiceVerdict> {
+    let reference = Reference::new(&h.clip.reference, None).ok()?;
+    let empty = Transcript {
+        lang: h.clip.lang(),
+        text: String::new(),
+        raw_text: String::new(),
+        units: vec![],
+        flags: vec![],
+        audio_ms: 0,
+        asr_ms: 0,
+    };
+    judge(&reference, h.transcript.as_ref().unwrap_or(&empty), settings).ok()
+}
+
+/// Scores heard clips under `settings`.
+pub fn score(heard: &[HeardClip], settings: &FairnessSettings) -> Figures {
+    let mut f = Figures { clips: heard.len(), ..Default::default() };
+    for h in heard {
+        let lang = h.clip.lang();
+        let said = units_of(&h.clip.transcript, lang);
+        let got = h.transcript.as_ref().map(|t| units_of(&t.text, lang)).unwrap_or_default();
+        if h.transcript.is_none() {
+            f.no_speech += 1;
+        }
+        match lang {
+            Lang::Zh => {
+                f.zh_chars += said.len();
+                f.zh_char_errors += edit_distance(&said, &got);
+                f.zh_syllable_errors += edit_distance(&syllables(&said), &syllables(&got));
+            }
+            Lang::En => {
+                f.en_words += said.len();
+                f.en_word_errors += edit_distance(&said, &got);
+            }
+        }
+        let Some(v) = verdict_of(h, settings) else { continue };
+        let certain: Vec<(ErrorType, usize)> = v.certain_errors().map(|e| (e.error_type, e.line)).collect();
+        let all: Vec<(ErrorType, usize)> = v.verdict.errors.iter().map(|e| (e.error_type, e.line)).collect();
+        f.expected_errors += h.clip.expected_errors.len();
+        f.found_certain += matched(&h.clip.expected_errors, &certain);
+        f.found_any += matched(&h.clip.expected_errors, &all);
+        if h.clip.expected_errors.is_empty() {
+            f.clean_clips += 1;
+            if !certain.is_empty() {
+                f.false_alarm_clips += 1;
+            }
+        }
+    }
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distance_counts_substitutions_insertions_deletions() {
+        let a: Vec<char> = "床前明月光".chars().collect();
+        let b: Vec<char> = "床前明越光光".chars().collect();
+        assert_eq!(edit_distance(&a, &b), 2);
+        assert_eq!(edit_distance::<char>(&[], &a), 5);
+    }
+
+    #[test]
+    fn syllables_ignore_tones() {
+        let a = units_of("疑是", Lang::Zh);
+        let b = units_of("一世", Lang::Zh);
+        assert_eq!(edit_distance(&a, &b), 2);
+        assert_eq!(syllables(&a), vec!["yi", "shi"]);
+        assert_eq!(edit_distance(&syllables(&a), &syllables(&b)), 0);
+    }
+
+    #[test]
+    fn expected_errors_match_by_type_and_nearby_line() {
+        let e = vec![ExpectedError { error_type: "omission".into(), line: 2 }];
+        assert_eq!(matched(&e, &[(ErrorType::Omission, 3)]), 1);
+        assert_eq!(matched(&e, &[(ErrorType::Omission, 4)]), 0);
+        assert_eq!(matched(&e, &[(ErrorType::Substitution, 2)]), 0);
+    }
+}

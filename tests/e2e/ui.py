@@ -1,0 +1,67 @@
+"""Small WebDriver vocabulary for the Deskmate window tests."""
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from conftest import ARTIFACTS
+
+WAIT = 30
+
+
+def tid(value):
+    return (By.CSS_SELECTOR, f'[data-testid="{value}"]')
+
+
+def css(selector):
+    return (By.CSS_SELECTOR, selector)
+
+
+def shot(drv, name):
+    drv.save_screenshot(str(ARTIFACTS / f"e2e-{name}.png"))
+
+
+def wait(drv, cond, timeout=WAIT):
+    return WebDriverWait(drv, timeout).until(cond)
+
+
+def visible(drv, locator, timeout=WAIT):
+    return wait(drv, EC.visibility_of_element_located(locator), timeout)
+
+
+def click(drv, locator):
+    wait(drv, EC.element_to_be_clickable(locator)).click()
+
+
+def fill(drv, testid, text):
+    el = wait(drv, EC.element_to_be_clickable(tid(testid)))
+    el.clear()
+    el.send_keys(text)
+
+
+def choose(drv, testid, value):
+    el = wait(drv, EC.presence_of_element_located(tid(testid)))
+    if el.tag_name.lower() == "select":
+        Select(el).select_by_value(value)
+    else:
+        el.clear()
+        el.send_keys(value)
+
+
+def open_profile(drv, kind, name):
+    click(drv, css(f'[data-testid="profile-card"][data-kind="{kind}"][data-name="{name}"]'))
+
+
+def set_up_family(drv, parent="妈妈", pin="2468", child="小明", grade="1"):
+    fill(drv, "setup-parent-name", parent)
+    fill(drv, "setup-parent-pin", pin)
+    fill(drv, "setup-parent-pin2", pin)
+    fill(drv, "setup-child-name", child)
+    choose(drv, "setup-child-grade", grade)
+    click(drv, tid("setup-submit"))
+
+
+def unlock_parent(drv, name="妈妈", pin="2468"):
+    open_profile(drv, "parent", name)
+    fill(drv, "pin-input", pin)
+    click(drv, tid("pin-submit"))
+    visible(drv, tid("parent-home"))
