@@ -5,7 +5,8 @@
 //!
 //! `cargo bench -p deskmate-speech --bench pipeline` (models from
 //! DESKMATE_MODELS_DIR or <repo>/models; clips from DESKMATE_DEV_CLIPS or
-//! <repo>/../shared/recite-audio-dev). BENCH_LIMIT=N runs the first N clips.
+//! <repo>/../shared/recite-audio-dev). BENCH_LIMIT=N runs the first N clips;
+//! BENCH_FIT_LIMIT=N (default 40) sizes the audio_ctx comparison.
 
 use std::path::PathBuf;
 
@@ -129,5 +130,8 @@ fn main() {
         clips.truncate(n);
     }
     run("audio_ctx full", &paths, AudioContext::Full, &dir, &clips);
-    run("audio_ctx fit", &paths, AudioContext::FitToClip, &dir, &clips);
+    // The sized window is measured on the first BENCH_FIT_LIMIT clips (default 40) to keep the run short.
+    let fit_limit = std::env::var("BENCH_FIT_LIMIT").ok().and_then(|v| v.parse().ok()).unwrap_or(40).min(clips.len());
+    run("audio_ctx full (same subset)", &paths, AudioContext::Full, &dir, &clips[..fit_limit]);
+    run("audio_ctx fit", &paths, AudioContext::FitToClip, &dir, &clips[..fit_limit]);
 }
