@@ -63,14 +63,31 @@ def data_dir():
 
 
 @pytest.fixture(scope="module")
-def app(data_dir):
+def lamp(data_dir):
+    """The lamp simulator on a pseudo-terminal, as `deskmate lamp simulate` runs it."""
+    link = data_dir / "lamp0"
+    proc = subprocess.Popen(
+        [str(REPO / "target/debug/deskmate"), "--data-dir", str(data_dir), "lamp", "simulate", "--link", str(link)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    first = proc.stdout.readline().strip()
+    if not first:
+        proc.kill()
+        pytest.fail("the lamp simulator printed no port")
+    yield link
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def app(data_dir, lamp):
     if not APP.exists():
         pytest.fail(f"{APP} is missing: build it with `cargo build -p deskmate-shell` (scripts/test.sh does)")
     driver_bin = shutil.which("tauri-driver") or str(pathlib.Path.home() / ".cargo/bin/tauri-driver")
     port, native_port = _free_port(), _free_port()
     # TZ: the window shows dates in the children's default time zone (Asia/Shanghai),
     # so a report for "today" is the same day the core counts attempts in.
-    env = dict(os.environ, DESKMATE_DATA_DIR=str(data_dir), TZ="Asia/Shanghai")
+    env = dict(os.environ, DESKMATE_DATA_DIR=str(data_dir), TZ="Asia/Shanghai", DESKMATE_LAMP_PORT=str(lamp))
     ARTIFACTS.mkdir(exist_ok=True)
     log = open(ARTIFACTS / "tauri-driver.log", "ab")
     proc = subprocess.Popen(

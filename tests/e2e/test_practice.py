@@ -52,6 +52,11 @@ def test_typed_practice_retry_review_and_report(app, data_dir):
     assert int(visible(drv, tid("accuracy")).text.strip().rstrip("%")) == 100
     shot(drv, "practice-03-passed")
 
+    # The lamp (the simulator here) celebrates the pass, and its panel shows it.
+    click(drv, tid("lamp-dock-toggle"))
+    wait(drv, lambda d: d.find_element(*tid("lamp-face")).get_attribute("data-expression") == "happy")
+    shot(drv, "practice-03b-lamp")
+
     # The first pass put 静夜思 on the review schedule.
     child = next(p for p in cli(data_dir, "profiles", "list", "--json") if p["name"] == "小明")
     later = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=60)).isoformat()

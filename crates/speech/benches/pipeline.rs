@@ -54,6 +54,11 @@ fn run(label: &str, paths: &ModelPaths, context: AudioContext, dir: &PathBuf, cl
             std::process::exit(1);
         }
     };
+    report(label, &heard);
+    heard
+}
+
+fn report(label: &str, heard: &[HeardClip]) {
     let asr: Vec<u64> = heard.iter().map(|h| h.asr_ms).collect();
     let audio_total: f64 = heard.iter().map(|h| h.clip.duration_s).sum();
     let asr_total: f64 = asr.iter().sum::<u64>() as f64 / 1000.0;
@@ -76,7 +81,7 @@ fn run(label: &str, paths: &ModelPaths, context: AudioContext, dir: &PathBuf, cl
         percentile(four_line.clone(), 0.5),
         percentile(four_line, 0.9)
     );
-    let f = score(&heard, &FairnessSettings::default());
+    let f = score(heard, &FairnessSettings::default());
     println!(
         "recognition: Mandarin CER {:.1} %, syllable ER (tones ignored) {:.1} % over {} chars; English WER {:.1} % over {} words; no speech on {} clips",
         f.cer() * 100.0,
@@ -91,7 +96,7 @@ fn run(label: &str, paths: &ModelPaths, context: AudioContext, dir: &PathBuf, cl
     for tone in [true, false] {
         for low in [0.0f32, 0.5, 0.6, 0.7, 0.8, 0.9] {
             let s = FairnessSettings { low_confidence_below: low, tone_is_uncertain: tone };
-            let f = score(&heard, &s);
+            let f = score(heard, &s);
             println!(
                 "  {:<9}  {:<9.2}  {:>5.1} %     {:>5.1} %    {:>2}/{} = {:.1} %",
                 if tone { "on" } else { "off" },
@@ -104,7 +109,6 @@ fn run(label: &str, paths: &ModelPaths, context: AudioContext, dir: &PathBuf, cl
             );
         }
     }
-    heard
 }
 
 fn main() {
@@ -129,9 +133,9 @@ fn main() {
     if let Some(n) = std::env::var("BENCH_LIMIT").ok().and_then(|v| v.parse().ok()) {
         clips.truncate(n);
     }
-    run("audio_ctx full", &paths, AudioContext::Full, &dir, &clips);
+    let full = run("audio_ctx full", &paths, AudioContext::Full, &dir, &clips);
     // The sized window is measured on the first BENCH_FIT_LIMIT clips (default 40) to keep the run short.
     let fit_limit = std::env::var("BENCH_FIT_LIMIT").ok().and_then(|v| v.parse().ok()).unwrap_or(40).min(clips.len());
-    run("audio_ctx full (same subset)", &paths, AudioContext::Full, &dir, &clips[..fit_limit]);
+    report("audio_ctx full (the same subset)", &full[..fit_limit]);
     run("audio_ctx fit", &paths, AudioContext::FitToClip, &dir, &clips[..fit_limit]);
 }
