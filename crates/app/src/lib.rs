@@ -10,6 +10,7 @@ pub mod lamp;
 pub mod library;
 pub mod practice;
 pub mod recite;
+pub mod tips;
 
 use std::path::PathBuf;
 

@@ -29,9 +29,28 @@ pub fn compose_feedback(reference: &Reference, verdict: &Verdict, passed: bool) 
 }
 
 impl Deskmate {
-    /// Records one attempt with offline template tips.
+    /// Records one attempt. Memory tips for repeated errors come from the
+    /// configured LLM when there is one, else from the offline templates.
     pub fn record_attempt(&self, attempt: NewAttempt) -> Result<AttemptOutcome, ReciteError> {
-        self.record_attempt_with(attempt, &TemplateTips)
+        match self.llm_tips() {
+            Some(llm) => self.record_attempt_with(attempt, &llm),
+            None => self.record_attempt_with(attempt, &TemplateTips),
+        }
+    }
+
+    /// The LLM tip writer, when a model is configured and its client can be built.
+    fn llm_tips(&self) -> Option<crate::tips::LlmTips> {
+        let configured = self.llm_settings().ok()?.model.is_some();
+        if !configured {
+            return None;
+        }
+        match self.llm_client(&crate::chat::ChatOptions::default()) {
+            Ok(client) => Some(crate::tips::LlmTips::new(client)),
+            Err(e) => {
+                tracing::warn!("memory tips from templates: the LLM is not usable ({e})");
+                None
+            }
+        }
     }
 
     /// Records one attempt; memory tips for repeated errors come from `tips`

@@ -11,6 +11,7 @@ pub mod fairness;
 pub mod listen;
 pub mod models;
 pub mod pipeline;
+pub mod tts;
 pub mod vad;
 
 pub use asr::{AsrConfig, AsrEngine, AsrError, AsrRequest, Lang, Transcript};
