@@ -13,7 +13,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use deskmate_agent::persist::{self, Thread, ThreadView};
-use deskmate_agent::{Agent, AgentConfig, AgentError, CancellationToken, EventSink, RunOutcome, RunRequest, SearchConfig};
+use deskmate_agent::{Agent, AgentConfig, AgentError, CancellationToken, EventSink, RunOutcome, RunRequest};
 use deskmate_llm::{
     ApiKey, ChatRequest, ContentPart, KeySource, KeyStore, LlmClient, LlmConfig, LlmError, Message, ModelSpec, PriceTable,
 };
@@ -164,7 +164,7 @@ impl Deskmate {
         let overrides: Option<PriceTable> = self.store().settings().get(None, PRICES_KEY).unwrap_or_default();
         let prices = PriceTable::builtin().merged(overrides.unwrap_or_default());
         let config = AgentConfig { prices, ..AgentConfig::default() };
-        Ok(Agent::new(self.store().clone(), llm, config, self.threads_dir(), SearchConfig::from_env()))
+        Ok(Agent::with_tools(self.store().clone(), llm, config, self.threads_dir(), self.chat_tools()))
     }
 
     /// Sends a one-line question to the model and reports the answer and

@@ -5,6 +5,8 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use deskmate_agent::tools::{SearchConfig, Tool, ToolContext, ToolFuture, ToolOutput, ToolSet};
+use deskmate_lamp::tools::ToolSpec;
 use deskmate_lamp::{Lamp, LampConfig, LampError, LampNotice, LampState, PortSelector};
 
 use crate::{AppError, AppResult, Deskmate};
@@ -72,6 +74,53 @@ impl Deskmate {
     }
 }
 
+/// One of the lamp's four tools, offered to the companion while a lamp is connected.
+struct LampTool {
+    lamp: Arc<Lamp>,
+    spec: ToolSpec,
+}
+
+impl Tool for LampTool {
+    fn name(&self) -> &'static str {
+        self.spec.name
+    }
+
+    fn description(&self) -> &'static str {
+        self.spec.description
+    }
+
+    fn parameters(&self) -> serde_json::Value {
+        self.spec.parameters.clone()
+    }
+
+    fn call(&self, _ctx: ToolContext, args: serde_json::Value) -> ToolFuture {
+        let lamp = self.lamp.clone();
+        let name = self.spec.name;
+        Box::pin(async move {
+            // The driver waits for the lamp's ack: blocking work, off the executor.
+            match tokio::task::spawn_blocking(move || lamp.run_tool(name, &args)).await {
+                Ok(Ok(answer)) => ToolOutput::ok(answer),
+                Ok(Err(e)) => ToolOutput::error(e.to_string()),
+                Err(e) => ToolOutput::error(format!("the lamp tool stopped: {e}")),
+            }
+        })
+    }
+}
+
+impl Deskmate {
+    /// The companion's tools for a new run: the built-in ones, plus the
+    /// lamp's while a lamp is connected.
+    pub(crate) fn chat_tools(&self) -> ToolSet {
+        let mut tools = ToolSet::builtin(SearchConfig::from_env());
+        if let Some(lamp) = self.lamp() {
+            for spec in lamp.available_tools() {
+                tools.add(Arc::new(LampTool { lamp: lamp.clone(), spec }));
+            }
+        }
+        tools
+    }
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
@@ -109,6 +158,46 @@ mod tests {
             assert!(std::time::Instant::now() < deadline, "the watched lamp never connected");
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
+    }
+
+    #[test]
+    fn lamp_tools_are_offered_only_while_a_lamp_is_connected() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
+        let lamp_tools = |app: &Deskmate| app.chat_tools().names().into_iter().filter(|n| n.starts_with("lamp_")).count();
+        assert_eq!(lamp_tools(&app), 0);
+        let link = dir.path().join("lamp0");
+        let sim = Simulator::start(SimulatorConfig::new(&link)).unwrap();
+        app.lamp_connect(Some(link)).unwrap();
+        assert_eq!(lamp_tools(&app), 4);
+        drop(sim); // unplugged
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while lamp_tools(&app) != 0 {
+            assert!(std::time::Instant::now() < deadline, "lamp tools still offered after unplugging");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_lamp_tool_call_moves_the_lamp() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
+        let link = dir.path().join("lamp0");
+        let _sim = Simulator::start(SimulatorConfig::new(&link)).unwrap();
+        let app2 = app.clone();
+        tokio::task::spawn_blocking(move || app2.lamp_connect(Some(link))).await.unwrap().unwrap();
+        let tools = app.chat_tools();
+        let tool = tools.get("lamp_expression").unwrap();
+        let ctx = ToolContext {
+            sandbox: Arc::new(deskmate_agent::Sandbox::open(dir.path()).unwrap()),
+            thread_id: "t".into(),
+            tool_call_id: "c".into(),
+        };
+        let out = tool.call(ctx.clone(), serde_json::json!({"expression": "surprised"})).await;
+        assert!(!out.is_error, "{}", out.content);
+        assert_eq!(app.lamp_state().unwrap().expression, deskmate_lamp::Expression::Surprised);
+        let bad = tool.call(ctx, serde_json::json!({"expression": "grumpy"})).await;
+        assert!(bad.is_error);
     }
 
     #[test]

@@ -4,6 +4,8 @@
 //! card needed. One test in this binary, because the ALSA configuration is
 //! process-wide.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use std::io::Write;

@@ -4,6 +4,8 @@
 //! process-wide. The null sink is not paced, so clips play faster than real
 //! time; order and interruption are what is checked.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::time::Duration;
 
 use deskmate_speech::audio::playback::{PlaybackEvent, PlaybackQueue, VoiceClip};

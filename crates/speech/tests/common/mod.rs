@@ -1,7 +1,9 @@
 //! Shared test setup: where the models and the dev clips are. Tests that
 //! need them fail with the fix in the message instead of passing silently.
 
-#![allow(dead_code)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+
 
 use std::path::PathBuf;
 
