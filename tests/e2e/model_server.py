@@ -1,0 +1,60 @@
+"""A scripted OpenAI-compatible model server on loopback for the window's
+chat test: it streams Chat Completions as SSE, asks for one `write_todos`
+tool call on a question about 静夜思, then answers in text once the tool's
+result comes back. It stands in for a paid LLM; it is not a model."""
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+ANSWER = "静夜思是李白写的，写的是月光下思念家乡。"
+TODOS = {"todos": [{"content": "解释静夜思的意思", "status": "completed"}]}
+
+
+def chunk(delta, finish=None):
+    return {"id": "chatcmpl-e2e", "object": "chat.completion.chunk", "model": "scripted",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+
+def plan(body):
+    messages = body.get("messages", [])
+    last = messages[-1] if messages else {}
+    if last.get("role") == "tool":
+        return [chunk({"role": "assistant", "content": ANSWER[:8]}), chunk({"content": ANSWER[8:]}),
+                chunk({}, "stop")]
+    text = json.dumps(last.get("content", ""), ensure_ascii=False)
+    if body.get("tools") and "静夜思" in text:
+        args = json.dumps(TODOS, ensure_ascii=False)
+        return [
+            chunk({"role": "assistant", "tool_calls": [{"index": 0, "id": "call_todos", "type": "function",
+                                                        "function": {"name": "write_todos", "arguments": ""}}]}),
+            chunk({"tool_calls": [{"index": 0, "function": {"arguments": args[:10]}}]}),
+            chunk({"tool_calls": [{"index": 0, "function": {"arguments": args[10:]}}]}),
+            chunk({}, "tool_calls"),
+        ]
+    return [chunk({"role": "assistant", "content": "pong"}), chunk({}, "stop")]
+
+
+class Handler(BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        self.server.requests.append(body)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        for c in plan(body):
+            self.wfile.write(f"data: {json.dumps(c, ensure_ascii=False)}\n\n".encode())
+            self.wfile.flush()
+        usage = {"id": "chatcmpl-e2e", "object": "chat.completion.chunk", "choices": [],
+                 "usage": {"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19}}
+        self.wfile.write(f"data: {json.dumps(usage)}\n\ndata: [DONE]\n\n".encode())
+
+    def log_message(self, *args):
+        pass
+
+
+def start():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.requests = []
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
