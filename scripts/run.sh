@@ -4,17 +4,19 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
+# Say so at once, before any install or build, when there is no screen to show a window on.
+if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+  die "no display: Deskmate's window needs a desktop session (DISPLAY/WAYLAND_DISPLAY unset). On a server try: xvfb-run -a scripts/run.sh — or use the command line: target/debug/deskmate --help"
+fi
+
+
 ensure_packages "${APP_PACKAGES[@]}"
 ensure_cargo
 build_ui
 say "building the app"
 (cd "$REPO" && cargo build -q -p deskmate-shell -p deskmate-cli)
 export DESKMATE_MODELS_DIR="${DESKMATE_MODELS_DIR:-$REPO/models}"
-if [ -x "$REPO/scripts/fetch-models.sh" ]; then
-  "$REPO/scripts/fetch-models.sh" || say "models could not be fetched: voice recitation stays off until they are (see: target/debug/deskmate doctor)"
-fi
-if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
-  die "no display: Deskmate's window needs a desktop session (DISPLAY/WAYLAND_DISPLAY unset). On a server try: xvfb-run -a scripts/run.sh — or use the command line: target/debug/deskmate --help"
-fi
+DESKMATE_BIN="$REPO/target/debug/deskmate" "$REPO/scripts/fetch-models.sh" \
+  || say "models could not be fetched: voice recitation stays off until they are (see: target/debug/deskmate doctor)"
 say "starting Deskmate"
 exec "$REPO/target/debug/deskmate-app" "$@"
