@@ -48,44 +48,113 @@ fn percentile(mut v: Vec<f64>, p: f64) -> f64 {
     v.get(i).copied().unwrap_or(f64::NAN)
 }
 
+/// CPU time used so far by all live threads of this process (agent, tokio
+/// workers, blocking pool and the in-process scripted server), from
+/// `/proc/self/task/*/schedstat`; `None` where that is not available. Unlike
+/// wall time it hardly moves when other jobs load the machine.
+fn cpu_ns() -> Option<u64> {
+    let mut total = 0;
+    for task in std::fs::read_dir("/proc/self/task").ok()? {
+        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+        total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(total)
+}
+
+/// Sends `bodies` again over HTTP, one after another, reading each stream
+/// whole: the model's share of a step without the agent. Returns the time.
+async fn replay(http: &reqwest::Client, url: &str, bodies: &[serde_json::Value]) -> Duration {
+    let t = Instant::now();
+    for body in bodies {
+        let resp = http.post(url).json(body).send().await.unwrap_or_else(|e| panic!("{e}"));
+        resp.bytes().await.unwrap_or_else(|e| panic!("{e}"));
+    }
+    t.elapsed()
+}
+
 async fn loop_overhead(dir: &std::path::Path) {
     const STEPS: u32 = 20;
     const RUNS: u32 = 10;
     let store = Store::open(&dir.join("steps.sqlite3")).unwrap_or_else(|e| panic!("{e}"));
+    let (journal, synchronous): (String, i64) = store
+        .with_conn(|c| {
+            let j = c.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
+            let s = c.query_row("PRAGMA synchronous", [], |r| r.get(0))?;
+            Ok((j, s))
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
     let n = AtomicUsize::new(0);
-    let server = ScriptedServer::with_responder(move |_| {
+    // The bodies the model gets, kept here so each run's can be replayed
+    // without copying the server's whole log every time.
+    let bodies = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&bodies);
+    let server = ScriptedServer::with_responder(move |req| {
+        seen.lock().unwrap().push(req.body.clone());
         let i = n.fetch_add(1, Ordering::Relaxed);
         openai::tool_calls(None, &[(&format!("c{i}"), "ls", "{}")])
     })
     .unwrap_or_else(|e| panic!("{e}"));
+    let take = || std::mem::take(&mut *bodies.lock().unwrap());
     let a = agent(&store, dir, &server, STEPS);
-    let t = Instant::now();
-    for _ in 0..RUNS {
-        let (out, _) = run_once(&a, None, "loop").await;
-        assert_eq!(out.status, RunStatus::StepLimit);
-    }
-    let total = t.elapsed();
-    let steps = f64::from(STEPS * RUNS);
-    let per_step = total.as_secs_f64() * 1000.0 / steps;
-
-    // The model's share: the very same requests (same sizes) sent again over
-    // HTTP and their streams read whole, without the agent.
     let http = reqwest::Client::new();
     let url = format!("{}/chat/completions", server.base_url());
-    let bodies: Vec<_> = server.requests().into_iter().map(|r| r.body).collect();
-    let t = Instant::now();
-    for body in &bodies {
-        let resp = http.post(&url).json(body).send().await.unwrap_or_else(|e| panic!("{e}"));
-        resp.bytes().await.unwrap_or_else(|e| panic!("{e}"));
+
+    // One run and its replay first, not counted: both HTTP clients connect,
+    // the page cache and statement caches fill.
+    let (out, _) = run_once(&a, None, "warm-up").await;
+    assert_eq!(out.status, RunStatus::StepLimit);
+    let warm = take();
+    replay(&http, &url, &warm).await;
+    take();
+
+    // Each run is followed at once by the replay of its own model requests
+    // (same bodies, same sizes), so the model's share is measured under the
+    // same load as the run it is subtracted from (the machine is shared).
+    let (mut whole, mut model) = (Duration::ZERO, Duration::ZERO);
+    let mut per_run = Vec::new();
+    let (mut cpu_run, mut cpu_model) = (0u64, 0u64);
+    for _ in 0..RUNS {
+        let cpu0 = cpu_ns();
+        let t = Instant::now();
+        let (out, _) = run_once(&a, None, "loop").await;
+        let run_time = t.elapsed();
+        let cpu1 = cpu_ns();
+        assert_eq!(out.status, RunStatus::StepLimit);
+        let run_bodies = take();
+        assert_eq!(run_bodies.len(), STEPS as usize);
+        let cpu2 = cpu_ns();
+        let model_time = replay(&http, &url, &run_bodies).await;
+        take();
+        if let (Some(c0), Some(c1), Some(c2), Some(c3)) = (cpu0, cpu1, cpu2, cpu_ns()) {
+            cpu_run += c1.saturating_sub(c0);
+            cpu_model += c3.saturating_sub(c2);
+        }
+        whole += run_time;
+        model += model_time;
+        per_run.push((run_time.as_secs_f64() - model_time.as_secs_f64()) * 1000.0 / f64::from(STEPS));
     }
-    let model_only = t.elapsed().as_secs_f64() * 1000.0 / bodies.len() as f64;
+    let steps = f64::from(STEPS * RUNS);
+    let per_step = whole.as_secs_f64() * 1000.0 / steps;
+    let model_only = model.as_secs_f64() * 1000.0 / steps;
     println!(
-        "loop: {RUNS} runs x {STEPS} steps (model call + ls tool + storing + events) in {:.0} ms",
-        total.as_secs_f64() * 1000.0
+        "loop: {RUNS} runs x {STEPS} steps (model call + ls tool + storing + events) in {:.0} ms; SQLite journal_mode={journal}, synchronous={synchronous} (1 = NORMAL)",
+        whole.as_secs_f64() * 1000.0
     );
-    println!("  per step, whole:                {per_step:.3} ms");
-    println!("  per step, model call over HTTP: {model_only:.3} ms (scripted, instant; same requests replayed)");
+    println!("  per step, whole:                {per_step:.3} ms  (incl. each run's start and end)");
+    println!("  per step, model call over HTTP: {model_only:.3} ms (scripted, instant; each run's requests replayed right after it)");
     println!("  loop overhead per step:         {:.3} ms  (target < 1 ms)", per_step - model_only);
+    println!(
+        "    CPU time (all threads) per step: {:.3} ms whole, {:.3} ms replay, {:.3} ms overhead",
+        cpu_run as f64 / 1e6 / steps,
+        cpu_model as f64 / 1e6 / steps,
+        (cpu_run as f64 - cpu_model as f64) / 1e6 / steps
+    );
+    println!(
+        "    by run: median {:.3} ms, min {:.3} ms, max {:.3} ms",
+        percentile(per_run.clone(), 0.5),
+        percentile(per_run.clone(), 0.0),
+        percentile(per_run, 1.0)
+    );
 }
 
 async fn token_latency(dir: &std::path::Path) {
@@ -162,9 +231,18 @@ async fn concurrent_runs(dir: &std::path::Path) {
 fn main() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap_or_else(|e| panic!("{e}"));
-    rt.block_on(async {
-        loop_overhead(dir.path()).await;
-        token_latency(dir.path()).await;
-        concurrent_runs(dir.path()).await;
+    let path = dir.path().to_path_buf();
+    // Inside a spawned task, as the app runs a chat (`start_chat` spawns
+    // `execute`): on a runtime worker, not on the thread parked in
+    // `block_on`, which would add a hop between threads to every I/O
+    // wake-up and every blocking-pool result. The replay runs there too.
+    rt.block_on(async move {
+        tokio::spawn(async move {
+            loop_overhead(&path).await;
+            token_latency(&path).await;
+            concurrent_runs(&path).await;
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     });
 }

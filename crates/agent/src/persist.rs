@@ -5,7 +5,7 @@
 
 use deskmate_llm::{ContentPart, Message, Role, ToolCall, Usage};
 use deskmate_store::{now_utc, Store, StoreError, StoreResult};
-use rusqlite::{params, OptionalExtension, Row};
+use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
 use crate::tools::ThreadState;
@@ -181,10 +181,10 @@ pub fn create_thread(store: &Store, profile_id: Option<&str>, title: &str) -> St
     let id = new_id();
     let now = now_utc();
     store.with_conn(|c| {
-        c.execute(
+        c.prepare_cached(
             "INSERT INTO threads (id, profile_id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",
-            params![id, profile_id, title, now],
-        )?;
+        )?
+        .execute(params![id, profile_id, title, now])?;
         Ok(())
     })?;
     get_thread(store, &id)
@@ -192,7 +192,8 @@ pub fn create_thread(store: &Store, profile_id: Option<&str>, title: &str) -> St
 
 pub fn get_thread(store: &Store, id: &str) -> StoreResult<Thread> {
     store.with_conn(|c| {
-        c.query_row(&format!("SELECT {THREAD_COLS} FROM threads WHERE id = ?1"), [id], thread_row)
+        c.prepare_cached(&format!("SELECT {THREAD_COLS} FROM threads WHERE id = ?1"))?
+            .query_row([id], thread_row)
             .optional()?
             .ok_or_else(|| StoreError::NotFound(format!("thread {id}")))
     })
@@ -201,7 +202,7 @@ pub fn get_thread(store: &Store, id: &str) -> StoreResult<Thread> {
 /// Threads, newest activity first; only one profile's when given.
 pub fn list_threads(store: &Store, profile_id: Option<&str>) -> StoreResult<Vec<Thread>> {
     store.with_conn(|c| {
-        let mut stmt = c.prepare(&format!(
+        let mut stmt = c.prepare_cached(&format!(
             "SELECT {THREAD_COLS} FROM threads WHERE (?1 IS NULL OR profile_id = ?1) ORDER BY updated_at DESC, id DESC"
         ))?;
         let rows = stmt.query_map([profile_id], thread_row)?.collect::<Result<Vec<_>, _>>()?;
@@ -220,28 +221,80 @@ pub fn insert_message(
 ) -> StoreResult<StoredMessage> {
     let id = id.map(str::to_string).unwrap_or_else(new_id);
     let now = now_utc();
-    let content = serde_json::to_string(&m.content).map_err(|e| StoreError::Invalid(e.to_string()))?;
     let seq = store.with_conn(|c| {
         let tx = c.transaction()?;
-        let seq: i64 =
-            tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE thread_id = ?1", [thread_id], |r| r.get(0))?;
-        tx.execute(
-            "INSERT INTO messages (id, thread_id, run_id, seq, role, content, tool_call_id, is_error, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            params![id, thread_id, run_id, seq, m.role.as_str(), content, m.tool_call_id, m.is_error, now],
-        )?;
-        for (pos, call) in m.tool_calls.iter().enumerate() {
-            tx.execute(
-                "INSERT INTO tool_calls (id, thread_id, run_id, message_id, position, name, arguments, status, started_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending', ?8)",
-                params![call.id, thread_id, run_id, id, i64::try_from(pos).unwrap_or(i64::MAX), call.name, call.arguments, now],
-            )?;
-        }
-        tx.execute("UPDATE threads SET updated_at = ?2 WHERE id = ?1", params![thread_id, now])?;
+        let seq = insert_message_in(&tx, thread_id, run_id, &id, m, &now)?;
         tx.commit()?;
         Ok(seq)
     })?;
     Ok(StoredMessage { id, run_id: run_id.map(str::to_string), seq, message: m.clone(), created_at: now })
+}
+
+const NEXT_SEQ: &str = "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE thread_id = ?1";
+const INSERT_MESSAGE: &str = "INSERT INTO messages (id, thread_id, run_id, seq, role, content, tool_call_id, is_error, created_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+const INSERT_TOOL_CALL: &str =
+    "INSERT INTO tool_calls (id, thread_id, run_id, message_id, position, name, arguments, status, started_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending', ?8)";
+const TOUCH_THREAD: &str = "UPDATE threads SET updated_at = ?2 WHERE id = ?1";
+
+/// The message's rows (and its tool calls', `pending`), inside the caller's
+/// transaction. Returns its place in the thread.
+fn insert_message_in(
+    c: &Connection,
+    thread_id: &str,
+    run_id: Option<&str>,
+    id: &str,
+    m: &Message,
+    now: &str,
+) -> StoreResult<i64> {
+    let content = serde_json::to_string(&m.content).map_err(|e| StoreError::Invalid(e.to_string()))?;
+    let seq: i64 = c.prepare_cached(NEXT_SEQ)?.query_row([thread_id], |r| r.get(0))?;
+    c.prepare_cached(INSERT_MESSAGE)?.execute(params![
+        id,
+        thread_id,
+        run_id,
+        seq,
+        m.role.as_str(),
+        content,
+        m.tool_call_id,
+        m.is_error,
+        now
+    ])?;
+    if !m.tool_calls.is_empty() {
+        let mut stmt = c.prepare_cached(INSERT_TOOL_CALL)?;
+        for (pos, call) in m.tool_calls.iter().enumerate() {
+            stmt.execute(params![
+                call.id,
+                thread_id,
+                run_id,
+                id,
+                i64::try_from(pos).unwrap_or(i64::MAX),
+                call.name,
+                call.arguments,
+                now
+            ])?;
+        }
+    }
+    c.prepare_cached(TOUCH_THREAD)?.execute(params![thread_id, now])?;
+    Ok(seq)
+}
+
+/// Stores what one model call produced, in one transaction the moment the
+/// reply ends: the call's record (usage, cost, duration) and, when the model
+/// said anything, its assistant message `message_id` with its tool calls
+/// (`pending`).
+pub fn store_model_reply(store: &Store, record: &LlmCallRecord, reply: Option<(&str, &Message)>) -> StoreResult<()> {
+    let now = now_utc();
+    store.with_conn(|c| {
+        let tx = c.transaction()?;
+        record_llm_call_in(&tx, record, &now)?;
+        if let Some((message_id, m)) = reply {
+            insert_message_in(&tx, &record.thread_id, Some(&record.run_id), message_id, m, &now)?;
+        }
+        tx.commit()?;
+        Ok(())
+    })
 }
 
 /// Stores a tool call's result: the tool message and the call's new status,
@@ -255,6 +308,21 @@ pub fn finish_tool_call(
     content: &str,
     status: ToolCallStatus,
 ) -> StoreResult<Option<StoredMessage>> {
+    store_tool_result(store, thread_id, run_id, call_id, content, status, None)
+}
+
+/// [`finish_tool_call`], and when the tool changed the thread state (a new
+/// todo list), that state too — all in one transaction. The state is saved
+/// even when the call was already answered, as a separate save would.
+pub fn store_tool_result(
+    store: &Store,
+    thread_id: &str,
+    run_id: Option<&str>,
+    call_id: &str,
+    content: &str,
+    status: ToolCallStatus,
+    state: Option<&ThreadState>,
+) -> StoreResult<Option<StoredMessage>> {
     let status_text = match status {
         ToolCallStatus::Pending | ToolCallStatus::Completed => "completed",
         ToolCallStatus::Error => "error",
@@ -265,32 +333,43 @@ pub fn finish_tool_call(
     let id = new_id();
     let now = now_utc();
     let body = serde_json::to_string(&m.content).map_err(|e| StoreError::Invalid(e.to_string()))?;
+    let state = state.map(state_json).transpose()?;
     let seq = store.with_conn(|c| {
         let tx = c.transaction()?;
-        let changed = tx.execute(
-            "UPDATE tool_calls SET status = ?3, result = ?4, finished_at = ?5 WHERE thread_id = ?1 AND id = ?2 AND status = 'pending'",
-            params![thread_id, call_id, status_text, content, now],
-        )?;
+        if let Some(json) = &state {
+            save_state_in(&tx, thread_id, json, &now)?;
+        }
+        let changed = tx.prepare_cached(FINISH_CALL)?.execute(params![thread_id, call_id, status_text, content, now])?;
         if changed == 0 {
+            tx.commit()?;
             return Ok(None);
         }
-        let seq: i64 = tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE thread_id = ?1", [thread_id], |r| r.get(0))?;
-        tx.execute(
-            "INSERT INTO messages (id, thread_id, run_id, seq, role, content, tool_call_id, is_error, created_at)
-             VALUES (?1, ?2, ?3, ?4, 'tool', ?5, ?6, ?7, ?8)",
-            params![id, thread_id, run_id, seq, body, call_id, is_error, now],
-        )?;
+        let seq: i64 = tx.prepare_cached(NEXT_SEQ)?.query_row([thread_id], |r| r.get(0))?;
+        tx.prepare_cached(INSERT_MESSAGE)?.execute(params![
+            id,
+            thread_id,
+            run_id,
+            seq,
+            Role::Tool.as_str(),
+            body,
+            call_id,
+            is_error,
+            now
+        ])?;
         tx.commit()?;
         Ok(Some(seq))
     })?;
     Ok(seq.map(|seq| StoredMessage { id, run_id: run_id.map(str::to_string), seq, message: m, created_at: now }))
 }
 
+const FINISH_CALL: &str =
+    "UPDATE tool_calls SET status = ?3, result = ?4, finished_at = ?5 WHERE thread_id = ?1 AND id = ?2 AND status = 'pending'";
+
 /// The thread's messages in order, with each assistant message's tool calls.
 pub fn messages(store: &Store, thread_id: &str) -> StoreResult<Vec<StoredMessage>> {
     let calls = tool_calls(store, thread_id)?;
     store.with_conn(|c| {
-        let mut stmt = c.prepare(
+        let mut stmt = c.prepare_cached(
             "SELECT id, run_id, seq, role, content, tool_call_id, is_error, created_at FROM messages WHERE thread_id = ?1 ORDER BY seq",
         )?;
         let rows = stmt
@@ -325,7 +404,7 @@ pub fn messages(store: &Store, thread_id: &str) -> StoreResult<Vec<StoredMessage
 
 pub fn tool_calls(store: &Store, thread_id: &str) -> StoreResult<Vec<StoredToolCall>> {
     store.with_conn(|c| {
-        let mut stmt = c.prepare(&format!(
+        let mut stmt = c.prepare_cached(&format!(
             "SELECT {CALL_COLS} FROM tool_calls WHERE thread_id = ?1 ORDER BY started_at, message_id, position"
         ))?;
         let rows = stmt.query_map([thread_id], call_row)?.collect::<Result<Vec<_>, _>>()?;
@@ -336,10 +415,10 @@ pub fn tool_calls(store: &Store, thread_id: &str) -> StoreResult<Vec<StoredToolC
 pub fn start_run(store: &Store, thread_id: &str, model: &str) -> StoreResult<Run> {
     let id = new_id();
     store.with_conn(|c| {
-        c.execute(
+        c.prepare_cached(
             "INSERT INTO runs (id, thread_id, status, model, started_at) VALUES (?1, ?2, 'running', ?3, ?4)",
-            params![id, thread_id, model, now_utc()],
-        )?;
+        )?
+        .execute(params![id, thread_id, model, now_utc()])?;
         Ok(())
     })?;
     get_run(store, &id)
@@ -347,7 +426,8 @@ pub fn start_run(store: &Store, thread_id: &str, model: &str) -> StoreResult<Run
 
 pub fn get_run(store: &Store, id: &str) -> StoreResult<Run> {
     store.with_conn(|c| {
-        c.query_row(&format!("SELECT {RUN_COLS} FROM runs WHERE id = ?1"), [id], run_row)
+        c.prepare_cached(&format!("SELECT {RUN_COLS} FROM runs WHERE id = ?1"))?
+            .query_row([id], run_row)
             .optional()?
             .ok_or_else(|| StoreError::NotFound(format!("run {id}")))
     })
@@ -355,7 +435,7 @@ pub fn get_run(store: &Store, id: &str) -> StoreResult<Run> {
 
 pub fn runs(store: &Store, thread_id: &str) -> StoreResult<Vec<Run>> {
     store.with_conn(|c| {
-        let mut stmt = c.prepare(&format!("SELECT {RUN_COLS} FROM runs WHERE thread_id = ?1 ORDER BY started_at, id"))?;
+        let mut stmt = c.prepare_cached(&format!("SELECT {RUN_COLS} FROM runs WHERE thread_id = ?1 ORDER BY started_at, id"))?;
         let rows = stmt.query_map([thread_id], run_row)?.collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
     })
@@ -364,7 +444,7 @@ pub fn runs(store: &Store, thread_id: &str) -> StoreResult<Vec<Run>> {
 /// Runs still marked `running` (live elsewhere, or cut off by a crash).
 pub fn running_runs(store: &Store, thread_id: Option<&str>) -> StoreResult<Vec<Run>> {
     store.with_conn(|c| {
-        let mut stmt = c.prepare(&format!(
+        let mut stmt = c.prepare_cached(&format!(
             "SELECT {RUN_COLS} FROM runs WHERE status = 'running' AND (?1 IS NULL OR thread_id = ?1) ORDER BY started_at"
         ))?;
         let rows = stmt.query_map([thread_id], run_row)?.collect::<Result<Vec<_>, _>>()?;
@@ -374,17 +454,17 @@ pub fn running_runs(store: &Store, thread_id: Option<&str>) -> StoreResult<Vec<R
 
 pub fn set_run_steps(store: &Store, run_id: &str, steps: u32) -> StoreResult<()> {
     store.with_conn(|c| {
-        c.execute("UPDATE runs SET steps = ?2 WHERE id = ?1", params![run_id, steps])?;
+        c.prepare_cached("UPDATE runs SET steps = ?2 WHERE id = ?1")?.execute(params![run_id, steps])?;
         Ok(())
     })
 }
 
 pub fn finish_run(store: &Store, run_id: &str, status: RunStatus, error: Option<&str>) -> StoreResult<()> {
     store.with_conn(|c| {
-        c.execute(
+        c.prepare_cached(
             "UPDATE runs SET status = ?2, error = ?3, finished_at = ?4 WHERE id = ?1 AND status = 'running'",
-            params![run_id, status.as_str(), error, now_utc()],
-        )?;
+        )?
+        .execute(params![run_id, status.as_str(), error, now_utc()])?;
         Ok(())
     })
 }
@@ -415,7 +495,7 @@ pub fn interrupt_run(store: &Store, run: &Run) -> StoreResult<usize> {
 
 pub fn load_state(store: &Store, thread_id: &str) -> StoreResult<ThreadState> {
     let raw: Option<String> = store.with_conn(|c| {
-        Ok(c.query_row("SELECT state FROM thread_state WHERE thread_id = ?1", [thread_id], |r| r.get(0)).optional()?)
+        Ok(c.prepare_cached("SELECT state FROM thread_state WHERE thread_id = ?1")?.query_row([thread_id], |r| r.get(0)).optional()?)
     })?;
     match raw {
         None => Ok(ThreadState::default()),
@@ -426,40 +506,50 @@ pub fn load_state(store: &Store, thread_id: &str) -> StoreResult<ThreadState> {
 }
 
 pub fn save_state(store: &Store, thread_id: &str, state: &ThreadState) -> StoreResult<()> {
-    let json = serde_json::to_string(state).map_err(|e| StoreError::Invalid(e.to_string()))?;
-    store.with_conn(|c| {
-        c.execute(
-            "INSERT INTO thread_state (thread_id, state, updated_at) VALUES (?1, ?2, ?3)
-             ON CONFLICT(thread_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
-            params![thread_id, json, now_utc()],
-        )?;
-        Ok(())
-    })
+    let json = state_json(state)?;
+    let now = now_utc();
+    store.with_conn(|c| save_state_in(c, thread_id, &json, &now))
+}
+
+fn state_json(state: &ThreadState) -> StoreResult<String> {
+    serde_json::to_string(state).map_err(|e| StoreError::Invalid(e.to_string()))
+}
+
+fn save_state_in(c: &Connection, thread_id: &str, json: &str, now: &str) -> StoreResult<()> {
+    c.prepare_cached(
+        "INSERT INTO thread_state (thread_id, state, updated_at) VALUES (?1, ?2, ?3)
+         ON CONFLICT(thread_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
+    )?
+    .execute(params![thread_id, json, now])?;
+    Ok(())
 }
 
 pub fn record_llm_call(store: &Store, r: &LlmCallRecord) -> StoreResult<()> {
+    let now = now_utc();
+    store.with_conn(|c| record_llm_call_in(c, r, &now))
+}
+
+fn record_llm_call_in(c: &Connection, r: &LlmCallRecord, now: &str) -> StoreResult<()> {
     let n = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
-    store.with_conn(|c| {
-        c.execute(
-            "INSERT INTO llm_calls (id, thread_id, run_id, model, status, input_tokens, output_tokens, cached_input_tokens, cost_usd, duration_ms, error, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-            params![
-                new_id(),
-                r.thread_id,
-                r.run_id,
-                r.model,
-                r.status,
-                n(r.usage.input_tokens),
-                n(r.usage.output_tokens),
-                n(r.usage.cached_input_tokens),
-                r.cost_usd,
-                n(r.duration_ms),
-                r.error,
-                now_utc()
-            ],
-        )?;
-        Ok(())
-    })
+    c.prepare_cached(
+        "INSERT INTO llm_calls (id, thread_id, run_id, model, status, input_tokens, output_tokens, cached_input_tokens, cost_usd, duration_ms, error, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    )?
+    .execute(params![
+        new_id(),
+        r.thread_id,
+        r.run_id,
+        r.model,
+        r.status,
+        n(r.usage.input_tokens),
+        n(r.usage.output_tokens),
+        n(r.usage.cached_input_tokens),
+        r.cost_usd,
+        n(r.duration_ms),
+        r.error,
+        now
+    ])?;
+    Ok(())
 }
 
 /// Total tokens and cost of a run's model calls.

@@ -101,6 +101,11 @@ pub struct PreparedRun {
     pub(crate) known_call_ids: HashSet<String>,
     pub(crate) state: ThreadState,
     pub(crate) sandbox: Arc<Sandbox>,
+    /// The system prompt and tool specifications this run sends with every
+    /// model call: copied once per run and lent to each request, not cloned
+    /// per step (see `turn::model_turn`).
+    pub(crate) system: Option<String>,
+    pub(crate) specs: Vec<deskmate_llm::ToolSpec>,
 }
 
 impl PreparedRun {
@@ -190,7 +195,20 @@ impl Agent {
             persist::insert_message(store, &thread.id, Some(&run.id), None, &user)?;
             let mut history = history;
             history.push(user);
-            Ok(PreparedRun { agent: agent.clone(), thread, run, _lock: lock, history, known_call_ids, state, sandbox })
+            let system = Some(agent.inner.config.system_prompt.clone()).filter(|s| !s.is_empty());
+            let specs = agent.inner.specs.clone();
+            Ok(PreparedRun {
+                agent: agent.clone(),
+                thread,
+                run,
+                _lock: lock,
+                history,
+                known_call_ids,
+                state,
+                sandbox,
+                system,
+                specs,
+            })
         })
         .await;
         match joined {

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use crate::events::AgUiEvent;
 use crate::persist::{self, LlmCallRecord, RunStatus, StoredMessage, ToolCallStatus};
 use crate::runtime::{db, PreparedRun, RunOutcome};
-use crate::tools::{ToolContext, ToolOutput};
+use crate::tools::{ThreadState, ToolContext, ToolOutput};
 use crate::{large_results, AgentError};
 
 /// Where a run's events go. A dropped receiver does not stop the run.
@@ -143,17 +143,31 @@ impl PreparedRun {
     /// One model call and the tools it asks for.
     async fn step(&mut self, step: u32, emit: &impl Fn(AgUiEvent), cancel: &CancellationToken) -> Result<StepResult, StepError> {
         let inner = Arc::clone(&self.agent.inner);
-        let run_id = self.run.id.clone();
-        db(&inner.store, move |s| persist::set_run_steps(s, &run_id, step)).await?;
+        // The step count is written now, as the step starts, but the model is
+        // called while the blocking pool does it: the write is awaited
+        // before anything of the reply is stored, so the order in the
+        // database is unchanged and a failed write still stops the step.
+        let (store, run_id) = (inner.store.clone(), self.run.id.clone());
+        let steps_saved = tokio::task::spawn_blocking(move || persist::set_run_steps(&store, &run_id, step));
         let started = Instant::now();
         let turn = self.model_turn(emit, cancel).await;
-        self.record_call(&turn, started).await?;
+        match steps_saved.await {
+            Ok(r) => r.map_err(AgentError::from)?,
+            Err(e) => return Err(AgentError::Io(format!("a database task stopped: {e}")).into()),
+        }
 
-        // Store what the model said before closing its events.
-        if !turn.text.is_empty() || !turn.calls.is_empty() {
-            let m = Message::assistant(turn.text.clone(), turn.calls.clone());
-            let (tid, rid, mid, msg) = (self.thread.id.clone(), self.run.id.clone(), turn.message_id.clone(), m.clone());
-            db(&inner.store, move |s| persist::insert_message(s, &tid, Some(&rid), Some(&mid), &msg)).await?;
+        // Store what the model said (and the call's record, in the same
+        // transaction) before closing its events.
+        let said = !turn.text.is_empty() || !turn.calls.is_empty();
+        let reply = said.then(|| Message::assistant(turn.text.clone(), turn.calls.clone()));
+        let record = self.call_record(&turn, started);
+        let mid = turn.message_id.clone();
+        let reply = db(&inner.store, move |s| {
+            persist::store_model_reply(s, &record, reply.as_ref().map(|m| (mid.as_str(), m)))?;
+            Ok(reply)
+        })
+        .await?;
+        if let Some(m) = reply {
             self.history.push(m);
         }
         for c in &turn.calls {
@@ -191,21 +205,31 @@ impl PreparedRun {
             usage: Usage::default(),
             end: TurnEnd::Done,
         };
+        // The history and tool specifications are lent to the request and
+        // taken back once it is sent (the stream does not borrow it), so a
+        // step does not copy the whole conversation.
         let req = ChatRequest {
-            system: Some(inner.config.system_prompt.clone()).filter(|s| !s.is_empty()),
-            messages: self.history.clone(),
-            tools: inner.specs.clone(),
+            system: self.system.take(),
+            messages: std::mem::take(&mut self.history),
+            tools: std::mem::take(&mut self.specs),
             max_tokens: inner.config.max_tokens,
             temperature: inner.config.temperature,
         };
         let opened = tokio::select! {
             biased;
-            _ = cancel.cancelled() => { turn.end = TurnEnd::Cancelled; return turn; }
-            s = inner.llm.stream(&req) => s,
+            _ = cancel.cancelled() => None,
+            s = inner.llm.stream(&req) => Some(s),
         };
+        self.system = req.system;
+        self.history = req.messages;
+        self.specs = req.tools;
         let mut stream = match opened {
-            Ok(s) => s,
-            Err(e) => {
+            None => {
+                turn.end = TurnEnd::Cancelled;
+                return turn;
+            }
+            Some(Ok(s)) => s,
+            Some(Err(e)) => {
                 turn.end = TurnEnd::Failed(e);
                 return turn;
             }
@@ -260,7 +284,8 @@ impl PreparedRun {
         turn
     }
 
-    async fn record_call(&self, turn: &Turn, started: Instant) -> Result<(), AgentError> {
+    /// The record of the model call `turn`, which began at `started`.
+    fn call_record(&self, turn: &Turn, started: Instant) -> LlmCallRecord {
         let inner = &self.agent.inner;
         let model = inner.llm.model();
         let (status, error) = match &turn.end {
@@ -268,7 +293,7 @@ impl PreparedRun {
             TurnEnd::Cancelled => ("cancelled", None),
             TurnEnd::Failed(e) => ("error", Some(e.to_string())),
         };
-        let record = LlmCallRecord {
+        LlmCallRecord {
             thread_id: self.thread.id.clone(),
             run_id: self.run.id.clone(),
             model: model.to_string(),
@@ -277,8 +302,7 @@ impl PreparedRun {
             cost_usd: inner.config.prices.cost(model, &turn.usage),
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             error,
-        };
-        db(&inner.store, move |s| persist::record_llm_call(s, &record)).await
+        }
     }
 
     /// Runs the calls concurrently, storing and announcing each result as it
@@ -331,13 +355,18 @@ impl PreparedRun {
             };
             let Some((call, out)) = next else { break };
             let status = if out.is_error { ToolCallStatus::Error } else { ToolCallStatus::Completed };
-            if let Some(m) = self.store_result(&call.id, &out.content, status, emit).await? {
+            // A new todo list is stored with the result, in one transaction.
+            let state = out.todos.map(|todos| {
+                let mut state = self.state.clone();
+                state.todos = todos;
+                state
+            });
+            let (m, state) = self.store_result(&call.id, &out.content, status, state, emit).await?;
+            if let Some(m) = m {
                 stored.push(m);
             }
-            if let Some(todos) = out.todos {
-                self.state.todos = todos;
-                let (tid, state) = (self.thread.id.clone(), self.state.clone());
-                db(&inner.store, move |s| persist::save_state(s, &tid, &state)).await?;
+            if let Some(state) = state {
+                self.state = state;
                 emit(AgUiEvent::StateDelta {
                     delta: vec![
                         json!({"op": "replace", "path": "/todos", "value": serde_json::to_value(&self.state.todos).unwrap_or_default()}),
@@ -373,23 +402,29 @@ impl PreparedRun {
     ) -> Result<Vec<StoredMessage>, AgentError> {
         let mut out = Vec::new();
         for c in calls {
-            if let Some(m) = self.store_result(&c.id, text, ToolCallStatus::Error, emit).await? {
+            if let (Some(m), _) = self.store_result(&c.id, text, ToolCallStatus::Error, None, emit).await? {
                 out.push(m);
             }
         }
         Ok(out)
     }
 
+    /// Stores a tool call's result (with the thread state `state` when the
+    /// tool changed it) and announces it. Hands `state` back once stored.
     async fn store_result(
         &self,
         call_id: &str,
         content: &str,
         status: ToolCallStatus,
+        state: Option<ThreadState>,
         emit: &impl Fn(AgUiEvent),
-    ) -> Result<Option<StoredMessage>, AgentError> {
+    ) -> Result<(Option<StoredMessage>, Option<ThreadState>), AgentError> {
         let (tid, rid, cid, text) = (self.thread.id.clone(), self.run.id.clone(), call_id.to_string(), content.to_string());
-        let stored =
-            db(&self.agent.inner.store, move |s| persist::finish_tool_call(s, &tid, Some(&rid), &cid, &text, status)).await?;
+        let (stored, state) = db(&self.agent.inner.store, move |s| {
+            let m = persist::store_tool_result(s, &tid, Some(&rid), &cid, &text, status, state.as_ref())?;
+            Ok((m, state))
+        })
+        .await?;
         if let Some(m) = &stored {
             emit(AgUiEvent::ToolCallResult {
                 message_id: m.id.clone(),
@@ -398,7 +433,7 @@ impl PreparedRun {
                 role: Some("tool".into()),
             });
         }
-        Ok(stored)
+        Ok((stored, state))
     }
 }
 

@@ -11,6 +11,7 @@ pub mod library;
 pub mod practice;
 pub mod recite;
 pub mod tips;
+pub mod voice;
 
 use std::path::PathBuf;
 
@@ -40,6 +41,7 @@ pub struct Deskmate {
     config: Config,
     store: Store,
     lamp: lamp::LampSlot,
+    speech: voice::SpeechSlot,
 }
 
 impl Deskmate {
@@ -48,7 +50,7 @@ impl Deskmate {
     pub fn open(config: Config) -> AppResult<Self> {
         config::ensure_writable(&config.data_dir)?;
         let store = Store::open(&config.database_path())?;
-        let app = Self { config, store, lamp: lamp::LampSlot::default() };
+        let app = Self { config, store, lamp: lamp::LampSlot::default(), speech: voice::SpeechSlot::default() };
         library::sync_builtin(&app.store)?;
         Ok(app)
     }
@@ -63,5 +65,9 @@ impl Deskmate {
 
     fn lamp_slot(&self) -> &lamp::LampSlot {
         &self.lamp
+    }
+
+    fn speech_slot(&self) -> &voice::SpeechSlot {
+        &self.speech
     }
 }

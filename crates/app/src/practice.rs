@@ -79,20 +79,20 @@ pub struct TaskEvent {
 /// Where task progress goes (a Tauri event, a CLI line, a test's channel).
 pub type TaskSink = Arc<dyn Fn(TaskEvent) + Send + Sync>;
 
-struct Row {
-    id: String,
-    profile_id: String,
-    material_id: String,
-    mode: Mode,
-    practice: Practice,
-    last_result: Option<PracticeResult>,
+pub(crate) struct Row {
+    pub(crate) id: String,
+    pub(crate) profile_id: String,
+    pub(crate) material_id: String,
+    pub(crate) mode: Mode,
+    pub(crate) practice: Practice,
+    pub(crate) last_result: Option<PracticeResult>,
 }
 
 fn damaged(what: &str, e: impl std::fmt::Display) -> AppError {
     AppError::Store(StoreError::Invalid(format!("a stored practice is damaged ({what}: {e})")))
 }
 
-fn transition(practice: &mut Practice, event: PracticeEvent) -> AppResult<()> {
+pub(crate) fn transition(practice: &mut Practice, event: PracticeEvent) -> AppResult<()> {
     practice.apply(event).map(|_| ()).map_err(|e| AppError::Store(StoreError::Invalid(e.to_string())))
 }
 
@@ -190,13 +190,26 @@ impl Deskmate {
         let id = task_id.clone();
         std::thread::Builder::new()
             .name("practice-check".into())
-            .spawn(move || app.run_check(row, id, text, None, sink))
+            .spawn(move || {
+                let transcript = Transcript::new(text.clone());
+                app.run_check(row, id, text, transcript, None, sink)
+            })
             .map_err(|e| AppError::Config(format!("cannot start checking: {e}")))?;
         Ok(task_id)
     }
 
-    /// Checks a submission and records it; runs on its own thread.
-    fn run_check(&self, mut row: Row, task_id: String, text: String, duration_ms: Option<u64>, sink: TaskSink) {
+    /// Checks a submission and records it; runs on its own thread. `text` is
+    /// what the child is shown as heard or typed; `transcript` is what the
+    /// checker compares (with ASR confidences for speech).
+    pub(crate) fn run_check(
+        &self,
+        mut row: Row,
+        task_id: String,
+        text: String,
+        transcript: Transcript,
+        duration_ms: Option<u64>,
+        sink: TaskSink,
+    ) {
         let event = |status, error: Option<String>, result: Option<PracticeResult>| TaskEvent {
             practice_id: row.id.clone(),
             task_id: task_id.clone(),
@@ -208,7 +221,7 @@ impl Deskmate {
         let attempt = NewAttempt {
             profile_id: row.profile_id.clone(),
             material_id: row.material_id.clone(),
-            transcript: Transcript::new(text.clone()),
+            transcript,
             mode: row.mode,
             at: Utc::now(),
             duration_ms,
@@ -296,7 +309,7 @@ impl Deskmate {
         Ok(found.filter(|_| counted > i64::from(row.practice.attempts)))
     }
 
-    fn load_practice(&self, id: &str) -> AppResult<Row> {
+    pub(crate) fn load_practice(&self, id: &str) -> AppResult<Row> {
         let raw = self.store().with_conn(|c| {
             c.query_row(
                 "SELECT id, profile_id, material_id, mode, practice, last_result FROM practice_sessions WHERE id = ?1",
@@ -326,7 +339,7 @@ impl Deskmate {
         })
     }
 
-    fn save_practice(&self, row: &Row, insert: bool) -> AppResult<()> {
+    pub(crate) fn save_practice(&self, row: &Row, insert: bool) -> AppResult<()> {
         let practice = serde_json::to_string(&row.practice).map_err(|e| damaged("state", e))?;
         let last = row.last_result.as_ref().map(serde_json::to_string).transpose().map_err(|e| damaged("result", e))?;
         let now = now_utc();

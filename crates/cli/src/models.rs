@@ -44,14 +44,27 @@ pub enum ModelsCmd {
 pub fn run(app: &Deskmate, cmd: ModelsCmd) -> anyhow::Result<ExitCode> {
     let manifest = Manifest::embedded()?;
     match cmd {
-        ModelsCmd::Fetch { models_dir, from, only, json } => {
+        ModelsCmd::Fetch {
+            models_dir,
+            from,
+            only,
+            json,
+        } => {
             let models_dir = models_dir.unwrap_or_else(|| app.config().models_dir.clone());
-            let options = fetch::FetchOptions { models_dir, from, only };
+            let options = fetch::FetchOptions {
+                models_dir,
+                from,
+                only,
+            };
             let done = fetch::fetch(&manifest, &options, &mut |p| {
                 let line = match p {
-                    fetch::FetchProgress::Present { model } => format!("{model}: already present, sha256 verified"),
+                    fetch::FetchProgress::Present { model } => {
+                        format!("{model}: already present, sha256 verified")
+                    }
                     fetch::FetchProgress::Step { model, step } => format!("{model}: {step}…"),
-                    fetch::FetchProgress::Installed { model } => format!("{model}: installed, sha256 verified"),
+                    fetch::FetchProgress::Installed { model } => {
+                        format!("{model}: installed, sha256 verified")
+                    }
                 };
                 eprintln!("{line}");
             })?;
@@ -60,23 +73,40 @@ pub fn run(app: &Deskmate, cmd: ModelsCmd) -> anyhow::Result<ExitCode> {
             } else {
                 for m in done {
                     for f in m.files {
-                        println!("{:<12} {:<9} {} sha256 {}", m.name, m.action, f.path.display(), f.sha256);
+                        println!(
+                            "{:<12} {:<9} {} sha256 {}",
+                            m.name,
+                            m.action,
+                            f.path.display(),
+                            f.sha256
+                        );
                     }
                 }
             }
         }
-        ModelsCmd::Download { name, models_dir, json } => {
+        ModelsCmd::Download {
+            name,
+            models_dir,
+            json,
+        } => {
             let entry = manifest
                 .download
                 .iter()
                 .find(|d| d.name == name)
                 .with_context(|| {
-                    let names: Vec<&str> = manifest.download.iter().map(|d| d.name.as_str()).collect();
-                    format!("no download named {name}; choose one of {}", names.join(", "))
+                    let names: Vec<&str> =
+                        manifest.download.iter().map(|d| d.name.as_str()).collect();
+                    format!(
+                        "no download named {name}; choose one of {}",
+                        names.join(", ")
+                    )
                 })?;
             let models_dir = models_dir.unwrap_or_else(|| app.config().models_dir.clone());
             let path = download::download(entry, &models_dir, &mut |p| {
-                let total = p.total_bytes.map(|t| format!(" of {} MB", t / 1_000_000)).unwrap_or_default();
+                let total = p
+                    .total_bytes
+                    .map(|t| format!(" of {} MB", t / 1_000_000))
+                    .unwrap_or_default();
                 eprint!("\r{}: {} MB{total}", entry.name, p.done_bytes / 1_000_000);
                 let _ = std::io::stderr().flush();
             })?;

@@ -65,7 +65,12 @@ pub fn parse_lang(code: &str) -> anyhow::Result<Lang> {
 
 pub fn run(app: &Deskmate, cmd: SpeechCmd) -> anyhow::Result<ExitCode> {
     match cmd {
-        SpeechCmd::Transcribe { file, lang, fit_audio_ctx, json } => {
+        SpeechCmd::Transcribe {
+            file,
+            lang,
+            fit_audio_ctx,
+            json,
+        } => {
             let lang = parse_lang(&lang)?;
             let pipeline = pipeline(app, fit_audio_ctx)?;
             let heard = pipeline.hear_file(&file, lang, None)?;
@@ -88,12 +93,19 @@ pub fn run(app: &Deskmate, cmd: SpeechCmd) -> anyhow::Result<ExitCode> {
                 println!("(no speech heard in {})", out.file.display());
             } else {
                 println!("{}", out.text);
-                let unsure: Vec<String> =
-                    out.units.iter().filter(|u| u.confidence < 0.8).map(|u| format!("{} ({:.2})", u.text, u.confidence)).collect();
+                let unsure: Vec<String> = out
+                    .units
+                    .iter()
+                    .filter(|u| u.confidence < 0.8)
+                    .map(|u| format!("{} ({:.2})", u.text, u.confidence))
+                    .collect();
                 if !unsure.is_empty() {
                     println!("unsure: {}", unsure.join(", "));
                 }
-                println!("audio {} ms, vad {} ms, asr {} ms", out.audio_ms, out.vad_ms, out.asr_ms);
+                println!(
+                    "audio {} ms, vad {} ms, asr {} ms",
+                    out.audio_ms, out.vad_ms, out.asr_ms
+                );
             }
         }
     }
@@ -104,7 +116,11 @@ pub fn run(app: &Deskmate, cmd: SpeechCmd) -> anyhow::Result<ExitCode> {
 #[derive(Args)]
 pub struct ReciteAudioArgs {
     /// The material (id, built-in slug such as zh/jing-ye-si, or unique title).
-    #[arg(long, required_unless_present = "reference", conflicts_with = "reference")]
+    #[arg(
+        long,
+        required_unless_present = "reference",
+        conflicts_with = "reference"
+    )]
     material: Option<String>,
     /// The text to recite, when it is not a stored material.
     #[arg(long)]
@@ -149,8 +165,16 @@ pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<Ex
         None => None,
     };
     let (text, lang_code) = match (&material, &a.reference) {
-        (Some(m), _) => (m.body.clone(), a.lang.clone().unwrap_or_else(|| m.lang.clone())),
-        (None, Some(r)) => (r.clone(), a.lang.clone().unwrap_or_else(|| deskmate_app::recite::Lang::detect(r).as_str().to_string())),
+        (Some(m), _) => (
+            m.body.clone(),
+            a.lang.clone().unwrap_or_else(|| m.lang.clone()),
+        ),
+        (None, Some(r)) => (
+            r.clone(),
+            a.lang
+                .clone()
+                .unwrap_or_else(|| deskmate_app::recite::Lang::detect(r).as_str().to_string()),
+        ),
         (None, None) => bail!("give --material or --reference"),
     };
     let lang = parse_lang(&lang_code)?;
@@ -166,11 +190,23 @@ pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<Ex
     let heard = pipeline.hear(&clip, lang, Some(reference.len()))?;
     let Some(transcript) = heard.transcript else {
         let total_ms = started.elapsed().as_millis() as u64;
-        let timings = Timings { decode_ms, vad_ms: heard.vad_ms, asr_ms: 0, check_ms: 0, total_ms, load_ms };
+        let timings = Timings {
+            decode_ms,
+            vad_ms: heard.vad_ms,
+            asr_ms: 0,
+            check_ms: 0,
+            total_ms,
+            load_ms,
+        };
         if a.json {
-            output::json(&serde_json::json!({ "speech": false, "transcript": null, "verdict": null, "uncertain": [], "timings": timings }))?;
+            output::json(
+                &serde_json::json!({ "speech": false, "transcript": null, "verdict": null, "uncertain": [], "timings": timings }),
+            )?;
         } else {
-            println!("no speech heard in {} — nothing was checked or recorded", a.file.display());
+            println!(
+                "no speech heard in {} — nothing was checked or recorded",
+                a.file.display()
+            );
         }
         return Ok(ExitCode::SUCCESS);
     };
@@ -183,18 +219,30 @@ pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<Ex
     let passed = verdict.passed(DEFAULT_PASS_THRESHOLD);
     let feedback = compose_feedback(&reference, verdict, passed);
     let attempt = match (&profile, &material) {
-        (Some(p), Some(m)) => Some(app.record_attempt(NewAttempt {
-            profile_id: p.id.clone(),
-            material_id: m.id.clone(),
-            transcript: checker_transcript(&transcript, &settings),
-            mode: deskmate_app::recite::Mode::Voice,
-            at: chrono::Utc::now(),
-            duration_ms: heard.speech_end_ms.zip(heard.speech_start_ms).map(|(e, s)| e.saturating_sub(s)),
-            session_id: None,
-        })?),
+        (Some(p), Some(m)) => Some(
+            app.record_attempt(NewAttempt {
+                profile_id: p.id.clone(),
+                material_id: m.id.clone(),
+                transcript: checker_transcript(&transcript, &settings),
+                mode: deskmate_app::recite::Mode::Voice,
+                at: chrono::Utc::now(),
+                duration_ms: heard
+                    .speech_end_ms
+                    .zip(heard.speech_start_ms)
+                    .map(|(e, s)| e.saturating_sub(s)),
+                session_id: None,
+            })?,
+        ),
         _ => None,
     };
-    let timings = Timings { decode_ms, vad_ms: heard.vad_ms, asr_ms: heard.asr_ms, check_ms, total_ms, load_ms };
+    let timings = Timings {
+        decode_ms,
+        vad_ms: heard.vad_ms,
+        asr_ms: heard.asr_ms,
+        check_ms,
+        total_ms,
+        load_ms,
+    };
     if a.json {
         output::json(&serde_json::json!({
             "speech": true,
@@ -224,18 +272,30 @@ pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<Ex
         }))?;
     } else {
         println!("heard: {}", transcript.text);
-        println!("accuracy {}% (fair, uncertain spans not counted: {}%)", verdict.accuracy, voice.fair_accuracy);
+        println!(
+            "accuracy {}% (fair, uncertain spans not counted: {}%)",
+            verdict.accuracy, voice.fair_accuracy
+        );
         for e in voice.certain_errors() {
-            println!("  line {}: {} — expected {:?}, heard {:?}", e.line, e.label_en, e.expected, e.actual);
+            println!(
+                "  line {}: {} — expected {:?}, heard {:?}",
+                e.line, e.label_en, e.expected, e.actual
+            );
         }
         for u in &voice.uncertain {
-            println!("  line {}: not sure ({:?}) — expected {:?}, heard {:?}; ask to say it again", u.line, u.reason, u.expected, u.heard);
+            println!(
+                "  line {}: not sure ({:?}) — expected {:?}, heard {:?}; ask to say it again",
+                u.line, u.reason, u.expected, u.heard
+            );
         }
         println!("{}", feedback.zh);
         if let Some(o) = &attempt {
             println!("recorded attempt {} for {}", o.attempt_id, o.title);
         }
-        println!("vad {} ms, asr {} ms, check {} ms, total {} ms", heard.vad_ms, heard.asr_ms, check_ms, total_ms);
+        println!(
+            "vad {} ms, asr {} ms, check {} ms, total {} ms",
+            heard.vad_ms, heard.asr_ms, check_ms, total_ms
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

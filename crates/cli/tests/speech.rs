@@ -12,14 +12,20 @@ fn models_dir() -> PathBuf {
     let dir = std::env::var_os("DESKMATE_MODELS_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../models"));
-    assert!(dir.join("ggml-base.bin").is_file(), "models missing: run scripts/fetch-models.sh (looked in {})", dir.display());
+    assert!(
+        dir.join("ggml-base.bin").is_file(),
+        "models missing: run scripts/fetch-models.sh (looked in {})",
+        dir.display()
+    );
     dir
 }
 
 fn clip(name: &str) -> PathBuf {
     let dir = std::env::var_os("DESKMATE_DEV_CLIPS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/recite-audio-dev"));
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/recite-audio-dev")
+        });
     let p = dir.join(name);
     assert!(p.is_file(), "dev clip missing: {}", p.display());
     p
@@ -27,7 +33,9 @@ fn clip(name: &str) -> PathBuf {
 
 fn deskmate(data: &tempfile::TempDir) -> Command {
     let mut cmd = Command::cargo_bin("deskmate").unwrap();
-    cmd.arg("--data-dir").arg(data.path()).env("DESKMATE_MODELS_DIR", models_dir());
+    cmd.arg("--data-dir")
+        .arg(data.path())
+        .env("DESKMATE_MODELS_DIR", models_dir());
     cmd
 }
 
@@ -38,14 +46,24 @@ fn json(out: &[u8]) -> serde_json::Value {
 #[test]
 fn transcribe_gives_text_confidences_and_timing() {
     let data = tempfile::tempdir().unwrap();
-    let out = deskmate(&data).args(["speech", "transcribe", "--lang", "zh", "--json", "--wav"]).arg(clip("静夜思-1.wav")).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = deskmate(&data)
+        .args(["speech", "transcribe", "--lang", "zh", "--json", "--wav"])
+        .arg(clip("静夜思-1.wav"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v = json(&out.stdout);
     let text = v["text"].as_str().unwrap();
     assert!(text.starts_with("床前明月光"), "{text}");
     let units = v["units"].as_array().unwrap();
     assert_eq!(units.len(), text.chars().count());
-    assert!(units.iter().all(|u| (0.0..=1.0).contains(&u["confidence"].as_f64().unwrap())));
+    assert!(units
+        .iter()
+        .all(|u| (0.0..=1.0).contains(&u["confidence"].as_f64().unwrap())));
     assert!(v["asr_ms"].as_u64().unwrap() > 0);
 }
 
@@ -53,18 +71,48 @@ fn transcribe_gives_text_confidences_and_timing() {
 fn recite_audio_finds_a_missing_line_and_records_the_attempt() {
     let data = tempfile::tempdir().unwrap();
     // A child profile to record for.
-    let out = deskmate(&data).args(["profiles", "add", "--kind", "child", "--name", "小明", "--json"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let out = deskmate(&data)
-        .args(["recite", "audio", "--material", "zh/jing-ye-si", "--profile", "小明", "--json", "--wav"])
+        .args([
+            "profiles", "add", "--kind", "child", "--name", "小明", "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = deskmate(&data)
+        .args([
+            "recite",
+            "audio",
+            "--material",
+            "zh/jing-ye-si",
+            "--profile",
+            "小明",
+            "--json",
+            "--wav",
+        ])
         .arg(clip("静夜思-4.wav"))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v = json(&out.stdout);
     let errors = v["verdict"]["errors"].as_array().unwrap();
-    let certain: Vec<_> = errors.iter().filter(|e| !e["uncertain"].as_bool().unwrap()).collect();
-    assert!(certain.iter().any(|e| e["type"] == "omission" && e["line"] == 2), "{errors:?}");
+    let certain: Vec<_> = errors
+        .iter()
+        .filter(|e| !e["uncertain"].as_bool().unwrap())
+        .collect();
+    assert!(
+        certain
+            .iter()
+            .any(|e| e["type"] == "omission" && e["line"] == 2),
+        "{errors:?}"
+    );
     for key in ["vad_ms", "asr_ms", "check_ms", "total_ms"] {
         assert!(v["timings"][key].is_u64(), "{key}");
     }
@@ -76,7 +124,11 @@ fn bad_audio_is_a_plain_error_not_a_crash() {
     let data = tempfile::tempdir().unwrap();
     let bad = data.path().join("notes.wav");
     std::fs::write(&bad, "not audio at all").unwrap();
-    let out = deskmate(&data).args(["speech", "transcribe", "--wav"]).arg(&bad).output().unwrap();
+    let out = deskmate(&data)
+        .args(["speech", "transcribe", "--wav"])
+        .arg(&bad)
+        .output()
+        .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("not an audio file"), "{err}");
@@ -97,14 +149,25 @@ fn missing_models_are_reported_with_the_fix() {
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("models missing") && err.contains("fetch-models.sh"), "{err}");
+    assert!(
+        err.contains("models missing") && err.contains("fetch-models.sh"),
+        "{err}"
+    );
 }
 
 #[test]
 fn models_fetch_is_idempotent_on_a_complete_models_dir() {
     let data = tempfile::tempdir().unwrap();
-    let out = deskmate(&data).args(["models", "fetch", "--json", "--models-dir"]).arg(models_dir()).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = deskmate(&data)
+        .args(["models", "fetch", "--json", "--models-dir"])
+        .arg(models_dir())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v = json(&out.stdout);
     let models = v.as_array().unwrap();
     assert_eq!(models.len(), 3);

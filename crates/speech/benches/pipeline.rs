@@ -6,7 +6,9 @@
 //! `cargo bench -p deskmate-speech --bench pipeline` (models from
 //! DESKMATE_MODELS_DIR or <repo>/models; clips from DESKMATE_DEV_CLIPS or
 //! <repo>/../shared/recite-audio-dev). BENCH_LIMIT=N runs the first N clips;
-//! BENCH_FIT_LIMIT=N (default 40) sizes the audio_ctx comparison.
+//! BENCH_FIT_LIMIT=N (default 40) sizes the audio_ctx comparison;
+//! BENCH_SAVE=FILE appends every transcript to FILE, BENCH_SCORE=FILE scores
+//! a saved FILE again without running whisper (e.g. a partial run).
 
 use std::path::PathBuf;
 
@@ -23,7 +25,13 @@ fn percentile(mut v: Vec<u64>, p: f64) -> u64 {
     v[((v.len() - 1) as f64 * p).round() as usize]
 }
 
-fn run(label: &str, paths: &ModelPaths, context: AudioContext, dir: &PathBuf, clips: &[deskmate_speech::evaluation::DevClip]) -> Vec<HeardClip> {
+fn run(
+    label: &str,
+    paths: &ModelPaths,
+    context: AudioContext,
+    dir: &std::path::Path,
+    clips: &[deskmate_speech::evaluation::DevClip],
+) -> Vec<HeardClip> {
     let mut config = AsrConfig::new(&paths.whisper);
     config.threads = 2;
     config.audio_context = context;
@@ -35,7 +43,14 @@ fn run(label: &str, paths: &ModelPaths, context: AudioContext, dir: &PathBuf, cl
         }
     };
     let n = clips.len();
+    let log_path = std::env::var_os("BENCH_SAVE").map(PathBuf::from);
+    let mut log = log_path.as_ref().and_then(|p| std::fs::OpenOptions::new().create(true).append(true).open(p).ok());
     let heard = match hear_all(&pipeline, dir, clips, &mut |i, h| {
+        if let Some(f) = log.as_mut() {
+            use std::io::Write;
+            let line = serde_json::json!({ "label": label, "id": h.clip.id, "transcript": h.transcript, "vad_ms": h.vad_ms, "asr_ms": h.asr_ms, "to_verdict_ms": h.to_verdict_ms });
+            let _ = writeln!(f, "{line}");
+        }
         let audio_s = h.clip.duration_s;
         eprintln!(
             "[{label}] {:>3}/{n} {:<14} {:>5.1} s audio  asr {:>5} ms  rtf {:.2}  to verdict {:>5} ms  heard {}",
@@ -64,10 +79,16 @@ fn report(label: &str, heard: &[HeardClip]) {
     let asr_total: f64 = asr.iter().sum::<u64>() as f64 / 1000.0;
     let four_line: Vec<u64> = heard
         .iter()
-        .filter(|h| h.clip.lang == "zh" && h.clip.reference.matches(['。', '！', '？', '，']).count() == 4)
+        .filter(|h| {
+            h.clip.lang == "zh" && h.clip.reference.matches(['。', '！', '？', '，']).count() == 4
+        })
         .map(|h| h.to_verdict_ms)
         .collect();
-    println!("== {label}: {} clips, {:.0} s of audio", heard.len(), audio_total);
+    println!(
+        "== {label}: {} clips, {:.0} s of audio",
+        heard.len(),
+        audio_total
+    );
     println!(
         "ASR per clip: median {} ms, p90 {} ms, max {} ms; real-time factor {:.3} (2 threads)",
         percentile(asr.clone(), 0.5),
@@ -95,7 +116,10 @@ fn report(label: &str, heard: &[HeardClip]) {
     println!("  tone rule  low-conf <  found cert  found any  false alarms");
     for tone in [true, false] {
         for low in [0.0f32, 0.5, 0.6, 0.7, 0.8, 0.9] {
-            let s = FairnessSettings { low_confidence_below: low, tone_is_uncertain: tone };
+            let s = FairnessSettings {
+                low_confidence_below: low,
+                tone_is_uncertain: tone,
+            };
             let f = score(heard, &s);
             println!(
                 "  {:<9}  {:<9.2}  {:>5.1} %     {:>5.1} %    {:>2}/{} = {:.1} %",
@@ -122,7 +146,9 @@ fn main() {
     };
     let dir = std::env::var_os("DESKMATE_DEV_CLIPS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/recite-audio-dev"));
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/recite-audio-dev")
+        });
     let mut clips = match read_manifest(&dir) {
         Ok(c) => c,
         Err(e) => {
@@ -130,12 +156,46 @@ fn main() {
             std::process::exit(1);
         }
     };
-    if let Some(n) = std::env::var("BENCH_LIMIT").ok().and_then(|v| v.parse().ok()) {
+    // BENCH_SCORE=FILE: score transcripts saved earlier with BENCH_SAVE=FILE (no ASR run).
+    if let Some(saved) = std::env::var_os("BENCH_SCORE") {
+        let text = std::fs::read_to_string(&saved).unwrap_or_default();
+        let mut by_label: std::collections::BTreeMap<String, Vec<HeardClip>> = Default::default();
+        for line in text.lines() {
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+            let Some(clip) = clips.iter().find(|c| v["id"] == c.id.as_str()) else { continue };
+            let h = HeardClip {
+                clip: clip.clone(),
+                transcript: serde_json::from_value(v["transcript"].clone()).ok(),
+                vad_ms: v["vad_ms"].as_u64().unwrap_or(0),
+                asr_ms: v["asr_ms"].as_u64().unwrap_or(0),
+                to_verdict_ms: v["to_verdict_ms"].as_u64().unwrap_or(0),
+            };
+            by_label.entry(v["label"].as_str().unwrap_or("?").to_string()).or_default().push(h);
+        }
+        for (label, heard) in &by_label {
+            report(label, heard);
+        }
+        return;
+    }
+    if let Some(n) = std::env::var("BENCH_LIMIT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
         clips.truncate(n);
     }
     let full = run("audio_ctx full", &paths, AudioContext::Full, &dir, &clips);
     // The sized window is measured on the first BENCH_FIT_LIMIT clips (default 40) to keep the run short.
-    let fit_limit = std::env::var("BENCH_FIT_LIMIT").ok().and_then(|v| v.parse().ok()).unwrap_or(40).min(clips.len());
+    let fit_limit = std::env::var("BENCH_FIT_LIMIT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40)
+        .min(clips.len());
     report("audio_ctx full (the same subset)", &full[..fit_limit]);
-    run("audio_ctx fit", &paths, AudioContext::FitToClip, &dir, &clips[..fit_limit]);
+    run(
+        "audio_ctx fit",
+        &paths,
+        AudioContext::FitToClip,
+        &dir,
+        &clips[..fit_limit],
+    );
 }

@@ -40,7 +40,8 @@ pub struct ExpectedError {
 
 /// Reads the manifest in `dir`.
 pub fn read_manifest(dir: &Path) -> Result<Vec<DevClip>, String> {
-    let text = std::fs::read_to_string(dir.join("manifest.jsonl")).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let text = std::fs::read_to_string(dir.join("manifest.jsonl"))
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .enumerate()
@@ -69,17 +70,29 @@ pub struct HeardClip {
 }
 
 /// Runs every clip through decode → VAD → ASR (the slow part, done once).
-pub fn hear_all(pipeline: &SpeechPipeline, dir: &Path, clips: &[DevClip], progress: &mut dyn FnMut(usize, &HeardClip)) -> Result<Vec<HeardClip>, SpeechError> {
+pub fn hear_all(
+    pipeline: &SpeechPipeline,
+    dir: &Path,
+    clips: &[DevClip],
+    progress: &mut dyn FnMut(usize, &HeardClip),
+) -> Result<Vec<HeardClip>, SpeechError> {
     let mut out = Vec::new();
     for (i, clip) in clips.iter().enumerate() {
         let audio = crate::audio::file::load(&clip.path(dir), 120.0)?;
         let started = Instant::now();
         let heard = pipeline.hear(&audio, clip.lang(), Some(clip.units))?;
-        if let (Some(t), Ok(reference)) = (&heard.transcript, Reference::new(&clip.reference, None)) {
+        if let (Some(t), Ok(reference)) = (&heard.transcript, Reference::new(&clip.reference, None))
+        {
             let _ = judge(&reference, t, &FairnessSettings::default());
         }
         let to_verdict_ms = started.elapsed().as_millis() as u64;
-        let h = HeardClip { clip: clip.clone(), transcript: heard.transcript, vad_ms: heard.vad_ms, asr_ms: heard.asr_ms, to_verdict_ms };
+        let h = HeardClip {
+            clip: clip.clone(),
+            transcript: heard.transcript,
+            vad_ms: heard.vad_ms,
+            asr_ms: heard.asr_ms,
+            to_verdict_ms,
+        };
         progress(i, &h);
         out.push(h);
     }
@@ -93,7 +106,9 @@ fn edit_distance<T: PartialEq>(a: &[T], b: &[T]) -> usize {
         row[0] = i + 1;
         for (j, y) in b.iter().enumerate() {
             let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(x != y)).min(row[j] + 1).min(row[j + 1] + 1);
+            row[j + 1] = (prev + usize::from(x != y))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
             prev = cur;
         }
     }
@@ -103,7 +118,11 @@ fn edit_distance<T: PartialEq>(a: &[T], b: &[T]) -> usize {
 /// Comparable units: hanzi for Mandarin, lower-case words for English.
 fn units_of(text: &str, lang: Lang) -> Vec<String> {
     match lang {
-        Lang::Zh => text.chars().filter(|c| is_hanzi(*c)).map(|c| c.to_string()).collect(),
+        Lang::Zh => text
+            .chars()
+            .filter(|c| is_hanzi(*c))
+            .map(|c| c.to_string())
+            .collect(),
         Lang::En => text
             .split(|c: char| !c.is_alphanumeric() && c != '\'')
             .filter(|w| !w.is_empty())
@@ -116,7 +135,13 @@ fn units_of(text: &str, lang: Lang) -> Vec<String> {
 fn syllables(units: &[String]) -> Vec<String> {
     units
         .iter()
-        .map(|u| u.chars().next().and_then(|c| c.to_pinyin()).map(|p| p.plain().to_string()).unwrap_or_else(|| u.clone()))
+        .map(|u| {
+            u.chars()
+                .next()
+                .and_then(|c| c.to_pinyin())
+                .map(|p| p.plain().to_string())
+                .unwrap_or_else(|| u.clone())
+        })
         .collect()
 }
 
@@ -197,16 +222,28 @@ pub fn verdict_of(h: &HeardClip, settings: &FairnessSettings) -> Option<VoiceVer
         audio_ms: 0,
         asr_ms: 0,
     };
-    judge(&reference, h.transcript.as_ref().unwrap_or(&empty), settings).ok()
+    judge(
+        &reference,
+        h.transcript.as_ref().unwrap_or(&empty),
+        settings,
+    )
+    .ok()
 }
 
 /// Scores heard clips under `settings`.
 pub fn score(heard: &[HeardClip], settings: &FairnessSettings) -> Figures {
-    let mut f = Figures { clips: heard.len(), ..Default::default() };
+    let mut f = Figures {
+        clips: heard.len(),
+        ..Default::default()
+    };
     for h in heard {
         let lang = h.clip.lang();
         let said = units_of(&h.clip.transcript, lang);
-        let got = h.transcript.as_ref().map(|t| units_of(&t.text, lang)).unwrap_or_default();
+        let got = h
+            .transcript
+            .as_ref()
+            .map(|t| units_of(&t.text, lang))
+            .unwrap_or_default();
         if h.transcript.is_none() {
             f.no_speech += 1;
         }
@@ -221,9 +258,17 @@ pub fn score(heard: &[HeardClip], settings: &FairnessSettings) -> Figures {
                 f.en_word_errors += edit_distance(&said, &got);
             }
         }
-        let Some(v) = verdict_of(h, settings) else { continue };
-        let certain: Vec<(ErrorType, usize)> = v.certain_errors().map(|e| (e.error_type, e.line)).collect();
-        let all: Vec<(ErrorType, usize)> = v.verdict.errors.iter().map(|e| (e.error_type, e.line)).collect();
+        let Some(v) = verdict_of(h, settings) else {
+            continue;
+        };
+        let certain: Vec<(ErrorType, usize)> =
+            v.certain_errors().map(|e| (e.error_type, e.line)).collect();
+        let all: Vec<(ErrorType, usize)> = v
+            .verdict
+            .errors
+            .iter()
+            .map(|e| (e.error_type, e.line))
+            .collect();
         f.expected_errors += h.clip.expected_errors.len();
         f.found_certain += matched(&h.clip.expected_errors, &certain);
         f.found_any += matched(&h.clip.expected_errors, &all);
@@ -260,7 +305,10 @@ mod tests {
 
     #[test]
     fn expected_errors_match_by_type_and_nearby_line() {
-        let e = vec![ExpectedError { error_type: "omission".into(), line: 2 }];
+        let e = vec![ExpectedError {
+            error_type: "omission".into(),
+            line: 2,
+        }];
         assert_eq!(matched(&e, &[(ErrorType::Omission, 3)]), 1);
         assert_eq!(matched(&e, &[(ErrorType::Omission, 4)]), 0);
         assert_eq!(matched(&e, &[(ErrorType::Substitution, 2)]), 0);

@@ -80,13 +80,30 @@ pub fn listen(
     let started = Instant::now();
     let mut heard_samples: u64 = 0;
     loop {
-        if mode == ListenMode::PushToTalk && release.released() {
-            let utterance = trimmed(&mut segmenter, std::mem::take(&mut all))?;
-            return Ok(HeardAttempt { utterance, ended: AttemptEnd::Released, ended_at: Instant::now() });
+        if release.released() {
+            // The button was pressed again: the attempt is what was heard so far
+            // (in VAD mode the segmenter closes the speech it is in).
+            let utterance = match mode {
+                ListenMode::Vad => segmenter.finish()?,
+                ListenMode::PushToTalk => trimmed(&mut segmenter, std::mem::take(&mut all))?,
+            };
+            return Ok(HeardAttempt {
+                utterance,
+                ended: AttemptEnd::Released,
+                ended_at: Instant::now(),
+            });
         }
         let Some(event) = capture.next_event(Duration::from_millis(20)) else {
-            if mode == ListenMode::Vad && !segmenter.in_speech() && started.elapsed() > no_speech_after && heard_samples == 0 {
-                return Ok(HeardAttempt { utterance: None, ended: AttemptEnd::NoSpeech, ended_at: Instant::now() });
+            if mode == ListenMode::Vad
+                && !segmenter.in_speech()
+                && started.elapsed() > no_speech_after
+                && heard_samples == 0
+            {
+                return Ok(HeardAttempt {
+                    utterance: None,
+                    ended: AttemptEnd::NoSpeech,
+                    ended_at: Instant::now(),
+                });
             }
             continue;
         };
@@ -101,13 +118,28 @@ pub fn listen(
                     match e {
                         VadEvent::SpeechStart { .. } => heard_samples += 1,
                         VadEvent::Utterance(u) => {
-                            let ended = if u.ended_by == EndedBy::LengthCap { AttemptEnd::LengthCap } else { AttemptEnd::Silence };
-                            return Ok(HeardAttempt { utterance: Some(u), ended, ended_at: Instant::now() });
+                            let ended = if u.ended_by == EndedBy::LengthCap {
+                                AttemptEnd::LengthCap
+                            } else {
+                                AttemptEnd::Silence
+                            };
+                            return Ok(HeardAttempt {
+                                utterance: Some(u),
+                                ended,
+                                ended_at: Instant::now(),
+                            });
                         }
                     }
                 }
-                if !segmenter.in_speech() && heard_samples == 0 && started.elapsed() > no_speech_after {
-                    return Ok(HeardAttempt { utterance: None, ended: AttemptEnd::NoSpeech, ended_at: Instant::now() });
+                if !segmenter.in_speech()
+                    && heard_samples == 0
+                    && started.elapsed() > no_speech_after
+                {
+                    return Ok(HeardAttempt {
+                        utterance: None,
+                        ended: AttemptEnd::NoSpeech,
+                        ended_at: Instant::now(),
+                    });
                 }
             }
             CaptureEvent::DeviceLost(detail) => {
@@ -115,14 +147,22 @@ pub fn listen(
                     ListenMode::Vad => segmenter.heard_so_far(),
                     ListenMode::PushToTalk => trimmed(&mut segmenter, std::mem::take(&mut all))?,
                 };
-                return Ok(HeardAttempt { utterance, ended: AttemptEnd::DeviceLost { detail }, ended_at: Instant::now() });
+                return Ok(HeardAttempt {
+                    utterance,
+                    ended: AttemptEnd::DeviceLost { detail },
+                    ended_at: Instant::now(),
+                });
             }
             CaptureEvent::Stopped => {
                 let utterance = match mode {
                     ListenMode::Vad => segmenter.finish()?,
                     ListenMode::PushToTalk => trimmed(&mut segmenter, std::mem::take(&mut all))?,
                 };
-                return Ok(HeardAttempt { utterance, ended: AttemptEnd::Released, ended_at: Instant::now() });
+                return Ok(HeardAttempt {
+                    utterance,
+                    ended: AttemptEnd::Released,
+                    ended_at: Instant::now(),
+                });
             }
         }
     }
@@ -150,5 +190,10 @@ fn trimmed(segmenter: &mut Segmenter, all: Vec<f32>) -> Result<Option<Utterance>
     };
     let from = (start_ms * u64::from(SAMPLE_RATE) / 1000) as usize;
     let to = ((end_ms * u64::from(SAMPLE_RATE) / 1000) as usize).min(all.len());
-    Ok(Some(Utterance { start_ms, end_ms, samples: all[from.min(to)..to].to_vec(), ended_by: EndedBy::EndOfAudio }))
+    Ok(Some(Utterance {
+        start_ms,
+        end_ms,
+        samples: all[from.min(to)..to].to_vec(),
+        ended_by: EndedBy::EndOfAudio,
+    }))
 }

@@ -52,7 +52,11 @@ impl SpeechPipeline {
         // Fail early, in plain words, when the VAD cannot load.
         SileroVad::load(&paths.onnxruntime, &paths.silero_vad)?;
         let asr = AsrEngine::start(asr)?;
-        Ok(Self { asr, paths: paths.clone(), vad_settings: VadSettings::default() })
+        Ok(Self {
+            asr,
+            paths: paths.clone(),
+            vad_settings: VadSettings::default(),
+        })
     }
 
     /// The models directory's files, with the default engine settings.
@@ -71,27 +75,54 @@ impl SpeechPipeline {
     }
 
     /// Decodes a file and hears it.
-    pub fn hear_file(&self, path: &Path, lang: Lang, expected_units: Option<usize>) -> Result<Heard, SpeechError> {
+    pub fn hear_file(
+        &self,
+        path: &Path,
+        lang: Lang,
+        expected_units: Option<usize>,
+    ) -> Result<Heard, SpeechError> {
         let clip = file::load(path, file::DEFAULT_MAX_SECONDS)?;
         self.hear(&clip, lang, expected_units)
     }
 
     /// Cuts the speech out of a recording and transcribes it as one attempt
     /// (pauses between lines stay in; silence before and after goes).
-    pub fn hear(&self, clip: &Clip, lang: Lang, expected_units: Option<usize>) -> Result<Heard, SpeechError> {
+    pub fn hear(
+        &self,
+        clip: &Clip,
+        lang: Lang,
+        expected_units: Option<usize>,
+    ) -> Result<Heard, SpeechError> {
         let audio_ms = clip.samples.len() as u64 * 1000 / u64::from(SAMPLE_RATE);
         let started = Instant::now();
         let detector = SileroVad::load(&self.paths.onnxruntime, &self.paths.silero_vad)?;
         let found = vad::utterances(detector, self.vad_settings, &clip.samples)?;
         let vad_ms = started.elapsed().as_millis() as u64;
         let (Some(first), Some(last)) = (found.first(), found.last()) else {
-            return Ok(Heard { transcript: None, speech_start_ms: None, speech_end_ms: None, utterances: 0, audio_ms, vad_ms, asr_ms: 0 });
+            return Ok(Heard {
+                transcript: None,
+                speech_start_ms: None,
+                speech_end_ms: None,
+                utterances: 0,
+                audio_ms,
+                vad_ms,
+                asr_ms: 0,
+            });
         };
         let (start_ms, end_ms) = (first.start_ms, last.end_ms);
         let from = (start_ms * u64::from(SAMPLE_RATE) / 1000) as usize;
         let to = ((end_ms * u64::from(SAMPLE_RATE) / 1000) as usize).min(clip.samples.len());
-        let speech = clip.samples.get(from..to.max(from)).map(<[f32]>::to_vec).unwrap_or_default();
-        let transcript = self.asr.transcribe(AsrRequest { samples: speech, lang, expected_units, speech_detected: Some(true) })?;
+        let speech = clip
+            .samples
+            .get(from..to.max(from))
+            .map(<[f32]>::to_vec)
+            .unwrap_or_default();
+        let transcript = self.asr.transcribe(AsrRequest {
+            samples: speech,
+            lang,
+            expected_units,
+            speech_detected: Some(true),
+        })?;
         let asr_ms = transcript.asr_ms;
         Ok(Heard {
             transcript: Some(transcript),

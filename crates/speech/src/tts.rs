@@ -38,18 +38,25 @@ pub trait Synthesizer: Send + Sync {
 
 /// Parses WAV bytes into a mono clip (channels averaged).
 pub fn clip_from_wav(bytes: &[u8]) -> Result<VoiceClip, TtsError> {
-    let reader = hound::WavReader::new(Cursor::new(bytes)).map_err(|e| TtsError::BadAudio(e.to_string()))?;
+    let reader =
+        hound::WavReader::new(Cursor::new(bytes)).map_err(|e| TtsError::BadAudio(e.to_string()))?;
     let spec = reader.spec();
     let samples: Vec<f32> = match spec.sample_format {
         hound::SampleFormat::Float => reader.into_samples::<f32>().collect::<Result<_, _>>(),
         hound::SampleFormat::Int => {
             let scale = 1.0 / (1u64 << (spec.bits_per_sample.clamp(1, 32) - 1)) as f32;
-            reader.into_samples::<i32>().map(|s| s.map(|v| v as f32 * scale)).collect::<Result<_, _>>()
+            reader
+                .into_samples::<i32>()
+                .map(|s| s.map(|v| v as f32 * scale))
+                .collect::<Result<_, _>>()
         }
     }
     .map_err(|e| TtsError::BadAudio(e.to_string()))?;
     let mono = crate::audio::resample::downmix(&samples, usize::from(spec.channels.max(1)));
-    Ok(VoiceClip { samples: mono, sample_rate: spec.sample_rate })
+    Ok(VoiceClip {
+        samples: mono,
+        sample_rate: spec.sample_rate,
+    })
 }
 
 /// espeak-ng, run as a process (`espeak-ng -v VOICE --stdout TEXT`).
@@ -62,7 +69,10 @@ pub struct EspeakNg {
 
 impl Default for EspeakNg {
     fn default() -> Self {
-        Self { program: PathBuf::from("espeak-ng"), speed: 140 }
+        Self {
+            program: PathBuf::from("espeak-ng"),
+            speed: 140,
+        }
     }
 }
 
@@ -76,11 +86,22 @@ impl Synthesizer for EspeakNg {
             return Err(TtsError::EmptyText);
         }
         let out = Command::new(&self.program)
-            .args(["-v", voice, "-s", &self.speed.to_string(), "--stdout", "--", text])
+            .args([
+                "-v",
+                voice,
+                "-s",
+                &self.speed.to_string(),
+                "--stdout",
+                "--",
+                text,
+            ])
             .output()
             .map_err(|e| TtsError::EspeakMissing(e.to_string()))?;
         if !out.status.success() {
-            return Err(TtsError::Failed(format!("espeak-ng: {}", String::from_utf8_lossy(&out.stderr).trim())));
+            return Err(TtsError::Failed(format!(
+                "espeak-ng: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
         }
         // espeak-ng streams a WAV with unknown length fields; hound needs them set.
         let mut wav = out.stdout;
@@ -127,11 +148,18 @@ impl Synthesizer for OpenAiSpeech {
         if let Some(key) = &self.api_key {
             request = request.bearer_auth(key);
         }
-        let response = request.send().map_err(|e| TtsError::Failed(format!("{url}: {e}")))?;
+        let response = request
+            .send()
+            .map_err(|e| TtsError::Failed(format!("{url}: {e}")))?;
         let status = response.status();
-        let bytes = response.bytes().map_err(|e| TtsError::Failed(format!("{url}: {e}")))?;
+        let bytes = response
+            .bytes()
+            .map_err(|e| TtsError::Failed(format!("{url}: {e}")))?;
         if !status.is_success() {
-            return Err(TtsError::Service { status: status.as_u16(), body: String::from_utf8_lossy(&bytes).chars().take(300).collect() });
+            return Err(TtsError::Service {
+                status: status.as_u16(),
+                body: String::from_utf8_lossy(&bytes).chars().take(300).collect(),
+            });
         }
         clip_from_wav(&bytes)
     }
@@ -145,7 +173,10 @@ pub struct CachedSynthesizer<S: Synthesizer> {
 
 impl<S: Synthesizer> CachedSynthesizer<S> {
     pub fn new(inner: S, dir: &Path) -> Self {
-        Self { inner, dir: dir.to_path_buf() }
+        Self {
+            inner,
+            dir: dir.to_path_buf(),
+        }
     }
 
     /// Where the clip for (voice, text) is cached.
@@ -174,12 +205,19 @@ impl<S: Synthesizer> Synthesizer for CachedSynthesizer<S> {
         }
         let clip = self.inner.synthesize(voice, text)?;
         std::fs::create_dir_all(&self.dir)?;
-        let spec = hound::WavSpec { channels: 1, sample_rate: clip.sample_rate, bits_per_sample: 32, sample_format: hound::SampleFormat::Float };
+        let spec = hound::WavSpec {
+            channels: 1,
+            sample_rate: clip.sample_rate,
+            bits_per_sample: 32,
+            sample_format: hound::SampleFormat::Float,
+        };
         let partial = path.with_extension("partial");
         {
-            let mut w = hound::WavWriter::create(&partial, spec).map_err(|e| TtsError::Failed(e.to_string()))?;
+            let mut w = hound::WavWriter::create(&partial, spec)
+                .map_err(|e| TtsError::Failed(e.to_string()))?;
             for s in &clip.samples {
-                w.write_sample(*s).map_err(|e| TtsError::Failed(e.to_string()))?;
+                w.write_sample(*s)
+                    .map_err(|e| TtsError::Failed(e.to_string()))?;
             }
             w.finalize().map_err(|e| TtsError::Failed(e.to_string()))?;
         }

@@ -36,9 +36,16 @@ fn environment(library: &Path) -> Result<&'static ort::environment::Environment,
         if !library.is_file() {
             return Err("file not found".to_string());
         }
-        ort::init_from(library).map_err(|e| e.to_string())?.with_name("deskmate").build().map_err(|e| e.to_string())
+        ort::init_from(library)
+            .map_err(|e| e.to_string())?
+            .with_name("deskmate")
+            .build()
+            .map_err(|e| e.to_string())
     });
-    env.as_ref().map_err(|reason| VadError::Runtime { path: library.display().to_string(), reason: reason.clone() })
+    env.as_ref().map_err(|reason| VadError::Runtime {
+        path: library.display().to_string(),
+        reason: reason.clone(),
+    })
 }
 
 /// Silero VAD: speech probability per 32 ms chunk, with its recurrent state.
@@ -52,9 +59,14 @@ impl SileroVad {
     /// Loads ONNX Runtime from `onnxruntime` (first call only) and the model.
     pub fn load(onnxruntime: &Path, model: &Path) -> Result<Self, VadError> {
         let env = environment(onnxruntime)?;
-        let model_err = |reason: String| VadError::Model { path: model.display().to_string(), reason };
+        let model_err = |reason: String| VadError::Model {
+            path: model.display().to_string(),
+            reason,
+        };
         if !model.is_file() {
-            return Err(model_err("file not found — models missing: run scripts/fetch-models.sh".into()));
+            return Err(model_err(
+                "file not found — models missing: run scripts/fetch-models.sh".into(),
+            ));
         }
         let session = Session::builder(env)
             .map_err(|e| model_err(e.to_string()))?
@@ -62,7 +74,11 @@ impl SileroVad {
             .map_err(|e| model_err(e.to_string()))?
             .commit_from_file(model)
             .map_err(|e| model_err(e.to_string()))?;
-        Ok(Self { session, state: vec![0.0; 2 * 128], context: vec![0.0; CONTEXT] })
+        Ok(Self {
+            session,
+            state: vec![0.0; 2 * 128],
+            context: vec![0.0; CONTEXT],
+        })
     }
 
     /// Forgets what it heard (a new recording).
@@ -81,10 +97,17 @@ impl SileroVad {
         self.context.copy_from_slice(&input[CHUNK..]);
         let input = Tensor::from_array(([1usize, CONTEXT + CHUNK], input)).map_err(err)?;
         let state = Tensor::from_array(([2usize, 1, 128], self.state.clone())).map_err(err)?;
-        let sr = Tensor::from_array((Vec::<i64>::new(), vec![i64::from(SAMPLE_RATE)])).map_err(err)?;
-        let outputs = self.session.run(ort::inputs!["input" => input, "state" => state, "sr" => sr]).map_err(err)?;
+        let sr =
+            Tensor::from_array((Vec::<i64>::new(), vec![i64::from(SAMPLE_RATE)])).map_err(err)?;
+        let outputs = self
+            .session
+            .run(ort::inputs!["input" => input, "state" => state, "sr" => sr])
+            .map_err(err)?;
         let (_, p) = outputs["output"].try_extract_tensor::<f32>().map_err(err)?;
-        let p = p.first().copied().ok_or_else(|| VadError::Inference("empty output".into()))?;
+        let p = p
+            .first()
+            .copied()
+            .ok_or_else(|| VadError::Inference("empty output".into()))?;
         let (_, new_state) = outputs["stateN"].try_extract_tensor::<f32>().map_err(err)?;
         if new_state.len() == self.state.len() {
             self.state.copy_from_slice(new_state);
@@ -110,7 +133,13 @@ pub struct VadSettings {
 
 impl Default for VadSettings {
     fn default() -> Self {
-        Self { threshold: 0.5, min_speech_ms: 200, end_silence_ms: 1200, pad_ms: 200, max_utterance_ms: 120_000 }
+        Self {
+            threshold: 0.5,
+            min_speech_ms: 200,
+            end_silence_ms: 1200,
+            pad_ms: 200,
+            max_utterance_ms: 120_000,
+        }
     }
 }
 
@@ -219,14 +248,26 @@ impl Segmenter {
                     let run = ms_to_samples(self.speech_run);
                     let start = (chunk_start + CHUNK as u64).saturating_sub(run);
                     self.active_since = Some(start);
-                    events.push(VadEvent::SpeechStart { at_ms: samples_to_ms(start) });
+                    events.push(VadEvent::SpeechStart {
+                        at_ms: samples_to_ms(start),
+                    });
                 }
                 None => self.trim_idle(),
                 Some(since) => {
                     if self.silence_run >= self.settings.end_silence_ms {
-                        events.push(VadEvent::Utterance(self.cut(since, self.last_speech_end, EndedBy::Silence)));
-                    } else if samples_to_ms(self.processed - since) >= u64::from(self.settings.max_utterance_ms) {
-                        events.push(VadEvent::Utterance(self.cut(since, self.processed, EndedBy::LengthCap)));
+                        events.push(VadEvent::Utterance(self.cut(
+                            since,
+                            self.last_speech_end,
+                            EndedBy::Silence,
+                        )));
+                    } else if samples_to_ms(self.processed - since)
+                        >= u64::from(self.settings.max_utterance_ms)
+                    {
+                        events.push(VadEvent::Utterance(self.cut(
+                            since,
+                            self.processed,
+                            EndedBy::LengthCap,
+                        )));
                     }
                 }
             }
@@ -240,12 +281,22 @@ impl Segmenter {
             // The last partial chunk is judged padded with silence; the padding is not audio.
             self.pending.resize(CHUNK, 0.0);
             let events = self.process_pending()?;
-            if let Some(VadEvent::Utterance(u)) = events.into_iter().rev().find(|e| matches!(e, VadEvent::Utterance(_))) {
+            if let Some(VadEvent::Utterance(u)) = events
+                .into_iter()
+                .rev()
+                .find(|e| matches!(e, VadEvent::Utterance(_)))
+            {
                 return Ok(Some(u));
             }
         }
         let end = self.buffer_start + self.buffer.len() as u64;
-        Ok(self.active_since.map(|since| self.cut(since, self.last_speech_end.max(since).min(end), EndedBy::EndOfAudio)))
+        Ok(self.active_since.map(|since| {
+            self.cut(
+                since,
+                self.last_speech_end.max(since).min(end),
+                EndedBy::EndOfAudio,
+            )
+        }))
     }
 
     /// Everything heard in the current (unfinished) utterance, e.g. when the
@@ -256,7 +307,11 @@ impl Segmenter {
         Some(Utterance {
             start_ms: samples_to_ms(since),
             end_ms: samples_to_ms(self.buffer_start + self.buffer.len() as u64),
-            samples: self.buffer.get(start..).map(<[f32]>::to_vec).unwrap_or_default(),
+            samples: self
+                .buffer
+                .get(start..)
+                .map(<[f32]>::to_vec)
+                .unwrap_or_default(),
             ended_by: EndedBy::EndOfAudio,
         })
     }
@@ -272,12 +327,19 @@ impl Segmenter {
         self.active_since = None;
         self.speech_run = 0;
         self.silence_run = 0;
-        Utterance { start_ms: samples_to_ms(from), end_ms: samples_to_ms(to), samples, ended_by }
+        Utterance {
+            start_ms: samples_to_ms(from),
+            end_ms: samples_to_ms(to),
+            samples,
+            ended_by,
+        }
     }
 
     /// While idle, keep only enough audio for the pre-speech padding.
     fn trim_idle(&mut self) {
-        let keep = (ms_to_samples(self.settings.pad_ms + self.settings.min_speech_ms) as usize + CHUNK * 2).max(CHUNK * 4);
+        let keep = (ms_to_samples(self.settings.pad_ms + self.settings.min_speech_ms) as usize
+            + CHUNK * 2)
+            .max(CHUNK * 4);
         if self.buffer.len() > keep * 4 {
             let drop = self.buffer.len() - keep;
             self.buffer.drain(..drop);
@@ -287,7 +349,11 @@ impl Segmenter {
 }
 
 /// Speech found in a whole recording: every utterance, for file input.
-pub fn utterances(vad: SileroVad, settings: VadSettings, samples: &[f32]) -> Result<Vec<Utterance>, VadError> {
+pub fn utterances(
+    vad: SileroVad,
+    settings: VadSettings,
+    samples: &[f32],
+) -> Result<Vec<Utterance>, VadError> {
     let mut seg = Segmenter::new(vad, settings);
     let mut out = Vec::new();
     for piece in samples.chunks(CHUNK * 16) {

@@ -20,7 +20,16 @@ fn dev_clips_agree_with_their_expected_errors() {
     assert_eq!(clips.len(), 150, "the dev set changed");
     let pipeline = SpeechPipeline::from_models_dir(&models.dir).unwrap();
     let heard = hear_all(&pipeline, &dir, &clips, &mut |i, h| {
-        eprintln!("{:>3} {:<14} asr {:>5} ms  {}", i + 1, h.clip.id, h.asr_ms, h.transcript.as_ref().map(|t| t.text.as_str()).unwrap_or("-"));
+        eprintln!(
+            "{:>3} {:<14} asr {:>5} ms  {}",
+            i + 1,
+            h.clip.id,
+            h.asr_ms,
+            h.transcript
+                .as_ref()
+                .map(|t| t.text.as_str())
+                .unwrap_or("-")
+        );
     })
     .unwrap();
     let f = score(&heard, &FairnessSettings::default());
@@ -36,10 +45,23 @@ fn dev_clips_agree_with_their_expected_errors() {
         f.no_speech
     );
     assert_eq!(f.no_speech, 0, "speech was missed on some clips");
-    assert!(f.syllable_er() <= SYLLABLE_ER_MAX, "syllable error rate {:.3}", f.syllable_er());
+    assert!(
+        f.syllable_er() <= SYLLABLE_ER_MAX,
+        "syllable error rate {:.3}",
+        f.syllable_er()
+    );
     assert!(f.cer() <= CER_MAX, "character error rate {:.3}", f.cer());
-    assert!(f.found_any_rate() >= FOUND_ANY_MIN, "errors found (incl. uncertain) {:.3}", f.found_any_rate());
-    assert!(f.false_alarm_rate() <= FALSE_ALARM_MAX, "false alarms {}/{}", f.false_alarm_clips, f.clean_clips);
+    assert!(
+        f.found_any_rate() >= FOUND_ANY_MIN,
+        "errors found (incl. uncertain) {:.3}",
+        f.found_any_rate()
+    );
+    assert!(
+        f.false_alarm_rate() <= FALSE_ALARM_MAX,
+        "false alarms {}/{}",
+        f.false_alarm_clips,
+        f.clean_clips
+    );
 }
 
 // Measured bounds (see the README); margins absorb whisper's run-to-run jitter only.

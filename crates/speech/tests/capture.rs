@@ -59,7 +59,8 @@ fn a_dev_clip_fed_as_the_microphone_is_heard_and_transcribed() {
     // SAFETY (edition 2021 set_var): this binary runs this single test, before any ALSA use.
     std::env::set_var("ALSA_CONFIG_PATH", &conf_path);
 
-    let capture = Capture::start(None).expect("the ALSA file device opens as the default microphone");
+    let capture =
+        Capture::start(None).expect("the ALSA file device opens as the default microphone");
     let vad = SileroVad::load(&models.onnxruntime, &models.silero_vad).unwrap();
     let mut levels = Vec::new();
     let attempt = listen(
@@ -85,8 +86,17 @@ fn a_dev_clip_fed_as_the_microphone_is_heard_and_transcribed() {
 
     let asr = AsrEngine::start(AsrConfig::new(&models.whisper)).unwrap();
     let t = asr
-        .transcribe(AsrRequest { samples: utterance.samples, lang: Lang::Zh, expected_units: Some(20), speech_detected: Some(true) })
+        .transcribe(AsrRequest {
+            samples: utterance.samples,
+            lang: Lang::Zh,
+            expected_units: Some(20),
+            speech_detected: Some(true),
+        })
         .unwrap();
     let hits = common::chars_in_common(&t.text, "床前明月光疑是地上霜举头望明月低头思故乡");
-    assert!(hits >= 15, "heard {:?} ({hits} of 20 characters right)", t.text);
+    assert!(
+        hits >= 15,
+        "heard {:?} ({hits} of 20 characters right)",
+        t.text
+    );
 }

@@ -16,7 +16,9 @@ use rubato::{FftFixedInOut, Resampler};
 const JING_YE_SI: &str = "床前明月光疑是地上霜举头望明月低头思故乡";
 
 fn dev_samples() -> Vec<f32> {
-    file::load(&common::dev_clip("静夜思-1.wav"), 60.0).unwrap().samples
+    file::load(&common::dev_clip("静夜思-1.wav"), 60.0)
+        .unwrap()
+        .samples
 }
 
 fn resample(input: &[f32], to: usize) -> Vec<f32> {
@@ -34,11 +36,17 @@ fn resample(input: &[f32], to: usize) -> Vec<f32> {
 }
 
 fn write_wav(path: &Path, rate: u32, channels: u16, mono: &[f32]) {
-    let spec = hound::WavSpec { channels, sample_rate: rate, bits_per_sample: 16, sample_format: hound::SampleFormat::Int };
+    let spec = hound::WavSpec {
+        channels,
+        sample_rate: rate,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
     let mut w = hound::WavWriter::create(path, spec).unwrap();
     for s in mono {
         for _ in 0..channels {
-            w.write_sample((s.clamp(-1.0, 1.0) * 32767.0) as i16).unwrap();
+            w.write_sample((s.clamp(-1.0, 1.0) * 32767.0) as i16)
+                .unwrap();
         }
     }
     w.finalize().unwrap();
@@ -49,7 +57,11 @@ fn pipeline() -> SpeechPipeline {
 }
 
 fn heard_text(p: &SpeechPipeline, path: &Path) -> String {
-    p.hear_file(path, Lang::Zh, Some(20)).unwrap().transcript.expect("speech heard").text
+    p.hear_file(path, Lang::Zh, Some(20))
+        .unwrap()
+        .transcript
+        .expect("speech heard")
+        .text
 }
 
 #[test]
@@ -63,7 +75,11 @@ fn other_rates_and_channel_counts_are_heard_like_the_original() {
     write_wav(&wide, 48_000, 1, &resample(&samples, 48_000));
     let loaded = file::load(&narrow, 60.0).unwrap();
     assert_eq!((loaded.source_rate, loaded.source_channels), (8_000, 2));
-    assert!((loaded.duration_s() - 6.65).abs() < 0.1, "{}", loaded.duration_s());
+    assert!(
+        (loaded.duration_s() - 6.65).abs() < 0.1,
+        "{}",
+        loaded.duration_s()
+    );
     for path in [&narrow, &wide] {
         let text = heard_text(&p, path);
         let hits = common::chars_in_common(&text, JING_YE_SI);
@@ -79,7 +95,11 @@ fn compressed_formats_decode_through_symphonia() {
     for name in ["jing-ye-si.flac", "jing-ye-si.ogg"] {
         let path = fixtures.join(name);
         let clip = file::load(&path, 60.0).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert!((clip.duration_s() - 6.65).abs() < 0.2, "{name}: {} s", clip.duration_s());
+        assert!(
+            (clip.duration_s() - 6.65).abs() < 0.2,
+            "{name}: {} s",
+            clip.duration_s()
+        );
         let text = heard_text(&p, &path);
         let hits = common::chars_in_common(&text, JING_YE_SI);
         assert!(hits >= 14, "{name}: heard {text:?} ({hits}/20)");
@@ -102,7 +122,10 @@ fn bad_files_get_plain_errors() {
     let dir = tempfile::tempdir().unwrap();
     let empty = dir.path().join("empty.wav");
     std::fs::write(&empty, b"").unwrap();
-    assert!(matches!(file::load(&empty, 60.0), Err(AudioError::Empty(_))));
+    assert!(matches!(
+        file::load(&empty, 60.0),
+        Err(AudioError::Empty(_))
+    ));
 
     let text = dir.path().join("poem.wav");
     std::fs::write(&text, "床前明月光，疑是地上霜。".repeat(50)).unwrap();
@@ -112,11 +135,20 @@ fn bad_files_get_plain_errors() {
 
     let header_only = dir.path().join("header-only.wav");
     write_wav(&header_only, 16_000, 1, &[]);
-    assert!(matches!(file::load(&header_only, 60.0), Err(AudioError::NoSamples { .. })));
+    assert!(matches!(
+        file::load(&header_only, 60.0),
+        Err(AudioError::NoSamples { .. })
+    ));
 
     let missing = dir.path().join("nope.wav");
-    assert!(matches!(file::load(&missing, 60.0), Err(AudioError::NotFound(_))));
-    assert!(matches!(file::load(dir.path(), 60.0), Err(AudioError::NotAudio { .. })));
+    assert!(matches!(
+        file::load(&missing, 60.0),
+        Err(AudioError::NotFound(_))
+    ));
+    assert!(matches!(
+        file::load(dir.path(), 60.0),
+        Err(AudioError::NotAudio { .. })
+    ));
 }
 
 #[test]

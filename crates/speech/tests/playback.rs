@@ -12,8 +12,13 @@ use deskmate_speech::audio::playback::{PlaybackEvent, PlaybackQueue, VoiceClip};
 
 fn tone(seconds: f32) -> VoiceClip {
     let rate = 16_000;
-    let samples = (0..(rate as f32 * seconds) as usize).map(|i| (i as f32 * 0.1).sin() * 0.3).collect();
-    VoiceClip { samples, sample_rate: rate }
+    let samples = (0..(rate as f32 * seconds) as usize)
+        .map(|i| (i as f32 * 0.1).sin() * 0.3)
+        .collect();
+    VoiceClip {
+        samples,
+        sample_rate: rate,
+    }
 }
 
 fn events_until(q: &PlaybackQueue, done: impl Fn(&[PlaybackEvent]) -> bool) -> Vec<PlaybackEvent> {
@@ -31,14 +36,31 @@ fn events_until(q: &PlaybackQueue, done: impl Fn(&[PlaybackEvent]) -> bool) -> V
 fn voices_play_in_order_one_at_a_time_and_stop_when_the_child_speaks() {
     let dir = tempfile::tempdir().unwrap();
     let conf = dir.path().join("asound.conf");
-    std::fs::write(&conf, "pcm.!default { type plug slave.pcm { type null } }\n").unwrap();
+    std::fs::write(
+        &conf,
+        "pcm.!default { type plug slave.pcm { type null } }\n",
+    )
+    .unwrap();
     // SAFETY (edition 2021 set_var): this binary runs this single test, before any ALSA use.
     std::env::set_var("ALSA_CONFIG_PATH", &conf);
     let mut q = PlaybackQueue::open_default().expect("the null ALSA device opens as the speaker");
 
     let ids: Vec<u64> = (0..3).map(|_| q.enqueue(tone(0.5)).unwrap()).collect();
-    let events = events_until(&q, |e| e.iter().filter(|e| matches!(e, PlaybackEvent::Finished { .. })).count() == 3);
-    let expected: Vec<PlaybackEvent> = ids.iter().flat_map(|&id| [PlaybackEvent::Started { id }, PlaybackEvent::Finished { id }]).collect();
+    let events = events_until(&q, |e| {
+        e.iter()
+            .filter(|e| matches!(e, PlaybackEvent::Finished { .. }))
+            .count()
+            == 3
+    });
+    let expected: Vec<PlaybackEvent> = ids
+        .iter()
+        .flat_map(|&id| {
+            [
+                PlaybackEvent::Started { id },
+                PlaybackEvent::Finished { id },
+            ]
+        })
+        .collect();
     // Strictly alternating start/finish in queue order: never two voices at once.
     assert_eq!(events, expected);
 
@@ -51,12 +73,22 @@ fn voices_play_in_order_one_at_a_time_and_stop_when_the_child_speaks() {
     let rest = events_until(&q, |e| e.len() == 3);
     assert_eq!(
         rest,
-        vec![PlaybackEvent::Interrupted { id: long }, PlaybackEvent::Dropped { id: after[0] }, PlaybackEvent::Dropped { id: after[1] }]
+        vec![
+            PlaybackEvent::Interrupted { id: long },
+            PlaybackEvent::Dropped { id: after[0] },
+            PlaybackEvent::Dropped { id: after[1] }
+        ]
     );
 
     // After a scene change the queue is empty and new voices play again.
     q.clear();
     let next = q.enqueue(tone(0.2)).unwrap();
     let events = events_until(&q, |e| e.len() == 2);
-    assert_eq!(events, vec![PlaybackEvent::Started { id: next }, PlaybackEvent::Finished { id: next }]);
+    assert_eq!(
+        events,
+        vec![
+            PlaybackEvent::Started { id: next },
+            PlaybackEvent::Finished { id: next }
+        ]
+    );
 }

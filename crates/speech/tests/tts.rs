@@ -15,12 +15,24 @@ use deskmate_speech::tts::{CachedSynthesizer, EspeakNg, OpenAiSpeech, Synthesize
 fn espeak_speaks_english_and_longer_text_takes_longer() {
     let tts = EspeakNg::default();
     let short = tts.synthesize("en-us", "Well done!").unwrap();
-    let long = tts.synthesize("en-us", "Twinkle, twinkle, little star, how I wonder what you are.").unwrap();
+    let long = tts
+        .synthesize(
+            "en-us",
+            "Twinkle, twinkle, little star, how I wonder what you are.",
+        )
+        .unwrap();
     assert!(short.sample_rate > 8_000);
-    assert!((0.3..3.0).contains(&short.duration_s()), "{} s", short.duration_s());
+    assert!(
+        (0.3..3.0).contains(&short.duration_s()),
+        "{} s",
+        short.duration_s()
+    );
     assert!(long.duration_s() > short.duration_s() * 2.0);
     assert!(short.samples.iter().any(|s| s.abs() > 0.05), "silent clip");
-    assert!(matches!(tts.synthesize("en-us", "  "), Err(TtsError::EmptyText)));
+    assert!(matches!(
+        tts.synthesize("en-us", "  "),
+        Err(TtsError::EmptyText)
+    ));
 }
 
 /// Counts calls to a real backend, to see the cache work.
@@ -52,7 +64,10 @@ fn clips_are_cached_by_voice_and_text() {
 }
 
 /// A one-request HTTP server answering like `/v1/audio/speech`; returns what it received.
-fn serve_once(status: &'static str, body: Vec<u8>) -> (String, std::thread::JoinHandle<(String, String)>) {
+fn serve_once(
+    status: &'static str,
+    body: Vec<u8>,
+) -> (String, std::thread::JoinHandle<(String, String)>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/v1", listener.local_addr().unwrap());
     let handle = std::thread::spawn(move || {
@@ -83,10 +98,16 @@ fn serve_once(status: &'static str, body: Vec<u8>) -> (String, std::thread::Join
 
 fn wav_bytes() -> Vec<u8> {
     let mut cursor = std::io::Cursor::new(Vec::new());
-    let spec = hound::WavSpec { channels: 1, sample_rate: 24_000, bits_per_sample: 16, sample_format: hound::SampleFormat::Int };
+    let spec = hound::WavSpec {
+        channels: 1,
+        sample_rate: 24_000,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
     let mut w = hound::WavWriter::new(&mut cursor, spec).unwrap();
     for i in 0..24_000 {
-        w.write_sample(((i as f32 * 0.05).sin() * 8000.0) as i16).unwrap();
+        w.write_sample(((i as f32 * 0.05).sin() * 8000.0) as i16)
+            .unwrap();
     }
     w.finalize().unwrap();
     cursor.into_inner()
@@ -95,20 +116,32 @@ fn wav_bytes() -> Vec<u8> {
 #[test]
 fn openai_compatible_backend_speaks_the_wire_format() {
     let (url, server) = serve_once("200 OK", wav_bytes());
-    let tts = OpenAiSpeech { base_url: url, api_key: Some("sk-test".into()), model: "tts-1".into() };
+    let tts = OpenAiSpeech {
+        base_url: url,
+        api_key: Some("sk-test".into()),
+        model: "tts-1".into(),
+    };
     let clip = tts.synthesize("alloy", "你真棒！").unwrap();
     assert_eq!(clip.sample_rate, 24_000);
     assert_eq!(clip.samples.len(), 24_000);
     let (head, body) = server.join().unwrap();
     assert!(head.starts_with("POST /v1/audio/speech "), "{head}");
-    assert!(head.to_ascii_lowercase().contains("authorization: bearer sk-test"), "{head}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("authorization: bearer sk-test"),
+        "{head}"
+    );
     let json: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!(json["input"], "你真棒！");
     assert_eq!(json["voice"], "alloy");
     assert_eq!(json["response_format"], "wav");
 
     let (url, server) = serve_once("401 Unauthorized", b"{\"error\":\"bad key\"}".to_vec());
-    let tts = OpenAiSpeech { base_url: url, api_key: None, model: "tts-1".into() };
+    let tts = OpenAiSpeech {
+        base_url: url,
+        api_key: None,
+        model: "tts-1".into(),
+    };
     let e = tts.synthesize("alloy", "hello").unwrap_err();
     assert!(matches!(e, TtsError::Service { status: 401, .. }), "{e}");
     server.join().unwrap();

@@ -71,6 +71,10 @@ impl Store {
             conn.pragma_update(None, "synchronous", "NORMAL")?;
         }
         migrations::migrate(&mut conn)?;
+        // Repositories keep their hot statements with `prepare_cached`; the
+        // default cache (16) is smaller than what the crates sharing this one
+        // connection use between them, and a miss means parsing SQL again.
+        conn.set_prepared_statement_cache_capacity(64);
         Ok(Self { conn: Arc::new(Mutex::new(conn)), path })
     }
 

@@ -4,6 +4,7 @@
 
 mod chat;
 pub mod lamp;
+mod models;
 mod practice;
 
 use deskmate_app::doctor::Check;
@@ -125,8 +126,12 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         practice::practice_start,
         practice::practice_current,
         practice::practice_submit_text,
+        practice::practice_record_start,
+        practice::practice_record_stop,
         practice::practice_retry,
         practice::practice_leave,
-        practice::report
+        practice::report,
+        models::models_status,
+        models::models_fetch
     ]
 }

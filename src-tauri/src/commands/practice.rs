@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use chrono::{NaiveDate, Utc};
 use deskmate_app::practice::{PracticeView, TaskEvent, TaskSink};
+use deskmate_app::voice::LevelSink;
 use deskmate_app::{AppError, Deskmate};
 use deskmate_recite::report::{Report, ReportType};
 use deskmate_recite::schedule::DueReview;
@@ -17,6 +18,7 @@ use tauri::{AppHandle, Emitter, State};
 use super::{blocking, CmdResult};
 
 pub const TASK_EVENT: &str = "practice://task";
+pub const LEVEL_EVENT: &str = "practice://level";
 
 #[derive(Serialize)]
 pub struct TaskId {
@@ -64,6 +66,36 @@ pub async fn practice_submit_text(
 ) -> CmdResult<TaskId> {
     let sink = task_sink(handle);
     blocking(&app, move |app| app.practice_submit_text(&practice_id, text, sink)).await.map(|task_id| TaskId { task_id })
+}
+
+/// The level meter's payload on `practice://level`.
+#[derive(Clone, Serialize)]
+struct LevelEvent<'a> {
+    practice_id: &'a str,
+    level: f32,
+}
+
+/// Opens the microphone; the end of speech (or `practice_record_stop`) starts
+/// the check, whose progress arrives as `practice://task` events.
+#[tauri::command]
+pub async fn practice_record_start(handle: AppHandle, app: State<'_, Deskmate>, practice_id: String) -> CmdResult<()> {
+    let sink = task_sink(handle.clone());
+    let levels: LevelSink = Arc::new(move |practice_id: &str, level: f32| {
+        // A dropped meter reading is harmless; the next one follows in 50 ms.
+        let _ = handle.emit(LEVEL_EVENT, LevelEvent { practice_id, level });
+    });
+    blocking(&app, move |app| app.practice_record_start(&practice_id, levels, sink)).await
+}
+
+#[derive(Serialize)]
+pub struct StopAnswer {
+    /// The check's task id arrives with its first `practice://task` event.
+    task_id: Option<String>,
+}
+
+#[tauri::command]
+pub async fn practice_record_stop(app: State<'_, Deskmate>, practice_id: String) -> CmdResult<StopAnswer> {
+    blocking(&app, move |app| app.practice_record_stop(&practice_id)).await.map(|()| StopAnswer { task_id: None })
 }
 
 #[tauri::command]

@@ -46,8 +46,15 @@ const STOCK_PHRASES: &[&str] = &[
 
 /// Finds a stock phrase in a segment's text (case- and space-insensitive).
 pub fn stock_phrase(segment_text: &str) -> Option<&'static str> {
-    let squeezed: String = segment_text.chars().filter(|c| !c.is_whitespace() && !"，。！？、,.!?".contains(*c)).collect::<String>().to_lowercase();
-    STOCK_PHRASES.iter().find(|p| squeezed.contains(&p.replace(' ', ""))).copied()
+    let squeezed: String = segment_text
+        .chars()
+        .filter(|c| !c.is_whitespace() && !"，。！？、,.!?".contains(*c))
+        .collect::<String>()
+        .to_lowercase();
+    STOCK_PHRASES
+        .iter()
+        .find(|p| squeezed.contains(&p.replace(' ', "")))
+        .copied()
 }
 
 /// How many consecutive copies of an n-gram make a loop: a single unit
@@ -71,17 +78,50 @@ pub fn cut_repetition(units: &mut Vec<HeardUnit>, lang: Lang) -> Option<GuardFla
             }
             let gram = &texts[start..start + n];
             let mut times = 1;
-            while start + (times + 1) * n <= texts.len() && &texts[start + times * n..start + (times + 1) * n] == gram {
+            while start + (times + 1) * n <= texts.len()
+                && &texts[start + times * n..start + (times + 1) * n] == gram
+            {
                 times += 1;
             }
             if times >= loop_threshold(n) {
-                let ngram = if lang == Lang::Zh { gram.concat() } else { gram.join(" ") };
+                let ngram = if lang == Lang::Zh {
+                    gram.concat()
+                } else {
+                    gram.join(" ")
+                };
                 units.drain(start + n..start + times * n);
                 return Some(GuardFlag::Repetition { ngram, times });
             }
         }
     }
     None
+}
+
+/// Cuts loops inside one unit: a Latin/digit run such as `3tw3tw3tw3tw`
+/// that whisper emits as one "word" (measured on a dev clip). A period of
+/// 1–8 characters repeated 3 times or more is cut to one copy.
+pub fn cut_inner_loops(units: &mut [HeardUnit]) -> Option<GuardFlag> {
+    let mut flag = None;
+    for u in units.iter_mut() {
+        let chars: Vec<char> = u.text.chars().collect();
+        'search: for start in 0..chars.len() {
+            for period in 1..=8usize {
+                let mut times = 1;
+                while start + (times + 1) * period <= chars.len()
+                    && chars[start + times * period..start + (times + 1) * period] == chars[start..start + period]
+                {
+                    times += 1;
+                }
+                if times >= 3 {
+                    let ngram: String = chars[start..start + period].iter().collect();
+                    u.text = chars[..start + period].iter().collect();
+                    flag = Some(GuardFlag::Repetition { ngram, times });
+                    break 'search;
+                }
+            }
+        }
+    }
+    flag
 }
 
 /// Cuts output far longer than the material: more than twice the expected
@@ -110,7 +150,14 @@ mod tests {
     use super::*;
 
     fn units_of(s: &str) -> Vec<HeardUnit> {
-        s.chars().map(|c| HeardUnit { text: c.to_string(), confidence: 0.9, start_ms: 0, end_ms: 0 }).collect()
+        s.chars()
+            .map(|c| HeardUnit {
+                text: c.to_string(),
+                confidence: 0.9,
+                start_ms: 0,
+                end_ms: 0,
+            })
+            .collect()
     }
     fn text(u: &[HeardUnit]) -> String {
         u.iter().map(|u| u.text.as_str()).collect()
@@ -118,8 +165,14 @@ mod tests {
 
     #[test]
     fn stock_phrases_are_found() {
-        assert_eq!(stock_phrase("请不吝点赞 订阅 转发 打赏支持明镜与点点栏目"), Some("请不吝点赞"));
-        assert_eq!(stock_phrase(" Thank you for watching!"), Some("thank you for watching"));
+        assert_eq!(
+            stock_phrase("请不吝点赞 订阅 转发 打赏支持明镜与点点栏目"),
+            Some("请不吝点赞")
+        );
+        assert_eq!(
+            stock_phrase(" Thank you for watching!"),
+            Some("thank you for watching")
+        );
         assert_eq!(stock_phrase("床前明月光，疑是地上霜。"), None);
     }
 
@@ -128,7 +181,13 @@ mod tests {
         let mut u = units_of("低头思故乡乡乡乡乡乡");
         let flag = cut_repetition(&mut u, Lang::Zh).unwrap();
         assert_eq!(text(&u), "低头思故乡");
-        assert_eq!(flag, GuardFlag::Repetition { ngram: "乡".into(), times: 6 });
+        assert_eq!(
+            flag,
+            GuardFlag::Repetition {
+                ngram: "乡".into(),
+                times: 6
+            }
+        );
 
         let mut u = units_of("春眠不觉晓不觉晓不觉晓不觉晓");
         cut_repetition(&mut u, Lang::Zh).unwrap();
@@ -140,9 +199,25 @@ mod tests {
     }
 
     #[test]
+    fn loops_inside_one_word_are_cut() {
+        let mut u = vec![HeardUnit { text: "2tw3tw3tw3tw3tw3t".into(), confidence: 0.3, start_ms: 0, end_ms: 0 }];
+        assert_eq!(cut_inner_loops(&mut u), Some(GuardFlag::Repetition { ngram: "tw3".into(), times: 5 }));
+        assert_eq!(u[0].text, "2tw3");
+        let mut u = vec![HeardUnit { text: "little".into(), confidence: 0.9, start_ms: 0, end_ms: 0 }];
+        assert!(cut_inner_loops(&mut u).is_none());
+        assert_eq!(u[0].text, "little");
+    }
+
+    #[test]
     fn output_far_longer_than_the_material_is_cut() {
         let mut u = units_of(&"好".repeat(60));
-        assert_eq!(cut_too_long(&mut u, 20), Some(GuardFlag::TooLong { heard: 60, expected: 20 }));
+        assert_eq!(
+            cut_too_long(&mut u, 20),
+            Some(GuardFlag::TooLong {
+                heard: 60,
+                expected: 20
+            })
+        );
         assert_eq!(u.len(), 50);
         let mut u = units_of(&"好".repeat(45));
         assert!(cut_too_long(&mut u, 20).is_none());

@@ -57,7 +57,11 @@ pub struct AsrConfig {
 
 impl AsrConfig {
     pub fn new(model: &Path) -> Self {
-        Self { model: model.to_path_buf(), threads: 2, audio_context: AudioContext::Full }
+        Self {
+            model: model.to_path_buf(),
+            threads: 2,
+            audio_context: AudioContext::Full,
+        }
     }
 }
 
@@ -146,19 +150,30 @@ impl AsrEngine {
             .spawn(move || worker(config, jobs_rx, ready_tx))
             .map_err(|e| AsrError::Whisper(format!("cannot start the worker thread: {e}")))?;
         let description = ready_rx.recv().map_err(|_| AsrError::WorkerGone)??;
-        Ok(Self { jobs: Some(jobs_tx), thread: Some(thread), model_description: description })
+        Ok(Self {
+            jobs: Some(jobs_tx),
+            thread: Some(thread),
+            model_description: description,
+        })
     }
 
     /// Queues a job; jobs run one at a time in order.
     pub fn submit(&self, request: AsrRequest) -> AsrTicket {
         let (reply_tx, reply_rx) = mpsc::channel();
         let cancel = CancelToken::default();
-        let job = Job { request, cancel: cancel.clone(), reply: reply_tx };
+        let job = Job {
+            request,
+            cancel: cancel.clone(),
+            reply: reply_tx,
+        };
         if let Some(jobs) = &self.jobs {
             // If the worker is gone the ticket's wait() reports it.
             let _ = jobs.send(job);
         }
-        AsrTicket { reply: reply_rx, cancel }
+        AsrTicket {
+            reply: reply_rx,
+            cancel,
+        }
     }
 
     /// Transcribes and waits (from a blocking thread).
@@ -176,7 +191,11 @@ impl Drop for AsrEngine {
     }
 }
 
-fn worker(config: AsrConfig, jobs: mpsc::Receiver<Job>, ready: mpsc::Sender<Result<String, AsrError>>) {
+fn worker(
+    config: AsrConfig,
+    jobs: mpsc::Receiver<Job>,
+    ready: mpsc::Sender<Result<String, AsrError>>,
+) {
     let mut params = WhisperContextParameters::default();
     params.use_gpu(false);
     let load = WhisperContext::new_with_params(&config.model, params).map_err(|e| AsrError::Load {
@@ -192,7 +211,9 @@ fn worker(config: AsrConfig, jobs: mpsc::Receiver<Job>, ready: mpsc::Sender<Resu
     };
     let description = format!(
         "{} ({} layers, {} multilingual)",
-        ctx.model_type_readable_str_lossy().map(|s| s.into_owned()).unwrap_or_else(|_| "unknown".into()),
+        ctx.model_type_readable_str_lossy()
+            .map(|s| s.into_owned())
+            .unwrap_or_else(|_| "unknown".into()),
         ctx.model_n_audio_layer(),
         if ctx.is_multilingual() { "is" } else { "not" }
     );
@@ -200,7 +221,11 @@ fn worker(config: AsrConfig, jobs: mpsc::Receiver<Job>, ready: mpsc::Sender<Resu
         return;
     }
     while let Ok(job) = jobs.recv() {
-        let result = if job.cancel.is_cancelled() { Err(AsrError::Cancelled) } else { run(&ctx, &config, &job.request, &job.cancel) };
+        let result = if job.cancel.is_cancelled() {
+            Err(AsrError::Cancelled)
+        } else {
+            run(&ctx, &config, &job.request, &job.cancel)
+        };
         let _ = job.reply.send(result);
     }
 }
@@ -218,7 +243,12 @@ unsafe extern "C" fn abort_if_cancelled(data: *mut std::ffi::c_void) -> bool {
 /// whisper's encoder frames per second of audio (1500 per 30 s).
 const FRAMES_PER_SECOND: f32 = 50.0;
 
-fn run(ctx: &WhisperContext, config: &AsrConfig, request: &AsrRequest, cancel: &CancelToken) -> Result<Transcript, AsrError> {
+fn run(
+    ctx: &WhisperContext,
+    config: &AsrConfig,
+    request: &AsrRequest,
+    cancel: &CancelToken,
+) -> Result<Transcript, AsrError> {
     let started = Instant::now();
     let audio_ms = request.samples.len() as u64 * 1000 / u64::from(SAMPLE_RATE);
     let lang = request.lang;
@@ -228,7 +258,9 @@ fn run(ctx: &WhisperContext, config: &AsrConfig, request: &AsrRequest, cancel: &
     if samples.len() < min_len {
         samples.resize(min_len, 0.0);
     }
-    let mut state = ctx.create_state().map_err(|e| AsrError::Whisper(e.to_string()))?;
+    let mut state = ctx
+        .create_state()
+        .map_err(|e| AsrError::Whisper(e.to_string()))?;
     let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
     params.set_n_threads(i32::from(config.threads.max(1)));
     params.set_language(Some(lang.code()));
@@ -248,6 +280,10 @@ fn run(ctx: &WhisperContext, config: &AsrConfig, request: &AsrRequest, cancel: &
         params.set_initial_prompt(MANDARIN_PROMPT);
     }
     let seconds = samples.len() as f32 / SAMPLE_RATE as f32;
+    // A recitation shorter than whisper's window is decoded as one segment:
+    // no seeking and re-decoding, so `max_tokens` bounds the whole job
+    // (measured: a looping clip otherwise took 40–60 s).
+    params.set_single_segment(seconds < 29.0);
     if config.audio_context == AudioContext::FitToClip && seconds < 29.0 {
         // A margin of 2 s keeps the last words; too tight a window makes whisper loop.
         let frames = ((seconds + 2.0) * FRAMES_PER_SECOND).ceil() as i32;
@@ -275,14 +311,21 @@ fn run(ctx: &WhisperContext, config: &AsrConfig, request: &AsrRequest, cancel: &
     let mut raw_text = String::new();
     let mut flags = Vec::new();
     for segment in state.as_iter() {
-        let text = segment.to_str_lossy().map(|s| s.into_owned()).unwrap_or_default();
+        let text = segment
+            .to_str_lossy()
+            .map(|s| s.into_owned())
+            .unwrap_or_default();
         if let Some(phrase) = guards::stock_phrase(&units::to_simplified(&text)) {
-            flags.push(GuardFlag::StockPhrase { phrase: phrase.to_string() });
+            flags.push(GuardFlag::StockPhrase {
+                phrase: phrase.to_string(),
+            });
             continue;
         }
         raw_text.push_str(&text);
         for i in 0..segment.n_tokens() {
-            let Some(token) = segment.get_token(i) else { continue };
+            let Some(token) = segment.get_token(i) else {
+                continue;
+            };
             if token.token_id() >= eot {
                 continue; // special and timestamp tokens
             }
@@ -298,8 +341,13 @@ fn run(ctx: &WhisperContext, config: &AsrConfig, request: &AsrRequest, cancel: &
     }
     let mut heard = units::units(&tokens, lang);
     if request.speech_detected == Some(false) && !heard.is_empty() {
-        flags.push(GuardFlag::TextOnSilence { text: units::join(&heard, lang) });
+        flags.push(GuardFlag::TextOnSilence {
+            text: units::join(&heard, lang),
+        });
         heard.clear();
+    }
+    if let Some(flag) = guards::cut_inner_loops(&mut heard) {
+        flags.push(flag);
     }
     if let Some(flag) = guards::cut_repetition(&mut heard, lang) {
         flags.push(flag);

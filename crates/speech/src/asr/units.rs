@@ -67,7 +67,9 @@ struct HeardChar {
 
 fn t2s() -> Option<&'static OpenCC> {
     static CONVERTER: OnceLock<Option<OpenCC>> = OnceLock::new();
-    CONVERTER.get_or_init(|| OpenCC::from_config(BuiltinConfig::T2s).ok()).as_ref()
+    CONVERTER
+        .get_or_init(|| OpenCC::from_config(BuiltinConfig::T2s).ok())
+        .as_ref()
 }
 
 /// Converts Traditional characters to Simplified (unchanged if the
@@ -113,7 +115,12 @@ fn characters(tokens: &[TokenPiece]) -> Vec<HeardChar> {
         }
         let text = String::from_utf8_lossy(&pending[..valid_up_to]).into_owned();
         for ch in text.chars() {
-            out.push(HeardChar { ch, confidence: pending_p, start_ms: pending_start, end_ms: t.end_ms.max(pending_start) });
+            out.push(HeardChar {
+                ch,
+                confidence: pending_p,
+                start_ms: pending_start,
+                end_ms: t.end_ms.max(pending_start),
+            });
         }
         pending.drain(..valid_up_to);
         if !pending.is_empty() {
@@ -134,8 +141,14 @@ pub fn units(tokens: &[TokenPiece], lang: Lang) -> Vec<HeardUnit> {
     let chars: Vec<HeardChar> = chars
         .into_iter()
         .flat_map(|c| {
-            let s = if is_hanzi(c.ch) { to_simplified(&c.ch.to_string()) } else { c.ch.to_string() };
-            s.chars().map(move |ch| HeardChar { ch, ..c.clone() }).collect::<Vec<_>>()
+            let s = if is_hanzi(c.ch) {
+                to_simplified(&c.ch.to_string())
+            } else {
+                c.ch.to_string()
+            };
+            s.chars()
+                .map(move |ch| HeardChar { ch, ..c.clone() })
+                .collect::<Vec<_>>()
         })
         .collect();
     let mut out: Vec<HeardUnit> = Vec::new();
@@ -148,7 +161,12 @@ pub fn units(tokens: &[TokenPiece], lang: Lang) -> Vec<HeardUnit> {
     for c in chars {
         if lang == Lang::Zh && is_hanzi(c.ch) {
             flush(&mut word, &mut out);
-            out.push(HeardUnit { text: c.ch.to_string(), confidence: c.confidence, start_ms: c.start_ms, end_ms: c.end_ms });
+            out.push(HeardUnit {
+                text: c.ch.to_string(),
+                confidence: c.confidence,
+                start_ms: c.start_ms,
+                end_ms: c.end_ms,
+            });
         } else if c.ch.is_alphanumeric() || (c.ch == '\'' && word.is_some()) {
             match word.as_mut() {
                 Some(w) => {
@@ -157,7 +175,12 @@ pub fn units(tokens: &[TokenPiece], lang: Lang) -> Vec<HeardUnit> {
                     w.end_ms = c.end_ms;
                 }
                 None => {
-                    word = Some(HeardUnit { text: c.ch.to_string(), confidence: c.confidence, start_ms: c.start_ms, end_ms: c.end_ms })
+                    word = Some(HeardUnit {
+                        text: c.ch.to_string(),
+                        confidence: c.confidence,
+                        start_ms: c.start_ms,
+                        end_ms: c.end_ms,
+                    })
                 }
             }
         } else {
@@ -180,7 +203,10 @@ pub fn join(units: &[HeardUnit], lang: Lang) -> String {
     let sep = if lang == Lang::Zh { "" } else { " " };
     let mut s = String::new();
     for (i, u) in units.iter().enumerate() {
-        let latin = u.text.chars().all(|c| c.is_ascii_alphanumeric() || c == '\'');
+        let latin = u
+            .text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '\'');
         if i > 0 && (lang == Lang::En || (latin && !sep.is_empty())) {
             s.push(' ');
         }
@@ -194,7 +220,12 @@ mod tests {
     use super::*;
 
     fn tok(bytes: &[u8], p: f32, start: u32, end: u32) -> TokenPiece {
-        TokenPiece { bytes: bytes.to_vec(), p, start_ms: start, end_ms: end }
+        TokenPiece {
+            bytes: bytes.to_vec(),
+            p,
+            start_ms: start,
+            end_ms: end,
+        }
     }
 
     #[test]
@@ -223,7 +254,13 @@ mod tests {
 
     #[test]
     fn english_words_take_their_weakest_token() {
-        let tokens = vec![tok(b" Twinkle", 0.9, 0, 400), tok(b",", 0.99, 400, 410), tok(b" twin", 0.8, 410, 600), tok(b"kle", 0.3, 600, 800), tok(b" little star's", 0.95, 800, 1500)];
+        let tokens = vec![
+            tok(b" Twinkle", 0.9, 0, 400),
+            tok(b",", 0.99, 400, 410),
+            tok(b" twin", 0.8, 410, 600),
+            tok(b"kle", 0.3, 600, 800),
+            tok(b" little star's", 0.95, 800, 1500),
+        ];
         let u = units(&tokens, Lang::En);
         let words: Vec<&str> = u.iter().map(|u| u.text.as_str()).collect();
         assert_eq!(words, ["twinkle", "twinkle", "little", "star's"]);
@@ -233,7 +270,10 @@ mod tests {
 
     #[test]
     fn invalid_bytes_are_dropped_not_panicked_on() {
-        let tokens = vec![tok(&[0xff, 0xfe], 0.5, 0, 10), tok("好".as_bytes(), 0.9, 10, 20)];
+        let tokens = vec![
+            tok(&[0xff, 0xfe], 0.5, 0, 10),
+            tok("好".as_bytes(), 0.9, 10, 20),
+        ];
         assert_eq!(join(&units(&tokens, Lang::Zh), Lang::Zh), "好");
     }
 }

@@ -54,8 +54,12 @@ pub struct Capture {
 /// Input device names the default host lists.
 pub fn input_devices() -> Result<Vec<String>, AudioError> {
     let host = cpal::default_host();
-    let devices = host.input_devices().map_err(|e| AudioError::Device(format!("cannot list input devices: {e}")))?;
-    Ok(devices.filter_map(|d| d.description().ok().map(|x| x.name().to_string())).collect())
+    let devices = host
+        .input_devices()
+        .map_err(|e| AudioError::Device(format!("cannot list input devices: {e}")))?;
+    Ok(devices
+        .filter_map(|d| d.description().ok().map(|x| x.name().to_string()))
+        .collect())
 }
 
 enum Raw {
@@ -85,7 +89,9 @@ fn to_f32_stream(
         cpal::SampleFormat::I16 => device.build_input_stream::<i16, _, _>(
             stream_config,
             move |data: &[i16], _: &cpal::InputCallbackInfo| {
-                let _ = tx.send(Raw::Samples(data.iter().map(|s| f32::from(*s) / 32768.0).collect()));
+                let _ = tx.send(Raw::Samples(
+                    data.iter().map(|s| f32::from(*s) / 32768.0).collect(),
+                ));
             },
             on_error,
             None,
@@ -93,7 +99,9 @@ fn to_f32_stream(
         cpal::SampleFormat::I32 => device.build_input_stream::<i32, _, _>(
             stream_config,
             move |data: &[i32], _: &cpal::InputCallbackInfo| {
-                let _ = tx.send(Raw::Samples(data.iter().map(|s| *s as f32 / 2_147_483_648.0).collect()));
+                let _ = tx.send(Raw::Samples(
+                    data.iter().map(|s| *s as f32 / 2_147_483_648.0).collect(),
+                ));
             },
             on_error,
             None,
@@ -101,12 +109,20 @@ fn to_f32_stream(
         cpal::SampleFormat::U16 => device.build_input_stream::<u16, _, _>(
             stream_config,
             move |data: &[u16], _: &cpal::InputCallbackInfo| {
-                let _ = tx.send(Raw::Samples(data.iter().map(|s| (f32::from(*s) - 32768.0) / 32768.0).collect()));
+                let _ = tx.send(Raw::Samples(
+                    data.iter()
+                        .map(|s| (f32::from(*s) - 32768.0) / 32768.0)
+                        .collect(),
+                ));
             },
             on_error,
             None,
         ),
-        other => return Err(AudioError::Device(format!("the microphone's sample format {other} is not supported"))),
+        other => {
+            return Err(AudioError::Device(format!(
+                "the microphone's sample format {other} is not supported"
+            )))
+        }
     };
     built.map_err(|e| AudioError::Device(format!("cannot open the microphone: {e}")))
 }
@@ -125,14 +141,21 @@ impl Capture {
             .spawn(move || capture_thread(wanted, ready_tx, events_tx, stop_flag))
             .map_err(|e| AudioError::Device(format!("cannot start the capture thread: {e}")))?;
         match ready_rx.recv() {
-            Ok(Ok((name, rate, channels))) => {
-                Ok(Self { events: events_rx, stop, thread: Some(thread), device_name: name, device_rate: rate, device_channels: channels })
-            }
+            Ok(Ok((name, rate, channels))) => Ok(Self {
+                events: events_rx,
+                stop,
+                thread: Some(thread),
+                device_name: name,
+                device_rate: rate,
+                device_channels: channels,
+            }),
             Ok(Err(e)) => {
                 let _ = thread.join();
                 Err(e)
             }
-            Err(_) => Err(AudioError::Device("the capture thread stopped unexpectedly".into())),
+            Err(_) => Err(AudioError::Device(
+                "the capture thread stopped unexpectedly".into(),
+            )),
         }
     }
 
@@ -159,20 +182,28 @@ impl Drop for Capture {
 fn open_device(wanted: Option<&str>) -> Result<cpal::Device, AudioError> {
     let host = cpal::default_host();
     match wanted {
-        None => host
-            .default_input_device()
-            .ok_or_else(|| AudioError::Device("no microphone found (no default input device)".into())),
+        None => host.default_input_device().ok_or_else(|| {
+            AudioError::Device("no microphone found (no default input device)".into())
+        }),
         Some(name) => {
-            let devices = host.input_devices().map_err(|e| AudioError::Device(format!("cannot list input devices: {e}")))?;
+            let devices = host
+                .input_devices()
+                .map_err(|e| AudioError::Device(format!("cannot list input devices: {e}")))?;
             let mut names = Vec::new();
             for d in devices {
-                let n = d.description().map(|x| x.name().to_string()).unwrap_or_default();
+                let n = d
+                    .description()
+                    .map(|x| x.name().to_string())
+                    .unwrap_or_default();
                 if n == name {
                     return Ok(d);
                 }
                 names.push(n);
             }
-            Err(AudioError::Device(format!("no input device named {name:?}; available: {}", names.join(", "))))
+            Err(AudioError::Device(format!(
+                "no input device named {name:?}; available: {}",
+                names.join(", ")
+            )))
         }
     }
 }
@@ -202,17 +233,29 @@ fn capture_thread(
 ) {
     let setup = (|| {
         let device = open_device(wanted.as_deref())?;
-        let name = device.description().map(|x| x.name().to_string()).unwrap_or_else(|_| "microphone".into());
-        let config = preferred_config(&device)
-            .map_err(|e| AudioError::Device(format!("the microphone {name} gives no usable format: {e}")))?;
+        let name = device
+            .description()
+            .map(|x| x.name().to_string())
+            .unwrap_or_else(|_| "microphone".into());
+        let config = preferred_config(&device).map_err(|e| {
+            AudioError::Device(format!("the microphone {name} gives no usable format: {e}"))
+        })?;
         // Bounded with blocking sends: back-pressure instead of dropped audio.
         // A live microphone never fills it (the converter is far faster than
         // real time); a device that is not paced (CI's ALSA file device) is
         // slowed down to what the listener consumes.
         let (raw_tx, raw_rx) = mpsc::sync_channel::<Raw>(256);
         let stream = to_f32_stream(&device, &config, raw_tx)?;
-        stream.play().map_err(|e| AudioError::Device(format!("cannot start the microphone: {e}")))?;
-        Ok((stream, raw_rx, name, config.sample_rate(), config.channels()))
+        stream
+            .play()
+            .map_err(|e| AudioError::Device(format!("cannot start the microphone: {e}")))?;
+        Ok((
+            stream,
+            raw_rx,
+            name,
+            config.sample_rate(),
+            config.channels(),
+        ))
     })();
     let (stream, raw_rx, name, rate, channels) = match setup {
         Ok(s) => s,
@@ -269,12 +312,16 @@ fn capture_thread(
             }
             Ok(Raw::Failed(reason)) => {
                 drop(stream);
-                let _ = events.send(CaptureEvent::DeviceLost(format!("the microphone stopped working: {reason}")));
+                let _ = events.send(CaptureEvent::DeviceLost(format!(
+                    "the microphone stopped working: {reason}"
+                )));
                 return;
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                let _ = events.send(CaptureEvent::DeviceLost("the microphone stream closed".into()));
+                let _ = events.send(CaptureEvent::DeviceLost(
+                    "the microphone stream closed".into(),
+                ));
                 return;
             }
         }

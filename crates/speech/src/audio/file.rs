@@ -30,7 +30,10 @@ pub fn load(path: &Path, max_seconds: f32) -> Result<Clip, AudioError> {
         _ => AudioError::Io(e),
     })?;
     if meta.is_dir() {
-        return Err(AudioError::NotAudio { path: path.to_path_buf(), detail: "it is a folder".into() });
+        return Err(AudioError::NotAudio {
+            path: path.to_path_buf(),
+            detail: "it is a folder".into(),
+        });
     }
     if meta.len() == 0 {
         return Err(AudioError::Empty(path.to_path_buf()));
@@ -49,7 +52,9 @@ pub fn load(path: &Path, max_seconds: f32) -> Result<Clip, AudioError> {
         load_other(path, max_seconds)?
     };
     if clip.samples.is_empty() {
-        return Err(AudioError::NoSamples { path: path.to_path_buf() });
+        return Err(AudioError::NoSamples {
+            path: path.to_path_buf(),
+        });
     }
     Ok(clip)
 }
@@ -57,7 +62,11 @@ pub fn load(path: &Path, max_seconds: f32) -> Result<Clip, AudioError> {
 fn too_long(path: &Path, frames: u64, rate: u32, limit: f32) -> Result<(), AudioError> {
     let seconds = frames as f32 / rate.max(1) as f32;
     if seconds > limit {
-        return Err(AudioError::TooLong { path: path.to_path_buf(), seconds, limit });
+        return Err(AudioError::TooLong {
+            path: path.to_path_buf(),
+            seconds,
+            limit,
+        });
     }
     Ok(())
 }
@@ -71,31 +80,54 @@ fn load_wav(path: &Path, max_seconds: f32) -> Result<Clip, AudioError> {
     if spec.channels == 0 {
         return Err(AudioError::Format("WAV header says 0 channels".into()));
     }
-    too_long(path, u64::from(reader.duration()), spec.sample_rate, max_seconds)?;
+    too_long(
+        path,
+        u64::from(reader.duration()),
+        spec.sample_rate,
+        max_seconds,
+    )?;
     let interleaved: Vec<f32> = match spec.sample_format {
         hound::SampleFormat::Float => reader.into_samples::<f32>().collect::<Result<_, _>>(),
         hound::SampleFormat::Int => {
             let scale = 1.0 / (1u64 << (spec.bits_per_sample.clamp(1, 32) - 1)) as f32;
-            reader.into_samples::<i32>().map(|s| s.map(|v| v as f32 * scale)).collect::<Result<_, _>>()
+            reader
+                .into_samples::<i32>()
+                .map(|s| s.map(|v| v as f32 * scale))
+                .collect::<Result<_, _>>()
         }
     }
-    .map_err(|e| AudioError::NotAudio { path: path.to_path_buf(), detail: format!("damaged WAV data: {e}") })?;
+    .map_err(|e| AudioError::NotAudio {
+        path: path.to_path_buf(),
+        detail: format!("damaged WAV data: {e}"),
+    })?;
     let mono = downmix(&interleaved, usize::from(spec.channels));
     let mut r = Resampler16k::new(spec.sample_rate)?;
     let mut samples = r.push(&mono)?;
     samples.extend(r.finish()?);
-    Ok(Clip { samples, source_rate: spec.sample_rate, source_channels: spec.channels })
+    Ok(Clip {
+        samples,
+        source_rate: spec.sample_rate,
+        source_channels: spec.channels,
+    })
 }
 
 fn load_other(path: &Path, max_seconds: f32) -> Result<Clip, AudioError> {
-    let not_audio = |detail: String| AudioError::NotAudio { path: path.to_path_buf(), detail };
+    let not_audio = |detail: String| AudioError::NotAudio {
+        path: path.to_path_buf(),
+        detail,
+    };
     let mss = MediaSourceStream::new(Box::new(File::open(path)?), Default::default());
     let mut hint = Hint::new();
     if let Some(ext) = path.extension().and_then(|e| e.to_str()) {
         hint.with_extension(ext);
     }
     let probed = symphonia::default::get_probe()
-        .format(&hint, mss, &FormatOptions::default(), &MetadataOptions::default())
+        .format(
+            &hint,
+            mss,
+            &FormatOptions::default(),
+            &MetadataOptions::default(),
+        )
         .map_err(|e| not_audio(format!("format not recognised: {e}")))?;
     let mut format = probed.format;
     let track = format
@@ -105,7 +137,9 @@ fn load_other(path: &Path, max_seconds: f32) -> Result<Clip, AudioError> {
         .ok_or_else(|| not_audio("it has no audio track".into()))?;
     let track_id = track.id;
     let params = track.codec_params.clone();
-    let rate = params.sample_rate.ok_or_else(|| not_audio("the audio track has no sample rate".into()))?;
+    let rate = params
+        .sample_rate
+        .ok_or_else(|| not_audio("the audio track has no sample rate".into()))?;
     if let Some(frames) = params.n_frames {
         too_long(path, frames, rate, max_seconds)?;
     }
@@ -143,5 +177,9 @@ fn load_other(path: &Path, max_seconds: f32) -> Result<Clip, AudioError> {
         samples.extend(resampler.push(&mono)?);
     }
     samples.extend(resampler.finish()?);
-    Ok(Clip { samples, source_rate: rate, source_channels: channels })
+    Ok(Clip {
+        samples,
+        source_rate: rate,
+        source_channels: channels,
+    })
 }

@@ -51,7 +51,11 @@ pub enum AudioError {
     #[error("{path} holds no audio samples")]
     NoSamples { path: PathBuf },
     #[error("{path} is {seconds:.0} s long; a recitation may be at most {limit:.0} s — cut it or record again")]
-    TooLong { path: PathBuf, seconds: f32, limit: f32 },
+    TooLong {
+        path: PathBuf,
+        seconds: f32,
+        limit: f32,
+    },
     #[error("audio format problem: {0}")]
     Format(String),
     #[error("audio device: {0}")]

@@ -31,12 +31,20 @@ impl VoiceClip {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum PlaybackEvent {
-    Started { id: u64 },
-    Finished { id: u64 },
+    Started {
+        id: u64,
+    },
+    Finished {
+        id: u64,
+    },
     /// Stopped while playing (the child spoke, or the scene changed).
-    Interrupted { id: u64 },
+    Interrupted {
+        id: u64,
+    },
     /// Removed before it started.
-    Dropped { id: u64 },
+    Dropped {
+        id: u64,
+    },
 }
 
 struct Tracked {
@@ -56,7 +64,11 @@ impl Iterator for Tracked {
         }
         if self.stop.load(Ordering::SeqCst) {
             self.done = true;
-            let e = if self.started { PlaybackEvent::Interrupted { id: self.id } } else { PlaybackEvent::Dropped { id: self.id } };
+            let e = if self.started {
+                PlaybackEvent::Interrupted { id: self.id }
+            } else {
+                PlaybackEvent::Dropped { id: self.id }
+            };
             let _ = self.events.send(e);
             return None;
         }
@@ -101,15 +113,24 @@ pub struct PlaybackQueue {
 impl PlaybackQueue {
     /// Opens the default speaker.
     pub fn open_default() -> Result<Self, AudioError> {
-        let device = DeviceSinkBuilder::open_default_sink().map_err(|e| AudioError::Device(format!("cannot open the speaker: {e}")))?;
+        let device = DeviceSinkBuilder::open_default_sink()
+            .map_err(|e| AudioError::Device(format!("cannot open the speaker: {e}")))?;
         let player = Player::connect_new(device.mixer());
         let (events_tx, events) = mpsc::channel();
-        Ok(Self { player, _device: device, next_id: 1, queued: Mutex::new(Vec::new()), events_tx, events })
+        Ok(Self {
+            player,
+            _device: device,
+            next_id: 1,
+            queued: Mutex::new(Vec::new()),
+            events_tx,
+            events,
+        })
     }
 
     /// Queues a voice after everything already queued; returns its id.
     pub fn enqueue(&mut self, clip: VoiceClip) -> Result<u64, AudioError> {
-        let rate = NonZero::new(clip.sample_rate).ok_or_else(|| AudioError::Format("a voice clip has sample rate 0".into()))?;
+        let rate = NonZero::new(clip.sample_rate)
+            .ok_or_else(|| AudioError::Format("a voice clip has sample rate 0".into()))?;
         let id = self.next_id;
         self.next_id += 1;
         let stop = Arc::new(AtomicBool::new(false));
@@ -118,7 +139,14 @@ impl PlaybackQueue {
             q.push((id, stop.clone()));
         }
         let inner = SamplesBuffer::new(NonZero::<u16>::MIN, rate, clip.samples);
-        self.player.append(Tracked { inner, id, started: false, done: false, stop, events: self.events_tx.clone() });
+        self.player.append(Tracked {
+            inner,
+            id,
+            started: false,
+            done: false,
+            stop,
+            events: self.events_tx.clone(),
+        });
         Ok(id)
     }
 

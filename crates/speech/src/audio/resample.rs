@@ -11,7 +11,10 @@ pub fn downmix(interleaved: &[f32], channels: usize) -> Vec<f32> {
     if channels <= 1 {
         return interleaved.to_vec();
     }
-    interleaved.chunks(channels).map(|frame| frame.iter().sum::<f32>() / frame.len() as f32).collect()
+    interleaved
+        .chunks(channels)
+        .map(|frame| frame.iter().sum::<f32>() / frame.len() as f32)
+        .collect()
 }
 
 /// Mono resampler to 16 kHz that accepts input in pieces of any size.
@@ -29,17 +32,28 @@ pub struct Resampler16k {
 impl Resampler16k {
     pub fn new(input_rate: u32) -> Result<Self, AudioError> {
         if input_rate == 0 {
-            return Err(AudioError::Format("the audio says its sample rate is 0".into()));
+            return Err(AudioError::Format(
+                "the audio says its sample rate is 0".into(),
+            ));
         }
         let inner = if input_rate == SAMPLE_RATE {
             None
         } else {
             let r = FftFixedInOut::<f32>::new(input_rate as usize, SAMPLE_RATE as usize, 1024, 1)
-                .map_err(|e| AudioError::Format(format!("cannot resample from {input_rate} Hz: {e}")))?;
+                .map_err(|e| {
+                AudioError::Format(format!("cannot resample from {input_rate} Hz: {e}"))
+            })?;
             Some(r)
         };
         let to_skip = inner.as_ref().map(|r| r.output_delay()).unwrap_or(0);
-        Ok(Self { inner, pending: Vec::new(), to_skip, input_total: 0, output_total: 0, input_rate })
+        Ok(Self {
+            inner,
+            pending: Vec::new(),
+            to_skip,
+            input_total: 0,
+            output_total: 0,
+            input_rate,
+        })
     }
 
     fn emit(&mut self, mut out: Vec<f32>) -> Vec<f32> {
@@ -67,7 +81,9 @@ impl Resampler16k {
                 break;
             }
             let chunk: Vec<f32> = self.pending.drain(..need).collect();
-            let res = r.process(&[chunk], None).map_err(|e| AudioError::Format(format!("resampling failed: {e}")))?;
+            let res = r
+                .process(&[chunk], None)
+                .map_err(|e| AudioError::Format(format!("resampling failed: {e}")))?;
             if let Some(ch) = res.into_iter().next() {
                 out.extend(ch);
             }
@@ -77,15 +93,21 @@ impl Resampler16k {
 
     /// Flushes the rest: pads with silence so the output length matches the input duration.
     pub fn finish(&mut self) -> Result<Vec<f32>, AudioError> {
-        let expected = (self.input_total * u64::from(SAMPLE_RATE)).div_ceil(u64::from(self.input_rate));
+        let expected =
+            (self.input_total * u64::from(SAMPLE_RATE)).div_ceil(u64::from(self.input_rate));
         let mut out = Vec::new();
         if let Some(r) = self.inner.as_mut() {
             let mut guard = 0;
-            while self.output_total + (out.len() as u64).saturating_sub(self.to_skip as u64) < expected && guard < 64 {
+            while self.output_total + (out.len() as u64).saturating_sub(self.to_skip as u64)
+                < expected
+                && guard < 64
+            {
                 let need = r.input_frames_next();
                 let mut chunk: Vec<f32> = std::mem::take(&mut self.pending);
                 chunk.resize(need, 0.0);
-                let res = r.process(&[chunk], None).map_err(|e| AudioError::Format(format!("resampling failed: {e}")))?;
+                let res = r
+                    .process(&[chunk], None)
+                    .map_err(|e| AudioError::Format(format!("resampling failed: {e}")))?;
                 if let Some(ch) = res.into_iter().next() {
                     out.extend(ch);
                 }
@@ -105,12 +127,17 @@ mod tests {
     use super::*;
 
     fn tone(rate: u32, hz: f32, seconds: f32) -> Vec<f32> {
-        (0..(rate as f32 * seconds) as usize).map(|i| (i as f32 * hz * std::f32::consts::TAU / rate as f32).sin() * 0.5).collect()
+        (0..(rate as f32 * seconds) as usize)
+            .map(|i| (i as f32 * hz * std::f32::consts::TAU / rate as f32).sin() * 0.5)
+            .collect()
     }
 
     /// Zero crossings per second estimate the frequency.
     fn frequency(samples: &[f32], rate: u32) -> f32 {
-        let crossings = samples.windows(2).filter(|w| w[0] < 0.0 && w[1] >= 0.0).count();
+        let crossings = samples
+            .windows(2)
+            .filter(|w| w[0] < 0.0 && w[1] >= 0.0)
+            .count();
         crossings as f32 * rate as f32 / samples.len() as f32
     }
 

@@ -97,9 +97,16 @@ struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     fn take(&mut self, n: usize) -> Result<&'a [u8], ModelError> {
-        let end = self.pos.checked_add(n).filter(|e| *e <= self.data.len()).ok_or_else(|| {
-            ModelError::Format(format!("CTranslate2 model is truncated at byte {} (wanted {n} more)", self.pos))
-        })?;
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|e| *e <= self.data.len())
+            .ok_or_else(|| {
+                ModelError::Format(format!(
+                    "CTranslate2 model is truncated at byte {} (wanted {n} more)",
+                    self.pos
+                ))
+            })?;
         let s = &self.data[self.pos..end];
         self.pos = end;
         Ok(s)
@@ -120,14 +127,19 @@ impl<'a> Cursor<'a> {
         let n = usize::from(self.u16()?);
         let b = self.take(n)?;
         let b = b.strip_suffix(&[0]).unwrap_or(b);
-        String::from_utf8(b.to_vec()).map_err(|_| ModelError::Format("CTranslate2 model has a name that is not UTF-8".into()))
+        String::from_utf8(b.to_vec()).map_err(|_| {
+            ModelError::Format("CTranslate2 model has a name that is not UTF-8".into())
+        })
     }
 }
 
 impl Ct2Model {
     /// Parses a whole `model.bin`.
     pub fn parse(data: Vec<u8>) -> Result<Self, ModelError> {
-        let mut c = Cursor { data: &data, pos: 0 };
+        let mut c = Cursor {
+            data: &data,
+            pos: 0,
+        };
         let version = c.u32()?;
         if version != BINARY_VERSION {
             return Err(ModelError::Format(format!(
@@ -146,8 +158,11 @@ impl Ct2Model {
                 dims.push(c.u32()? as usize);
             }
             let type_id = c.u8()?;
-            let dtype = Ct2Type::from_id(type_id)
-                .ok_or_else(|| ModelError::Format(format!("tensor {name} has unknown CTranslate2 type id {type_id}")))?;
+            let dtype = Ct2Type::from_id(type_id).ok_or_else(|| {
+                ModelError::Format(format!(
+                    "tensor {name} has unknown CTranslate2 type id {type_id}"
+                ))
+            })?;
             let nbytes = c.u32()? as usize;
             let expected = dims.iter().product::<usize>() * dtype.size();
             if nbytes != expected {
@@ -157,7 +172,15 @@ impl Ct2Model {
             }
             let start = c.pos;
             c.take(nbytes)?;
-            entries.insert(name, Entry { dims, dtype, start, end: start + nbytes });
+            entries.insert(
+                name,
+                Entry {
+                    dims,
+                    dtype,
+                    start,
+                    end: start + nbytes,
+                },
+            );
         }
         let alias_count = c.u32()?;
         let mut aliases = BTreeMap::new();
@@ -172,7 +195,13 @@ impl Ct2Model {
                 data.len() - c.pos
             )));
         }
-        Ok(Self { spec, revision, data, entries, aliases })
+        Ok(Self {
+            spec,
+            revision,
+            data,
+            entries,
+            aliases,
+        })
     }
 
     /// A tensor by name (aliases resolved).
@@ -182,7 +211,11 @@ impl Ct2Model {
             .entries
             .get(key)
             .ok_or_else(|| ModelError::Format(format!("CTranslate2 model has no tensor {name}")))?;
-        Ok(Ct2Tensor { dims: &e.dims, dtype: e.dtype, bytes: &self.data[e.start..e.end] })
+        Ok(Ct2Tensor {
+            dims: &e.dims,
+            dtype: e.dtype,
+            bytes: &self.data[e.start..e.end],
+        })
     }
 
     /// Names of all stored (non-alias) tensors.

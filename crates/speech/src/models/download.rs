@@ -43,16 +43,27 @@ fn digests(path: &Path) -> std::io::Result<(String, String)> {
 fn check(entry: &DownloadEntry, path: &Path) -> Result<(), ModelError> {
     let (sha1, sha256) = digests(path)?;
     if entry.sha1.is_none() && entry.sha256.is_none() {
-        return Err(ModelError::Manifest(format!("download {} has no sha1 or sha256 to check", entry.name)));
+        return Err(ModelError::Manifest(format!(
+            "download {} has no sha1 or sha256 to check",
+            entry.name
+        )));
     }
     if let Some(want) = &entry.sha256 {
         if !want.eq_ignore_ascii_case(&sha256) {
-            return Err(ModelError::Checksum { path: path.to_path_buf(), actual: sha256, expected: want.clone() });
+            return Err(ModelError::Checksum {
+                path: path.to_path_buf(),
+                actual: sha256,
+                expected: want.clone(),
+            });
         }
     }
     if let Some(want) = &entry.sha1 {
         if !want.eq_ignore_ascii_case(&sha1) {
-            return Err(ModelError::Checksum { path: path.to_path_buf(), actual: format!("sha1 {sha1}"), expected: format!("sha1 {want}") });
+            return Err(ModelError::Checksum {
+                path: path.to_path_buf(),
+                actual: format!("sha1 {sha1}"),
+                expected: format!("sha1 {want}"),
+            });
         }
     }
     Ok(())
@@ -60,7 +71,11 @@ fn check(entry: &DownloadEntry, path: &Path) -> Result<(), ModelError> {
 
 /// Downloads `entry` into `models_dir`, resuming a partial file, and returns
 /// the final path. A file already in place with the right digest is kept.
-pub fn download(entry: &DownloadEntry, models_dir: &Path, progress: &mut dyn FnMut(DownloadProgress)) -> Result<PathBuf, ModelError> {
+pub fn download(
+    entry: &DownloadEntry,
+    models_dir: &Path,
+    progress: &mut dyn FnMut(DownloadProgress),
+) -> Result<PathBuf, ModelError> {
     let dest = models_dir.join(&entry.path);
     if dest.is_file() && check(entry, &dest).is_ok() {
         return Ok(dest);
@@ -79,7 +94,9 @@ pub fn download(entry: &DownloadEntry, models_dir: &Path, progress: &mut dyn FnM
     if have > 0 {
         request = request.header(reqwest::header::RANGE, format!("bytes={have}-"));
     }
-    let mut response = request.send().map_err(|e| ModelError::Download(format!("{}: {e}", entry.url)))?;
+    let mut response = request
+        .send()
+        .map_err(|e| ModelError::Download(format!("{}: {e}", entry.url)))?;
     let status = response.status();
     let (mut file, start) = if status == reqwest::StatusCode::PARTIAL_CONTENT && have > 0 {
         (OpenOptions::new().append(true).open(&partial)?, have)
@@ -89,33 +106,54 @@ pub fn download(entry: &DownloadEntry, models_dir: &Path, progress: &mut dyn FnM
     } else if status.is_success() {
         (File::create(&partial)?, 0)
     } else {
-        return Err(ModelError::Download(format!("{} answered {status}", entry.url)));
+        return Err(ModelError::Download(format!(
+            "{} answered {status}",
+            entry.url
+        )));
     };
     let total = response.content_length().map(|n| n + start);
     let mut done = start;
-    progress(DownloadProgress { done_bytes: done, total_bytes: total, resumed_from: start });
+    progress(DownloadProgress {
+        done_bytes: done,
+        total_bytes: total,
+        resumed_from: start,
+    });
     let mut buf = vec![0u8; 256 * 1024];
     let mut last_report = done;
     loop {
-        let n = response
-            .read(&mut buf)
-            .map_err(|e| ModelError::Download(format!("{} broke off after {done} bytes ({e}); run again to resume", entry.url)))?;
+        let n = response.read(&mut buf).map_err(|e| {
+            ModelError::Download(format!(
+                "{} broke off after {done} bytes ({e}); run again to resume",
+                entry.url
+            ))
+        })?;
         if n == 0 {
             break;
         }
         file.write_all(&buf[..n])?;
         done += n as u64;
         if done - last_report >= 1 << 20 {
-            progress(DownloadProgress { done_bytes: done, total_bytes: total, resumed_from: start });
+            progress(DownloadProgress {
+                done_bytes: done,
+                total_bytes: total,
+                resumed_from: start,
+            });
             last_report = done;
         }
     }
     file.flush()?;
     drop(file);
-    progress(DownloadProgress { done_bytes: done, total_bytes: total, resumed_from: start });
+    progress(DownloadProgress {
+        done_bytes: done,
+        total_bytes: total,
+        resumed_from: start,
+    });
     if let Some(t) = total {
         if done < t {
-            return Err(ModelError::Download(format!("{} ended after {done} of {t} bytes; run again to resume", entry.url)));
+            return Err(ModelError::Download(format!(
+                "{} ended after {done} of {t} bytes; run again to resume",
+                entry.url
+            )));
         }
     }
     finish(entry, &partial, &dest)

@@ -62,7 +62,11 @@ pub fn fetch(
         manifest.model(name)?;
     }
     let mut done = Vec::new();
-    for model in manifest.model.iter().filter(|m| options.only.is_empty() || options.only.contains(&m.name)) {
+    for model in manifest
+        .model
+        .iter()
+        .filter(|m| options.only.is_empty() || options.only.contains(&m.name))
+    {
         done.push(fetch_model(model, options, progress)?);
     }
     Ok(done)
@@ -85,13 +89,28 @@ fn verified_files(model: &ModelEntry, dir: &Path) -> Result<Option<Vec<FetchedFi
     Ok(Some(out))
 }
 
-fn fetch_model(model: &ModelEntry, options: &FetchOptions, progress: &mut dyn FnMut(FetchProgress)) -> Result<FetchedModel, ModelError> {
+fn fetch_model(
+    model: &ModelEntry,
+    options: &FetchOptions,
+    progress: &mut dyn FnMut(FetchProgress),
+) -> Result<FetchedModel, ModelError> {
     let dir = &options.models_dir;
     if let Some(files) = verified_files(model, dir)? {
-        progress(FetchProgress::Present { model: model.name.clone() });
-        return Ok(FetchedModel { name: model.name.clone(), action: "present", files });
+        progress(FetchProgress::Present {
+            model: model.name.clone(),
+        });
+        return Ok(FetchedModel {
+            name: model.name.clone(),
+            action: "present",
+            files,
+        });
     }
-    let step = |progress: &mut dyn FnMut(FetchProgress), s: String| progress(FetchProgress::Step { model: model.name.clone(), step: s });
+    let step = |progress: &mut dyn FnMut(FetchProgress), s: String| {
+        progress(FetchProgress::Step {
+            model: model.name.clone(),
+            step: s,
+        })
+    };
     for source in &model.sources {
         step(progress, format!("checking {}", source.file));
         let archive = locate_source(source, options)?;
@@ -105,16 +124,28 @@ fn fetch_model(model: &ModelEntry, options: &FetchOptions, progress: &mut dyn Fn
     let mut files = Vec::new();
     for f in &model.files {
         let path = dir.join(&f.path);
-        let sum = sha256_file(&path).map_err(|e| ModelError::Missing(format!("{} was not produced ({e})", path.display())))?;
+        let sum = sha256_file(&path).map_err(|e| {
+            ModelError::Missing(format!("{} was not produced ({e})", path.display()))
+        })?;
         if !sum.eq_ignore_ascii_case(&f.sha256) {
             // Never leave a wrong file under the name the app loads.
             let _ = std::fs::remove_file(&path);
-            return Err(ModelError::Checksum { path, actual: sum, expected: f.sha256.clone() });
+            return Err(ModelError::Checksum {
+                path,
+                actual: sum,
+                expected: f.sha256.clone(),
+            });
         }
         files.push(FetchedFile { path, sha256: sum });
     }
-    progress(FetchProgress::Installed { model: model.name.clone() });
-    Ok(FetchedModel { name: model.name.clone(), action: "installed", files })
+    progress(FetchProgress::Installed {
+        model: model.name.clone(),
+    });
+    Ok(FetchedModel {
+        name: model.name.clone(),
+        action: "installed",
+        files,
+    })
 }
 
 /// Finds a registry file in the cache or a `--from` folder and checks its
@@ -129,7 +160,11 @@ fn locate_source(source: &Source, options: &FetchOptions) -> Result<PathBuf, Mod
         }
         let sum = sha256_file(&path)?;
         if !sum.eq_ignore_ascii_case(&source.sha256) {
-            return Err(ModelError::Checksum { path, actual: sum, expected: source.sha256.clone() });
+            return Err(ModelError::Checksum {
+                path,
+                actual: sum,
+                expected: source.sha256.clone(),
+            });
         }
         if folder != cache {
             std::fs::create_dir_all(&cache)?;
@@ -186,28 +221,41 @@ fn extract_members(archive: &Path, source: &Source, dir: &Path) -> Result<(), Mo
     } else if source.file.ends_with(".tar.gz") {
         let mut wanted: Vec<_> = source.members.iter().collect();
         let mut tar = tar::Archive::new(flate2::read::GzDecoder::new(File::open(archive)?));
-        let entries = tar.entries().map_err(|e| ModelError::Format(format!("{name}: {e}")))?;
+        let entries = tar
+            .entries()
+            .map_err(|e| ModelError::Format(format!("{name}: {e}")))?;
         for entry in entries {
             let entry = entry.map_err(|e| ModelError::Format(format!("{name}: {e}")))?;
-            let path = entry.path().map_err(|e| ModelError::Format(format!("{name}: {e}")))?.to_string_lossy().into_owned();
+            let path = entry
+                .path()
+                .map_err(|e| ModelError::Format(format!("{name}: {e}")))?
+                .to_string_lossy()
+                .into_owned();
             if let Some(i) = wanted.iter().position(|m| m.from == path) {
                 let m = wanted.remove(i);
                 write_atomically(&dir.join(&m.to), entry)?;
             }
         }
         if let Some(m) = wanted.first() {
-            return Err(ModelError::Format(format!("{name} has no member {}", m.from)));
+            return Err(ModelError::Format(format!(
+                "{name} has no member {}",
+                m.from
+            )));
         }
     } else {
-        return Err(ModelError::Manifest(format!("{}: unknown archive kind", source.file)));
+        return Err(ModelError::Manifest(format!(
+            "{}: unknown archive kind",
+            source.file
+        )));
     }
     Ok(())
 }
 
 /// Reads the first array of a `.npz` (a zip of `.npy` files) by its key.
 fn read_npz_array(path: &Path, key: &str) -> Result<MelFilters, ModelError> {
-    let mut zip = zip::ZipArchive::new(File::open(path)?)
-        .map_err(|e| ModelError::Format(format!("{} is not an .npz archive: {e}", path.display())))?;
+    let mut zip = zip::ZipArchive::new(File::open(path)?).map_err(|e| {
+        ModelError::Format(format!("{} is not an .npz archive: {e}", path.display()))
+    })?;
     let mut entry = zip
         .by_name(&format!("{key}.npy"))
         .map_err(|e| ModelError::Format(format!("{} has no array {key}: {e}", path.display())))?;
@@ -219,7 +267,10 @@ fn read_npz_array(path: &Path, key: &str) -> Result<MelFilters, ModelError> {
 /// Joins the CTranslate2 pieces, checks them, and writes the ggml file.
 pub fn convert_whisper(conversion: &Conversion, dir: &Path) -> Result<(), ModelError> {
     if conversion.kind != "ctranslate2-whisper-to-ggml" {
-        return Err(ModelError::Manifest(format!("unknown conversion {}", conversion.kind)));
+        return Err(ModelError::Manifest(format!(
+            "unknown conversion {}",
+            conversion.kind
+        )));
     }
     let mut joined = Vec::new();
     for part in &conversion.ct2_parts {
@@ -233,11 +284,18 @@ pub fn convert_whisper(conversion: &Conversion, dir: &Path) -> Result<(), ModelE
         hex::encode(Sha256::digest(&joined))
     };
     if !sum.eq_ignore_ascii_case(&conversion.ct2_sha256) {
-        return Err(ModelError::Checksum { path: dir.join("model.bin (joined parts)"), actual: sum, expected: conversion.ct2_sha256.clone() });
+        return Err(ModelError::Checksum {
+            path: dir.join("model.bin (joined parts)"),
+            actual: sum,
+            expected: conversion.ct2_sha256.clone(),
+        });
     }
     let model = Ct2Model::parse(joined)?;
     let shape = super::ggml::WhisperShape::of(&model)?;
-    let mel = read_npz_array(&dir.join(&conversion.mel_filters), &format!("mel_{}", shape.n_mels))?;
+    let mel = read_npz_array(
+        &dir.join(&conversion.mel_filters),
+        &format!("mel_{}", shape.n_mels),
+    )?;
     let vocabulary_path = dir.join(&conversion.vocabulary);
     let vocabulary = parse_tiktoken(&std::fs::read_to_string(&vocabulary_path)?)?;
     let dest = dir.join(&conversion.output);

@@ -42,18 +42,30 @@ pub struct MelFilters {
 }
 
 fn count_layers(model: &Ct2Model, prefix: &str) -> usize {
-    (0..).take_while(|i| model.get(&format!("{prefix}/layer_{i}/ffn/linear_0/weight")).is_ok()).count()
+    (0..)
+        .take_while(|i| {
+            model
+                .get(&format!("{prefix}/layer_{i}/ffn/linear_0/weight"))
+                .is_ok()
+        })
+        .count()
 }
 
 fn dim(t: &Ct2Tensor<'_>, i: usize, name: &str) -> Result<usize, ModelError> {
-    t.dims.get(i).copied().ok_or_else(|| ModelError::Format(format!("tensor {name} has too few dimensions")))
+    t.dims
+        .get(i)
+        .copied()
+        .ok_or_else(|| ModelError::Format(format!("tensor {name} has too few dimensions")))
 }
 
 impl WhisperShape {
     /// Reads the shape of a CTranslate2 `WhisperSpec`.
     pub fn of(model: &Ct2Model) -> Result<Self, ModelError> {
         if model.spec != "WhisperSpec" {
-            return Err(ModelError::Format(format!("expected a CTranslate2 WhisperSpec model, found {}", model.spec)));
+            return Err(ModelError::Format(format!(
+                "expected a CTranslate2 WhisperSpec model, found {}",
+                model.spec
+            )));
         }
         let emb = model.get("decoder/embeddings/weight")?;
         let apos = model.get("encoder/position_encodings/encodings")?;
@@ -79,7 +91,9 @@ impl WhisperShape {
             n_mels: dim(&conv1, 1, "encoder/conv1/weight")?,
         };
         if shape.n_audio_layer == 0 || shape.n_text_layer == 0 {
-            return Err(ModelError::Format("whisper model has no encoder or decoder layers".into()));
+            return Err(ModelError::Format(
+                "whisper model has no encoder or decoder layers".into(),
+            ));
         }
         Ok(shape)
     }
@@ -104,9 +118,19 @@ struct Tensor<'a> {
 
 fn to_f32s(t: &Ct2Tensor<'_>, name: &str) -> Result<Vec<f32>, ModelError> {
     match t.dtype {
-        Ct2Type::F32 => Ok(t.bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()),
-        Ct2Type::F16 => Ok(t.bytes.chunks_exact(2).map(|b| f16::from_le_bytes([b[0], b[1]]).to_f32()).collect()),
-        other => Err(ModelError::Format(format!("tensor {name} has type {other:?}; only f16/f32 weights can be converted"))),
+        Ct2Type::F32 => Ok(t
+            .bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()),
+        Ct2Type::F16 => Ok(t
+            .bytes
+            .chunks_exact(2)
+            .map(|b| f16::from_le_bytes([b[0], b[1]]).to_f32())
+            .collect()),
+        other => Err(ModelError::Format(format!(
+            "tensor {name} has type {other:?}; only f16/f32 weights can be converted"
+        ))),
     }
 }
 
@@ -114,15 +138,25 @@ impl Tensor<'_> {
     fn write(&self, out: &mut dyn Write) -> Result<(), ModelError> {
         let n_dims = self.dims.len();
         // whisper.cpp's rule: 1-D tensors, conv biases and positional embeddings stay f32.
-        let keep_f32 = n_dims < 2 || self.name.ends_with("conv1.bias") || self.name.ends_with("conv2.bias") || self.name.ends_with("positional_embedding");
+        let keep_f32 = n_dims < 2
+            || self.name.ends_with("conv1.bias")
+            || self.name.ends_with("conv2.bias")
+            || self.name.ends_with("positional_embedding");
         let kind = if keep_f32 { Out::F32 } else { Out::F16 };
         let row_len: usize = self.src.dims.iter().skip(1).product::<usize>().max(1);
         let values = to_f32s(&self.src, &self.name)?;
         let slice = values
             .get(self.rows.start * row_len..self.rows.end * row_len)
-            .ok_or_else(|| ModelError::Format(format!("tensor {} is smaller than expected", self.name)))?;
+            .ok_or_else(|| {
+                ModelError::Format(format!("tensor {} is smaller than expected", self.name))
+            })?;
         if slice.len() != self.dims.iter().product::<usize>() {
-            return Err(ModelError::Format(format!("tensor {} has {} values, shape {:?} needs more", self.name, slice.len(), self.dims)));
+            return Err(ModelError::Format(format!(
+                "tensor {} has {} values, shape {:?} needs more",
+                self.name,
+                slice.len(),
+                self.dims
+            )));
         }
         let ftype: i32 = match kind {
             Out::F32 => 0,
@@ -137,9 +171,13 @@ impl Tensor<'_> {
         out.write_all(self.name.as_bytes())?;
         let mut buf = Vec::with_capacity(slice.len() * 4);
         match kind {
-            Out::F32 => slice.iter().for_each(|v| buf.extend_from_slice(&v.to_le_bytes())),
+            Out::F32 => slice
+                .iter()
+                .for_each(|v| buf.extend_from_slice(&v.to_le_bytes())),
             // Values came from f16 (or f32) in the source; converting back is exact for f16 sources.
-            Out::F16 => slice.iter().for_each(|v| buf.extend_from_slice(&f16::from_f32(*v).to_le_bytes())),
+            Out::F16 => slice
+                .iter()
+                .for_each(|v| buf.extend_from_slice(&f16::from_f32(*v).to_le_bytes())),
         }
         out.write_all(&buf)?;
         Ok(())
@@ -149,87 +187,244 @@ impl Tensor<'_> {
 /// Builds the list of tensors in whisper.cpp naming, in a fixed order.
 fn plan<'a>(model: &'a Ct2Model, shape: &WhisperShape) -> Result<Vec<Tensor<'a>>, ModelError> {
     let mut out = Vec::new();
-    let mut whole = |name: &str, src_name: &str, reshape: Option<Vec<usize>>| -> Result<(), ModelError> {
-        let src = model.get(src_name)?;
-        let dims = reshape.unwrap_or_else(|| src.dims.to_vec());
-        let rows = src.dims.first().copied().unwrap_or(1);
-        out.push(Tensor { name: name.to_string(), dims, src, rows: 0..rows });
-        Ok(())
-    };
+    let mut whole =
+        |name: &str, src_name: &str, reshape: Option<Vec<usize>>| -> Result<(), ModelError> {
+            let src = model.get(src_name)?;
+            let dims = reshape.unwrap_or_else(|| src.dims.to_vec());
+            let rows = src.dims.first().copied().unwrap_or(1);
+            out.push(Tensor {
+                name: name.to_string(),
+                dims,
+                src,
+                rows: 0..rows,
+            });
+            Ok(())
+        };
     let a = shape.n_audio_state;
-    whole("encoder.positional_embedding", "encoder/position_encodings/encodings", None)?;
+    whole(
+        "encoder.positional_embedding",
+        "encoder/position_encodings/encodings",
+        None,
+    )?;
     whole("encoder.conv1.weight", "encoder/conv1/weight", None)?;
     whole("encoder.conv1.bias", "encoder/conv1/bias", Some(vec![a, 1]))?;
     whole("encoder.conv2.weight", "encoder/conv2/weight", None)?;
     whole("encoder.conv2.bias", "encoder/conv2/bias", Some(vec![a, 1]))?;
     for i in 0..shape.n_audio_layer {
         let (w, c) = (format!("encoder.blocks.{i}"), format!("encoder/layer_{i}"));
-        whole(&format!("{w}.attn_ln.weight"), &format!("{c}/self_attention/layer_norm/gamma"), None)?;
-        whole(&format!("{w}.attn_ln.bias"), &format!("{c}/self_attention/layer_norm/beta"), None)?;
-        whole(&format!("{w}.attn.out.weight"), &format!("{c}/self_attention/linear_1/weight"), None)?;
-        whole(&format!("{w}.attn.out.bias"), &format!("{c}/self_attention/linear_1/bias"), None)?;
-        whole(&format!("{w}.mlp_ln.weight"), &format!("{c}/ffn/layer_norm/gamma"), None)?;
-        whole(&format!("{w}.mlp_ln.bias"), &format!("{c}/ffn/layer_norm/beta"), None)?;
-        whole(&format!("{w}.mlp.0.weight"), &format!("{c}/ffn/linear_0/weight"), None)?;
-        whole(&format!("{w}.mlp.0.bias"), &format!("{c}/ffn/linear_0/bias"), None)?;
-        whole(&format!("{w}.mlp.2.weight"), &format!("{c}/ffn/linear_1/weight"), None)?;
-        whole(&format!("{w}.mlp.2.bias"), &format!("{c}/ffn/linear_1/bias"), None)?;
+        whole(
+            &format!("{w}.attn_ln.weight"),
+            &format!("{c}/self_attention/layer_norm/gamma"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.attn_ln.bias"),
+            &format!("{c}/self_attention/layer_norm/beta"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.attn.out.weight"),
+            &format!("{c}/self_attention/linear_1/weight"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.attn.out.bias"),
+            &format!("{c}/self_attention/linear_1/bias"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.mlp_ln.weight"),
+            &format!("{c}/ffn/layer_norm/gamma"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.mlp_ln.bias"),
+            &format!("{c}/ffn/layer_norm/beta"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.mlp.0.weight"),
+            &format!("{c}/ffn/linear_0/weight"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.mlp.0.bias"),
+            &format!("{c}/ffn/linear_0/bias"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.mlp.2.weight"),
+            &format!("{c}/ffn/linear_1/weight"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.mlp.2.bias"),
+            &format!("{c}/ffn/linear_1/bias"),
+            None,
+        )?;
     }
     whole("encoder.ln_post.weight", "encoder/layer_norm/gamma", None)?;
     whole("encoder.ln_post.bias", "encoder/layer_norm/beta", None)?;
-    whole("decoder.positional_embedding", "decoder/position_encodings/encodings", None)?;
-    whole("decoder.token_embedding.weight", "decoder/embeddings/weight", None)?;
+    whole(
+        "decoder.positional_embedding",
+        "decoder/position_encodings/encodings",
+        None,
+    )?;
+    whole(
+        "decoder.token_embedding.weight",
+        "decoder/embeddings/weight",
+        None,
+    )?;
     for i in 0..shape.n_text_layer {
         let (w, c) = (format!("decoder.blocks.{i}"), format!("decoder/layer_{i}"));
-        whole(&format!("{w}.attn_ln.weight"), &format!("{c}/self_attention/layer_norm/gamma"), None)?;
-        whole(&format!("{w}.attn_ln.bias"), &format!("{c}/self_attention/layer_norm/beta"), None)?;
-        whole(&format!("{w}.attn.out.weight"), &format!("{c}/self_attention/linear_1/weight"), None)?;
-        whole(&format!("{w}.attn.out.bias"), &format!("{c}/self_attention/linear_1/bias"), None)?;
-        whole(&format!("{w}.cross_attn_ln.weight"), &format!("{c}/attention/layer_norm/gamma"), None)?;
-        whole(&format!("{w}.cross_attn_ln.bias"), &format!("{c}/attention/layer_norm/beta"), None)?;
-        whole(&format!("{w}.cross_attn.query.weight"), &format!("{c}/attention/linear_0/weight"), None)?;
-        whole(&format!("{w}.cross_attn.query.bias"), &format!("{c}/attention/linear_0/bias"), None)?;
-        whole(&format!("{w}.cross_attn.out.weight"), &format!("{c}/attention/linear_2/weight"), None)?;
-        whole(&format!("{w}.cross_attn.out.bias"), &format!("{c}/attention/linear_2/bias"), None)?;
-        whole(&format!("{w}.mlp_ln.weight"), &format!("{c}/ffn/layer_norm/gamma"), None)?;
-        whole(&format!("{w}.mlp_ln.bias"), &format!("{c}/ffn/layer_norm/beta"), None)?;
-        whole(&format!("{w}.mlp.0.weight"), &format!("{c}/ffn/linear_0/weight"), None)?;
-        whole(&format!("{w}.mlp.0.bias"), &format!("{c}/ffn/linear_0/bias"), None)?;
-        whole(&format!("{w}.mlp.2.weight"), &format!("{c}/ffn/linear_1/weight"), None)?;
-        whole(&format!("{w}.mlp.2.bias"), &format!("{c}/ffn/linear_1/bias"), None)?;
+        whole(
+            &format!("{w}.attn_ln.weight"),
+            &format!("{c}/self_attention/layer_norm/gamma"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.attn_ln.bias"),
+            &format!("{c}/self_attention/layer_norm/beta"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.attn.out.weight"),
+            &format!("{c}/self_attention/linear_1/weight"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.attn.out.bias"),
+            &format!("{c}/self_attention/linear_1/bias"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.cross_attn_ln.weight"),
+            &format!("{c}/attention/layer_norm/gamma"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.cross_attn_ln.bias"),
+            &format!("{c}/attention/layer_norm/beta"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.cross_attn.query.weight"),
+            &format!("{c}/attention/linear_0/weight"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.cross_attn.query.bias"),
+            &format!("{c}/attention/linear_0/bias"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.cross_attn.out.weight"),
+            &format!("{c}/attention/linear_2/weight"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.cross_attn.out.bias"),
+            &format!("{c}/attention/linear_2/bias"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.mlp_ln.weight"),
+            &format!("{c}/ffn/layer_norm/gamma"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.mlp_ln.bias"),
+            &format!("{c}/ffn/layer_norm/beta"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.mlp.0.weight"),
+            &format!("{c}/ffn/linear_0/weight"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.mlp.0.bias"),
+            &format!("{c}/ffn/linear_0/bias"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.mlp.2.weight"),
+            &format!("{c}/ffn/linear_1/weight"),
+            None,
+        )?;
+        whole(
+            &format!("{w}.mlp.2.bias"),
+            &format!("{c}/ffn/linear_1/bias"),
+            None,
+        )?;
     }
     whole("decoder.ln.weight", "decoder/layer_norm/gamma", None)?;
     whole("decoder.ln.bias", "decoder/layer_norm/beta", None)?;
 
     // Fused projections, split back into whisper's separate ones.
-    let mut split = |prefix: &str, src_base: &str, parts: &[&str], n_state: usize| -> Result<(), ModelError> {
-        let weight = model.get(&format!("{src_base}/weight"))?;
-        let bias = model.get(&format!("{src_base}/bias"))?;
-        if weight.dims.first() != Some(&(n_state * parts.len())) {
-            return Err(ModelError::Format(format!("{src_base}/weight has shape {:?}, expected {} fused rows", weight.dims, n_state * parts.len())));
-        }
-        for (k, part) in parts.iter().enumerate() {
-            let rows = k * n_state..(k + 1) * n_state;
-            out.push(Tensor { name: format!("{prefix}.{part}.weight"), dims: vec![n_state, n_state], src: weight, rows: rows.clone() });
-            if *part == "key" {
-                // Whisper's key projection has no bias; CTranslate2 stores zeros there.
-                let values = to_f32s(&bias, src_base)?;
-                if values.get(rows.clone()).is_none_or(|r| r.iter().any(|v| *v != 0.0)) {
-                    return Err(ModelError::Format(format!("{src_base} has a non-zero key bias; this is not a whisper model")));
-                }
-            } else {
-                out.push(Tensor { name: format!("{prefix}.{part}.bias"), dims: vec![n_state], src: bias, rows });
+    let mut split =
+        |prefix: &str, src_base: &str, parts: &[&str], n_state: usize| -> Result<(), ModelError> {
+            let weight = model.get(&format!("{src_base}/weight"))?;
+            let bias = model.get(&format!("{src_base}/bias"))?;
+            if weight.dims.first() != Some(&(n_state * parts.len())) {
+                return Err(ModelError::Format(format!(
+                    "{src_base}/weight has shape {:?}, expected {} fused rows",
+                    weight.dims,
+                    n_state * parts.len()
+                )));
             }
-        }
-        Ok(())
-    };
+            for (k, part) in parts.iter().enumerate() {
+                let rows = k * n_state..(k + 1) * n_state;
+                out.push(Tensor {
+                    name: format!("{prefix}.{part}.weight"),
+                    dims: vec![n_state, n_state],
+                    src: weight,
+                    rows: rows.clone(),
+                });
+                if *part == "key" {
+                    // Whisper's key projection has no bias; CTranslate2 stores zeros there.
+                    let values = to_f32s(&bias, src_base)?;
+                    if values
+                        .get(rows.clone())
+                        .is_none_or(|r| r.iter().any(|v| *v != 0.0))
+                    {
+                        return Err(ModelError::Format(format!(
+                            "{src_base} has a non-zero key bias; this is not a whisper model"
+                        )));
+                    }
+                } else {
+                    out.push(Tensor {
+                        name: format!("{prefix}.{part}.bias"),
+                        dims: vec![n_state],
+                        src: bias,
+                        rows,
+                    });
+                }
+            }
+            Ok(())
+        };
     for i in 0..shape.n_audio_layer {
-        split(&format!("encoder.blocks.{i}.attn"), &format!("encoder/layer_{i}/self_attention/linear_0"), &["query", "key", "value"], a)?;
+        split(
+            &format!("encoder.blocks.{i}.attn"),
+            &format!("encoder/layer_{i}/self_attention/linear_0"),
+            &["query", "key", "value"],
+            a,
+        )?;
     }
     let t = shape.n_text_state;
     for i in 0..shape.n_text_layer {
-        split(&format!("decoder.blocks.{i}.attn"), &format!("decoder/layer_{i}/self_attention/linear_0"), &["query", "key", "value"], t)?;
-        split(&format!("decoder.blocks.{i}.cross_attn"), &format!("decoder/layer_{i}/attention/linear_1"), &["key", "value"], t)?;
+        split(
+            &format!("decoder.blocks.{i}.attn"),
+            &format!("decoder/layer_{i}/self_attention/linear_0"),
+            &["query", "key", "value"],
+            t,
+        )?;
+        split(
+            &format!("decoder.blocks.{i}.cross_attn"),
+            &format!("decoder/layer_{i}/attention/linear_1"),
+            &["key", "value"],
+            t,
+        )?;
     }
     Ok(out)
 }
@@ -244,10 +439,15 @@ pub fn write_whisper_ggml(
 ) -> Result<usize, ModelError> {
     let shape = WhisperShape::of(model)?;
     if mel.n_mel != shape.n_mels {
-        return Err(ModelError::Format(format!("mel filters have {} bands but the model expects {}", mel.n_mel, shape.n_mels)));
+        return Err(ModelError::Format(format!(
+            "mel filters have {} bands but the model expects {}",
+            mel.n_mel, shape.n_mels
+        )));
     }
     if mel.values.len() != mel.n_mel * mel.n_fft {
-        return Err(ModelError::Format("mel filter bank has the wrong number of values".into()));
+        return Err(ModelError::Format(
+            "mel filter bank has the wrong number of values".into(),
+        ));
     }
     let header = [
         shape.n_vocab,
@@ -269,7 +469,9 @@ pub fn write_whisper_ggml(
     out.write_all(&(mel.n_mel as i32).to_le_bytes())?;
     out.write_all(&(mel.n_fft as i32).to_le_bytes())?;
     let mut buf = Vec::with_capacity(mel.values.len() * 4);
-    mel.values.iter().for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
+    mel.values
+        .iter()
+        .for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
     out.write_all(&buf)?;
     out.write_all(&(vocabulary.len() as i32).to_le_bytes())?;
     for token in vocabulary {
@@ -288,10 +490,17 @@ pub fn write_whisper_ggml(
 pub fn parse_tiktoken(text: &str) -> Result<Vec<Vec<u8>>, ModelError> {
     use base64::Engine;
     let mut tokens: Vec<(usize, Vec<u8>)> = Vec::new();
-    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
         let mut parts = line.split_whitespace();
         let (Some(b64), Some(rank), None) = (parts.next(), parts.next(), parts.next()) else {
-            return Err(ModelError::Format(format!("vocabulary line {} is not `<token> <rank>`", i + 1)));
+            return Err(ModelError::Format(format!(
+                "vocabulary line {} is not `<token> <rank>`",
+                i + 1
+            )));
         };
         // openai-whisper's file writes one token as a bare "=" (empty bytes), as Python decodes it.
         let bytes = if b64.trim_end_matches('=').is_empty() {
@@ -301,12 +510,16 @@ pub fn parse_tiktoken(text: &str) -> Result<Vec<Vec<u8>>, ModelError> {
                 .decode(b64)
                 .map_err(|e| ModelError::Format(format!("vocabulary line {}: {e}", i + 1)))?
         };
-        let rank: usize = rank.parse().map_err(|_| ModelError::Format(format!("vocabulary line {}: bad rank", i + 1)))?;
+        let rank: usize = rank
+            .parse()
+            .map_err(|_| ModelError::Format(format!("vocabulary line {}: bad rank", i + 1)))?;
         tokens.push((rank, bytes));
     }
     tokens.sort_by_key(|(r, _)| *r);
     if tokens.iter().enumerate().any(|(i, (r, _))| i != *r) {
-        return Err(ModelError::Format("vocabulary ranks are not 0..n without gaps".into()));
+        return Err(ModelError::Format(
+            "vocabulary ranks are not 0..n without gaps".into(),
+        ));
     }
     Ok(tokens.into_iter().map(|(_, b)| b).collect())
 }
@@ -319,10 +532,15 @@ pub fn parse_npy_f32_2d(data: &[u8]) -> Result<MelFilters, ModelError> {
     }
     let (header_len, start) = match data[6] {
         1 => (usize::from(u16::from_le_bytes([data[8], data[9]])), 10),
-        2 | 3 if data.len() >= 12 => (u32::from_le_bytes([data[8], data[9], data[10], data[11]]) as usize, 12),
+        2 | 3 if data.len() >= 12 => (
+            u32::from_le_bytes([data[8], data[9], data[10], data[11]]) as usize,
+            12,
+        ),
         _ => return Err(bad("unknown .npy version")),
     };
-    let header = data.get(start..start + header_len).ok_or_else(|| bad("truncated header"))?;
+    let header = data
+        .get(start..start + header_len)
+        .ok_or_else(|| bad("truncated header"))?;
     let header = std::str::from_utf8(header).map_err(|_| bad("header is not text"))?;
     if !header.contains("'descr': '<f4'") || !header.contains("'fortran_order': False") {
         return Err(bad("expected little-endian f32 in C order"));
@@ -332,14 +550,29 @@ pub fn parse_npy_f32_2d(data: &[u8]) -> Result<MelFilters, ModelError> {
         .nth(1)
         .and_then(|s| s.split(')').next())
         .ok_or_else(|| bad("no shape"))?;
-    let dims: Vec<usize> = shape.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::parse).collect::<Result<_, _>>().map_err(|_| bad("bad shape"))?;
-    let [n_mel, n_fft] = dims[..] else { return Err(bad("expected two dimensions")) };
+    let dims: Vec<usize> = shape
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .map_err(|_| bad("bad shape"))?;
+    let [n_mel, n_fft] = dims[..] else {
+        return Err(bad("expected two dimensions"));
+    };
     let body = &data[start + header_len..];
     if body.len() != n_mel * n_fft * 4 {
         return Err(bad("data length does not match the shape"));
     }
-    let values = body.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-    Ok(MelFilters { n_mel, n_fft, values })
+    let values = body
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    Ok(MelFilters {
+        n_mel,
+        n_fft,
+        values,
+    })
 }
 
 #[cfg(test)]
@@ -349,7 +582,15 @@ mod tests {
     #[test]
     fn tiktoken_lines_decode_in_rank_order() {
         let v = parse_tiktoken("IQ== 1\nIA== 0\n\n5aSn 2\n= 3\n").unwrap();
-        assert_eq!(v, vec![b" ".to_vec(), b"!".to_vec(), "大".as_bytes().to_vec(), Vec::new()]);
+        assert_eq!(
+            v,
+            vec![
+                b" ".to_vec(),
+                b"!".to_vec(),
+                "大".as_bytes().to_vec(),
+                Vec::new()
+            ]
+        );
         assert!(parse_tiktoken("IQ== 0\nIA== 2\n").is_err());
         assert!(parse_tiktoken("@@@ 0\n").is_err());
     }

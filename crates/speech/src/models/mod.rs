@@ -25,7 +25,11 @@ pub enum ModelError {
     #[error("models missing: {0} — run scripts/fetch-models.sh (or `deskmate models fetch`)")]
     Missing(String),
     #[error("{path}: sha256 is {actual}, the manifest expects {expected}")]
-    Checksum { path: PathBuf, actual: String, expected: String },
+    Checksum {
+        path: PathBuf,
+        actual: String,
+        expected: String,
+    },
     #[error("model file format: {0}")]
     Format(String),
     #[error("models/manifest.toml: {0}")]
@@ -123,7 +127,10 @@ impl Manifest {
     }
 
     pub fn model(&self, name: &str) -> Result<&ModelEntry, ModelError> {
-        self.model.iter().find(|m| m.name == name).ok_or_else(|| ModelError::Manifest(format!("no model named {name}")))
+        self.model
+            .iter()
+            .find(|m| m.name == name)
+            .ok_or_else(|| ModelError::Manifest(format!("no model named {name}")))
     }
 }
 
@@ -142,7 +149,10 @@ impl ModelPaths {
         let manifest = Manifest::embedded()?;
         let first = |name: &str| -> Result<PathBuf, ModelError> {
             let m = manifest.model(name)?;
-            let f = m.files.first().ok_or_else(|| ModelError::Manifest(format!("model {name} lists no files")))?;
+            let f = m
+                .files
+                .first()
+                .ok_or_else(|| ModelError::Manifest(format!("model {name} lists no files")))?;
             Ok(dir.join(&f.path))
         };
         Ok(Self {

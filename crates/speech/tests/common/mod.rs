@@ -2,8 +2,7 @@
 //! need them fail with the fix in the message instead of passing silently.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-
+#![allow(dead_code)] // each test binary uses part of this
 
 use std::path::PathBuf;
 
@@ -22,7 +21,9 @@ pub fn models() -> ModelPaths {
 pub fn dev_clips_dir() -> PathBuf {
     let dir = std::env::var_os("DESKMATE_DEV_CLIPS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/recite-audio-dev"));
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/recite-audio-dev")
+        });
     assert!(
         dir.join("manifest.jsonl").is_file(),
         "dev clips missing: {} has no manifest.jsonl (set DESKMATE_DEV_CLIPS)",
@@ -44,7 +45,11 @@ pub fn chars_in_common(heard: &str, expected: &str) -> usize {
         let mut prev = 0;
         for (j, y) in b.iter().enumerate() {
             let tmp = row[j + 1];
-            row[j + 1] = if x == y { prev + 1 } else { row[j + 1].max(row[j]) };
+            row[j + 1] = if x == y {
+                prev + 1
+            } else {
+                row[j + 1].max(row[j])
+            };
             prev = tmp;
         }
     }
