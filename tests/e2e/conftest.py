@@ -80,7 +80,7 @@ def lamp(data_dir):
 
 
 @pytest.fixture(scope="module")
-def app(data_dir, lamp):
+def app(request, data_dir, lamp):
     if not APP.exists():
         pytest.fail(f"{APP} is missing: build it with `cargo build -p deskmate-shell` (scripts/test.sh does)")
     driver_bin = shutil.which("tauri-driver") or str(pathlib.Path.home() / ".cargo/bin/tauri-driver")
@@ -88,6 +88,8 @@ def app(data_dir, lamp):
     # TZ: the window shows dates in the children's default time zone (Asia/Shanghai),
     # so a report for "today" is the same day the core counts attempts in.
     env = dict(os.environ, DESKMATE_DATA_DIR=str(data_dir), TZ="Asia/Shanghai", DESKMATE_LAMP_PORT=str(lamp))
+    # A test module may add to the app's environment (e.g. an ALSA microphone).
+    env.update(getattr(request.module, "app_env", lambda _dir: {})(data_dir))
     ARTIFACTS.mkdir(exist_ok=True)
     log = open(ARTIFACTS / "tauri-driver.log", "ab")
     proc = subprocess.Popen(
@@ -107,3 +109,16 @@ def app(data_dir, lamp):
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed window test leaves a screenshot of what the window showed."""
+    outcome = yield
+    report = outcome.get_result()
+    drv = item.funcargs.get("app") if hasattr(item, "funcargs") else None
+    if report.when == "call" and report.failed and drv is not None:
+        try:
+            drv.save_screenshot(str(ARTIFACTS / f"FAILED-{item.name}.png"))
+        except Exception:
+            pass
