@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
+use deskmate_speech::models::sha256_file;
 
 use crate::Deskmate;
 
@@ -148,13 +148,6 @@ fn check_model(dir: &Path, m: &ManifestModel) -> Check {
             "run `deskmate models fetch` (the setup scripts do this)",
         )
     }
-}
-
-fn sha256_file(path: &Path) -> std::io::Result<String> {
-    let mut file = std::fs::File::open(path)?;
-    let mut hasher = Sha256::new();
-    std::io::copy(&mut file, &mut hasher)?;
-    Ok(hex::encode(hasher.finalize()))
 }
 
 fn check_audio() -> Vec<Check> {
