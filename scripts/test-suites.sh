@@ -13,22 +13,32 @@ eval "$(gnome-keyring-daemon --start --components=secrets 2>/dev/null)" || true
 
 passed=0 failed=0 suites_failed=()
 
+# Each suite has a time limit, so a hung test fails its suite with a clear
+# line instead of running CI past its limit with no total printed.
+limited() {
+  local limit=$1; shift
+  timeout --kill-after=30s "$limit" "$@"
+  local rc=$?
+  [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] || echo "TIMED OUT after $limit: $*" >&2
+  return "$rc"
+}
+
 say "Rust tests"
-cargo test --workspace --no-fail-fast 2>&1 | tee "$art/cargo-test.log"
+limited 35m cargo test --workspace --no-fail-fast 2>&1 | tee "$art/cargo-test.log"
 rust_rc=${PIPESTATUS[0]}
 read -r p f < <(grep -E '^test result:' "$art/cargo-test.log" | awk '{p+=$4; f+=$6} END {print p+0, f+0}')
 passed=$((passed + p)); failed=$((failed + f))
 [ "$rust_rc" -eq 0 ] || { suites_failed+=(rust); [ "$f" -gt 0 ] || failed=$((failed + 1)); }
 
 say "UI unit tests"
-(cd ui && npx vitest run --reporter=default --reporter=json --outputFile="$art/vitest.json") 2>&1 | tee "$art/vitest.log"
+(cd ui && limited 10m npx vitest run --reporter=default --reporter=json --outputFile="$art/vitest.json") 2>&1 | tee "$art/vitest.log"
 ui_rc=${PIPESTATUS[0]}
 read -r p f < <(node -e 'try{const r=require(process.argv[1]);console.log(r.numPassedTests, r.numFailedTests)}catch{console.log(0, 0)}' "$art/vitest.json")
 passed=$((passed + p)); failed=$((failed + f))
 [ "$ui_rc" -eq 0 ] || { suites_failed+=(ui); [ "$f" -gt 0 ] || failed=$((failed + 1)); }
 
 say "End-to-end test of the app window"
-"$REPO/.venv/bin/pytest" -q tests/e2e --junitxml="$art/e2e.xml" 2>&1 | tee "$art/e2e.log"
+limited 20m "$REPO/.venv/bin/pytest" -q tests/e2e --junitxml="$art/e2e.xml" 2>&1 | tee "$art/e2e.log"
 e2e_rc=${PIPESTATUS[0]}
 read -r p f < <(python3 - "$art/e2e.xml" <<'PY'
 import sys, xml.etree.ElementTree as ET

@@ -25,6 +25,11 @@ pub enum ListenMode {
     PushToTalk,
 }
 
+/// A microphone that delivers nothing for this long is treated as gone
+/// (a driver that stalls, a Bluetooth headset that went to sleep): the
+/// attempt ends with what was heard instead of waiting forever.
+pub const STALLED_AFTER: Duration = Duration::from_secs(5);
+
 /// How an attempt ended.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "reason", rename_all = "snake_case")]
@@ -79,6 +84,7 @@ pub fn listen(
     let mut all: Vec<f32> = Vec::new();
     let started = Instant::now();
     let mut heard_samples: u64 = 0;
+    let mut last_audio = Instant::now();
     loop {
         if release.released() {
             // The button was pressed again: the attempt is what was heard so far
@@ -94,6 +100,13 @@ pub fn listen(
             });
         }
         let Some(event) = capture.next_event(Duration::from_millis(20)) else {
+            if last_audio.elapsed() > STALLED_AFTER {
+                let detail = format!(
+                    "the microphone sent no sound for {} s",
+                    STALLED_AFTER.as_secs()
+                );
+                return device_lost(mode, &mut segmenter, all, detail);
+            }
             if mode == ListenMode::Vad
                 && !segmenter.in_speech()
                 && started.elapsed() > no_speech_after
@@ -110,6 +123,7 @@ pub fn listen(
         match event {
             CaptureEvent::Level(level) => on_level(level),
             CaptureEvent::Audio(samples) => {
+                last_audio = Instant::now();
                 if mode == ListenMode::PushToTalk {
                     all.extend_from_slice(&samples);
                     continue;
@@ -143,15 +157,7 @@ pub fn listen(
                 }
             }
             CaptureEvent::DeviceLost(detail) => {
-                let utterance = match mode {
-                    ListenMode::Vad => segmenter.heard_so_far(),
-                    ListenMode::PushToTalk => trimmed(&mut segmenter, std::mem::take(&mut all))?,
-                };
-                return Ok(HeardAttempt {
-                    utterance,
-                    ended: AttemptEnd::DeviceLost { detail },
-                    ended_at: Instant::now(),
-                });
+                return device_lost(mode, &mut segmenter, all, detail);
             }
             CaptureEvent::Stopped => {
                 let utterance = match mode {
@@ -166,6 +172,24 @@ pub fn listen(
             }
         }
     }
+}
+
+/// The microphone went away or stalled: the attempt keeps what was heard.
+fn device_lost(
+    mode: ListenMode,
+    segmenter: &mut Segmenter,
+    all: Vec<f32>,
+    detail: String,
+) -> Result<HeardAttempt, VadError> {
+    let utterance = match mode {
+        ListenMode::Vad => segmenter.heard_so_far(),
+        ListenMode::PushToTalk => trimmed(segmenter, all)?,
+    };
+    Ok(HeardAttempt {
+        utterance,
+        ended: AttemptEnd::DeviceLost { detail },
+        ended_at: Instant::now(),
+    })
 }
 
 /// Push-to-talk: the whole recording, trimmed to the span with speech (or

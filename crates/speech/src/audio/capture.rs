@@ -15,6 +15,12 @@ use serde::Serialize;
 use super::resample::{downmix, Resampler16k};
 use super::{AudioError, SAMPLE_RATE};
 
+/// How long [`Capture::start`] waits for the device to open.
+pub const OPEN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long dropping a [`Capture`] waits for the device to close.
+pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// Level-meter updates per second.
 pub const LEVELS_PER_SECOND: u32 = 20;
 
@@ -140,7 +146,7 @@ impl Capture {
             .name("deskmate-capture".into())
             .spawn(move || capture_thread(wanted, ready_tx, events_tx, stop_flag))
             .map_err(|e| AudioError::Device(format!("cannot start the capture thread: {e}")))?;
-        match ready_rx.recv() {
+        match ready_rx.recv_timeout(OPEN_TIMEOUT) {
             Ok(Ok((name, rate, channels))) => Ok(Self {
                 events: events_rx,
                 stop,
@@ -153,7 +159,14 @@ impl Capture {
                 let _ = thread.join();
                 Err(e)
             }
-            Err(_) => Err(AudioError::Device(
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                stop.store(true, Ordering::SeqCst);
+                Err(AudioError::Device(format!(
+                    "the microphone did not open within {} s",
+                    OPEN_TIMEOUT.as_secs()
+                )))
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(AudioError::Device(
                 "the capture thread stopped unexpectedly".into(),
             )),
         }
@@ -174,7 +187,20 @@ impl Drop for Capture {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         if let Some(t) = self.thread.take() {
-            let _ = t.join();
+            // The capture thread may be blocked handing over events nobody
+            // reads any more (a device that is not paced fills the channel):
+            // keep draining until it has seen the stop and ended.
+            let deadline = std::time::Instant::now() + CLOSE_TIMEOUT;
+            while !t.is_finished() && std::time::Instant::now() < deadline {
+                let _ = self.events.recv_timeout(Duration::from_millis(10));
+            }
+            if t.is_finished() {
+                let _ = t.join();
+            } else {
+                // A driver wedged inside a read never returns: leave its
+                // thread behind rather than freeze the app with it.
+                tracing::warn!(device = %self.device_name, "the microphone did not close in time; leaving it");
+            }
         }
     }
 }
@@ -277,9 +303,17 @@ fn capture_thread(
     let meter_block = (SAMPLE_RATE / LEVELS_PER_SECOND) as usize;
     let mut meter: Vec<f32> = Vec::with_capacity(meter_block);
     let mut total: u64 = 0;
+    // Every way out closes the device the same way: the audio callback may
+    // be blocked on a full `raw` channel, so the receiver goes first (its
+    // send then fails at once) and only then the stream, whose drop waits
+    // for the callback's thread.
+    let close = |stream: cpal::Stream, raw_rx: mpsc::Receiver<Raw>| {
+        drop(raw_rx);
+        drop(stream);
+    };
     loop {
         if stop.load(Ordering::SeqCst) {
-            drop(stream);
+            close(stream, raw_rx);
             let _ = events.send(CaptureEvent::Stopped);
             return;
         }
@@ -289,6 +323,7 @@ fn capture_thread(
                 let out = match resampler.push(&mono) {
                     Ok(o) => o,
                     Err(e) => {
+                        close(stream, raw_rx);
                         let _ = events.send(CaptureEvent::DeviceLost(e.to_string()));
                         return;
                     }
@@ -307,11 +342,12 @@ fn capture_thread(
                     }
                 }
                 if !out.is_empty() && events.send(CaptureEvent::Audio(out)).is_err() {
+                    close(stream, raw_rx);
                     return;
                 }
             }
             Ok(Raw::Failed(reason)) => {
-                drop(stream);
+                close(stream, raw_rx);
                 let _ = events.send(CaptureEvent::DeviceLost(format!(
                     "the microphone stopped working: {reason}"
                 )));
@@ -319,6 +355,7 @@ fn capture_thread(
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
+                close(stream, raw_rx);
                 let _ = events.send(CaptureEvent::DeviceLost(
                     "the microphone stream closed".into(),
                 ));
