@@ -2,23 +2,12 @@
 静夜思 with a line left out is marked on the right line, a retry passes, a
 review is scheduled, and the parent's report counts both attempts."""
 import datetime
-import json
-import subprocess
 import zoneinfo
 
-from selenium.webdriver.common.keys import Keys
-
-from conftest import REPO
-from ui import click, css, fill, open_profile, set_up_family, shot, tid, unlock_parent, visible, wait
+from ui import click, css, due_within, fill, open_profile, set_up_family, shot, tid, unlock_parent, visible, wait
 
 OMITTED = "床前明月光，举头望明月，低头思故乡。"
 CORRECT = "床前明月光，疑是地上霜。举头望明月，低头思故乡。"
-
-
-def cli(data_dir, *args):
-    out = subprocess.run([str(REPO / "target/debug/deskmate"), "--data-dir", str(data_dir), *args],
-                         check=True, capture_output=True, text=True).stdout
-    return json.loads(out) if out.strip().startswith(("[", "{")) else out
 
 
 def submit_typed(drv, text):
@@ -58,10 +47,7 @@ def test_typed_practice_retry_review_and_report(app, data_dir):
     shot(drv, "practice-03b-lamp")
 
     # The first pass put 静夜思 on the review schedule.
-    child = next(p for p in cli(data_dir, "profiles", "list", "--json") if p["name"] == "小明")
-    later = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=60)).isoformat()
-    due = cli(data_dir, "reviews", "due", "--profile", child["id"], "--at", later)
-    assert "静夜思" in str(due)
+    assert "静夜思" in due_within(data_dir, "小明")
 
     # The parent's daily report counts both attempts.
     click(drv, tid("done-button"))

@@ -1,9 +1,13 @@
 """Small WebDriver vocabulary for the Deskmate window tests."""
+import datetime
+import json
+import subprocess
+
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from conftest import ARTIFACTS
+from conftest import ARTIFACTS, REPO
 
 WAIT = 30
 
@@ -65,3 +69,17 @@ def unlock_parent(drv, name="妈妈", pin="2468"):
     fill(drv, "pin-input", pin)
     click(drv, tid("pin-submit"))
     visible(drv, tid("parent-home"))
+
+
+def cli(data_dir, *args):
+    """The deskmate CLI on the window's data directory; JSON output parsed."""
+    out = subprocess.run([str(REPO / "target/debug/deskmate"), "--data-dir", str(data_dir), *args],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out) if out.strip().startswith(("[", "{")) else out
+
+
+def due_within(data_dir, child_name, days=60):
+    """What the review schedule has due for a child within `days` (CLI output)."""
+    child = next(p for p in cli(data_dir, "profiles", "list", "--json") if p["name"] == child_name)
+    later = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=days)).isoformat()
+    return str(cli(data_dir, "reviews", "due", "--profile", child["id"], "--at", later))
