@@ -98,13 +98,11 @@ fn validate(m: &NewMaterial) -> StoreResult<()> {
         return Err(StoreError::Invalid(format!("a title is at most {TITLE_MAX_CHARS} characters")));
     }
     if !m.body.chars().any(char::is_alphanumeric) {
-        return Err(StoreError::Invalid("the text is empty: type or paste the words to recite".into()));
+        return Err(StoreError::BodyEmpty);
     }
     let n = m.body.chars().count();
     if n > BODY_MAX_CHARS {
-        return Err(StoreError::Invalid(format!(
-            "the text is too long ({n} characters; at most {BODY_MAX_CHARS}). Split it into shorter pieces"
-        )));
+        return Err(StoreError::BodyTooLong { chars: n, max: BODY_MAX_CHARS });
     }
     if let Some(g) = m.grade {
         if !(1..=12).contains(&g) {
@@ -252,9 +250,14 @@ mod tests {
         let base = NewMaterial { lang: "en".into(), title: "My rhyme".into(), body: "One two, buckle my shoe.".into(), ..Default::default() };
         s.materials().add_custom(base.clone(), None).unwrap();
         let empty = NewMaterial { body: " ，。 \n".into(), ..base.clone() };
-        assert!(s.materials().add_custom(empty, None).unwrap_err().to_string().contains("empty"));
+        let err = s.materials().add_custom(empty, None).unwrap_err();
+        assert!(err.to_string().contains("empty"));
+        assert_eq!(err.code(), "material.body_empty");
         let huge = NewMaterial { body: "a".repeat(1_000_000), ..base.clone() };
-        assert!(s.materials().add_custom(huge, None).unwrap_err().to_string().contains("too long"));
+        let err = s.materials().add_custom(huge, None).unwrap_err();
+        assert!(err.to_string().contains("too long"));
+        assert_eq!(err.code(), "material.body_too_long");
+        assert_eq!(err.params()["chars"], 1_000_000);
         let bad_lang = NewMaterial { lang: "fr".into(), ..base };
         assert!(s.materials().add_custom(bad_lang, None).is_err());
         assert_eq!(s.materials().list(&MaterialFilter::default()).unwrap().len(), 1);

@@ -5,7 +5,7 @@
 use argon2::password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 use chrono::{DateTime, Duration, Utc};
-use rusqlite::{params, OptionalExtension, Row};
+use rusqlite::{params, OptionalExtension, Row, TransactionBehavior};
 use serde::{Deserialize, Serialize};
 
 use crate::{now_utc, Store, StoreError, StoreResult};
@@ -180,7 +180,7 @@ impl<'s> Profiles<'s> {
                 );
                 match res {
                     Err(rusqlite::Error::SqliteFailure(f, _)) if f.code == rusqlite::ErrorCode::ConstraintViolation => {
-                        return Err(StoreError::Conflict(format!("a profile named {:?} already exists", r.name)))
+                        return Err(StoreError::NameTaken { name: r.name.clone() })
                     }
                     other => other.map(|_| ())?,
                 }
@@ -212,41 +212,47 @@ impl<'s> Profiles<'s> {
 
     /// Checks a parent's PIN. After [`PIN_MAX_TRIES`] wrong tries the parent
     /// area locks for a few minutes; the count survives restarts.
+    ///
+    /// Reading the count, checking the hash and writing the new count happen in
+    /// one `BEGIN IMMEDIATE` transaction: it takes SQLite's write lock before the
+    /// read, so checks made at the same time (two threads, or the window and the
+    /// CLI on one database) run one after the other and every wrong PIN counts.
+    /// The price is that the connection is held for one argon2 check (tens of
+    /// milliseconds), which is fine for something a person types.
     pub fn verify_pin(&self, id: &str, pin: &str, now: DateTime<Utc>) -> StoreResult<()> {
-        let (hash, tries, locked_until): (Option<String>, u32, Option<String>) = self.store.with_conn(|c| {
-            c.query_row(
-                "SELECT pin_hash, failed_pin_tries, locked_until FROM profiles WHERE id = ?1",
-                [id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
-            .optional()?
-            .ok_or_else(|| StoreError::NotFound(format!("profile {id}")))
-        })?;
-        let hash = hash.ok_or_else(|| StoreError::Invalid("this profile has no PIN".into()))?;
-        if let Some(until) = locked_until.as_deref().and_then(|s| DateTime::parse_from_rfc3339(s).ok()) {
-            if now < until {
-                return Err(StoreError::PinLocked { until: until.to_rfc3339() });
-            }
-        }
-        let parsed = PasswordHash::new(&hash).map_err(|e| StoreError::Invalid(format!("stored PIN hash is damaged: {e}")))?;
-        let ok = Argon2::default().verify_password(pin.as_bytes(), &parsed).is_ok();
         self.store.with_conn(|c| {
-            if ok {
-                c.execute("UPDATE profiles SET failed_pin_tries = 0, locked_until = NULL WHERE id = ?1", [id])?;
-                return Ok(());
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let (hash, tries, locked_until): (Option<String>, u32, Option<String>) = tx
+                .query_row(
+                    "SELECT pin_hash, failed_pin_tries, locked_until FROM profiles WHERE id = ?1",
+                    [id],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                )
+                .optional()?
+                .ok_or_else(|| StoreError::NotFound(format!("profile {id}")))?;
+            let hash = hash.ok_or_else(|| StoreError::Invalid("this profile has no PIN".into()))?;
+            if let Some(until) = locked_until.as_deref().and_then(|s| DateTime::parse_from_rfc3339(s).ok()) {
+                if now < until {
+                    // Nothing to write: dropping the transaction rolls it back.
+                    let until = until.with_timezone(&Utc).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+                    return Err(StoreError::PinLocked { until });
+                }
             }
-            let tries = tries + 1;
-            if tries >= PIN_MAX_TRIES {
+            let parsed =
+                PasswordHash::new(&hash).map_err(|e| StoreError::Invalid(format!("stored PIN hash is damaged: {e}")))?;
+            let outcome = if Argon2::default().verify_password(pin.as_bytes(), &parsed).is_ok() {
+                tx.execute("UPDATE profiles SET failed_pin_tries = 0, locked_until = NULL WHERE id = ?1", [id])?;
+                Ok(())
+            } else if tries + 1 >= PIN_MAX_TRIES {
                 let until = (now + Duration::minutes(PIN_LOCK_MINUTES)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-                c.execute(
-                    "UPDATE profiles SET failed_pin_tries = 0, locked_until = ?2 WHERE id = ?1",
-                    params![id, until],
-                )?;
+                tx.execute("UPDATE profiles SET failed_pin_tries = 0, locked_until = ?2 WHERE id = ?1", params![id, until])?;
                 Err(StoreError::PinLocked { until })
             } else {
-                c.execute("UPDATE profiles SET failed_pin_tries = ?2 WHERE id = ?1", params![id, tries])?;
-                Err(StoreError::WrongPin { tries_left: PIN_MAX_TRIES - tries })
-            }
+                tx.execute("UPDATE profiles SET failed_pin_tries = ?2 WHERE id = ?1", params![id, tries + 1])?;
+                Err(StoreError::WrongPin { tries_left: PIN_MAX_TRIES - (tries + 1) })
+            };
+            tx.commit()?;
+            outcome
         })
     }
 }
@@ -275,7 +281,8 @@ mod tests {
         let s = Store::open_in_memory().unwrap();
         s.profiles().add(NewProfile { name: "Lily".into(), ..Default::default() }).unwrap();
         let err = s.profiles().add(NewProfile { name: " lily ".into(), ..Default::default() }).unwrap_err();
-        assert!(matches!(err, StoreError::Conflict(_)), "{err}");
+        assert!(matches!(&err, StoreError::NameTaken { name } if name == "lily"), "{err}");
+        assert_eq!(err.code(), "profile.name_taken");
         assert_eq!(s.profiles().list().unwrap().len(), 1);
     }
 
@@ -302,7 +309,7 @@ mod tests {
             .profiles()
             .add_all(vec![parent("Mum"), NewProfile { name: "mum".into(), ..Default::default() }])
             .unwrap_err();
-        assert!(matches!(err, StoreError::Conflict(_)));
+        assert!(matches!(err, StoreError::NameTaken { .. }));
         assert!(s.profiles().list().unwrap().is_empty());
     }
 
