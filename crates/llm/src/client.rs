@@ -2,6 +2,8 @@
 //! what is worth retrying (rate limits with `retry-after`, server errors,
 //! network failures — also a stream that breaks before it yielded anything),
 //! and reads the reply as a stream of [`StreamEvent`]s with an idle timeout.
+//! The idle timeout bounds every wait on the server: for the response
+//! headers, for an error body, and between pieces of the stream.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
@@ -25,7 +27,9 @@ pub struct LlmConfig {
     pub api_key: Option<ApiKey>,
     pub retry: RetryPolicy,
     pub connect_timeout: Duration,
-    /// Give up when the stream sends nothing for this long.
+    /// Give up when the server sends nothing for this long: while waiting
+    /// for the response headers, while reading an error body, and between
+    /// pieces of the stream ([`LlmError::IdleTimeout`]).
     pub idle_timeout: Duration,
 }
 
@@ -207,15 +211,32 @@ impl LlmClient {
             Wire::Anthropic => {
                 rb = rb.header("anthropic-version", "2023-06-01");
                 if let Some(k) = &self.inner.api_key {
-                    rb = rb.header("x-api-key", k.expose());
+                    // Marked sensitive (as `bearer_auth` does) so HTTP-level
+                    // debug output never prints it.
+                    let mut v = reqwest::header::HeaderValue::from_str(k.expose())
+                        .map_err(|_| LlmError::Config("the API key contains characters an HTTP header cannot carry".into()))?;
+                    v.set_sensitive(true);
+                    rb = rb.header("x-api-key", v);
                 }
             }
         }
-        let resp = rb.send().await.map_err(|e| LlmError::Network(describe(&e)))?;
+        // A server that accepts the connection and then says nothing must not
+        // hold the call forever: the wait for the headers is bounded too.
+        let idle = self.inner.idle_timeout;
+        let resp = match tokio::time::timeout(idle, rb.send()).await {
+            Err(_) => return Err(LlmError::IdleTimeout(idle)),
+            Ok(r) => r.map_err(|e| LlmError::Network(describe(&e)))?,
+        };
         let status = resp.status();
         if !status.is_success() {
             let after = crate::retry::retry_after(resp.headers());
-            let text = resp.text().await.unwrap_or_default();
+            // The body only explains the status: one that does not come in
+            // time (or breaks) leaves the status to speak for itself.
+            let text = match tokio::time::timeout(idle, resp.text()).await {
+                Ok(Ok(text)) => text,
+                Ok(Err(e)) => format!("(the error body could not be read: {})", describe(&e)),
+                Err(_) => format!("(the server sent no error body within {} s)", idle.as_secs_f64()),
+            };
             return Err(LlmError::from_status(status.as_u16(), after, &text));
         }
         let is_json = resp
@@ -225,7 +246,10 @@ impl LlmClient {
             .is_some_and(|v| v.starts_with("application/json"));
         if is_json {
             // A server that ignored `stream: true` or answered an error with 200.
-            let text = resp.text().await.map_err(|e| LlmError::Network(describe(&e)))?;
+            let text = match tokio::time::timeout(idle, resp.text()).await {
+                Err(_) => return Err(LlmError::IdleTimeout(idle)),
+                Ok(r) => r.map_err(|e| LlmError::Network(describe(&e)))?,
+            };
             let (message, _) = crate::error::error_message(&text);
             return Err(LlmError::Protocol(format!("expected a streamed reply but got JSON: {message}")));
         }

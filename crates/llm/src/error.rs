@@ -23,10 +23,21 @@ pub enum LlmError {
     Server { status: u16, message: String },
     #[error("cannot reach the model provider: {0}")]
     Network(String),
-    #[error("the model stopped sending for {} s; gave up waiting", .0.as_secs())]
+    /// The server sent nothing for this long: no response headers, no
+    /// error body, or no next piece of the stream.
+    #[error("the model server sent nothing for {}; gave up waiting", seconds(*.0))]
     IdleTimeout(Duration),
     #[error("the model server sent a reply Deskmate cannot read: {0}")]
     Protocol(String),
+}
+
+/// `90 s`, or `0.3 s` below a second.
+fn seconds(d: Duration) -> String {
+    if d.subsec_millis() == 0 && d.as_secs() > 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
 }
 
 impl LlmError {
@@ -135,6 +146,15 @@ mod tests {
         assert!(matches!(LlmError::from_status(503, None, "down"), LlmError::Server { status: 503, .. }));
         assert!(matches!(LlmError::from_status(529, None, "overloaded"), LlmError::Server { status: 529, .. }));
         assert!(!LlmError::from_status(400, None, "bad").is_retryable());
+    }
+
+    #[test]
+    fn idle_timeouts_say_how_long() {
+        assert_eq!(
+            LlmError::IdleTimeout(Duration::from_secs(90)).to_string(),
+            "the model server sent nothing for 90 s; gave up waiting"
+        );
+        assert!(LlmError::IdleTimeout(Duration::from_millis(300)).to_string().contains("0.3 s"));
     }
 
     #[test]

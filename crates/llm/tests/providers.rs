@@ -208,6 +208,81 @@ async fn a_silent_stream_times_out() {
     assert!(t.elapsed() < Duration::from_secs(4));
 }
 
+/// A raw server on loopback that accepts connections, reads the request,
+/// sends `reply` (possibly nothing) and then keeps the connection open
+/// without another byte. Returns the base URL and a count of connections.
+async fn stalling_server(reply: &'static str) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = accepted.clone();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 64 * 1024];
+                let _ = socket.read(&mut buf).await;
+                let _ = socket.write_all(reply.as_bytes()).await;
+                // Hold the connection open, silent, until the test ends.
+                tokio::time::sleep(Duration::from_secs(600)).await;
+                drop(socket);
+            });
+        }
+    });
+    (format!("http://{addr}/v1"), accepted)
+}
+
+/// `fut`, or a test failure when it hangs (what these tests guard against).
+async fn within_10s<T>(fut: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(10), fut).await.expect("the call hung")
+}
+
+fn stalling_client(base_url: String, retries: u32) -> LlmClient {
+    let mut c = LlmConfig::new(ModelSpec::parse("openai:gpt-4o-mini").unwrap());
+    c.base_url = Some(base_url);
+    c.api_key = Some(ApiKey::new(KEY).unwrap());
+    c.retry = RetryPolicy { max_retries: retries, base_delay: Duration::from_millis(10), ..Default::default() };
+    c.idle_timeout = Duration::from_millis(300);
+    LlmClient::new(c).unwrap()
+}
+
+#[tokio::test]
+async fn a_server_that_accepts_and_never_answers_times_out() {
+    let (url, accepted) = stalling_server("").await;
+    let t = Instant::now();
+    let e = within_10s(stalling_client(url.clone(), 0).complete(&ask("x"))).await.unwrap_err();
+    assert_eq!(e, LlmError::IdleTimeout(Duration::from_millis(300)));
+    assert!(t.elapsed() >= Duration::from_millis(300), "gave up too early: {:?}", t.elapsed());
+    assert!(t.elapsed() < Duration::from_secs(5), "took {:?}", t.elapsed());
+    assert!(e.to_string().contains("sent nothing for 0.3 s"), "{e}");
+    // A timeout waiting for the headers is retried like a network failure.
+    let e = within_10s(stalling_client(url, 1).complete(&ask("x"))).await.unwrap_err();
+    assert_eq!(e.code(), "idle_timeout");
+    assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 3, "one call, then one try and one retry");
+}
+
+#[tokio::test]
+async fn an_error_body_that_never_comes_does_not_hang() {
+    // The status line and headers arrive; the promised body never does.
+    let (url, _) =
+        stalling_server("HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: 200\r\n\r\n{\"err")
+            .await;
+    let t = Instant::now();
+    let e = within_10s(stalling_client(url, 2).complete(&ask("x"))).await.unwrap_err();
+    assert!(t.elapsed() < Duration::from_secs(5), "took {:?}", t.elapsed());
+    // The status still decides what the error is (auth: not retried).
+    match &e {
+        LlmError::Auth { status: 401, message } => assert!(message.contains("no error body within"), "{message}"),
+        other => panic!("expected an auth error, got {other:?}"),
+    }
+    // Same for a 200 whose JSON body stalls: a typed timeout.
+    let (url, _) =
+        stalling_server("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 200\r\n\r\n{").await;
+    let e = within_10s(stalling_client(url, 0).complete(&ask("x"))).await.unwrap_err();
+    assert_eq!(e, LlmError::IdleTimeout(Duration::from_millis(300)));
+}
+
 #[tokio::test]
 async fn the_key_never_shows_in_errors_or_debug() {
     // A careless server echoes the credentials it got.
