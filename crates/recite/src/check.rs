@@ -342,6 +342,7 @@ impl Work<'_> {
         let mut e =
             RecitationError::new(ErrorType::Order, kind, self.mode, self.lang, (line + 1, offset), expected, actual);
         e.span = if wide { rs..rs + len } else { lo..hi };
+        e.heard = self.t[ts].src.start..self.t[ts + len - 1].src.end;
         self.errors.push(e);
     }
 
@@ -507,6 +508,7 @@ impl Work<'_> {
             self.t[j].text.clone(),
         );
         e.uncertain = self.unsure(std::iter::once(j));
+        e.heard = self.t[j].src.clone();
         self.errors.push(e);
     }
 
@@ -527,7 +529,7 @@ impl Work<'_> {
                 end += 1;
             }
             let kind = if line_range == (i..end) { ErrorKind::Line } else { ErrorKind::Part };
-            self.errors.push(RecitationError::new(
+            let mut e = RecitationError::new(
                 ErrorType::Omission,
                 kind,
                 self.mode,
@@ -535,7 +537,11 @@ impl Work<'_> {
                 (line + 1, offset),
                 self.reference.text_of(i..end),
                 String::new(),
-            ));
+            );
+            let at = self.heard_before(i);
+            e.heard = at..at;
+            e.uncertain = self.transcript.unsure_gaps.contains(&at);
+            self.errors.push(e);
             i = end;
         }
     }
@@ -566,8 +572,19 @@ impl Work<'_> {
                     join_units(&self.t[start..j], self.lang),
                 );
                 e.uncertain = self.unsure(start..j);
+                e.heard = self.t[start].src.start..self.t[j - 1].src.end;
                 self.errors.push(e);
             }
+        }
+    }
+
+    /// The transcript position (char index) just after what was recited
+    /// for the reference units before `i`: where reference unit `i` belongs.
+    fn heard_before(&self, i: usize) -> usize {
+        let prev = self.ref_match[..i].iter().rev().flatten().next();
+        match prev {
+            Some(&j) => self.t[j].src.end,
+            None => self.ref_match[i..].iter().flatten().next().map_or(0, |&j| self.t[j].src.start),
         }
     }
 

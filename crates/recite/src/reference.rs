@@ -150,15 +150,20 @@ pub struct Transcript {
     /// they are part of `uncertain`. Without confidences every error is certain.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confidences: Option<Vec<f32>>,
+    /// Char positions in `text` where speech recognition may have dropped
+    /// what the child said: an omission heard at one of them is `uncertain`
+    /// (set by a speech pipeline that re-examined the audio there).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unsure_gaps: Vec<usize>,
 }
 
 impl Transcript {
     pub fn new(text: impl Into<String>) -> Self {
-        Self { text: text.into(), confidences: None }
+        Self { text: text.into(), confidences: None, unsure_gaps: Vec::new() }
     }
 
     pub fn with_confidences(text: impl Into<String>, confidences: Vec<f32>) -> Self {
-        Self { text: text.into(), confidences: Some(confidences) }
+        Self { text: text.into(), confidences: Some(confidences), unsure_gaps: Vec::new() }
     }
 
     /// Units of the transcript; numbers take the reading the reference uses

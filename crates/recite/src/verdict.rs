@@ -108,6 +108,12 @@ pub struct RecitationError {
     /// The reference units the error covers (for showing it line by line).
     #[serde(skip)]
     pub(crate) span: std::ops::Range<usize>,
+    /// Where in the transcript's text (char indices) the error was heard: the
+    /// recited units of a substitution, insertion or order error; for an
+    /// omission, the empty range where the missing text belongs. Lets a
+    /// speech pipeline re-examine the audio at that place.
+    #[serde(skip)]
+    pub heard: std::ops::Range<usize>,
 }
 
 impl RecitationError {
@@ -132,6 +138,7 @@ impl RecitationError {
             label_en: label_en.into(),
             uncertain: false,
             span: 0..0,
+            heard: 0..0,
         }
     }
 }

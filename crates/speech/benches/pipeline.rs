@@ -5,7 +5,8 @@
 //!
 //! `cargo bench -p deskmate-speech --bench pipeline` (models from
 //! DESKMATE_MODELS_DIR or <repo>/models; clips from DESKMATE_DEV_CLIPS or
-//! <repo>/../shared/recite-audio-dev). BENCH_LIMIT=N runs the first N clips;
+//! <repo>/../shared/recite-audio-dev). BENCH_LANG=zh|en keeps one language;
+//! BENCH_LIMIT=N runs the first N clips;
 //! BENCH_FIT_LIMIT=N (default 40) sizes the audio_ctx comparison;
 //! BENCH_SAVE=FILE appends every transcript to FILE, BENCH_SCORE=FILE scores
 //! a saved FILE again without running whisper (e.g. a partial run).
@@ -13,7 +14,7 @@
 use std::path::PathBuf;
 
 use deskmate_speech::asr::{AsrConfig, AudioContext};
-use deskmate_speech::evaluation::{hear_all, read_manifest, score, HeardClip};
+use deskmate_speech::evaluation::{hear_all, read_manifest, score, verdict_of, HeardClip};
 use deskmate_speech::fairness::FairnessSettings;
 use deskmate_speech::{ModelPaths, SpeechPipeline};
 
@@ -48,7 +49,7 @@ fn run(
     let heard = match hear_all(&pipeline, dir, clips, &mut |i, h| {
         if let Some(f) = log.as_mut() {
             use std::io::Write;
-            let line = serde_json::json!({ "label": label, "id": h.clip.id, "transcript": h.transcript, "vad_ms": h.vad_ms, "asr_ms": h.asr_ms, "to_verdict_ms": h.to_verdict_ms });
+            let line = serde_json::json!({ "label": label, "id": h.clip.id, "transcript": h.transcript, "vad_ms": h.vad_ms, "asr_ms": h.asr_ms, "to_verdict_ms": h.to_verdict_ms, "fits": h.fits });
             let _ = writeln!(f, "{line}");
         }
         let audio_s = h.clip.duration_s;
@@ -112,26 +113,63 @@ fn report(label: &str, heard: &[HeardClip]) {
         f.en_words,
         f.no_speech
     );
-    println!("fairness sweep (errors found: certain / incl. uncertain; false alarms = clean clips with a certain error):");
-    println!("  tone rule  low-conf <  found cert  found any  false alarms");
-    for tone in [true, false] {
-        for low in [0.0f32, 0.5, 0.6, 0.7, 0.8, 0.9] {
-            let s = FairnessSettings {
-                low_confidence_below: low,
-                tone_is_uncertain: tone,
-            };
-            let f = score(heard, &s);
-            println!(
-                "  {:<9}  {:<9.2}  {:>5.1} %     {:>5.1} %    {:>2}/{} = {:.1} %",
-                if tone { "on" } else { "off" },
-                low,
-                f.found_certain_rate() * 100.0,
-                f.found_any_rate() * 100.0,
-                f.false_alarm_clips,
-                f.clean_clips,
-                f.false_alarm_rate() * 100.0
-            );
+    println!(
+        "default settings: clean clips asked to say a line again (no certain error) {}/{}; certain errors on clean clips:",
+        f.clean_asked_again, f.clean_clips
+    );
+    for line in &f.false_alarms {
+        println!("  {line}");
+    }
+    if std::env::var_os("BENCH_DELTAS").is_some() {
+        println!("re-examined differences (default settings): clip, clean?, type, line, expected -> heard, delta nats");
+        for h in heard {
+            let Some(v) = verdict_of(h, &FairnessSettings::default()) else { continue };
+            for r in &v.rechecked {
+                let Some(e) = v.verdict.errors.get(r.error) else { continue };
+                println!(
+                    "  {:<14} {:<5} {:<12} {} {:?} -> {:?} {:+.2}",
+                    h.clip.id,
+                    if h.clip.expected_errors.is_empty() { "clean" } else { "err" },
+                    e.error_type.as_str(),
+                    e.line,
+                    e.expected,
+                    e.actual,
+                    r.delta
+                );
+            }
         }
+    }
+    println!("fairness sweep (errors found: certain / incl. uncertain; false alarms = clean clips with a certain error):");
+    println!("  tone rule  low-conf <  recheck margin  found cert  found any  false alarms  clean asked again");
+    let mut rows = Vec::new();
+    for tone in [true, false] {
+        for low in [0.0f32, 0.5, 0.8, 0.9] {
+            rows.push((tone, low, None));
+        }
+    }
+    for margin in [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0] {
+        rows.push((true, 0.8, Some(margin)));
+        rows.push((true, 0.0, Some(margin)));
+    }
+    for (tone, low, margin) in rows {
+        let s = FairnessSettings {
+            low_confidence_below: low,
+            tone_is_uncertain: tone,
+            recheck_margin: margin,
+        };
+        let f = score(heard, &s);
+        println!(
+            "  {:<9}  {:<9.2}  {:<14}  {:>5.1} %     {:>5.1} %    {:>2}/{} = {:>4.1} %  {:>2}",
+            if tone { "on" } else { "off" },
+            low,
+            margin.map_or("off".to_string(), |m| format!("{m:.1}")),
+            f.found_certain_rate() * 100.0,
+            f.found_any_rate() * 100.0,
+            f.false_alarm_clips,
+            f.clean_clips,
+            f.false_alarm_rate() * 100.0,
+            f.clean_asked_again
+        );
     }
 }
 
@@ -169,6 +207,7 @@ fn main() {
                 vad_ms: v["vad_ms"].as_u64().unwrap_or(0),
                 asr_ms: v["asr_ms"].as_u64().unwrap_or(0),
                 to_verdict_ms: v["to_verdict_ms"].as_u64().unwrap_or(0),
+                fits: serde_json::from_value(v["fits"].clone()).unwrap_or_default(),
             };
             by_label.entry(v["label"].as_str().unwrap_or("?").to_string()).or_default().push(h);
         }
@@ -176,6 +215,9 @@ fn main() {
             report(label, heard);
         }
         return;
+    }
+    if let Ok(lang) = std::env::var("BENCH_LANG") {
+        clips.retain(|c| c.lang == lang);
     }
     if let Some(n) = std::env::var("BENCH_LIMIT")
         .ok()

@@ -4,7 +4,9 @@
 //! Shared by the agreement test and the bench binary so both measure the
 //! same thing.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use deskmate_recite::{ErrorType, Reference};
@@ -13,7 +15,8 @@ use serde::Deserialize;
 
 use crate::asr::units::is_hanzi;
 use crate::asr::{Lang, Transcript};
-use crate::fairness::{judge, FairnessSettings, VoiceVerdict};
+use crate::asr::AsrError;
+use crate::fairness::{judge, judge_with_audio, judge_with_fit, FairnessSettings, VoiceVerdict};
 use crate::pipeline::{SpeechError, SpeechPipeline};
 
 /// One line of `manifest.jsonl`.
@@ -65,8 +68,13 @@ pub struct HeardClip {
     pub transcript: Option<Transcript>,
     pub vad_ms: u64,
     pub asr_ms: u64,
-    /// Wall time from the audio being complete to the verdict (VAD + ASR + check).
+    /// Wall time from the audio being complete to the verdict (VAD + ASR +
+    /// check with the default settings, re-examining included).
     pub to_verdict_ms: u64,
+    /// Re-examining scores of the transcript and each corrected variant
+    /// (every difference of the plain check), measured while the recording
+    /// was loaded, so [`score`] can apply any settings afterwards.
+    pub fits: HashMap<String, f64>,
 }
 
 /// Runs every clip through decode → VAD → ASR (the slow part, done once).
@@ -81,22 +89,51 @@ pub fn hear_all(
         let audio = crate::audio::file::load(&clip.path(dir), 120.0)?;
         let started = Instant::now();
         let heard = pipeline.hear(&audio, clip.lang(), Some(clip.units))?;
-        if let (Some(t), Ok(reference)) = (&heard.transcript, Reference::new(&clip.reference, None))
-        {
-            let _ = judge(&reference, t, &FairnessSettings::default());
+        let reference = Reference::new(&clip.reference, None).ok();
+        if let (Some(t), Some(reference)) = (&heard.transcript, &reference) {
+            let _ = judge_with_audio(reference, t, &FairnessSettings::default(), pipeline.asr());
         }
         let to_verdict_ms = started.elapsed().as_millis() as u64;
+        let mut fits = HashMap::new();
+        if let (Some(t), Some(reference)) = (&heard.transcript, &reference) {
+            fits = measure_fits(pipeline, reference, t);
+        }
         let h = HeardClip {
             clip: clip.clone(),
             transcript: heard.transcript,
             vad_ms: heard.vad_ms,
             asr_ms: heard.asr_ms,
             to_verdict_ms,
+            fits,
         };
         progress(i, &h);
         out.push(h);
     }
     Ok(out)
+}
+
+/// Scores every variant any setting could ask for: the plain voice check's
+/// differences, none forgiven beforehand.
+fn measure_fits(
+    pipeline: &SpeechPipeline,
+    reference: &Reference,
+    t: &Transcript,
+) -> HashMap<String, f64> {
+    let measured = Mutex::new(HashMap::new());
+    let every = FairnessSettings {
+        low_confidence_below: 0.0,
+        tone_is_uncertain: false,
+        recheck_margin: Some(0.0),
+    };
+    let fit = |texts: Vec<String>| -> Result<Vec<f64>, AsrError> {
+        let scores = pipeline.asr().recheck(t, texts.clone())?;
+        if let Ok(mut m) = measured.lock() {
+            m.extend(texts.into_iter().zip(scores.iter().copied()));
+        }
+        Ok(scores)
+    };
+    let _ = judge_with_fit(reference, t, &every, &fit);
+    measured.into_inner().unwrap_or_default()
 }
 
 fn edit_distance<T: PartialEq>(a: &[T], b: &[T]) -> usize {
@@ -162,6 +199,11 @@ pub struct Figures {
     pub clean_clips: usize,
     /// Clean clips (no expected error) with any certain error.
     pub false_alarm_clips: usize,
+    /// Clean clips without a certain error where the child is still asked to
+    /// say something again (the price of the fairness rules).
+    pub clean_asked_again: usize,
+    /// Each certain error on a clean clip: "clip: type line N expected → heard".
+    pub false_alarms: Vec<String>,
     pub no_speech: usize,
 }
 
@@ -180,6 +222,9 @@ impl Figures {
     }
     pub fn found_any_rate(&self) -> f64 {
         ratio(self.found_any, self.expected_errors)
+    }
+    pub fn clean_asked_again_rate(&self) -> f64 {
+        ratio(self.clean_asked_again, self.clean_clips)
     }
     pub fn false_alarm_rate(&self) -> f64 {
         ratio(self.false_alarm_clips, self.clean_clips)
@@ -221,13 +266,20 @@ pub fn verdict_of(h: &HeardClip, settings: &FairnessSettings) -> Option<VoiceVer
         flags: vec![],
         audio_ms: 0,
         asr_ms: 0,
+        audio_id: 0,
     };
-    judge(
-        &reference,
-        h.transcript.as_ref().unwrap_or(&empty),
-        settings,
-    )
-    .ok()
+    let heard = h.transcript.as_ref().unwrap_or(&empty);
+    let fit = |texts: Vec<String>| -> Result<Vec<f64>, AsrError> {
+        texts
+            .iter()
+            .map(|t| h.fits.get(t).copied().ok_or(AsrError::RecordingGone))
+            .collect()
+    };
+    if h.fits.is_empty() {
+        judge(&reference, heard, settings).ok()
+    } else {
+        judge_with_fit(&reference, heard, settings, &fit).ok()
+    }
 }
 
 /// Scores heard clips under `settings`.
@@ -276,6 +328,18 @@ pub fn score(heard: &[HeardClip], settings: &FairnessSettings) -> Figures {
             f.clean_clips += 1;
             if !certain.is_empty() {
                 f.false_alarm_clips += 1;
+            } else if !v.uncertain.is_empty() {
+                f.clean_asked_again += 1;
+            }
+            for e in v.certain_errors() {
+                f.false_alarms.push(format!(
+                    "{}: {} line {} {:?} → {:?}",
+                    h.clip.id,
+                    e.error_type.as_str(),
+                    e.line,
+                    e.expected,
+                    e.actual
+                ));
             }
         }
     }

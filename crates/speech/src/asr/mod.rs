@@ -7,6 +7,7 @@
 //! prompt that keeps the output in Simplified characters.
 
 pub mod guards;
+mod recheck;
 pub mod units;
 
 use std::path::{Path, PathBuf};
@@ -35,6 +36,8 @@ pub enum AsrError {
     Cancelled,
     #[error("the speech recognition worker has stopped")]
     WorkerGone,
+    #[error("that recording is no longer loaded for re-examining")]
+    RecordingGone,
 }
 
 /// How much of whisper's 30 s encoder window to use.
@@ -89,6 +92,9 @@ pub struct Transcript {
     pub flags: Vec<GuardFlag>,
     pub audio_ms: u64,
     pub asr_ms: u64,
+    /// Which recording on the worker this came from (see [`AsrEngine::recheck`]).
+    #[serde(skip)]
+    pub audio_id: u64,
 }
 
 /// Cancels a job from another thread.
@@ -110,6 +116,19 @@ struct Job {
     reply: mpsc::Sender<Result<Transcript, AsrError>>,
 }
 
+/// Scoring texts against a recording the worker still holds.
+struct ScoreJob {
+    audio_id: u64,
+    lang: Lang,
+    texts: Vec<String>,
+    reply: mpsc::Sender<Result<Vec<f64>, AsrError>>,
+}
+
+enum Work {
+    Transcribe(Job),
+    Score(ScoreJob),
+}
+
 /// A job in flight.
 pub struct AsrTicket {
     reply: mpsc::Receiver<Result<Transcript, AsrError>>,
@@ -128,7 +147,7 @@ impl AsrTicket {
 
 /// The whisper worker: owns the model on its own thread.
 pub struct AsrEngine {
-    jobs: Option<mpsc::Sender<Job>>,
+    jobs: Option<mpsc::Sender<Work>>,
     thread: Option<JoinHandle<()>>,
     pub model_description: String,
 }
@@ -143,7 +162,7 @@ impl AsrEngine {
                 reason: "file not found — models missing: run scripts/fetch-models.sh".into(),
             });
         }
-        let (jobs_tx, jobs_rx) = mpsc::channel::<Job>();
+        let (jobs_tx, jobs_rx) = mpsc::channel::<Work>();
         let (ready_tx, ready_rx) = mpsc::channel::<Result<String, AsrError>>();
         let thread = std::thread::Builder::new()
             .name("deskmate-asr".into())
@@ -168,7 +187,7 @@ impl AsrEngine {
         };
         if let Some(jobs) = &self.jobs {
             // If the worker is gone the ticket's wait() reports it.
-            let _ = jobs.send(job);
+            let _ = jobs.send(Work::Transcribe(job));
         }
         AsrTicket {
             reply: reply_rx,
@@ -179,6 +198,28 @@ impl AsrEngine {
     /// Transcribes and waits (from a blocking thread).
     pub fn transcribe(&self, request: AsrRequest) -> Result<Transcript, AsrError> {
         self.submit(request).wait()
+    }
+
+    /// How well the audio of `transcript` fits each of `texts`: the sum of
+    /// whisper's token log-probabilities for each text, given that audio
+    /// (higher fits better; compare texts of the same recording only).
+    /// Works while the recording is the last one this engine transcribed;
+    /// after another transcription it fails with [`AsrError::RecordingGone`].
+    /// Blocks: call from a blocking thread.
+    pub fn recheck(&self, transcript: &Transcript, texts: Vec<String>) -> Result<Vec<f64>, AsrError> {
+        let (reply, answer) = mpsc::channel();
+        let job = ScoreJob {
+            audio_id: transcript.audio_id,
+            lang: transcript.lang,
+            texts,
+            reply,
+        };
+        self.jobs
+            .as_ref()
+            .ok_or(AsrError::WorkerGone)?
+            .send(Work::Score(job))
+            .map_err(|_| AsrError::WorkerGone)?;
+        answer.recv().map_err(|_| AsrError::WorkerGone)?
     }
 }
 
@@ -193,7 +234,7 @@ impl Drop for AsrEngine {
 
 fn worker(
     config: AsrConfig,
-    jobs: mpsc::Receiver<Job>,
+    jobs: mpsc::Receiver<Work>,
     ready: mpsc::Sender<Result<String, AsrError>>,
 ) {
     let mut params = WhisperContextParameters::default();
@@ -220,13 +261,38 @@ fn worker(
     if ready.send(Ok(description)).is_err() {
         return;
     }
-    while let Ok(job) = jobs.recv() {
-        let result = if job.cancel.is_cancelled() {
-            Err(AsrError::Cancelled)
-        } else {
-            run(&ctx, &config, &job.request, &job.cancel)
-        };
-        let _ = job.reply.send(result);
+    // The last recording's state (its encoded audio), kept for re-examining.
+    let mut last: Option<(u64, whisper_rs::WhisperState)> = None;
+    let mut next_id = 0u64;
+    while let Ok(work) = jobs.recv() {
+        match work {
+            Work::Transcribe(job) => {
+                last = None;
+                let result = if job.cancel.is_cancelled() {
+                    Err(AsrError::Cancelled)
+                } else {
+                    next_id += 1;
+                    run(&ctx, &config, &job.request, &job.cancel, next_id).map(|(t, state)| {
+                        last = Some((next_id, state));
+                        t
+                    })
+                };
+                let _ = job.reply.send(result);
+            }
+            Work::Score(job) => {
+                let result = match last.as_mut() {
+                    Some((id, state)) if *id == job.audio_id => recheck::score_texts(
+                        &ctx,
+                        state,
+                        job.lang,
+                        &job.texts,
+                        usize::from(config.threads.max(1)),
+                    ),
+                    _ => Err(AsrError::RecordingGone),
+                };
+                let _ = job.reply.send(result);
+            }
+        }
     }
 }
 
@@ -248,7 +314,8 @@ fn run(
     config: &AsrConfig,
     request: &AsrRequest,
     cancel: &CancelToken,
-) -> Result<Transcript, AsrError> {
+    audio_id: u64,
+) -> Result<(Transcript, whisper_rs::WhisperState), AsrError> {
     let started = Instant::now();
     let audio_ms = request.samples.len() as u64 * 1000 / u64::from(SAMPLE_RATE);
     let lang = request.lang;
@@ -357,7 +424,7 @@ fn run(
             flags.push(flag);
         }
     }
-    Ok(Transcript {
+    let transcript = Transcript {
         lang,
         text: units::join(&heard, lang),
         raw_text: units::to_simplified(raw_text.trim()),
@@ -365,5 +432,7 @@ fn run(
         flags,
         audio_ms,
         asr_ms: started.elapsed().as_millis() as u64,
-    })
+        audio_id,
+    };
+    Ok((transcript, state))
 }
