@@ -1,7 +1,8 @@
 //! The tools a model may call, and the rules every tool keeps: arguments
 //! arrive as JSON and are checked against the tool's schema; a failure is
 //! returned to the model as text starting with `Error:` — a tool never
-//! panics and never ends the run.
+//! ends the run: even a panic inside a tool (a plug-in's bug) is caught and
+//! becomes error text.
 
 mod files;
 mod search_files;
@@ -9,11 +10,14 @@ mod todos;
 mod web;
 
 use std::collections::BTreeMap;
+use std::any::Any;
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
 
 use deskmate_llm::ToolSpec;
+use futures_util::FutureExt;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -122,8 +126,9 @@ impl ToolSet {
             .collect()
     }
 
-    /// Runs the call `name(arguments)`: unknown tools and arguments that are
-    /// not JSON become error text for the model.
+    /// Runs the call `name(arguments)`: unknown tools, arguments that are
+    /// not JSON and a tool that panics (while starting or while running)
+    /// become error text for the model.
     pub async fn call(&self, ctx: ToolContext, name: &str, arguments: &str) -> ToolOutput {
         let Some(tool) = self.get(name) else {
             return ToolOutput::error(format!("there is no tool named {name:?}; the tools are: {}", self.names().join(", ")));
@@ -131,11 +136,30 @@ impl ToolSet {
         let args =
             if arguments.trim().is_empty() { Ok(Value::Object(Default::default())) } else { serde_json::from_str(arguments) };
         match args {
-            Ok(v @ Value::Object(_)) => tool.call(ctx, v).await,
+            Ok(v @ Value::Object(_)) => {
+                // The tool's state is not shared with the loop: after a panic
+                // nothing half-changed is used again, so unwinding is safe.
+                let running = match std::panic::catch_unwind(AssertUnwindSafe(|| tool.call(ctx, v))) {
+                    Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
+                    Err(panic) => Err(panic),
+                };
+                running.unwrap_or_else(|panic| {
+                    tracing::error!(tool = name, "a tool panicked: {}", panic_message(panic.as_ref()));
+                    ToolOutput::error(format!(
+                        "the tool {name} failed unexpectedly ({}); try something else",
+                        panic_message(panic.as_ref())
+                    ))
+                })
+            }
             Ok(_) => ToolOutput::error(format!("the arguments for {name} must be a JSON object")),
             Err(e) => ToolOutput::error(format!("the arguments for {name} are not valid JSON ({e}); send a JSON object")),
         }
     }
+}
+
+/// The text a panic carried (`panic!("…")` gives a `&str` or a `String`).
+fn panic_message(panic: &(dyn Any + Send)) -> &str {
+    panic.downcast_ref::<&str>().copied().or_else(|| panic.downcast_ref::<String>().map(String::as_str)).unwrap_or("a panic")
 }
 
 /// Reads a tool's arguments into its argument type.
@@ -159,5 +183,63 @@ pub(crate) async fn blocking(f: impl FnOnce() -> ToolOutput + Send + 'static) ->
     match tokio::task::spawn_blocking(f).await {
         Ok(out) => out,
         Err(e) => ToolOutput::error(format!("the tool stopped unexpectedly: {e}")),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    /// A plug-in tool with a bug: it panics while running, or already while
+    /// starting its work.
+    struct Buggy {
+        name: &'static str,
+        when_starting: bool,
+    }
+
+    impl Tool for Buggy {
+        fn name(&self) -> &'static str {
+            self.name
+        }
+        fn description(&self) -> &'static str {
+            "panics"
+        }
+        fn parameters(&self) -> Value {
+            serde_json::json!({"type": "object"})
+        }
+        fn call(&self, _ctx: ToolContext, _args: Value) -> ToolFuture {
+            if self.when_starting {
+                panic!("bad plug-in setup");
+            }
+            Box::pin(async move {
+                tokio::task::yield_now().await;
+                let index: usize = "not a number".parse().unwrap_or(7);
+                let empty: Vec<u8> = Vec::new();
+                ToolOutput::ok(format!("{}", empty[index]))
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_panicking_tool_becomes_error_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ToolContext {
+            sandbox: Arc::new(Sandbox::open(&dir.path().join("ws")).unwrap()),
+            thread_id: "t".into(),
+            tool_call_id: "c".into(),
+        };
+        let mut set = ToolSet::default();
+        set.add(Arc::new(Buggy { name: "async_bug", when_starting: false }));
+        set.add(Arc::new(Buggy { name: "start_bug", when_starting: true }));
+        let out = set.call(ctx.clone(), "async_bug", "{}").await;
+        assert!(out.is_error);
+        assert!(out.content.starts_with("Error: the tool async_bug failed unexpectedly"), "{}", out.content);
+        assert!(out.content.contains("index out of bounds"), "{}", out.content);
+        let out = set.call(ctx.clone(), "start_bug", "{}").await;
+        assert!(out.is_error);
+        assert!(out.content.contains("bad plug-in setup"), "{}", out.content);
+        // The set still works afterwards.
+        assert!(set.call(ctx, "async_bug", "[]").await.content.contains("must be a JSON object"));
     }
 }
