@@ -328,12 +328,41 @@ pub fn edit_file(sandbox: &Sandbox, path: &str, old: &str, new: &str, replace_al
         ".{}.deskmate-edit",
         host.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
     ));
-    let written = std::fs::write(&tmp, updated.as_bytes()).and_then(|()| std::fs::rename(&tmp, &host));
-    if let Err(e) = written {
+    let mut file = match create_edit_file(&tmp) {
+        Ok(f) => f,
+        Err(e) => return ToolOutput::error(format!("cannot save '{path}': {e}")),
+    };
+    let written = {
+        use std::io::Write;
+        file.write_all(updated.as_bytes()).and_then(|()| file.sync_all())
+    };
+    drop(file);
+    // rename replaces the entry at `host` itself; it never follows a link there.
+    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, &host)) {
         let _ = std::fs::remove_file(&tmp);
         return ToolOutput::error(format!("cannot save '{path}': {e}"));
     }
     ToolOutput::ok(format!("Successfully replaced {count} instance(s) of the string in '{}'", Sandbox::display_path(path)))
+}
+
+/// Creates `edit_file`'s temporary file new (`O_CREAT | O_EXCL`, which never
+/// follows a symbolic link), so nothing planted at its name — a link to a
+/// file outside the workspace above all — can redirect the write. A stale
+/// one (a file or link left by a crash) is removed first: removing a link
+/// removes the link, not what it points to. A folder there is refused.
+fn create_edit_file(tmp: &std::path::Path) -> std::io::Result<std::fs::File> {
+    match tmp.symlink_metadata() {
+        Ok(m) if m.is_dir() => {
+            return Err(std::io::Error::new(
+                ErrorKind::AlreadyExists,
+                format!("a folder is in the way of the temporary file {}", tmp.display()),
+            ))
+        }
+        Ok(_) => std::fs::remove_file(tmp)?,
+        Err(e) if e.kind() == ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    std::fs::OpenOptions::new().write(true).create_new(true).open(tmp)
 }
 
 #[cfg(test)]
@@ -426,5 +455,36 @@ mod tests {
         assert!(edit_file(&sb, "/p.md", "", "b", false).is_error);
         // No temporary file is left behind.
         assert_eq!(std::fs::read_dir(sb.root()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn edit_file_never_writes_through_a_planted_temporary_link() {
+        let (d, sb) = sandbox();
+        let outside = d.path().join("outside.txt");
+        std::fs::write(&outside, "do not touch").unwrap();
+        write_file(&sb, "/p.md", "old text");
+        // A link planted where edit_file puts its temporary file.
+        let planted = sb.root().join(".p.md.deskmate-edit");
+        std::os::unix::fs::symlink(&outside, &planted).unwrap();
+        let out = edit_file(&sb, "/p.md", "old", "new", false);
+        assert!(!out.is_error, "{}", out.content);
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "do not touch");
+        assert_eq!(std::fs::read_to_string(sb.root().join("p.md")).unwrap(), "new text");
+        assert!(!sb.root().join("p.md").symlink_metadata().unwrap().file_type().is_symlink());
+        assert!(planted.symlink_metadata().is_err(), "the planted link is gone");
+        // A dangling link and a stale file from a crash are no obstacle either.
+        std::os::unix::fs::symlink(d.path().join("nowhere"), &planted).unwrap();
+        assert!(!edit_file(&sb, "/p.md", "new", "newer", false).is_error);
+        assert!(!d.path().join("nowhere").exists(), "nothing was created outside");
+        std::fs::write(&planted, "stale").unwrap();
+        assert!(!edit_file(&sb, "/p.md", "newer", "newest", false).is_error);
+        assert_eq!(std::fs::read_to_string(sb.root().join("p.md")).unwrap(), "newest text");
+        // A folder in the way is refused, and the file is unchanged.
+        std::fs::create_dir(&planted).unwrap();
+        let refused = edit_file(&sb, "/p.md", "newest", "x", false);
+        assert!(refused.is_error && refused.content.contains("folder is in the way"), "{}", refused.content);
+        assert_eq!(std::fs::read_to_string(sb.root().join("p.md")).unwrap(), "newest text");
+        assert_eq!(std::fs::read_dir(sb.root()).unwrap().count(), 2);
     }
 }
