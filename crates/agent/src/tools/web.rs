@@ -12,6 +12,9 @@ use super::{parse_args, schema, Tool, ToolContext, ToolFuture, ToolOutput};
 
 /// Environment variable holding a Tavily search API key.
 pub const SEARCH_KEY_ENV: &str = "DESKMATE_SEARCH_API_KEY";
+/// Environment variable overriding the search service's base URL (a
+/// Tavily-compatible proxy; the tests' loopback server).
+pub const SEARCH_URL_ENV: &str = "DESKMATE_SEARCH_URL";
 
 /// Where searches go.
 #[derive(Debug, Clone)]
@@ -27,9 +30,14 @@ impl Default for SearchConfig {
 }
 
 impl SearchConfig {
-    /// The key from [`SEARCH_KEY_ENV`], if set.
+    /// The key from [`SEARCH_KEY_ENV`], if set, and the base URL from
+    /// [`SEARCH_URL_ENV`] when it is set (else Tavily's).
     pub fn from_env() -> Self {
-        Self { api_key: std::env::var(SEARCH_KEY_ENV).ok().and_then(|k| ApiKey::new(k).ok()), ..Self::default() }
+        let base_url = std::env::var(SEARCH_URL_ENV).ok().map(|u| u.trim().to_string()).filter(|u| !u.is_empty());
+        Self {
+            api_key: std::env::var(SEARCH_KEY_ENV).ok().and_then(|k| ApiKey::new(k).ok()),
+            base_url: base_url.unwrap_or_else(|| Self::default().base_url),
+        }
     }
 }
 
