@@ -1,7 +1,8 @@
 //! The agent end to end against a real loopback model server replaying
 //! scripted streams: tool loops in both wire formats, parallel calls, todos,
-//! failures returned as text, the step limit, stops, broken streams, large
-//! results, crash recovery and secrets kept out of the database.
+//! failures returned as text, the step limit, stops, broken streams,
+//! malformed JSON, rate limits and server errors, large results, cost,
+//! crash recovery and secrets kept out of the database.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -276,6 +277,150 @@ async fn a_broken_stream_ends_the_run_with_run_error_and_no_dangling_calls() {
     assert_eq!(calls[0].status, ToolCallStatus::Error);
     let (next, _) = run(&agent, Some(out.thread_id.clone()), "retry").await;
     assert_eq!(next.status, RunStatus::Completed);
+}
+
+/// Checks a run that failed: its outcome, the stored run and the final
+/// `RUN_ERROR` (its code and words).
+fn assert_failed(e: &Env, out: &RunOutcome, events: &[AgUiEvent], code: &str, says: &str) {
+    assert_eq!(out.status, RunStatus::Error, "{out:?}");
+    match events.last().unwrap() {
+        AgUiEvent::RunError { code: c, message } => {
+            assert_eq!(c.as_deref(), Some(code), "{message}");
+            assert!(message.contains(says), "{message:?} does not say {says:?}");
+        }
+        other => panic!("expected RUN_ERROR last, got {other:?}"),
+    }
+    let stored = persist::get_run(&e.store, &out.run_id).unwrap();
+    assert_eq!(stored.status, RunStatus::Error);
+    assert!(stored.error.as_deref().unwrap_or_default().contains(says), "{stored:?}");
+}
+
+/// Sends another message on the thread and checks it is answered with `answer`.
+async fn continues(agent: &Agent, thread_id: &str, answer: &str) {
+    let (next, _) = run(agent, Some(thread_id.to_string()), "再试一次").await;
+    assert_eq!(next.status, RunStatus::Completed, "{next:?}");
+    assert_eq!(next.answer, answer);
+}
+
+#[tokio::test]
+async fn malformed_json_mid_stream_ends_the_run_and_keeps_the_partial_text() {
+    let e = env();
+    let mut frames = openai::text_frames("我先想想", 2);
+    frames.push(Frame::Data(r#"{"choices": [{"delta": {"content": "#.into()));
+    frames.extend(openai::end_frames("stop", 1, 1));
+    let server = ScriptedServer::start(vec![Reply::Stream(frames), openai::text("想好了")]).unwrap();
+    let agent = e.agent(&server, "openai:m", AgentConfig::default());
+    let (out, events) = run(&agent, None, "x").await;
+    assert_failed(&e, &out, &events, "PROTOCOL", "cannot read");
+    assert_eq!(server.request_count(), 1, "a reply already shown is not sent again");
+    let msgs = persist::messages(&e.store, &out.thread_id).unwrap();
+    assert_eq!(msgs.last().unwrap().message, Message::assistant("我先想想", vec![]), "the partial text is kept");
+    let status: String = e
+        .store
+        .with_conn(|c| Ok(c.query_row("SELECT status FROM llm_calls WHERE run_id = ?1", [&out.run_id], |r| r.get(0))?))
+        .unwrap();
+    assert_eq!(status, "error");
+    continues(&agent, &out.thread_id, "想好了").await;
+    // The model saw the cut-off reply in the history.
+    let sent = server.requests()[1].body["messages"].to_string();
+    assert!(sent.contains("我先想想"), "{sent}");
+}
+
+#[tokio::test]
+async fn rate_limits_wait_for_retry_after_or_end_the_run_with_rate_limited() {
+    let e = env();
+    let limited = |after| deskmate_llm::scripted::status(429, Some(after), r#"{"error":{"message":"Rate limit reached"}}"#);
+    let server = ScriptedServer::start(vec![
+        limited("0.2"),
+        openai::text("等到了"),
+        // One try and one retry (the test agent's policy), both limited.
+        limited("0.05"),
+        limited("0.05"),
+        openai::text("这次可以"),
+        // A wait longer than the policy allows is not made at all.
+        limited("3600"),
+        openai::text("又可以了"),
+    ])
+    .unwrap();
+    let agent = e.agent(&server, "openai:m", AgentConfig::default());
+    let t = std::time::Instant::now();
+    let (out, events) = run(&agent, None, "x").await;
+    assert_eq!(out.status, RunStatus::Completed, "{out:?}");
+    assert_eq!(out.answer, "等到了");
+    assert!(t.elapsed() >= Duration::from_millis(200), "retry-after was not waited for: {:?}", t.elapsed());
+    assert!(!events.iter().any(|e| matches!(e, AgUiEvent::RunError { .. })));
+    assert_eq!(server.request_count(), 2);
+
+    let (out, events) = run(&agent, Some(out.thread_id.clone()), "y").await;
+    assert_failed(&e, &out, &events, "RATE_LIMITED", "rate limiting");
+    assert_eq!(server.request_count(), 4);
+    continues(&agent, &out.thread_id, "这次可以").await;
+
+    let t = std::time::Instant::now();
+    let (out, events) = run(&agent, Some(out.thread_id.clone()), "z").await;
+    assert_failed(&e, &out, &events, "RATE_LIMITED", "retry after 3600");
+    assert!(t.elapsed() < Duration::from_secs(10), "waited {:?}", t.elapsed());
+    continues(&agent, &out.thread_id, "又可以了").await;
+    let runs = persist::runs(&e.store, &out.thread_id).unwrap();
+    let statuses: Vec<RunStatus> = runs.iter().map(|r| r.status).collect();
+    use RunStatus::{Completed, Error};
+    assert_eq!(statuses, [Completed, Error, Completed, Error, Completed]);
+}
+
+#[tokio::test]
+async fn server_errors_are_retried_then_end_the_run_with_server() {
+    let e = env();
+    let down = || deskmate_llm::scripted::status(500, None, r#"{"error":{"message":"internal failure"}}"#);
+    let server = ScriptedServer::start(vec![down(), openai::text("恢复了"), down(), down(), openai::text("好了")]).unwrap();
+    let agent = e.agent(&server, "openai:m", AgentConfig::default());
+    let (out, _) = run(&agent, None, "x").await;
+    assert_eq!((out.status, out.answer.as_str()), (RunStatus::Completed, "恢复了"), "one 500 is retried");
+    let (out, events) = run(&agent, Some(out.thread_id.clone()), "y").await;
+    assert_failed(&e, &out, &events, "SERVER", "server error (HTTP 500): internal failure");
+    assert_eq!(server.request_count(), 4);
+    // Nothing of the failed reply was stored: the thread ends with the user's message.
+    let msgs = persist::messages(&e.store, &out.thread_id).unwrap();
+    assert_eq!(msgs.last().unwrap().message, Message::user("y"));
+    continues(&agent, &out.thread_id, "好了").await;
+}
+
+#[tokio::test]
+async fn each_model_call_stores_its_cost_for_priced_models() {
+    let e = env();
+    let server = ScriptedServer::start(vec![
+        openai::tool_calls(None, &[("c1", "ls", "{}")]),
+        openai::text("好"),
+        openai::text("unpriced"),
+    ])
+    .unwrap();
+    let cost_of = |run_id: &str| -> Vec<(Option<f64>, i64, i64)> {
+        e.store
+            .with_conn(|c| {
+                let mut st =
+                    c.prepare("SELECT cost_usd, input_tokens, output_tokens FROM llm_calls WHERE run_id = ?1 ORDER BY rowid")?;
+                let rows = st.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+                Ok(rows.collect::<Result<Vec<_>, _>>()?)
+            })
+            .unwrap()
+    };
+    // gpt-4o-mini has a built-in price: $0.15 in, $0.60 out per million tokens.
+    let priced = e.agent(&server, "openai:gpt-4o-mini", AgentConfig::default());
+    let (out, _) = run(&priced, None, "x").await;
+    assert_eq!(out.status, RunStatus::Completed);
+    let calls = cost_of(&out.run_id);
+    assert_eq!(calls.len(), 2);
+    assert_eq!((calls[0].1, calls[0].2, calls[1].1, calls[1].2), (20, 10, 10, 5), "usage of the scripted replies");
+    let expected = [(20.0 * 0.15 + 10.0 * 0.60) / 1e6, (10.0 * 0.15 + 5.0 * 0.60) / 1e6];
+    for ((cost, _, _), want) in calls.iter().zip(expected) {
+        let cost = cost.expect("a priced model's call has a cost");
+        assert!((cost - want).abs() < 1e-12, "{cost} != {want}");
+    }
+    let (_, total, _) = persist::run_usage(&e.store, &out.run_id).unwrap();
+    assert!((total - expected.iter().sum::<f64>()).abs() < 1e-12);
+    // A model with no known price stores NULL, not zero.
+    let unpriced = e.agent(&server, "openai:my-finetune", AgentConfig::default());
+    let (out, _) = run(&unpriced, None, "y").await;
+    assert_eq!(cost_of(&out.run_id), [(None, 10, 5)]);
 }
 
 #[tokio::test]
