@@ -158,13 +158,15 @@ fn py(c: char) -> String {
 }
 
 /// The two-character word around `c` in `line` (举头 for 头 in 举头望明月).
+/// `c` alone when the line is one character long or lacks it (鹅 in 鹅).
 fn word_with(line: &str, c: char) -> String {
     let chars: Vec<char> = line.chars().collect();
-    match chars.iter().position(|&x| x == c) {
-        Some(0) if chars.len() > 1 => chars[..2].iter().collect(),
-        Some(p) => chars[p - 1..=p].iter().collect(),
-        None => c.to_string(),
-    }
+    let word = match chars.iter().position(|&x| x == c) {
+        Some(p) if p > 0 => chars.get(p - 1..=p),
+        Some(_) => chars.get(..2),
+        None => None,
+    };
+    word.map_or_else(|| c.to_string(), |w| w.iter().collect())
 }
 
 /// The first character of every line, as a chant (床·疑·举·低).
@@ -503,5 +505,85 @@ mod tests {
         }
         assert!(!is_concrete("", &req));
         assert!(is_concrete("「月」读 yuè，想想月亮", &req));
+    }
+
+    #[test]
+    fn a_repeated_slip_on_a_one_character_line_gets_a_concrete_tip() {
+        // 咏鹅's first line is the single character 鹅.
+        const YONG_E: &str = "鹅，鹅，鹅，曲项向天歌。白毛浮绿水，红掌拨清波。";
+        for (transcript, mode, kind) in [
+            ("饿，鹅，鹅，曲项向天歌。白毛浮绿水，红掌拨清波。", Mode::Voice, ErrorKind::Tone),
+            ("我，鹅，鹅，曲项向天歌。白毛浮绿水，红掌拨清波。", Mode::Text, ErrorKind::Other),
+        ] {
+            let (req, tip) = tip_for(YONG_E, transcript, mode);
+            assert_eq!(
+                (req.line, req.line_text.as_str(), req.error_type, req.kind),
+                (1, "鹅", ErrorType::Substitution, kind)
+            );
+            assert!(tip.zh.contains("「鹅」读 é") && tip.en.contains("é"), "{tip:?}");
+            assert!(is_concrete(&tip.zh, &req) && is_concrete(&tip.en, &req), "{tip:?}");
+        }
+    }
+
+    #[test]
+    fn word_with_stays_inside_the_line() {
+        assert_eq!(word_with("鹅", '鹅'), "鹅");
+        assert_eq!(word_with("", '鹅'), "鹅");
+        assert_eq!(word_with("鹅鸭", '鹅'), "鹅鸭");
+        assert_eq!(word_with("举头望明月", '头'), "举头");
+        assert_eq!(word_with("举头望明月", '举'), "举头");
+        assert_eq!(en_rhyme("e").as_deref(), Some("e"));
+        assert_eq!(en_rhyme(""), None);
+        assert_eq!(en_rhyme("wall").as_deref(), Some("all"));
+    }
+
+    const TYPES: [ErrorType; 4] =
+        [ErrorType::Omission, ErrorType::Insertion, ErrorType::Substitution, ErrorType::Order];
+    const KINDS: [ErrorKind; 10] = [
+        ErrorKind::Line,
+        ErrorKind::Part,
+        ErrorKind::Extra,
+        ErrorKind::Tone,
+        ErrorKind::Sound,
+        ErrorKind::Homophone,
+        ErrorKind::Spelling,
+        ErrorKind::Other,
+        ErrorKind::Swap,
+        ErrorKind::Move,
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+        /// Short, empty or odd lines and errors never make a tip panic, and
+        /// every tip says something.
+        #[test]
+        fn template_tips_never_panic(
+            en in proptest::bool::ANY,
+            t in 0..TYPES.len(),
+            k in 0..KINDS.len(),
+            expected in "[鹅a]{0,2}",
+            actual in "[饿b]{0,2}",
+            lines in proptest::collection::vec("[鹅a,]{0,2}", 0..3),
+            line in 0usize..4,
+        ) {
+            let req = TipRequest {
+                lang: if en { Lang::En } else { Lang::Zh },
+                mode: Mode::Voice,
+                error_type: TYPES[t],
+                kind: KINDS[k],
+                expected,
+                actual,
+                line,
+                line_text: line.checked_sub(1).and_then(|k| lines.get(k)).cloned().unwrap_or_default(),
+                previous_line: None,
+                next_line: None,
+                lines,
+                title: String::new(),
+                occurrences: 2,
+            };
+            let tip = TemplateTips.tip(&req);
+            proptest::prop_assert!(!tip.zh.trim().is_empty() && !tip.en.trim().is_empty());
+            let _ = is_concrete(&tip.zh, &req) && is_concrete(&tip.en, &req);
+        }
     }
 }
