@@ -3,11 +3,15 @@
 //! the recitation service caches it on the pattern row — and checked like
 //! every tip: an empty, generic or failed answer falls back to the offline
 //! template tip, so practice never waits on, or breaks without, a network.
+//! The prompt states the rule the tip is checked against
+//! ([`deskmate_recite::tips::is_concrete`]: long enough, and naming the text —
+//! for a Chinese text the English half quotes the characters or their pinyin
+//! with tone), so a tip that follows the prompt is used.
 
 use std::time::Duration;
 
 use deskmate_llm::{ChatRequest, LlmClient, Message};
-use deskmate_recite::tips::TipError;
+use deskmate_recite::tips::{concrete_rules, TipError};
 use deskmate_recite::{Lang, Tip, TipRequest, TipWriter};
 use serde::Deserialize;
 
@@ -15,9 +19,10 @@ use serde::Deserialize;
 const TIP_TIMEOUT: Duration = Duration::from_secs(15);
 
 const SYSTEM: &str = "You help a Chinese primary-school child (6 to 9 years old) remember a poem or text they keep \
-getting wrong when reciting. Write ONE short, concrete, playful memory tip (趣味记忆法) for the exact error given: \
-use the characters involved, their pinyin or meaning, the line's picture or a rhyme hook. No praise, no generic advice. \
-Answer with JSON only: {\"zh\": \"…(at most 60 characters)\", \"en\": \"…(at most 40 words)\"}";
+getting wrong when reciting. Write ONE short, concrete, playful memory tip (趣味记忆法) for the exact error given, in \
+Chinese and in English: use the characters or words involved, their pinyin or meaning, the line's picture or a rhyme \
+hook. No praise, no generic advice. Keep \"zh\" under 60 characters and \"en\" under 40 words. Answer with JSON \
+only: {\"zh\": \"…\", \"en\": \"…\"}";
 
 /// A [`TipWriter`] backed by the configured model.
 pub struct LlmTips {
@@ -42,7 +47,8 @@ impl LlmTips {
         };
         format!(
             "Text: {title} ({lang}). Lines: {lines}\nError: {kind} ({error:?}) on line {line} \"{line_text}\": \
-             expected \"{expected}\", the child said \"{actual}\". Seen {n} times.",
+             expected \"{expected}\", the child said \"{actual}\". Seen {n} times.\n\
+             Rules (a tip that breaks them is not used): {rules}",
             title = r.title,
             lines = r.lines.join(" / "),
             kind = r.kind.as_str(),
@@ -52,6 +58,7 @@ impl LlmTips {
             expected = r.expected,
             actual = r.actual,
             n = r.occurrences,
+            rules = concrete_rules(r),
         )
     }
 
@@ -145,8 +152,18 @@ mod tests {
         // Second time: the model's tip.
         let second = app.record_attempt(attempt(t0 + chrono::Duration::hours(1))).unwrap();
         let tip = second.feedback.items.iter().find_map(|i| i.tip.clone()).expect("a tip on the second time");
-        assert!(tip.zh.contains("霜"), "{tip:?}");
         assert_eq!(server.request_count(), 1);
+        // The model's own words are shown and stored as an LLM tip, not
+        // replaced by the template: the English half names 霜 by its pinyin.
+        let scripted: TipJson = serde_json::from_str(TIP).unwrap();
+        assert_eq!(tip, Tip { zh: scripted.zh, en: scripted.en });
+        let stored = deskmate_recite::patterns::list(app.store(), &child.id, Some(&poem.id), 10).unwrap();
+        assert_eq!(stored.len(), 1, "{stored:?}");
+        assert_eq!(stored[0].tip_source.as_deref(), Some("llm"));
+        assert_eq!(stored[0].tip.as_ref(), Some(&tip));
+        // The prompt states the rule the tip was checked against.
+        let prompt = server.requests()[0].body.to_string();
+        assert!(prompt.contains("Rules (a tip that breaks them is not used)") && prompt.contains("pinyin"), "{prompt}");
         // Third time: the cached tip; the script has nothing left, so a call would fail loudly.
         let third = app.record_attempt(attempt(t0 + chrono::Duration::hours(2))).unwrap();
         let again = third.feedback.items.iter().find_map(|i| i.tip.clone()).unwrap();
@@ -161,7 +178,12 @@ mod tests {
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
         app.save_llm_settings("openai:tip-model", Some(&server.base_url())).unwrap();
         let child = app.store().profiles().add(NewProfile { name: "小刚".into(), ..Default::default() }).unwrap();
-        let poem = app.store().materials().list(&MaterialFilter { search: Some("春晓".into()), ..Default::default() }).unwrap().remove(0);
+        let poem = app
+            .store()
+            .materials()
+            .list(&MaterialFilter { search: Some("春晓".into()), ..Default::default() })
+            .unwrap()
+            .remove(0);
         let mut last = None;
         for h in 0..2 {
             last = Some(
