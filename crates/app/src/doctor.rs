@@ -1,13 +1,15 @@
 //! `deskmate doctor`: one line per thing Deskmate depends on, saying whether
 //! it is there and, when it is not, what to do. Nothing here panics or
-//! stops at the first problem: every check reports.
+//! stops at the first problem: every check reports — even when the data
+//! directory cannot be used ([`check_all`] makes that the `data` check's
+//! FAIL and runs the rest).
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use deskmate_speech::models::sha256_file;
 
-use crate::Deskmate;
+use crate::{AppError, Config, Deskmate};
 
 /// The model manifest (`models/manifest.toml`), embedded at build time.
 const MANIFEST: &str = include_str!("../../../models/manifest.toml");
@@ -69,16 +71,73 @@ pub fn manifest() -> Result<Manifest, String> {
     toml::from_str(MANIFEST).map_err(|e| format!("models/manifest.toml is damaged: {e}"))
 }
 
+/// Runs every check for a configuration, whether or not Deskmate can open its
+/// data directory: if it cannot (not writable, a database from a newer
+/// Deskmate…), the `data` check fails with the fix and every other check
+/// still runs. Opening leaves a refused database untouched.
+pub fn check_all(config: &Config) -> Vec<Check> {
+    match Deskmate::open(config.clone()) {
+        Ok(app) => app.doctor(),
+        Err(e) => {
+            let llm = Check::warn(
+                "llm",
+                "the LLM settings are kept in the database, which could not be opened",
+                "fix the data check first, then run `deskmate doctor` again",
+            );
+            other_checks(data_failure(config, &e), &config.models_dir, llm)
+        }
+    }
+}
+
+/// The `data` check's FAIL line for a data directory Deskmate could not open.
+fn data_failure(config: &Config, e: &AppError) -> Check {
+    let dir = config.data_dir.display();
+    let fix = match e.code() {
+        "db.schema_too_new" => {
+            "update Deskmate to its newest version (the database was left untouched), or pass --data-dir to use another folder"
+                .to_string()
+        }
+        "data_dir.unusable" | "data_dir.not_writable" => format!(
+            "make {dir} writable for your user (e.g. `chmod u+w {dir}`, or `sudo chown -R \"$USER\" {dir}` if another user owns it), \
+             or pick another folder with --data-dir or DESKMATE_DATA_DIR"
+        ),
+        "db.not_deskmate" => format!(
+            "move {} aside (it is not a Deskmate database), or pick another folder with --data-dir",
+            config.database_path().display()
+        ),
+        _ => "pick a writable folder with --data-dir or DESKMATE_DATA_DIR".to_string(),
+    };
+    let detail = match e {
+        // This one names the directory already.
+        AppError::DataDir { .. } => e.to_string(),
+        _ => format!("data directory {dir}: {e}"),
+    };
+    Check::fail("data", detail, fix)
+}
+
+/// Every check after `data`, in the order they are printed.
+fn other_checks(data: Check, models_dir: &Path, llm: Check) -> Vec<Check> {
+    let mut checks = vec![data];
+    checks.extend(check_audio());
+    checks.extend(check_models(models_dir));
+    checks.push(check_keyring());
+    checks.push(check_serial());
+    checks.push(llm);
+    checks
+}
+
+fn check_models(models_dir: &Path) -> Vec<Check> {
+    let manifest = match manifest() {
+        Ok(m) => m,
+        Err(e) => return vec![Check::fail("models", e, "restore models/manifest.toml from the repository")],
+    };
+    manifest.model.iter().map(|m| check_model(models_dir, m)).collect()
+}
+
 impl Deskmate {
-    /// Runs every check.
+    /// Runs every check against this (open) data directory.
     pub fn doctor(&self) -> Vec<Check> {
-        let mut checks = vec![self.check_data()];
-        checks.extend(check_audio());
-        checks.extend(self.check_models());
-        checks.push(check_keyring());
-        checks.push(check_serial());
-        checks.push(self.check_llm());
-        checks
+        other_checks(self.check_data(), &self.config().models_dir, self.check_llm())
     }
 
     fn check_data(&self) -> Check {
@@ -90,14 +149,6 @@ impl Deskmate {
             ),
             Err(e) => Check::fail("data", format!("data directory {dir}: {e}"), "pick a writable folder with --data-dir"),
         }
-    }
-
-    fn check_models(&self) -> Vec<Check> {
-        let manifest = match manifest() {
-            Ok(m) => m,
-            Err(e) => return vec![Check::fail("models", e, "restore models/manifest.toml from the repository")],
-        };
-        manifest.model.iter().map(|m| check_model(&self.config().models_dir, m)).collect()
     }
 
     fn check_llm(&self) -> Check {
@@ -237,6 +288,39 @@ mod tests {
             assert_eq!(c.status, Status::Warn);
             assert!(c.detail.contains("missing"));
         }
+    }
+
+    #[test]
+    fn a_database_from_a_newer_deskmate_fails_the_data_check_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config::in_dir(dir.path());
+        drop(Deskmate::open(config.clone()).unwrap());
+        let conn = rusqlite::Connection::open(config.database_path()).unwrap();
+        conn.pragma_update(None, "user_version", 999).unwrap();
+        drop(conn);
+        let before = std::fs::read(config.database_path()).unwrap();
+
+        let checks = check_all(&config);
+        assert_eq!(checks[0].name, "data");
+        assert_eq!(checks[0].status, Status::Fail);
+        assert!(checks[0].detail.contains("newer Deskmate"), "{}", checks[0].detail);
+        assert!(checks[0].fix.as_deref().is_some_and(|f| f.contains("update Deskmate")));
+        let names: Vec<&str> = checks.iter().map(|c| c.name.as_str()).collect();
+        for expected in ["audio input", "audio output", "keyring", "serial", "llm"] {
+            assert!(names.contains(&expected), "missing check {expected}: {names:?}");
+        }
+        assert_eq!(std::fs::read(config.database_path()).unwrap(), before, "the refused database was changed");
+    }
+
+    #[test]
+    fn a_data_dir_that_cannot_be_created_fails_with_the_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a-file");
+        std::fs::write(&file, "x").unwrap();
+        let checks = check_all(&Config::in_dir(&file.join("deskmate")));
+        assert_eq!((checks[0].name.as_str(), checks[0].status), ("data", Status::Fail));
+        assert!(checks[0].fix.as_deref().is_some_and(|f| f.contains("--data-dir")));
+        assert!(checks.len() >= 6, "{checks:?}");
     }
 
     #[test]

@@ -35,6 +35,35 @@ pub enum AppError {
 
 pub type AppResult<T> = Result<T, AppError>;
 
+impl AppError {
+    /// A stable, machine-readable name for the failure (the store's codes pass
+    /// through), so a front end can explain it in the user's language.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Store(e) => e.code(),
+            Self::DataDir { .. } => "data_dir.unusable",
+            Self::Config(_) => "config",
+            Self::Library(_) => "library.damaged",
+            // The lamp's errors and any added later: the message says it all.
+            _ => "error",
+        }
+    }
+
+    /// The values a translated message needs (e.g. the data directory's path).
+    pub fn params(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut params = serde_json::Map::new();
+        match self {
+            Self::Store(e) => return e.params(),
+            Self::DataDir { path, reason } => {
+                params.insert("path".into(), path.display().to_string().into());
+                params.insert("reason".into(), reason.clone().into());
+            }
+            _ => {}
+        }
+        params
+    }
+}
+
 /// The running app's services.
 #[derive(Debug, Clone)]
 pub struct Deskmate {

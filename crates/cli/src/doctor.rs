@@ -1,10 +1,12 @@
 //! `deskmate doctor`: one line per check, with the fix for anything missing.
+//! It runs from the configuration, not an open Deskmate, so a data directory
+//! that cannot be used is reported like any other failed check.
 
 use std::process::ExitCode;
 
 use clap::Args;
-use deskmate_app::doctor::Status;
-use deskmate_app::Deskmate;
+use deskmate_app::doctor::{check_all, Status};
+use deskmate_app::Config;
 
 use crate::output;
 
@@ -14,8 +16,8 @@ pub struct DoctorArgs {
     json: bool,
 }
 
-pub fn run(app: &Deskmate, args: DoctorArgs) -> anyhow::Result<ExitCode> {
-    let checks = app.doctor();
+pub fn run(config: &Config, args: DoctorArgs) -> anyhow::Result<ExitCode> {
+    let checks = check_all(config);
     if args.json {
         output::json(&checks)?;
     } else {

@@ -92,13 +92,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     // A plain check is a pure function: it needs no data directory.
     let command = match cli.command {
         Command::Recite(recite::ReciteCmd::Check(args)) => return recite::run_check(args),
+        // The doctor opens the data directory itself: one it cannot use is a
+        // FAIL line among all the other checks, not the only thing printed.
+        Command::Doctor(args) => return doctor::run(&Config::resolve(cli.data_dir)?, args),
         other => other,
     };
     let app = Deskmate::open(Config::resolve(cli.data_dir)?)?;
     match command {
         Command::Profiles(cmd) => profiles::run(&app, cmd),
         Command::Materials(cmd) => materials::run(&app, cmd),
-        Command::Doctor(args) => doctor::run(&app, args),
+        Command::Doctor(args) => doctor::run(app.config(), args),
         Command::Lamp(args) => lamp::run(&app, args),
         Command::Models(cmd) => models::run(&app, cmd),
         Command::Speech(cmd) => speech::run(&app, cmd),

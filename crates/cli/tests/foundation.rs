@@ -1,6 +1,8 @@
 //! The foundation's CLI contract: profiles, materials and doctor, plus the
 //! bad-input cases, each run through the real `deskmate` binary.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use assert_cmd::Command;
 use serde_json::Value;
 
@@ -132,6 +134,106 @@ fn doctor_explains_every_check() {
     }
     let out = deskmate(dir.path()).args(["doctor", "--json"]).assert().success();
     assert!(json(&out.get_output().stdout).as_array().unwrap().len() >= 6);
+}
+
+/// Runs `deskmate doctor` (models looked for where there are none) and
+/// returns its exit success and stdout.
+fn doctor(mut cmd: Command, dir: &std::path::Path) -> (bool, String) {
+    let out = cmd.env("DESKMATE_MODELS_DIR", dir.join("no-models")).arg("doctor").output().unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).to_string())
+}
+
+/// The doctor still runs every check, and the data line is a FAIL with a fix
+/// containing `fix_hint`.
+fn assert_data_fails_and_the_rest_run(ok: bool, text: &str, fix_hint: &str) {
+    assert!(!ok, "a failed data check must make doctor fail:\n{text}");
+    let data = text.lines().find(|l| l.contains(" data ")).unwrap_or_else(|| panic!("no data line:\n{text}"));
+    assert!(data.starts_with("FAIL"), "{data}");
+    assert!(data.contains("fix:") && data.contains(fix_hint), "{data}");
+    for name in ["audio input", "audio output", "keyring", "serial", "llm"] {
+        assert!(text.lines().any(|l| l.contains(name)), "no line for {name}:\n{text}");
+    }
+}
+
+#[test]
+fn doctor_runs_every_check_with_a_newer_database() {
+    let dir = tempfile::tempdir().unwrap();
+    deskmate(dir.path()).args(["profiles", "list"]).assert().success();
+    let db = dir.path().join("deskmate.sqlite3");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.pragma_update(None, "user_version", 999).unwrap();
+    drop(conn);
+    let before = std::fs::read(&db).unwrap();
+
+    let (ok, text) = doctor(deskmate(dir.path()), dir.path());
+    assert_data_fails_and_the_rest_run(ok, &text, "update Deskmate");
+    assert!(text.contains("newer Deskmate"), "{text}");
+    assert_eq!(std::fs::read(&db).unwrap(), before, "doctor changed the refused database");
+
+    let out = deskmate(dir.path()).args(["doctor", "--json"]).assert().failure();
+    let checks = json(&out.get_output().stdout);
+    assert_eq!(checks[0]["name"], "data");
+    assert_eq!(checks[0]["status"], "fail");
+    assert!(checks.as_array().unwrap().len() >= 6);
+}
+
+#[test]
+fn doctor_runs_every_check_when_the_data_dir_cannot_be_made() {
+    // The data directory's parent is a regular file: no user, root included, can create it.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let (ok, text) = doctor(deskmate(&file.join("deskmate")), dir.path());
+    assert_data_fails_and_the_rest_run(ok, &text, "--data-dir");
+    assert!(text.contains("cannot use the data directory"), "{text}");
+}
+
+/// True when this process runs as root, which `chmod` does not stop.
+fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let probe = tempfile::NamedTempFile::new().unwrap();
+    probe.as_file().metadata().unwrap().uid() == 0
+}
+
+#[test]
+fn doctor_runs_every_check_with_a_read_only_data_dir() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    deskmate(&dir).args(["profiles", "add", "--name", "小明", "--kind", "child"]).assert().success();
+    let db = dir.join("deskmate.sqlite3");
+    let before = std::fs::read(&db).unwrap();
+
+    // A real read-only directory holding a real database. Root ignores the
+    // mode bits (CI runs as root), so as root the doctor runs as the
+    // unprivileged user `nobody` (uid/gid 65534), for whom they hold.
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let as_root = running_as_root();
+    let command = || {
+        let mut std_cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("deskmate"));
+        std_cmd.arg("--data-dir").arg(&dir).env_remove("DESKMATE_DATA_DIR");
+        if as_root {
+            std_cmd.uid(65534).gid(65534);
+        }
+        Command::from_std(std_cmd)
+    };
+    if as_root {
+        // `nobody` must be able to run the binary at all (every folder above it searchable).
+        match command().arg("--version").output() {
+            Ok(o) if o.status.success() => {}
+            other => {
+                eprintln!("SKIPPED: running as root, and the deskmate binary cannot run as uid 65534: {other:?}");
+                return;
+            }
+        }
+    }
+    let (ok, text) = doctor(command(), tmp.path());
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_data_fails_and_the_rest_run(ok, &text, "chmod u+w");
+    assert!(text.contains("not writable"), "{text}");
+    assert_eq!(std::fs::read(&db).unwrap(), before, "doctor changed the database in a read-only folder");
 }
 
 #[test]
