@@ -103,7 +103,8 @@ pub struct PatternHit {
 /// Counts `errors` (one attempt's, uncertain ones excluded by the caller)
 /// into the child's patterns for the material, inside the caller's
 /// transaction. Two errors of one attempt that fall into one pattern count
-/// once. Returns one hit per error, in order.
+/// once and get the same hit (the caller writes that pattern's tip once).
+/// Returns one hit per error, in order.
 pub(crate) fn record(
     tx: &Transaction<'_>,
     profile_id: &str,
@@ -255,12 +256,76 @@ pub fn seen_between(
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
     use super::*;
+    use crate::practice::{record_attempt, NewAttempt};
+    use crate::tips::{TipError, TipRequest, TipWriter};
     use crate::{check, Reference, Transcript};
+    use deskmate_store::{NewMaterial, NewProfile};
 
     fn errors(transcript: &str, mode: Mode) -> Vec<RecitationError> {
         let r = Reference::new("床前明月光，疑是地上霜。举头望明月，低头思故乡。", None).unwrap();
         check(&r, &Transcript::new(transcript), mode).unwrap().errors
+    }
+
+    /// Counts its calls, standing in for an LLM-backed writer.
+    struct Counting(AtomicUsize);
+
+    impl TipWriter for Counting {
+        fn write_tip(&self, r: &TipRequest) -> Result<Tip, TipError> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            Ok(Tip {
+                zh: format!("雪花一「{}」一「{}」地飘下来，数着片片雪花背", r.expected, r.expected),
+                en: format!("Count the snowflakes: one 「{}」, two 「{}」", r.expected, r.expected),
+            })
+        }
+        fn source(&self) -> &'static str {
+            "llm"
+        }
+    }
+
+    #[test]
+    fn two_errors_in_one_pattern_ask_for_one_tip() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("deskmate.sqlite3")).unwrap();
+        let child = store.profiles().add(NewProfile { name: "小雪".into(), ..Default::default() }).unwrap().id;
+        store
+            .materials()
+            .upsert_builtin(&[NewMaterial {
+                slug: Some("yong-xue".into()),
+                lang: "zh".into(),
+                title: "咏雪".into(),
+                body: "一片两片三四片，五片六片七八片。九片十片无数片，飞入芦花都不见。".into(),
+                ..Default::default()
+            }])
+            .unwrap();
+        let writer = Counting(AtomicUsize::new(0));
+        let t0 = chrono::Utc::now() - chrono::Duration::hours(3);
+        let mut outcomes = Vec::new();
+        for h in 0..2 {
+            // 片 heard as 天 twice on line 1: two errors, one pattern.
+            let new = NewAttempt {
+                profile_id: child.clone(),
+                material_id: deskmate_store::builtin_id("yong-xue"),
+                transcript: Transcript::new("一天两天三四片，五片六片七八片。九片十片无数片，飞入芦花都不见。"),
+                mode: Mode::Voice,
+                at: t0 + chrono::Duration::hours(h),
+                duration_ms: None,
+                session_id: None,
+            };
+            outcomes.push(record_attempt(&store, new, &writer).unwrap());
+        }
+        let second = &outcomes[1];
+        assert_eq!(second.verdict.errors.len(), 2, "{:?}", second.verdict.errors);
+        assert!(second.feedback.items.iter().all(|i| i.occurrence == 2), "{:?}", second.feedback.items);
+        let tips: Vec<_> = second.feedback.items.iter().map(|i| i.tip.clone().unwrap()).collect();
+        assert_eq!(tips[0], tips[1]);
+        assert!(tips[0].zh.contains("片"), "{:?}", tips[0]);
+        assert_eq!(writer.0.load(Ordering::SeqCst), 1, "one pattern, one tip per attempt");
+        let stored = list(&store, &child, None, 10).unwrap();
+        assert_eq!(stored.len(), 1, "{stored:?}");
+        assert_eq!((stored[0].occurrence_count, stored[0].tip_source.as_deref()), (2, Some("llm")));
     }
 
     #[test]

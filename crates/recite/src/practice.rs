@@ -187,9 +187,11 @@ pub fn record_attempt(store: &Store, new: NewAttempt, tips: &dyn TipWriter) -> R
         Ok((session_id, attempt_no, purpose, first_pass, change, hits))
     })?;
 
-    // Tips for repeated errors: cached on the pattern, written once.
+    // Tips for repeated errors: cached on the pattern, written once — also
+    // when two errors of this attempt fell into one pattern.
     let mut occurrences = Vec::with_capacity(hits.len());
     let mut tip_list: Vec<Option<Tip>> = Vec::with_capacity(hits.len());
+    let mut written: Vec<(&str, Tip)> = Vec::new();
     for (e, hit) in verdict.errors.iter().zip(&hits) {
         let Some(hit) = hit else {
             occurrences.push(1);
@@ -199,11 +201,16 @@ pub fn record_attempt(store: &Store, new: NewAttempt, tips: &dyn TipWriter) -> R
         occurrences.push(hit.occurrences);
         let tip = match (&hit.tip, hit.occurrences) {
             (Some(t), _) => Some(t.clone()),
-            (None, n) if n >= 2 => {
-                let req = TipRequest::from_error(&reference, e, new.mode, &material.title, n);
-                let (tip, source) = write_tip_or_template(tips, &req);
-                Some(patterns::cache_tip(store, &hit.pattern_id, &tip, source, &ts(Utc::now()))?)
-            }
+            (None, n) if n >= 2 => match written.iter().find(|(id, _)| *id == hit.pattern_id) {
+                Some((_, t)) => Some(t.clone()),
+                None => {
+                    let req = TipRequest::from_error(&reference, e, new.mode, &material.title, n);
+                    let (tip, source) = write_tip_or_template(tips, &req);
+                    let tip = patterns::cache_tip(store, &hit.pattern_id, &tip, source, &ts(Utc::now()))?;
+                    written.push((&hit.pattern_id, tip.clone()));
+                    Some(tip)
+                }
+            },
             _ => None,
         };
         tip_list.push(tip);
