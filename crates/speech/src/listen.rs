@@ -3,7 +3,9 @@
 //! configured silence or at the length cap), or push-to-talk (the attempt is
 //! everything between start and release, trimmed to the speech). If the
 //! microphone disappears mid-recitation the attempt ends with what was heard
-//! and the reason, so nothing the child said is lost.
+//! and the reason, so nothing the child said is lost. While the child is
+//! still reciting, [`listen_live`] also offers the speech heard so far every
+//! couple of seconds ([`SpeechSoFar`]), for a live partial transcript.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -69,6 +71,36 @@ impl Release {
     }
 }
 
+/// Offers the speech heard so far each time `every` more of it has been
+/// heard, while the attempt goes on. The callback runs on the listening
+/// thread: it must return quickly (hand the audio to a worker, or skip it).
+pub struct SpeechSoFar<'a> {
+    every_ms: u64,
+    offered_ms: u64,
+    on_speech: &'a mut dyn FnMut(Utterance),
+}
+
+impl<'a> SpeechSoFar<'a> {
+    pub fn new(every: Duration, on_speech: &'a mut dyn FnMut(Utterance)) -> Self {
+        Self {
+            every_ms: (every.as_millis() as u64).max(1),
+            offered_ms: 0,
+            on_speech,
+        }
+    }
+
+    /// True (and remembered) when `speech_ms` of speech is at least `every`
+    /// more than at the last offer.
+    fn due(&mut self, speech_ms: u64) -> bool {
+        if speech_ms >= self.offered_ms + self.every_ms {
+            self.offered_ms = speech_ms;
+            true
+        } else {
+            false
+        }
+    }
+}
+
 /// Listens to `capture` until the attempt ends. `on_level` gets the level
 /// meter (~20/s) for the UI; `no_speech_after` gives up if nobody speaks.
 pub fn listen(
@@ -80,11 +112,39 @@ pub fn listen(
     no_speech_after: Duration,
     on_level: &mut dyn FnMut(Level),
 ) -> Result<HeardAttempt, VadError> {
+    listen_live(
+        capture,
+        vad,
+        settings,
+        mode,
+        release,
+        no_speech_after,
+        on_level,
+        None,
+    )
+}
+
+/// [`listen`], also offering the speech so far to `so_far` while the child
+/// is still speaking.
+#[allow(clippy::too_many_arguments)]
+pub fn listen_live(
+    capture: &Capture,
+    vad: SileroVad,
+    settings: VadSettings,
+    mode: ListenMode,
+    release: &Release,
+    no_speech_after: Duration,
+    on_level: &mut dyn FnMut(Level),
+    mut so_far: Option<&mut SpeechSoFar<'_>>,
+) -> Result<HeardAttempt, VadError> {
     let mut segmenter = Segmenter::new(vad, settings);
     let mut all: Vec<f32> = Vec::new();
     let started = Instant::now();
     let mut heard_samples: u64 = 0;
     let mut last_audio = Instant::now();
+    // Samples pushed to the segmenter, and where the current speech began (ms).
+    let mut pushed: u64 = 0;
+    let mut speech_from_ms: Option<u64> = None;
     loop {
         if release.released() {
             // The button was pressed again: the attempt is what was heard so far
@@ -126,11 +186,26 @@ pub fn listen(
                 last_audio = Instant::now();
                 if mode == ListenMode::PushToTalk {
                     all.extend_from_slice(&samples);
+                    if let Some(live) = so_far.as_deref_mut() {
+                        let heard_ms = all.len() as u64 * 1000 / u64::from(SAMPLE_RATE);
+                        if live.due(heard_ms) {
+                            (live.on_speech)(Utterance {
+                                start_ms: 0,
+                                end_ms: heard_ms,
+                                samples: all.clone(),
+                                ended_by: EndedBy::EndOfAudio,
+                            });
+                        }
+                    }
                     continue;
                 }
+                pushed += samples.len() as u64;
                 for e in segmenter.push(&samples)? {
                     match e {
-                        VadEvent::SpeechStart { .. } => heard_samples += 1,
+                        VadEvent::SpeechStart { at_ms } => {
+                            heard_samples += 1;
+                            speech_from_ms = Some(at_ms);
+                        }
                         VadEvent::Utterance(u) => {
                             let ended = if u.ended_by == EndedBy::LengthCap {
                                 AttemptEnd::LengthCap
@@ -142,6 +217,14 @@ pub fn listen(
                                 ended,
                                 ended_at: Instant::now(),
                             });
+                        }
+                    }
+                }
+                if let (Some(live), Some(from)) = (so_far.as_deref_mut(), speech_from_ms) {
+                    let now_ms = pushed * 1000 / u64::from(SAMPLE_RATE);
+                    if segmenter.in_speech() && live.due(now_ms.saturating_sub(from)) {
+                        if let Some(u) = segmenter.heard_so_far() {
+                            (live.on_speech)(u);
                         }
                     }
                 }
@@ -220,4 +303,23 @@ fn trimmed(segmenter: &mut Segmenter, all: Vec<f32>) -> Result<Option<Utterance>
         samples: all[from.min(to)..to].to_vec(),
         ended_by: EndedBy::EndOfAudio,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn speech_so_far_is_offered_every_interval_of_new_speech() {
+        let mut on_speech = |_u: Utterance| {};
+        let mut live = SpeechSoFar::new(Duration::from_secs(2), &mut on_speech);
+        let due: Vec<bool> = [0, 1_000, 1_999, 2_000, 2_500, 3_999, 4_100, 5_000, 6_100]
+            .into_iter()
+            .map(|ms| live.due(ms))
+            .collect();
+        assert_eq!(
+            due,
+            [false, false, false, true, false, false, true, false, true]
+        );
+    }
 }
