@@ -3,8 +3,11 @@
 //! schedule, feedback), list due reviews, build reports. The work itself is
 //! in `deskmate-recite`; this wires it to the app's store.
 //!
-//! Memory tips come from the offline templates until an LLM-backed
-//! [`TipWriter`] is passed to [`Deskmate::record_attempt_with`].
+//! Memory tips for repeated errors come from the configured LLM
+//! ([`crate::tips::LlmTips`], with a timeout) when a model is set up, and
+//! from the offline templates otherwise; a failed, late, empty or generic
+//! LLM tip falls back to the template tip. [`Deskmate::record_attempt_with`]
+//! takes any other [`TipWriter`].
 
 use chrono::{DateTime, NaiveDate, Utc};
 
