@@ -4,8 +4,10 @@
 //! keyring, a connection test).
 //!
 //! Settings (app-wide): `llm.model` (`provider:model`), `llm.base_url`,
-//! `llm.prices` (a [`PriceTable`] laid over the built-in prices). The key:
-//! `DESKMATE_LLM_API_KEY` first, then the keyring entry `llm:<provider>`.
+//! `llm.prices` (a [`PriceTable`] laid over the built-in prices; a damaged
+//! one stops chat runs with an error saying how to fix it, rather than
+//! costs being silently left out). The key: `DESKMATE_LLM_API_KEY` first,
+//! then the keyring entry `llm:<provider>`.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -28,6 +30,8 @@ use crate::{AppError, AppResult, Deskmate};
 const MODEL_KEY: &str = "llm.model";
 const BASE_URL_KEY: &str = "llm.base_url";
 const PRICES_KEY: &str = "llm.prices";
+const PRICE_TABLE_SHAPE: &str = "Prices are US dollars per million tokens, by provider:model or provider:*, shaped like \
+     {\"prices\": {\"openai:gpt-4o-mini\": {\"input_per_mtok\": 0.15, \"output_per_mtok\": 0.6}}}.";
 
 /// The provider settings as the settings screen shows them. Never the key.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -159,10 +163,51 @@ impl Deskmate {
         LlmClient::new(config).map_err(llm_error)
     }
 
+    /// The prices costs are reckoned with: the built-in ones with the
+    /// `llm.prices` setting laid over them. A setting that cannot be read is
+    /// an error that says how to fix it, never silently skipped.
+    pub fn llm_prices(&self) -> AppResult<PriceTable> {
+        let overrides: Option<PriceTable> = self.store().settings().get(None, PRICES_KEY).map_err(|e| match e {
+            deskmate_store::StoreError::Invalid(why) => AppError::Config(format!(
+                "the price table in the setting {PRICES_KEY} cannot be used ({why}). {PRICE_TABLE_SHAPE} \
+                 Set it again with `deskmate llm prices JSON`, or remove it with `deskmate llm prices --clear`"
+            )),
+            other => AppError::Store(other),
+        })?;
+        Ok(PriceTable::builtin().merged(overrides.unwrap_or_default()))
+    }
+
+    /// The `llm.prices` overrides alone (none when unset).
+    pub fn llm_price_overrides(&self) -> AppResult<PriceTable> {
+        Ok(self.store().settings().get(None, PRICES_KEY)?.unwrap_or_default())
+    }
+
+    /// Checks and saves the `llm.prices` overrides, given as JSON.
+    pub fn save_llm_prices(&self, json: &str) -> AppResult<PriceTable> {
+        let table: PriceTable = serde_json::from_str(json)
+            .map_err(|e| AppError::Config(format!("these prices cannot be read ({e}). {PRICE_TABLE_SHAPE}")))?;
+        for (model, price) in &table.prices {
+            let spec = model.strip_suffix(":*").map(|p| format!("{p}:any")).unwrap_or_else(|| model.clone());
+            ModelSpec::parse(&spec).map_err(|_| {
+                AppError::Config(format!("{model:?} is not provider:model or provider:* (e.g. openai:gpt-4o-mini, ollama:*)"))
+            })?;
+            let all = [Some(price.input_per_mtok), Some(price.output_per_mtok), price.cached_input_per_mtok];
+            if all.into_iter().flatten().any(|p| !p.is_finite() || p < 0.0) {
+                return Err(AppError::Config(format!("the prices of {model} must be zero or more (dollars per million tokens)")));
+            }
+        }
+        self.store().settings().set(None, PRICES_KEY, &table)?;
+        Ok(table)
+    }
+
+    /// Removes the `llm.prices` overrides (the built-in prices stay).
+    pub fn clear_llm_prices(&self) -> AppResult<()> {
+        Ok(self.store().settings().remove(None, PRICES_KEY)?)
+    }
+
     fn chat_agent(&self, opts: &ChatOptions) -> AppResult<Agent> {
         let llm = self.llm_client(opts)?;
-        let overrides: Option<PriceTable> = self.store().settings().get(None, PRICES_KEY).unwrap_or_default();
-        let prices = PriceTable::builtin().merged(overrides.unwrap_or_default());
+        let prices = self.llm_prices()?;
         let config = AgentConfig { prices, ..AgentConfig::default() };
         Ok(Agent::with_tools(self.store().clone(), llm, config, self.threads_dir(), self.chat_tools()))
     }

@@ -1,5 +1,6 @@
 //! `deskmate llm`: the chat model provider — which model, which base URL,
-//! the API key in the OS keyring, and a connection test.
+//! the API key in the OS keyring, the price table costs are reckoned with,
+//! and a connection test.
 
 use std::io::BufRead;
 use std::process::ExitCode;
@@ -33,6 +34,16 @@ pub enum LlmCmd {
         /// Remove the saved key instead.
         #[arg(long)]
         delete: bool,
+    },
+    /// Show, set or clear the price overrides (US dollars per million tokens)
+    /// laid over the built-in prices, e.g.
+    /// '{"prices": {"openai:gpt-4o-mini": {"input_per_mtok": 0.15, "output_per_mtok": 0.6}}}'.
+    Prices {
+        /// The price table as JSON; leave out to show the overrides.
+        json: Option<String>,
+        /// Remove the overrides instead.
+        #[arg(long, conflicts_with = "json")]
+        clear: bool,
     },
     /// Send a one-line question to the model.
     Test {
@@ -71,6 +82,17 @@ pub fn run(app: &Deskmate, cmd: LlmCmd) -> anyhow::Result<ExitCode> {
                 std::io::stdin().lock().read_line(&mut key).context("cannot read the key from standard input")?;
                 app.save_llm_api_key(&provider, key.trim())?;
                 println!("saved the {provider} key in the OS keyring");
+            }
+        }
+        LlmCmd::Prices { json, clear } => {
+            if clear {
+                app.clear_llm_prices()?;
+                println!("removed the price overrides; the built-in prices stay");
+            } else if let Some(json) = json {
+                let table = app.save_llm_prices(&json)?;
+                println!("saved prices for {} model(s)", table.prices.len());
+            } else {
+                output::json(&app.llm_price_overrides()?)?;
             }
         }
         LlmCmd::Test { model, base_url } => {
