@@ -94,7 +94,13 @@ impl Env {
         let mut tools = ToolSet::builtin(SearchConfig::default());
         tools.add(Arc::new(Nap { log: Arc::clone(&self.log) }));
         tools.add(Arc::new(Buggy));
-        Agent::with_tools(self.store.clone(), LlmClient::new(c).unwrap(), AgentConfig::default(), self.dir.path().join("threads"), tools)
+        Agent::with_tools(
+            self.store.clone(),
+            LlmClient::new(c).unwrap(),
+            AgentConfig::default(),
+            self.dir.path().join("threads"),
+            tools,
+        )
     }
 }
 
@@ -170,9 +176,12 @@ async fn a_stop_while_tools_run_answers_every_call() {
     let agent = e.agent(&server);
     let t = Instant::now();
     // Stop as soon as the quick call's result is out: the slow ones are mid-nap.
-    let (out, events) = run_until(&agent, None, "睡", |ev| {
-        matches!(ev, AgUiEvent::ToolCallResult { tool_call_id, .. } if tool_call_id == "quick")
-    })
+    let (out, events) = run_until(
+        &agent,
+        None,
+        "睡",
+        |ev| matches!(ev, AgUiEvent::ToolCallResult { tool_call_id, .. } if tool_call_id == "quick"),
+    )
     .await;
     assert!(t.elapsed() < Duration::from_secs(10), "the stop waited for the tools: {:?}", t.elapsed());
     assert_eq!(out.status, RunStatus::Cancelled, "{out:?}");

@@ -1,7 +1,10 @@
 //! `deskmate chat`, `threads` and `llm` as a user runs them: the real
 //! binary against a scripted model server on loopback, with `--data-dir` in
 //! a temporary folder — answers, AG-UI event lines, retries, plain errors,
-//! and a run killed with SIGKILL that loses nothing and can be continued.
+//! broken and malformed streams, the API key kept out of trace logs and the
+//! database, costs and the price setting, and runs killed with SIGKILL
+//! (mid-reply, and with a tool call pending) that lose nothing stored and
+//! can be continued.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -19,6 +22,18 @@ fn deskmate(dir: &tempfile::TempDir) -> Command {
     let mut cmd = Command::cargo_bin("deskmate").unwrap();
     cmd.arg("--data-dir").arg(dir.path()).env("DESKMATE_LLM_API_KEY", KEY).env_remove("DESKMATE_DATA_DIR");
     cmd
+}
+
+fn events_of(stdout: &[u8]) -> Vec<AgUiEvent> {
+    String::from_utf8_lossy(stdout).lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect()
+}
+
+fn thread_view(dir: &tempfile::TempDir, id: &str) -> Value {
+    json_of(&deskmate(dir).args(["threads", "show", id, "--json"]).output().unwrap().stdout)
+}
+
+fn roles(view: &Value) -> Vec<String> {
+    view["messages"].as_array().unwrap().iter().map(|m| m["message"]["role"].as_str().unwrap().to_string()).collect()
 }
 
 fn json_of(out: &[u8]) -> Value {
@@ -208,4 +223,249 @@ fn a_run_killed_mid_way_loses_nothing_and_the_thread_continues() {
     assert!(String::from_utf8_lossy(&again.stdout).contains("我回来了"));
     let view = json_of(&deskmate(&dir).args(["threads", "show", &id, "--json"]).output().unwrap().stdout);
     assert_eq!(view["runs"][1]["status"], "completed");
+}
+
+#[test]
+fn broken_and_malformed_streams_end_the_run_and_the_thread_continues() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut malformed = openai::text_frames("我先说一半", 2);
+    malformed.push(Frame::Data(r#"{"choices": [{"delta": "#.into()));
+    let mut cut = openai::text_frames("说到这里", 2);
+    cut.push(Frame::Disconnect);
+    let server = ScriptedServer::start(vec![
+        Reply::Stream(malformed),
+        openai::text("重新来"),
+        Reply::Stream(cut),
+        openai::text("又好了"),
+    ])
+    .unwrap();
+    let chat = |extra: &[&str]| {
+        let mut cmd = deskmate(&dir);
+        cmd.args(["chat", "--model", "openai:m", "--base-url", &server.base_url()]).args(extra);
+        cmd.output().unwrap()
+    };
+
+    // Malformed JSON mid-stream, watched as events.
+    let out = chat(&["--events", "坏的"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let events = events_of(&out.stdout);
+    EventOrder::check_run(&events).unwrap();
+    match events.last().unwrap() {
+        AgUiEvent::RunError { code, message } => {
+            assert_eq!(code.as_deref(), Some("PROTOCOL"));
+            assert!(message.contains("cannot read"), "{message}");
+        }
+        other => panic!("expected RUN_ERROR, got {other:?}"),
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot read") && err.contains("--thread"), "{err}");
+    let threads = json_of(&deskmate(&dir).args(["threads", "list", "--json"]).output().unwrap().stdout);
+    let id = threads[0]["id"].as_str().unwrap().to_string();
+    let view = thread_view(&dir, &id);
+    assert_eq!(view["runs"][0]["status"], "error");
+    assert_eq!(roles(&view), ["user", "assistant"]);
+    assert_eq!(view["messages"][1]["message"]["content"][0]["text"], "我先说一半", "{view:#}");
+    let again = chat(&["--thread", &id, "继续"]);
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    assert!(String::from_utf8_lossy(&again.stdout).contains("重新来"));
+
+    // The connection dropped mid-reply, printed as text.
+    let out = chat(&["--thread", &id, "再说"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("说到这里"), "what was shown stays shown");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot reach the model provider") && err.contains("broke"), "{err}");
+    let view = thread_view(&dir, &id);
+    assert_eq!(view["runs"][2]["status"], "error");
+    assert!(view["runs"][2]["error"].as_str().unwrap().contains("broke"));
+    let again = chat(&["--thread", &id, "继续"]);
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    assert!(String::from_utf8_lossy(&again.stdout).contains("又好了"));
+    let view = thread_view(&dir, &id);
+    let statuses: Vec<&str> = view["runs"].as_array().unwrap().iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["error", "completed", "error", "completed"]);
+    assert_eq!(server.request_count(), 4, "nothing already shown was sent twice");
+}
+
+/// Every file under `dir` (the database, its WAL, thread folders…).
+fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+#[test]
+fn the_api_key_stays_out_of_trace_logs_output_and_the_database() {
+    const CANARY: &str = "sk-canary-9f2d7be4c1a05e33";
+    let dir = tempfile::tempdir().unwrap();
+    // A careless server echoes the key in a rate-limit and an auth error.
+    let echo = format!(r#"{{"error":{{"message":"key {CANARY} is over its limit"}}}}"#);
+    let server = ScriptedServer::start(vec![
+        status(429, Some("0.1"), &echo),
+        openai::tool_calls(Some("我看看"), &[("c1", "write_file", r#"{"file_path": "/n.md", "content": "记下了"}"#)]),
+        openai::text("记好了"),
+        status(401, None, &format!(r#"{{"error":{{"message":"Incorrect API key provided: {CANARY}"}}}}"#)),
+    ])
+    .unwrap();
+    let mut outputs = Vec::new();
+    for (extra, ok) in [(vec!["--events", "记一下"], true), (vec!["再来"], false)] {
+        let out = deskmate(&dir)
+            .env("DESKMATE_LLM_API_KEY", CANARY)
+            .env("DESKMATE_LOG", "trace")
+            .env_remove("RUST_LOG")
+            .args(["chat", "--model", "openai:m", "--base-url", &server.base_url()])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.success(), ok, "{}", String::from_utf8_lossy(&out.stderr));
+        outputs.push(out);
+    }
+    // The key was really used, and logging was really on.
+    assert!(server.requests().iter().all(|r| r.header("authorization") == Some(&format!("Bearer {CANARY}"))));
+    let first_err = String::from_utf8_lossy(&outputs[0].stderr);
+    assert!(first_err.contains("TRACE") && first_err.contains("DEBUG"), "trace logging was not on:\n{first_err}");
+    assert!(first_err.contains("retrying"), "the rate limit was not logged:\n{first_err}");
+    assert!(String::from_utf8_lossy(&outputs[1].stderr).contains("[redacted]"));
+    for out in &outputs {
+        for (name, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+            assert!(!contains(bytes, CANARY.as_bytes()), "the key is in {name}:\n{}", String::from_utf8_lossy(bytes));
+        }
+    }
+    let files = files_under(dir.path());
+    let db = dir.path().join("deskmate.sqlite3");
+    assert!(files.contains(&db), "{files:?}");
+    let mut stored = Vec::new();
+    for f in &files {
+        let bytes = std::fs::read(f).unwrap();
+        assert!(!contains(&bytes, CANARY.as_bytes()), "the key is in {}", f.display());
+        stored.extend(bytes);
+    }
+    // The search itself can find things: the conversation is there.
+    assert!(contains(&stored, "记好了".as_bytes()) && contains(&stored, "[redacted]".as_bytes()));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_run_killed_with_a_tool_call_pending_is_interrupted_and_the_call_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![
+        openai::tool_calls(Some("我查一下"), &[("c_search", "internet_search", r#"{"query": "静夜思 作者"}"#)]),
+        openai::text("我回来了"),
+    ])
+    .unwrap();
+    // A search service that answers the headers and then takes its time.
+    let search = ScriptedServer::start(vec![Reply::Stream(vec![Frame::Delay(Duration::from_secs(120))])]).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("deskmate");
+    let mut child = StdCommand::new(&bin)
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["chat", "--events", "--model", "openai:m", "--base-url", &server.base_url(), "谁写的静夜思"])
+        .env("DESKMATE_LLM_API_KEY", KEY)
+        .env("DESKMATE_SEARCH_API_KEY", "tvly-test")
+        .env("DESKMATE_SEARCH_URL", search.base_url())
+        .env_remove("DESKMATE_DATA_DIR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The search request is out: the call is stored as pending and running.
+    let t = Instant::now();
+    while search.request_count() < 1 {
+        assert!(t.elapsed() < Duration::from_secs(30), "the child never called the search tool");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let mut stdout = Vec::new();
+    std::io::Read::read_to_end(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
+    let events = events_of(&stdout);
+    let kinds: Vec<&str> = events.iter().map(AgUiEvent::kind).collect();
+    assert!(kinds.contains(&"TOOL_CALL_END"), "{kinds:?}");
+    assert!(!kinds.contains(&"TOOL_CALL_RESULT"), "killed after the result: {kinds:?}");
+
+    let threads = json_of(&deskmate(&dir).args(["threads", "list", "--json"]).output().unwrap().stdout);
+    let id = threads[0]["id"].as_str().unwrap().to_string();
+    let view = thread_view(&dir, &id);
+    assert_eq!(view["runs"][0]["status"], "interrupted", "{view:#}");
+    assert_eq!(roles(&view), ["user", "assistant", "tool"]);
+    assert_eq!(view["tool_calls"][0]["id"], "c_search");
+    assert_eq!(view["tool_calls"][0]["status"], "interrupted");
+    let answer = &view["messages"][2]["message"];
+    assert_eq!(answer["tool_call_id"], "c_search");
+    assert!(answer["content"][0]["text"].as_str().unwrap().contains("interrupted"), "{answer}");
+
+    let again = deskmate(&dir)
+        .args(["chat", "--model", "openai:m", "--base-url", &server.base_url(), "--thread", &id, "继续"])
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    assert!(String::from_utf8_lossy(&again.stdout).contains("我回来了"));
+    // The model got the synthesized answer to the dangling call.
+    let sent = server.requests()[1].body["messages"].as_array().unwrap().clone();
+    let tool = sent.iter().find(|m| m["role"] == "tool").unwrap();
+    assert_eq!(tool["tool_call_id"], "c_search");
+    assert!(tool["content"].to_string().contains("interrupted"));
+    assert_eq!(thread_view(&dir, &id)["runs"][1]["status"], "completed");
+}
+
+fn stored_costs(dir: &tempfile::TempDir) -> Vec<Option<f64>> {
+    let conn = rusqlite::Connection::open(dir.path().join("deskmate.sqlite3")).unwrap();
+    let mut st = conn.prepare("SELECT cost_usd FROM llm_calls ORDER BY rowid").unwrap();
+    st.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+}
+
+#[test]
+fn costs_use_the_price_setting_and_a_damaged_one_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![openai::text("一"), openai::text("二"), openai::text("三")]).unwrap();
+    let chat = || deskmate(&dir).args(["chat", "--model", "openai:m", "--base-url", &server.base_url(), "x"]).output().unwrap();
+    // No price for openai:m: the cost is unknown (NULL), not zero.
+    assert!(chat().status.success());
+    assert_eq!(stored_costs(&dir), [None]);
+
+    let prices = r#"{"prices": {"openai:m": {"input_per_mtok": 1.0, "output_per_mtok": 2.0}}}"#;
+    deskmate(&dir).args(["llm", "prices", prices]).assert().success();
+    let shown = json_of(&deskmate(&dir).args(["llm", "prices"]).output().unwrap().stdout);
+    assert_eq!(shown["prices"]["openai:m"]["output_per_mtok"], 2.0);
+    assert!(chat().status.success());
+    // The scripted reply uses 10 input and 5 output tokens.
+    let costs = stored_costs(&dir);
+    assert!((costs[1].unwrap() - (10.0 * 1.0 + 5.0 * 2.0) / 1e6).abs() < 1e-12, "{costs:?}");
+
+    let refused = [
+        (r#"{"openai:m": {"input_per_mtok": 1}}"#, "cannot be read"),
+        (r#"{"prices": {"openai:m": {"input_per_mtok": -1, "output_per_mtok": 1}}}"#, "zero or more"),
+        (r#"{"prices": {"gpt-4o": {"input_per_mtok": 1, "output_per_mtok": 1}}}"#, "provider:model"),
+    ];
+    for (bad, says) in refused {
+        let out = deskmate(&dir).args(["llm", "prices", bad]).output().unwrap();
+        assert!(!out.status.success(), "{bad} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says) && !err.contains("panicked"), "{err}");
+    }
+    let kept = json_of(&deskmate(&dir).args(["llm", "prices"]).output().unwrap().stdout);
+    assert_eq!(kept, shown, "a refused table leaves the saved one alone");
+    // A setting damaged outside Deskmate stops chat with a way out, before any model call.
+    let conn = rusqlite::Connection::open(dir.path().join("deskmate.sqlite3")).unwrap();
+    conn.execute("UPDATE settings SET value = '{\"openai:m\": 3}' WHERE key = 'llm.prices'", []).unwrap();
+    drop(conn);
+    let out = chat();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("llm.prices") && err.contains("input_per_mtok") && err.contains("deskmate llm prices --clear"), "{err}");
+    assert_eq!(server.request_count(), 2);
+    deskmate(&dir).args(["llm", "prices", "--clear"]).assert().success();
+    assert!(chat().status.success(), "the built-in prices stay after clearing");
+    assert_eq!(stored_costs(&dir).len(), 3);
 }
