@@ -12,7 +12,7 @@ use deskmate_app::recite::{compose_feedback, NewAttempt, Reference, DEFAULT_PASS
 use deskmate_app::Deskmate;
 use deskmate_speech::asr::AudioContext;
 use deskmate_speech::audio::file;
-use deskmate_speech::fairness::{checker_transcript, judge, FairnessSettings};
+use deskmate_speech::fairness::{judge_with_audio, FairnessSettings};
 use deskmate_speech::{AsrConfig, Lang, ModelPaths, SpeechPipeline};
 use serde::Serialize;
 
@@ -212,7 +212,7 @@ pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<Ex
     };
     let settings = FairnessSettings::default();
     let checking = Instant::now();
-    let voice = judge(&reference, &transcript, &settings)?;
+    let voice = judge_with_audio(&reference, &transcript, &settings, pipeline.asr())?;
     let check_ms = checking.elapsed().as_millis() as u64;
     let total_ms = started.elapsed().as_millis() as u64;
     let verdict = &voice.verdict;
@@ -223,7 +223,7 @@ pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<Ex
             app.record_attempt(NewAttempt {
                 profile_id: p.id.clone(),
                 material_id: m.id.clone(),
-                transcript: checker_transcript(&transcript, &settings),
+                transcript: voice.record_transcript(&transcript, &settings),
                 mode: deskmate_app::recite::Mode::Voice,
                 at: chrono::Utc::now(),
                 duration_ms: heard
@@ -266,6 +266,7 @@ pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<Ex
                 "feedback": feedback,
             },
             "uncertain": voice.uncertain,
+            "rechecked": voice.rechecked,
             "fair_accuracy": voice.fair_accuracy,
             "timings": timings,
             "attempt": attempt,

@@ -14,7 +14,7 @@
 use std::path::PathBuf;
 
 use deskmate_speech::asr::{AsrConfig, AudioContext};
-use deskmate_speech::evaluation::{hear_all, read_manifest, score, verdict_of, HeardClip};
+use deskmate_speech::evaluation::{hear_all, read_manifest, score, verdict_of, HeardClip, SWEPT_LOW_CONFIDENCE};
 use deskmate_speech::fairness::FairnessSettings;
 use deskmate_speech::{ModelPaths, SpeechPipeline};
 
@@ -143,7 +143,7 @@ fn report(label: &str, heard: &[HeardClip]) {
     println!("  tone rule  low-conf <  recheck margin  found cert  found any  false alarms  clean asked again");
     let mut rows = Vec::new();
     for tone in [true, false] {
-        for low in [0.0f32, 0.5, 0.8, 0.9] {
+        for low in SWEPT_LOW_CONFIDENCE {
             rows.push((tone, low, None));
         }
     }

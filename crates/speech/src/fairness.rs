@@ -191,7 +191,7 @@ pub fn judge_with_audio(
     settings: &FairnessSettings,
     engine: &AsrEngine,
 ) -> Result<VoiceVerdict, CheckError> {
-    let fit = |texts: Vec<String>| engine.recheck(heard, texts);
+    let fit = |variants: Vec<String>| engine.recheck(heard, variants);
     judge_inner(reference, heard, settings, Some(&fit))
 }
 
@@ -206,8 +206,8 @@ pub fn judge_with_fit(
     judge_inner(reference, heard, settings, Some(fit))
 }
 
-/// Scores texts against the recording (see [`AsrEngine::recheck`]): the
-/// first text is the transcript as heard, the others variants of it.
+/// Scores variants of the heard text against the recording (see
+/// [`AsrEngine::recheck`]): one delta per variant, in nats.
 pub type Fit<'a> = &'a dyn Fn(Vec<String>) -> Result<Vec<f64>, AsrError>;
 
 fn judge_inner(
@@ -279,15 +279,19 @@ fn judge_inner(
 
 /// Scores, for each still-certain substitution, omission or insertion, the
 /// transcript with that one difference put right against the transcript as
-/// heard. Order errors are left alone (moving a block is not a mishearing).
+/// heard — and, for differences heard next to each other, with the whole
+/// run put right at once (鹅，鹅，鹅 heard as 哩哩哩: one 鹅 among two 哩 reads
+/// worse than either, all three together fit). An error takes the better
+/// of its own and its run's delta. Order errors are left alone (moving a
+/// block is not a mishearing).
 fn recheck(
     verdict: &Verdict,
     heard: &Transcript,
     reasons: &[Option<UncertainReason>],
     fit: Fit<'_>,
 ) -> Vec<Rechecked> {
-    let mut texts = vec![heard.text.clone()];
-    let mut which = Vec::new();
+    // (error index, heard range, the right text there)
+    let mut fixes: Vec<(usize, std::ops::Range<usize>, String)> = Vec::new();
     for (i, e) in verdict.errors.iter().enumerate() {
         if reasons.get(i).is_some_and(Option::is_some) || e.error_type == ErrorType::Order {
             continue;
@@ -296,29 +300,57 @@ fn recheck(
             ErrorType::Insertion => String::new(),
             _ => spoken_form(&e.expected, heard.lang),
         };
-        if let Some(text) = corrected(&heard.text, e.heard.clone(), &right, heard.lang) {
-            texts.push(text);
-            which.push(i);
+        fixes.push((i, e.heard.clone(), right));
+    }
+    fixes.sort_by_key(|f| (f.1.start, f.1.end));
+    // Variants: one per fix, then one per run of touching fixes.
+    let mut variants: Vec<(Vec<usize>, String)> = Vec::new();
+    for f in &fixes {
+        if let Some(text) = corrected(&heard.text, f.1.clone(), &f.2, heard.lang) {
+            variants.push((vec![f.0], text));
         }
     }
-    if which.is_empty() {
+    let mut run_start = 0;
+    for k in 1..=fixes.len() {
+        let touching = k < fixes.len() && fixes[k].1.start <= fixes[k - 1].1.end;
+        if touching {
+            continue;
+        }
+        let run = &fixes[run_start..k];
+        if run.len() > 1 {
+            let mut text = Some(heard.text.clone());
+            for f in run.iter().rev() {
+                text = text.and_then(|t| corrected(&t, f.1.clone(), &f.2, heard.lang));
+            }
+            if let Some(text) = text {
+                variants.push((run.iter().map(|f| f.0).collect(), text));
+            }
+        }
+        run_start = k;
+    }
+    if variants.is_empty() {
         return Vec::new();
     }
-    match fit(texts) {
-        Ok(scores) if scores.len() == which.len() + 1 => which
-            .iter()
-            .zip(&scores[1..])
-            .map(|(&error, score)| Rechecked {
-                error,
-                delta: score - scores[0],
-            })
-            .collect(),
-        Ok(_) => Vec::new(),
+    let texts: Vec<String> = variants.iter().map(|v| v.1.clone()).collect();
+    let deltas = match fit(texts) {
+        Ok(d) if d.len() == variants.len() => d,
+        Ok(_) => return Vec::new(),
         Err(e) => {
             tracing::warn!("could not re-examine the recording ({e}); keeping the differences as heard");
-            Vec::new()
+            return Vec::new();
+        }
+    };
+    let mut best: Vec<Rechecked> = Vec::new();
+    for ((errors, _), delta) in variants.iter().zip(deltas) {
+        for &error in errors {
+            match best.iter_mut().find(|r| r.error == error) {
+                Some(r) => r.delta = r.delta.max(delta),
+                None => best.push(Rechecked { error, delta }),
+            }
         }
     }
+    best.sort_by_key(|r| r.error);
+    best
 }
 
 /// The material's words as the transcript writes them: hanzi only for
@@ -471,15 +503,14 @@ mod tests {
         );
     }
 
-    /// A scorer that likes texts containing `good` and dislikes `bad`, by
-    /// how many times they occur (a stand-in for whisper's decoder, so the
-    /// decision rule is tested without a model; the real scorer is tested
-    /// on real audio in tests/agreement.rs and tests/recheck.rs).
-    fn scorer(good: &'static str, bad: &'static str) -> impl Fn(Vec<String>) -> Result<Vec<f64>, AsrError> {
-        move |texts: Vec<String>| {
-            Ok(texts
+    /// A scorer that dislikes variants containing `bad` (a stand-in for
+    /// whisper's decoder, so the decision rule is tested without a model;
+    /// the real scorer runs on real audio in tests/agreement.rs).
+    fn scorer(bad: &'static str) -> impl Fn(Vec<String>) -> Result<Vec<f64>, AsrError> {
+        move |variants: Vec<String>| {
+            Ok(variants
                 .iter()
-                .map(|t| 3.0 * t.matches(good).count() as f64 - 10.0 * t.matches(bad).count() as f64)
+                .map(|t| if !bad.is_empty() && t.contains(bad) { -10.0 } else { 0.0 })
                 .collect())
         }
     }
@@ -489,19 +520,19 @@ mod tests {
         let r = Reference::new(JING_YE_SI, None).unwrap();
         // 霜 heard confidently as 生; the audio fits 霜 just as well (delta 0 ≥ -4).
         let h = heard("床前明月光疑是地上生举头望明月低头思故乡", &[]);
-        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &scorer("", "")).unwrap();
+        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &scorer("")).unwrap();
         assert_eq!(v.certain_errors().count(), 0, "{:?}", v.verdict.errors);
         assert_eq!(v.uncertain[0].reason, UncertainReason::AudioFitsText);
         assert_eq!(v.rechecked.len(), 1);
         assert_eq!(v.rechecked[0].delta, 0.0);
         assert_eq!(v.fair_accuracy, 100.0);
         // The right text fits the audio much worse: the child said 生.
-        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &scorer("", "霜")).unwrap();
+        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &scorer("霜")).unwrap();
         assert_eq!(v.certain_errors().count(), 1);
         assert_eq!(v.rechecked[0].delta, -10.0);
         // Re-examining off: the transcript alone decides.
         let off = FairnessSettings { recheck_margin: None, ..Default::default() };
-        let v = judge_with_fit(&r, &h, &off, &scorer("", "")).unwrap();
+        let v = judge_with_fit(&r, &h, &off, &scorer("")).unwrap();
         assert_eq!(v.certain_errors().count(), 1);
         assert!(v.rechecked.is_empty());
     }
@@ -519,11 +550,28 @@ mod tests {
         let settings = FairnessSettings { tone_is_uncertain: false, ..Default::default() };
         let v = judge_with_fit(&r, &h, &settings, &fit).unwrap();
         let asked = asked.into_inner().unwrap();
-        assert_eq!(asked[0], h.text, "the heard text comes first");
         assert!(asked.contains(&"床前明月光举头望明月花花低头思故乡".to_string()), "{asked:?}");
         assert!(asked.contains(&"床前明烟光疑是地上霜举头望明月花花低头思故乡".to_string()), "{asked:?}");
         assert!(asked.contains(&"床前明烟光举头望明月低头思故乡".to_string()), "{asked:?}");
         assert_eq!(v.rechecked.len(), 3);
+    }
+
+    #[test]
+    fn a_run_of_mishearings_is_put_right_together() {
+        let r = Reference::new("鹅，鹅，鹅，曲项向天歌。", None).unwrap();
+        let h = heard("哩哩哩曲项向天歌", &[]);
+        // Only the variant with all three put right fits the audio.
+        let fit = |variants: Vec<String>| -> Result<Vec<f64>, AsrError> {
+            Ok(variants.iter().map(|v| if v.starts_with("鹅鹅鹅") { 1.0 } else { -9.0 }).collect())
+        };
+        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &fit).unwrap();
+        assert_eq!(v.verdict.errors.len(), 3, "{:?}", v.verdict.errors);
+        assert_eq!(v.certain_errors().count(), 0, "{:?}", v.rechecked);
+        assert!(v.rechecked.iter().all(|r| r.delta == 1.0));
+        // When no variant fits, all three stay the child's errors.
+        let none = |variants: Vec<String>| -> Result<Vec<f64>, AsrError> { Ok(vec![-9.0; variants.len()]) };
+        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &none).unwrap();
+        assert_eq!(v.certain_errors().count(), 3);
     }
 
     #[test]
@@ -546,7 +594,7 @@ mod tests {
         // the audio fits (scorer: every variant as good), and a wrong sound
         // the audio does not fit (烟 where 月 would score badly).
         let h = heard("床前明烟光疑是地上生举偷望明月", &[9]);
-        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &scorer("", "明月光")).unwrap();
+        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &scorer("明月光")).unwrap();
         let uncertain: Vec<bool> = v.verdict.errors.iter().map(|e| e.uncertain).collect();
         assert!(uncertain.iter().any(|u| *u) && uncertain.iter().any(|u| !*u), "{:?}", v.verdict.errors);
         let again = check(&r, &v.record_transcript(&h, &FairnessSettings::default()), Mode::Voice).unwrap();

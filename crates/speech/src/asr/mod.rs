@@ -120,7 +120,8 @@ struct Job {
 struct ScoreJob {
     audio_id: u64,
     lang: Lang,
-    texts: Vec<String>,
+    heard: String,
+    variants: Vec<String>,
     reply: mpsc::Sender<Result<Vec<f64>, AsrError>>,
 }
 
@@ -200,18 +201,19 @@ impl AsrEngine {
         self.submit(request).wait()
     }
 
-    /// How well the audio of `transcript` fits each of `texts`: the sum of
-    /// whisper's token log-probabilities for each text, given that audio
-    /// (higher fits better; compare texts of the same recording only).
-    /// Works while the recording is the last one this engine transcribed;
-    /// after another transcription it fails with [`AsrError::RecordingGone`].
-    /// Blocks: call from a blocking thread.
-    pub fn recheck(&self, transcript: &Transcript, texts: Vec<String>) -> Result<Vec<f64>, AsrError> {
+    /// How much better (positive) or worse (negative) the audio of
+    /// `transcript` fits each variant of its text than the text itself, in
+    /// nats of whisper's token log-probabilities over the stretch where
+    /// they differ. Works while the recording is the last one this engine
+    /// transcribed; after another transcription it fails with
+    /// [`AsrError::RecordingGone`]. Blocks: call from a blocking thread.
+    pub fn recheck(&self, transcript: &Transcript, variants: Vec<String>) -> Result<Vec<f64>, AsrError> {
         let (reply, answer) = mpsc::channel();
         let job = ScoreJob {
             audio_id: transcript.audio_id,
             lang: transcript.lang,
-            texts,
+            heard: transcript.text.clone(),
+            variants,
             reply,
         };
         self.jobs
@@ -281,11 +283,12 @@ fn worker(
             }
             Work::Score(job) => {
                 let result = match last.as_mut() {
-                    Some((id, state)) if *id == job.audio_id => recheck::score_texts(
+                    Some((id, state)) if *id == job.audio_id => recheck::deltas(
                         &ctx,
                         state,
                         job.lang,
-                        &job.texts,
+                        &job.heard,
+                        &job.variants,
                         usize::from(config.threads.max(1)),
                     ),
                     _ => Err(AsrError::RecordingGone),

@@ -7,6 +7,9 @@
 //! well as what was heard?" — if so, the recogniser cannot tell, and the
 //! child is asked to say it again instead of being blamed.
 //!
+//! Only the stretch where a variant differs is compared (plus a couple of
+//! tokens after it): the rest is the same text, scored the same.
+//!
 //! This is not prompting: the transcript was decoded freely, without the
 //! material; the material is only *scored* afterwards, one difference at a
 //! time, so a real mistake (the audio does not fit the right text) stays a
@@ -19,16 +22,22 @@ use super::{AsrError, Lang, MANDARIN_PROMPT};
 /// Most tokens a scored text may have (whisper's decoder holds 448).
 const MAX_TEXT_TOKENS: usize = 400;
 
-/// Sums of token log-probabilities of `texts` given the audio encoded in
-/// `state`, each text followed by the end-of-text token. Texts sharing a
-/// beginning share its decoding (the key/value cache is rewound, not
-/// rebuilt), so scoring a transcript and a few variants of it costs about
-/// one decoding of the transcript plus the tails of the variants.
-pub(crate) fn score_texts(
+/// Tokens after a difference that are scored with it: how well the text
+/// picks up again after the change belongs to the change.
+const AFTER: usize = 2;
+
+/// For each variant of `heard`, how much better (positive) or worse
+/// (negative) the audio encoded in `state` fits it than `heard`, in nats:
+/// the difference of the token log-probabilities over the stretch where the
+/// two differ (plus [`AFTER`] tokens). Whatever comes before the stretch is
+/// decoded once in one batch; only the stretch is decoded token by token,
+/// for the heard text and then, rewinding the key/value cache, the variant.
+pub(crate) fn deltas(
     ctx: &WhisperContext,
     state: &mut WhisperState,
     lang: Lang,
-    texts: &[String],
+    heard: &str,
+    variants: &[String],
     threads: usize,
 ) -> Result<Vec<f64>, AsrError> {
     let whisper = |e: whisper_rs::WhisperError| AsrError::Whisper(e.to_string());
@@ -46,58 +55,105 @@ pub(crate) fn score_texts(
         ctx.token_transcribe(),
         ctx.token_not(),
     ]);
-    state.decode(&prefix, 0, threads).map_err(whisper)?;
-    // decoded[k] is the k-th text token now in the cache; next[k] the
-    // log-probabilities of the token after decoded[..k].
-    let mut decoded: Vec<WhisperTokenId> = Vec::new();
-    let mut next: Vec<Vec<f32>> = vec![log_softmax(state.get_logits().map_err(whisper)?)];
     let eot = ctx.token_eot();
-    let mut out = Vec::with_capacity(texts.len());
-    for text in texts {
-        let mut tokens = if text.trim().is_empty() {
+    let tokens_of = |text: &str| -> Result<Vec<WhisperTokenId>, AsrError> {
+        let mut t = if text.trim().is_empty() {
             Vec::new()
         } else {
             ctx.tokenize(text, MAX_TEXT_TOKENS + 1).map_err(whisper)?
         };
-        if tokens.len() > MAX_TEXT_TOKENS {
+        if t.len() > MAX_TEXT_TOKENS {
             return Err(AsrError::Whisper(format!(
                 "a text of {} tokens is too long to re-examine",
-                tokens.len()
+                t.len()
             )));
         }
-        tokens.push(eot);
-        let shared = decoded
+        t.push(eot);
+        Ok(t)
+    };
+    let h = tokens_of(heard)?;
+    let mut out = Vec::with_capacity(variants.len());
+    for variant in variants {
+        let v = tokens_of(variant)?;
+        let same_start = h.iter().zip(&v).take_while(|(a, b)| a == b).count();
+        if same_start == h.len() && same_start == v.len() {
+            out.push(0.0);
+            continue;
+        }
+        let room = (h.len() - same_start).min(v.len() - same_start);
+        let same_end = h
             .iter()
-            .zip(&tokens)
+            .rev()
+            .zip(v.iter().rev())
+            .take(room)
             .take_while(|(a, b)| a == b)
             .count();
-        decoded.truncate(shared);
-        next.truncate(shared + 1);
-        let mut sum = 0f64;
-        for (k, &t) in tokens.iter().enumerate() {
-            let Some(dist) = next.get(k) else {
-                return Err(AsrError::Whisper("re-examining lost its place".into()));
-            };
-            sum += f64::from(dist.get(t as usize).copied().unwrap_or(f32::NEG_INFINITY));
-            if k + 1 < tokens.len() && k + 1 >= next.len() {
-                state
-                    .decode(&[t], prefix.len() + k, threads)
-                    .map_err(whisper)?;
-                decoded.push(t);
-                next.push(log_softmax(state.get_logits().map_err(whisper)?));
-            }
-        }
-        out.push(sum);
+        let after = AFTER.min(same_end);
+        let h_stretch = &h[same_start..h.len() - same_end + after];
+        let v_stretch = &v[same_start..v.len() - same_end + after];
+        // Everything before the stretch, in one batch.
+        let mut context = prefix.clone();
+        context.extend_from_slice(&h[..same_start]);
+        state.decode(&context, 0, threads).map_err(whisper)?;
+        let first = LogProbs::of(state.get_logits().map_err(whisper)?);
+        let heard_lp = stretch_log_prob(state, &first, h_stretch, context.len(), threads)?;
+        let variant_lp = stretch_log_prob(state, &first, v_stretch, context.len(), threads)?;
+        out.push(variant_lp - heard_lp);
     }
     Ok(out)
 }
 
-/// Natural-log probabilities from logits.
-fn log_softmax(logits: &[f32]) -> Vec<f32> {
-    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let sum: f32 = logits.iter().map(|&l| (l - max).exp()).sum();
-    let log_sum = max + sum.ln();
-    logits.iter().map(|&l| l - log_sum).collect()
+/// Sum of log-probabilities of `stretch` following the decoded context
+/// (`n_past` tokens; `first` is the distribution after them). Decodes token
+/// by token from `n_past`, which rewinds whatever the cache held past it.
+fn stretch_log_prob(
+    state: &mut WhisperState,
+    first: &LogProbs,
+    stretch: &[WhisperTokenId],
+    n_past: usize,
+    threads: usize,
+) -> Result<f64, AsrError> {
+    let mut sum = 0f64;
+    let mut dist: Option<LogProbs> = None;
+    for (k, &t) in stretch.iter().enumerate() {
+        sum += dist.as_ref().unwrap_or(first).of_token(t);
+        if k + 1 < stretch.len() {
+            state
+                .decode(&[t], n_past + k, threads)
+                .map_err(|e| AsrError::Whisper(e.to_string()))?;
+            dist = Some(LogProbs::of(
+                state
+                    .get_logits()
+                    .map_err(|e| AsrError::Whisper(e.to_string()))?,
+            ));
+        }
+    }
+    Ok(sum)
+}
+
+/// A next-token distribution: the logits and their log-sum-exp.
+struct LogProbs {
+    logits: Vec<f32>,
+    log_sum: f64,
+}
+
+impl LogProbs {
+    fn of(logits: &[f32]) -> Self {
+        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let sum: f64 = logits.iter().map(|&l| f64::from(l - max).exp()).sum();
+        Self {
+            logits: logits.to_vec(),
+            log_sum: f64::from(max) + sum.ln(),
+        }
+    }
+
+    /// Natural-log probability of `token` (−∞ for an unknown token).
+    fn of_token(&self, token: WhisperTokenId) -> f64 {
+        usize::try_from(token)
+            .ok()
+            .and_then(|i| self.logits.get(i))
+            .map_or(f64::NEG_INFINITY, |&l| f64::from(l) - self.log_sum)
+    }
 }
 
 #[cfg(test)]
@@ -105,10 +161,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn log_softmax_sums_to_one() {
-        let p = log_softmax(&[1.0, 2.0, 3.0]);
-        let total: f32 = p.iter().map(|l| l.exp()).sum();
-        assert!((total - 1.0).abs() < 1e-5);
-        assert!(p[2] > p[1] && p[1] > p[0]);
+    fn log_probs_sum_to_one() {
+        let p = LogProbs::of(&[1.0, 2.0, 3.0]);
+        let total: f64 = (0..3).map(|t| p.of_token(t).exp()).sum();
+        assert!((total - 1.0).abs() < 1e-9);
+        assert!(p.of_token(2) > p.of_token(1) && p.of_token(1) > p.of_token(0));
+        assert_eq!(p.of_token(7), f64::NEG_INFINITY);
+        assert_eq!(p.of_token(-1), f64::NEG_INFINITY);
     }
 }
