@@ -25,5 +25,8 @@ export default defineConfig({
     clearMocks: true,
     // 2-core machine: keep the worker pool small.
     maxWorkers: 2,
+    // Under load (a build beside the tests) one jsdom test can take over
+    // vitest's default 5 s without anything being wrong; a real hang still fails.
+    testTimeout: 30_000,
   },
 });
