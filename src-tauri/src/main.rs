@@ -1,9 +1,11 @@
 //! The Deskmate app window. Thin by design: it builds the one [`Deskmate`]
-//! composition root and exposes it to the web UI as typed commands.
+//! composition root and exposes it to the web UI as typed commands. When the
+//! data cannot be opened, the window still opens and says why ([`startup`]).
 
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod commands;
+mod startup;
 
 use deskmate_app::{Config, Deskmate};
 
@@ -27,7 +29,16 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .skip_while(|a| a != "--data-dir")
         .nth(1)
         .map(std::path::PathBuf::from);
-    let app = Deskmate::open(Config::resolve(data_dir)?)?;
+    let config = Config::resolve(data_dir)?;
+    let app = match Deskmate::open(config.clone()) {
+        Ok(app) => app,
+        Err(e) => {
+            // The line for a terminal, then a window for everyone else; still a failed start.
+            eprintln!("Deskmate could not start: {e}");
+            let code = startup::show_failure(config)?;
+            std::process::exit(if code == 0 { 1 } else { code });
+        }
+    };
     tauri::Builder::default()
         .setup(|tauri_app| {
             // Follow the desk lamp from the start, so its panel appears when it is
