@@ -8,7 +8,7 @@
 import { createContext, createElement, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import * as api from "./api";
 import type { Locale } from "./api";
-import { errorText } from "./errors";
+import { errorText, setErrorLanguage } from "./errors";
 
 const zhCN = {
   "app.name": "同桌 Deskmate",
@@ -49,6 +49,18 @@ const zhCN = {
   "err.titleRequired": "请填写题目。",
   "err.bodyRequired": "请填写正文。",
   "err.fixAbove": "请先改正上面标红的地方。",
+
+  "core.pin.wrong": "密码不对。还可以再试 {tries_left} 次，之后家长区会锁住几分钟。",
+  "core.pin.wrongLast": "密码不对。再错一次，家长区就会锁住几分钟。",
+  "core.pin.locked": "密码错的次数太多，家长区已经锁住了，请在 {until} 以后再试。",
+  "core.profile.nameTaken": "已经有叫“{name}”的成员了，换个名字吧。",
+  "core.material.bodyEmpty": "正文是空的：请输入或粘贴要背的内容。",
+  "core.material.bodyTooLong": "正文太长了（{chars} 个字，最多 {max} 个）。请分成几段分别添加。",
+  "core.db.schemaTooNew":
+    "这里的数据是更新版本的同桌保存的（数据版本 {found}，这个同桌只认识到 {known}）。请把同桌更新到最新版本；数据没有被改动。",
+  "core.dataDir.unusable":
+    "同桌没法在数据文件夹 {path} 里保存东西。请修改这个文件夹的权限让它可以写入，或者用 --data-dir 换一个文件夹。",
+  "core.db.notDeskmate": "{path} 不是同桌的数据文件。请把它移到别处，或者用 --data-dir 换一个文件夹。",
 
   "setup.title": "欢迎使用同桌！",
   "setup.intro": "先用一分钟设置一下：一位家长，一位小朋友。以后还可以再添加。",
@@ -410,6 +422,18 @@ const en: Messages = {
   "err.titleRequired": "Please enter a title.",
   "err.bodyRequired": "Please enter the text.",
   "err.fixAbove": "Please fix the fields marked above.",
+
+  "core.pin.wrong": "Wrong PIN. {tries_left} more tries before the parent area locks for a few minutes.",
+  "core.pin.wrongLast": "Wrong PIN. One more wrong try locks the parent area for a few minutes.",
+  "core.pin.locked": "Too many wrong PINs: the parent area is locked. Try again after {until}.",
+  "core.profile.nameTaken": "There is already someone called “{name}”. Please choose another name.",
+  "core.material.bodyEmpty": "The text is empty: type or paste the words to recite.",
+  "core.material.bodyTooLong": "The text is too long ({chars} characters; at most {max}). Please add it in shorter pieces.",
+  "core.db.schemaTooNew":
+    "This data was saved by a newer version of Deskmate (data version {found}; this one knows up to {known}). Please update Deskmate; the data was left untouched.",
+  "core.dataDir.unusable":
+    "Deskmate cannot save anything in its data folder {path}. Make the folder writable (fix its permissions), or choose another folder with --data-dir.",
+  "core.db.notDeskmate": "{path} is not a Deskmate data file. Move it elsewhere, or choose another folder with --data-dir.",
 
   "setup.title": "Welcome to Deskmate!",
   "setup.intro": "Let's set things up in a minute: one parent and one child. You can add more later.",
@@ -783,6 +807,10 @@ export function I18nProvider({ initialLocale = DEFAULT_LOCALE, children }: { ini
   }, [locale]);
 
   const t = useCallback<TFunction>((key, vars) => translate(locale, key, vars), [locale]);
+  // errorText runs outside React (api.ts); it translates the core's error codes
+  // into the language shown now. Set while rendering, so it holds before any
+  // child's effect can call the api; setting it again is harmless.
+  setErrorLanguage(locale, t);
 
   const setLocale = useCallback(async (next: Locale) => {
     setLocaleState(next);

@@ -11,7 +11,7 @@ interface PinDialogProps {
   onCancel: () => void;
 }
 
-/** Asks a parent for the PIN and checks it with `parent_unlock`; the api's error is shown as-is. */
+/** Asks a parent for the PIN and checks it with `parent_unlock`; a wrong PIN or a lock is said in the UI language (errors.ts). */
 export function PinDialog({ profile, onUnlocked, onCancel }: PinDialogProps) {
   const t = useT();
   const [pin, setPin] = useState("");

@@ -77,15 +77,40 @@ describe("first-run setup", () => {
     expect(screen.queryByRole("alert")).not.toBeInTheDocument();
   });
 
-  it("shows the api's error message and stays on the form", async () => {
-    vi.mocked(api.setupFamily).mockRejectedValue("a parent named 妈妈 already exists");
+  const nameTaken = {
+    code: "profile.name_taken",
+    message: 'a profile named "妈妈" already exists',
+    params: { name: "妈妈" },
+  };
+
+  it("says a taken name in Chinese and stays on the form", async () => {
+    vi.mocked(api.setupFamily).mockRejectedValue(nameTaken);
     const onDone = vi.fn();
     renderWithI18n(<Setup onDone={onDone} />);
     const user = await fill({ parentName: "妈妈", pin: "1234", pin2: "1234", childName: "小明" });
     await user.click(screen.getByTestId("setup-submit"));
 
-    expect(await screen.findByTestId("setup-error")).toHaveTextContent("a parent named 妈妈 already exists");
+    expect((await screen.findByTestId("setup-error")).textContent).toBe("没能保存：已经有叫“妈妈”的成员了，换个名字吧。");
     expect(onDone).not.toHaveBeenCalled();
     expect(screen.getByTestId("setup-submit")).toBeEnabled();
+  });
+
+  it("says a taken name in English when the UI is in English", async () => {
+    vi.mocked(api.setupFamily).mockRejectedValue(nameTaken);
+    renderWithI18n(<Setup onDone={vi.fn()} />, "en");
+    const user = await fill({ parentName: "妈妈", pin: "1234", pin2: "1234", childName: "小明" });
+    await user.click(screen.getByTestId("setup-submit"));
+
+    expect((await screen.findByTestId("setup-error")).textContent).toBe(
+      "Couldn't save: There is already someone called “妈妈”. Please choose another name.",
+    );
+  });
+
+  it("shows a plain message from the api as it is", async () => {
+    vi.mocked(api.setupFamily).mockRejectedValue("the disk is full");
+    renderWithI18n(<Setup onDone={vi.fn()} />);
+    const user = await fill({ parentName: "妈妈", pin: "1234", pin2: "1234", childName: "小明" });
+    await user.click(screen.getByTestId("setup-submit"));
+    expect(await screen.findByTestId("setup-error")).toHaveTextContent("the disk is full");
   });
 });

@@ -34,25 +34,70 @@ describe("welcome: profile picker and PIN dialog", () => {
     expect(screen.queryByTestId("pin-input")).not.toBeInTheDocument();
   });
 
-  it("shows the api's PIN error as-is and does not unlock", async () => {
-    const message = "wrong PIN; 2 tries left before a 5-minute lock";
-    vi.mocked(api.parentUnlock).mockRejectedValue(message);
+  async function submitWrongPin(locale: "zh-CN" | "en" = "zh-CN") {
     const onParent = vi.fn();
     const user = userEvent.setup();
-    renderWithI18n(<Welcome onChild={vi.fn()} onParent={onParent} />);
-
+    renderWithI18n(<Welcome onChild={vi.fn()} onParent={onParent} />, locale);
     const card = (await screen.findAllByTestId("profile-card")).find((c) => c.dataset.kind === "parent")!;
     await user.click(card);
     const input = screen.getByTestId("pin-input");
     expect(input).toHaveAttribute("inputmode", "numeric");
     await user.type(input, "0000");
     await user.click(screen.getByTestId("pin-submit"));
+    return { onParent, error: await screen.findByTestId("pin-error") };
+  }
 
-    expect(await screen.findByTestId("pin-error")).toHaveTextContent(message);
-    expect(screen.getByTestId("pin-error").textContent).toBe(message);
+  // What the core sends for a wrong PIN (src-tauri's CmdError).
+  const wrongPin = {
+    code: "pin.wrong",
+    message: "wrong PIN; 2 tries left before the parent area locks",
+    params: { tries_left: 2 },
+  };
+
+  it("says a wrong PIN in Chinese, with the tries left, and does not unlock", async () => {
+    vi.mocked(api.parentUnlock).mockRejectedValue(wrongPin);
+    const { onParent, error } = await submitWrongPin();
+    expect(error.textContent).toBe("密码不对。还可以再试 2 次，之后家长区会锁住几分钟。");
     expect(api.parentUnlock).toHaveBeenCalledWith("p1", "0000");
     expect(onParent).not.toHaveBeenCalled();
     expect(screen.getByTestId("pin-input")).toHaveValue("");
+  });
+
+  it("says a wrong PIN in English when the UI is in English", async () => {
+    vi.mocked(api.parentUnlock).mockRejectedValue(wrongPin);
+    const { error } = await submitWrongPin("en");
+    expect(error.textContent).toBe("Wrong PIN. 2 more tries before the parent area locks for a few minutes.");
+  });
+
+  it("the last try before the lock is said as such", async () => {
+    vi.mocked(api.parentUnlock).mockRejectedValue({ ...wrongPin, params: { tries_left: 1 } });
+    const { error } = await submitWrongPin();
+    expect(error.textContent).toBe("密码不对。再错一次，家长区就会锁住几分钟。");
+  });
+
+  // The core sends the lock's end in UTC; the dialog shows the local clock time.
+  const until = "2026-03-01T06:05:00Z";
+  const end = new Date(until);
+  const localClock = `${String(end.getHours()).padStart(2, "0")}:${String(end.getMinutes()).padStart(2, "0")}`;
+  const locked = { code: "pin.locked", message: `too many wrong PINs; the parent area is locked until ${until}`, params: { until } };
+
+  it("says the lock and its end in local time, in Chinese", async () => {
+    vi.mocked(api.parentUnlock).mockRejectedValue(locked);
+    const { error } = await submitWrongPin();
+    expect(error.textContent).toBe(`密码错的次数太多，家长区已经锁住了，请在 ${localClock} 以后再试。`);
+    expect(error.textContent).not.toContain("2026");
+  });
+
+  it("says the lock and its end in local time, in English", async () => {
+    vi.mocked(api.parentUnlock).mockRejectedValue(locked);
+    const { error } = await submitWrongPin("en");
+    expect(error.textContent).toBe(`Too many wrong PINs: the parent area is locked. Try again after ${localClock}.`);
+  });
+
+  it("shows the core's message for a code it has no words for", async () => {
+    vi.mocked(api.parentUnlock).mockRejectedValue({ code: "error", message: "the database file is locked", params: {} });
+    const { error } = await submitWrongPin();
+    expect(error.textContent).toBe("the database file is locked");
   });
 
   it("asks for a PIN before calling the api", async () => {
