@@ -42,19 +42,40 @@ ensure_packages() {
     || die "apt-get install failed for: ${missing[*]}"
 }
 
+# How to get a Node.js the UI's build tool (Vite) accepts: 20.19+ or 22.12+.
+NODE_HOWTO="Debian 12's own nodejs package is 18, too old. Install Node.js 22 LTS (or 20.19+) from NodeSource:
+  curl -fsSL https://deb.nodesource.com/setup_22.x | sudo -E bash - && sudo apt-get install -y nodejs
+or with nvm (https://github.com/nvm-sh/nvm): nvm install 22 — or from https://nodejs.org (macOS: brew install node@22; Windows: the .msi installer).
+Then run this script again."
+
 ensure_node() {
-  command -v node >/dev/null 2>&1 || die "Node.js 20.19+ is needed for the UI (https://nodejs.org or your package manager)"
-  local major
-  major=$(node -p 'process.versions.node.split(".")[0]')
-  [ "$major" -ge 20 ] || die "Node.js $(node --version) is too old; the UI needs 20.19 or newer"
+  command -v node >/dev/null 2>&1 || die "Node.js is not installed; the UI needs 20.19+ or 22.12+.
+$NODE_HOWTO"
+  # Vite's own requirement: ^20.19.0 || >=22.12.0.
+  node -e 'const [a, b] = process.versions.node.split(".").map(Number);
+           process.exit((a === 20 && b >= 19) || (a === 22 && b >= 12) || a > 22 ? 0 : 1)' \
+    || die "Node.js $(node --version) is not supported; the UI needs 20.19+ or 22.12+.
+$NODE_HOWTO"
 }
+
+# A file's sha256 in hex: sha256sum (Linux, Git Bash) or shasum (macOS).
+sha256_of() {
+  if command -v sha256sum >/dev/null 2>&1; then
+    sha256sum "$1" | cut -d' ' -f1
+  else
+    shasum -a 256 "$1" | cut -d' ' -f1
+  fi
+}
+
+# True on Linux, where the window tests and the display check apply.
+is_linux() { [ "$(uname -s)" = Linux ]; }
 
 # npm ci when package-lock.json changed since the last install.
 ensure_ui_deps() {
   ensure_node
   local stamp="$REPO/ui/node_modules/.deskmate-lock-sha"
   local sum
-  sum=$(sha256sum "$REPO/ui/package-lock.json" | cut -d' ' -f1)
+  sum=$(sha256_of "$REPO/ui/package-lock.json")
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$sum" ]; then
     say "installing UI packages (npm ci)"
     (cd "$REPO/ui" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci failed"
@@ -69,7 +90,20 @@ build_ui() {
 }
 
 ensure_cargo() {
-  command -v cargo >/dev/null 2>&1 || die "Rust is needed: install it with rustup (https://rustup.rs)"
+  # rustup installs into ~/.cargo/bin, which a fresh shell may not have on PATH yet.
+  if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
+    export PATH="$HOME/.cargo/bin:$PATH"
+  fi
+  command -v cargo >/dev/null 2>&1 || die "Rust is not installed (no cargo). Install it with rustup:
+  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y && . \"\$HOME/.cargo/env\"
+(see https://rustup.rs; on Windows run rustup-init.exe). Debian 12's own rustc (1.63) is too old: Deskmate needs 1.85 or newer.
+Then run this script again."
+  local version
+  version=$(cargo --version | awk '{print $2}')
+  case "$version" in
+    1.[0-7][0-9].* | 1.8[0-4].*)
+      die "Rust $version is too old: Deskmate needs 1.85 or newer. Update it with: rustup update stable" ;;
+  esac
 }
 
 # tauri-driver bridges WebDriver to the app window in end-to-end tests.
@@ -86,7 +120,7 @@ ensure_e2e_python() {
   local req="$REPO/tests/e2e/requirements.txt"
   local stamp="$venv/.deskmate-req-sha"
   local sum
-  sum=$(sha256sum "$req" | cut -d' ' -f1)
+  sum=$(sha256_of "$req")
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$sum" ]; then
     say "preparing the end-to-end test environment (.venv)"
     python3 -m venv "$venv" || die "python3 -m venv failed (apt-get install python3-venv)"
