@@ -1,0 +1,73 @@
+//! Re-examining the recording on real audio: whisper's decoder, scoring the
+//! transcript with one difference put right, must tell a mishearing (the
+//! right text fits the audio as well) from a real slip (it fits far worse).
+//! Two dev clips of 静夜思: one recited right but misheard in places, one
+//! with its second line left out.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use deskmate_recite::{check, ErrorType, Mode, Reference};
+use deskmate_speech::asr::{AsrError, Lang};
+use deskmate_speech::audio::file;
+use deskmate_speech::fairness::{judge, judge_with_audio, FairnessSettings};
+use deskmate_speech::SpeechPipeline;
+
+const JING_YE_SI: &str = "床前明月光，疑是地上霜。举头望明月，低头思故乡。";
+
+fn pipeline() -> SpeechPipeline {
+    SpeechPipeline::from_models_dir(&common::models().dir).unwrap()
+}
+
+#[test]
+fn a_dropped_line_stays_the_childs_error_and_mishearings_do_not() {
+    let p = pipeline();
+    let reference = Reference::new(JING_YE_SI, None).unwrap();
+    let settings = FairnessSettings::default();
+
+    // 静夜思-4: the second line was left out.
+    let clip = file::load(&common::dev_clip("静夜思-4.wav"), 60.0).unwrap();
+    let heard = p.hear(&clip, Lang::Zh, Some(20)).unwrap().transcript.unwrap();
+    let v = judge_with_audio(&reference, &heard, &settings, p.asr()).unwrap();
+    let omission = v
+        .verdict
+        .errors
+        .iter()
+        .position(|e| e.error_type == ErrorType::Omission && e.line == 2)
+        .unwrap_or_else(|| panic!("no omission on line 2: {:?}", v.verdict.errors));
+    assert!(!v.verdict.errors[omission].uncertain, "{:?}", v.rechecked);
+    let r = v.rechecked.iter().find(|r| r.error == omission).unwrap();
+    assert!(r.delta < -20.0, "a dropped line must fit the audio far worse: {r:?}");
+    // What is recorded gives the same verdict when checked again.
+    let again = check(&reference, &v.record_transcript(&heard, &settings), Mode::Voice).unwrap();
+    let flags = |es: &[deskmate_recite::RecitationError]| es.iter().map(|e| e.uncertain).collect::<Vec<_>>();
+    assert_eq!(flags(&again.errors), flags(&v.verdict.errors));
+
+    // 静夜思-1: recited right; whisper hears 疑是地上霜 as 一世地上生 or so.
+    let clip = file::load(&common::dev_clip("静夜思-1.wav"), 60.0).unwrap();
+    let heard = p.hear(&clip, Lang::Zh, Some(20)).unwrap().transcript.unwrap();
+    let plain = judge(&reference, &heard, &FairnessSettings { recheck_margin: None, ..settings }).unwrap();
+    let v = judge_with_audio(&reference, &heard, &settings, p.asr()).unwrap();
+    assert_eq!(v.certain_errors().count(), 0, "heard {:?}: {:?} / {:?}", heard.text, v.verdict.errors, v.rechecked);
+    assert!(v.certain_errors().count() <= plain.certain_errors().count());
+    assert_eq!(v.fair_accuracy, 100.0, "{:?}", v.uncertain);
+}
+
+#[test]
+fn re_examining_needs_the_last_recording() {
+    let p = pipeline();
+    let a = file::load(&common::dev_clip("静夜思-1.wav"), 60.0).unwrap();
+    let first = p.hear(&a, Lang::Zh, Some(20)).unwrap().transcript.unwrap();
+    // The same text is no difference at all.
+    assert_eq!(p.asr().recheck(&first, vec![first.text.clone()]).unwrap(), vec![0.0]);
+    let _second = p.hear(&a, Lang::Zh, Some(20)).unwrap().transcript.unwrap();
+    match p.asr().recheck(&first, vec![JING_YE_SI.into()]) {
+        Err(AsrError::RecordingGone) => {}
+        other => panic!("expected RecordingGone, got {other:?}"),
+    }
+    // The fair judgement still works: the differences stay as heard.
+    let reference = Reference::new(JING_YE_SI, None).unwrap();
+    let v = judge_with_audio(&reference, &first, &FairnessSettings::default(), p.asr()).unwrap();
+    assert!(v.rechecked.is_empty());
+}
