@@ -354,7 +354,7 @@ mod tests {
         for state in &states {
             for event in &events {
                 let mut p = at(state.clone(), 1);
-                let got = p.apply(event.clone()).map(Clone::clone);
+                let got = p.apply(event.clone()).cloned();
                 match expected(state, event) {
                     Some((next, attempts)) => {
                         assert_eq!(got, Ok(next), "{} + {event:?}", state.name());
