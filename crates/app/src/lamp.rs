@@ -1,19 +1,57 @@
 //! The desk lamp as the app sees it: at most one connected lamp, shared by
 //! every front end through the [`Deskmate`] handle. Connecting starts the
-//! driver, which then reconnects by itself after unplugging.
+//! driver, which then reconnects by itself after unplugging; the lamp's
+//! events drive the app (see [`crate::lamp_buttons`]).
+//!
+//! With no lamp at hand the app can host the simulator itself
+//! ([`Deskmate::lamp_host_simulator`], e.g. `DESKMATE_LAMP_SIMULATE=1` in the
+//! window): then the virtual panel's buttons are pressed *on the simulator*,
+//! and the press reaches the app the way a real lamp's would — over the
+//! pseudo-terminal, through the driver, as an event.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use deskmate_agent::tools::{SearchConfig, Tool, ToolContext, ToolFuture, ToolOutput, ToolSet};
 use deskmate_lamp::tools::ToolSpec;
-use deskmate_lamp::{Lamp, LampConfig, LampError, LampNotice, LampState, PortSelector};
+#[cfg(unix)]
+use deskmate_lamp::simulator::{Simulator, SimulatorConfig};
+use deskmate_lamp::{DeviceEvent, Lamp, LampConfig, LampError, LampNotice, LampState, PortSelector};
 
 use crate::{AppError, AppResult, Deskmate};
 
-/// The lamp slot: empty until a lamp is connected.
-#[derive(Debug, Clone, Default)]
-pub struct LampSlot(Arc<Mutex<Option<Arc<Lamp>>>>);
+/// The lamp slot: empty until a lamp is connected; and the simulator the
+/// app hosts, when it does.
+#[derive(Clone, Default)]
+pub struct LampSlot {
+    lamp: Arc<Mutex<Option<Arc<Lamp>>>>,
+    #[cfg(unix)]
+    simulator: Arc<Mutex<Option<Simulator>>>,
+}
+
+impl std::fmt::Debug for LampSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LampSlot")
+    }
+}
+
+/// Where the environment asks the window to host the lamp simulator.
+pub const LAMP_SIMULATE_ENV: &str = "DESKMATE_LAMP_SIMULATE";
+
+/// How a press on the virtual panel was delivered.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PanelPress {
+    /// Pressed on the hosted simulator: it comes back as the lamp's own event
+    /// (to the app and to every notice subscriber).
+    ThroughLamp,
+    /// No hosted simulator: handed to the app directly, as the given notice
+    /// (the caller shows it), with what the app did about it.
+    Direct { notice: LampNotice, action: crate::lamp_buttons::LampAction },
+}
+
+fn poisoned() -> AppError {
+    AppError::Lamp("the lamp slot was poisoned".into())
+}
 
 impl From<LampError> for AppError {
     fn from(e: LampError) -> Self {
@@ -27,8 +65,20 @@ impl Deskmate {
     pub fn lamp_connect(&self, port: Option<PathBuf>) -> AppResult<LampState> {
         let lamp = Arc::new(Lamp::open(LampConfig::new(PortSelector::from_option(port)))?);
         let state = lamp.state();
-        *self.lamp_slot().0.lock().map_err(|_| AppError::Lamp("the lamp slot was poisoned".into()))? = Some(lamp);
+        self.lamp_attach(lamp, true)?;
         Ok(state)
+    }
+
+    /// Puts `lamp` in the slot and follows its events; a hosted simulator is
+    /// unplugged when `replace_simulator` (another lamp takes its place).
+    fn lamp_attach(&self, lamp: Arc<Lamp>, replace_simulator: bool) -> AppResult<()> {
+        if replace_simulator {
+            #[cfg(unix)]
+            self.lamp_slot().simulator.lock().map_err(|_| poisoned())?.take();
+        }
+        *self.lamp_slot().lamp.lock().map_err(|_| poisoned())? = Some(lamp);
+        self.follow_lamp_events();
+        Ok(())
     }
 
     /// Starts following a lamp that may be plugged in later (at `port`, or
@@ -36,20 +86,74 @@ impl Deskmate {
     /// The app calls this at start, so the lamp panel shows up by itself.
     pub fn lamp_watch(&self, port: Option<PathBuf>) -> AppResult<()> {
         let lamp = Arc::new(Lamp::watch(LampConfig::new(PortSelector::from_option(port)))?);
-        *self.lamp_slot().0.lock().map_err(|_| AppError::Lamp("the lamp slot was poisoned".into()))? = Some(lamp);
-        Ok(())
+        self.lamp_attach(lamp, true)
     }
 
-    /// Forgets the connected lamp (its driver thread stops).
+    /// Hosts the lamp simulator in this process (on a pseudo-terminal at
+    /// `<data dir>/lamp-simulator`) and follows it as the lamp; returns the
+    /// link's path. The panel's buttons are then pressed on it.
+    #[cfg(unix)]
+    pub fn lamp_host_simulator(&self) -> AppResult<PathBuf> {
+        let link = self.config().data_dir.join("lamp-simulator");
+        if self.lamp_is_hosted_simulator() {
+            return Ok(link);
+        }
+        let simulator = Simulator::start(SimulatorConfig::new(&link))?;
+        let lamp = Arc::new(Lamp::watch(LampConfig::new(PortSelector::from_option(Some(link.clone()))))?);
+        *self.lamp_slot().simulator.lock().map_err(|_| poisoned())? = Some(simulator);
+        self.lamp_attach(lamp, false)?;
+        Ok(link)
+    }
+
+    /// Hosting the simulator needs a Unix pseudo-terminal.
+    #[cfg(not(unix))]
+    pub fn lamp_host_simulator(&self) -> AppResult<PathBuf> {
+        Err(AppError::Lamp("the lamp simulator needs a Unix pseudo-terminal (Linux or macOS)".into()))
+    }
+
+    /// Whether the lamp is the simulator this app hosts.
+    pub fn lamp_is_hosted_simulator(&self) -> bool {
+        #[cfg(unix)]
+        {
+            self.lamp_slot().simulator.lock().map(|s| s.is_some()).unwrap_or(false)
+        }
+        #[cfg(not(unix))]
+        {
+            false
+        }
+    }
+
+    /// A button on the virtual lamp panel. With a hosted simulator the press
+    /// happens on it and returns as the lamp's event; otherwise the app gets
+    /// the event directly, exactly as if the lamp had sent it.
+    pub fn lamp_panel_press(&self, event: DeviceEvent) -> AppResult<PanelPress> {
+        #[cfg(unix)]
+        {
+            let slot = self.lamp_slot().simulator.lock().map_err(|_| poisoned())?;
+            if let Some(simulator) = slot.as_ref() {
+                simulator.raise(event)?;
+                return Ok(PanelPress::ThroughLamp);
+            }
+        }
+        let action = self.lamp_event(&event);
+        let notice = LampNotice::Event { event, at_unix_ms: deskmate_lamp::state::now_unix_ms() };
+        Ok(PanelPress::Direct { notice, action })
+    }
+
+    /// Forgets the connected lamp (its driver thread stops) and any hosted simulator.
     pub fn lamp_disconnect(&self) {
-        if let Ok(mut slot) = self.lamp_slot().0.lock() {
+        if let Ok(mut slot) = self.lamp_slot().lamp.lock() {
             slot.take();
+        }
+        #[cfg(unix)]
+        if let Ok(mut sim) = self.lamp_slot().simulator.lock() {
+            sim.take();
         }
     }
 
     /// The connected lamp, if any.
     pub fn lamp(&self) -> Option<Arc<Lamp>> {
-        self.lamp_slot().0.lock().ok().and_then(|s| s.clone())
+        self.lamp_slot().lamp.lock().ok().and_then(|s| s.clone())
     }
 
     /// What a lamp panel shows, when a lamp is connected.
@@ -198,6 +302,114 @@ mod tests {
         assert_eq!(app.lamp_state().unwrap().expression, deskmate_lamp::Expression::Surprised);
         let bad = tool.call(ctx, serde_json::json!({"expression": "grumpy"})).await;
         assert!(bad.is_error);
+    }
+
+    fn wait_connected(app: &Deskmate) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while app.lamp_state().map(|s| s.connection) != Some(deskmate_lamp::ConnectionState::Connected) {
+            assert!(std::time::Instant::now() < deadline, "the lamp never connected");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    /// The next event notice (state and connection notices skipped), if one comes within 10 s.
+    fn next_event(notices: &flume::Receiver<LampNotice>) -> Option<DeviceEvent> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match notices.recv_timeout(left) {
+                Ok(LampNotice::Event { event, .. }) => return Some(event),
+                Ok(_) => {}
+                Err(_) => return None,
+            }
+        }
+    }
+
+    fn task_sinks() -> (crate::voice::RecordingSinks, std::sync::mpsc::Receiver<crate::practice::TaskEvent>) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let tx = Mutex::new(tx);
+        let sinks = crate::voice::RecordingSinks {
+            levels: Arc::new(|_: &str, _: f32| {}),
+            partials: Arc::new(|_: &str, _: &str| {}),
+            tasks: Arc::new(move |e| {
+                if let Ok(t) = tx.lock() {
+                    let _ = t.send(e);
+                }
+            }),
+        };
+        (sinks, rx)
+    }
+
+    #[test]
+    fn panel_presses_go_through_the_hosted_simulator_and_come_back_as_the_lamp_s_events() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
+        assert!(!app.lamp_is_hosted_simulator());
+        let link = app.lamp_host_simulator().unwrap();
+        assert!(app.lamp_is_hosted_simulator());
+        assert_eq!(app.lamp_host_simulator().unwrap(), link, "hosting twice keeps the one simulator");
+        wait_connected(&app);
+        let notices = app.lamp_notices().unwrap();
+        for event in [DeviceEvent::Touch, DeviceEvent::Presence(true), DeviceEvent::Button(deskmate_lamp::Button::Stop)] {
+            assert_eq!(app.lamp_panel_press(event).unwrap(), PanelPress::ThroughLamp);
+            assert_eq!(next_event(&notices), Some(event), "the press came back from the lamp over the pty");
+        }
+        assert!(app.lamp().unwrap().stats().events >= 3, "the driver counted the simulator's events");
+        // Another lamp takes the simulator's place: presses are then the app's own.
+        app.lamp_disconnect();
+        assert!(!app.lamp_is_hosted_simulator());
+        match app.lamp_panel_press(DeviceEvent::Touch).unwrap() {
+            PanelPress::Direct { notice: LampNotice::Event { event, .. }, action } => {
+                assert_eq!(event, DeviceEvent::Touch);
+                assert!(matches!(action, crate::lamp_buttons::LampAction::Ignored { .. }), "{action:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_lamp_s_start_button_starts_recording_in_the_open_voice_practice() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
+        let (sinks, tasks) = task_sinks();
+        app.set_recording_sinks(sinks);
+        app.lamp_host_simulator().unwrap();
+        wait_connected(&app);
+        let child = app
+            .store()
+            .profiles()
+            .add(deskmate_store::NewProfile { name: "小明".into(), ..Default::default() })
+            .unwrap();
+        let poem = app.find_material("静夜思").unwrap();
+        let start = DeviceEvent::Button(deskmate_lamp::Button::Start);
+        use crate::lamp_buttons::LampAction;
+
+        // Nothing open: the press is shown, nothing else happens.
+        assert!(matches!(app.lamp_event(&start), LampAction::Ignored { .. }));
+        // A typed practice has no recording.
+        let typed = app.practice_start(&child.id, &poem.id, deskmate_recite::Mode::Text).unwrap();
+        assert!(matches!(app.lamp_event(&start), LampAction::Ignored { .. }));
+        app.practice_leave(&typed.id).unwrap();
+
+        // A voice practice: the press on the simulator reaches the recording.
+        // This data directory has no speech models, so the window is told
+        // why the microphone could not open — proof the press got that far.
+        let voice = app.practice_start(&child.id, &poem.id, deskmate_recite::Mode::Voice).unwrap();
+        assert_eq!(app.open_practice().as_deref(), Some(voice.id.as_str()));
+        assert_eq!(app.lamp_panel_press(start).unwrap(), PanelPress::ThroughLamp);
+        let told = tasks.recv_timeout(std::time::Duration::from_secs(10)).expect("the start press never reached the practice");
+        assert_eq!(told.practice_id, voice.id);
+        assert_eq!(told.status, crate::practice::TaskStatus::Failed);
+        assert!(told.error.as_deref().is_some_and(|e| e.contains("speech models")), "{told:?}");
+        // The practice is untouched and still ready.
+        assert_eq!(app.practice_current(&child.id).unwrap().unwrap().state, deskmate_orchestrator::PracticeState::Ready);
+        // Stop with no recording does nothing.
+        let stop = app.lamp_event(&DeviceEvent::Button(deskmate_lamp::Button::Stop));
+        assert_eq!(stop, LampAction::Ignored { why: "not recording".into() });
+        // After leaving, the buttons have no practice to drive.
+        app.practice_leave(&voice.id).unwrap();
+        assert_eq!(app.open_practice(), None);
+        assert!(matches!(app.lamp_event(&start), LampAction::Ignored { .. }));
     }
 
     #[test]

@@ -7,11 +7,16 @@ mod config;
 pub mod doctor;
 pub mod family;
 pub mod lamp;
+pub mod lamp_buttons;
 pub mod library;
+pub mod live_transcript;
 pub mod practice;
 pub mod recite;
+pub mod report_attempts;
+pub mod review_reminders;
 pub mod tips;
 pub mod voice;
+pub mod voice_out;
 
 use std::path::PathBuf;
 
@@ -71,6 +76,8 @@ pub struct Deskmate {
     store: Store,
     lamp: lamp::LampSlot,
     speech: voice::SpeechSlot,
+    voice_out: voice_out::VoiceOutSlot,
+    screen: lamp_buttons::ScreenSlot,
 }
 
 impl Deskmate {
@@ -79,7 +86,14 @@ impl Deskmate {
     pub fn open(config: Config) -> AppResult<Self> {
         config::ensure_writable(&config.data_dir)?;
         let store = Store::open(&config.database_path())?;
-        let app = Self { config, store, lamp: lamp::LampSlot::default(), speech: voice::SpeechSlot::default() };
+        let app = Self {
+            config,
+            store,
+            lamp: lamp::LampSlot::default(),
+            speech: voice::SpeechSlot::default(),
+            voice_out: voice_out::VoiceOutSlot::default(),
+            screen: lamp_buttons::ScreenSlot::default(),
+        };
         library::sync_builtin(&app.store)?;
         Ok(app)
     }
@@ -98,5 +112,13 @@ impl Deskmate {
 
     fn speech_slot(&self) -> &voice::SpeechSlot {
         &self.speech
+    }
+
+    fn voice_out_slot(&self) -> &voice_out::VoiceOutSlot {
+        &self.voice_out
+    }
+
+    fn screen_slot(&self) -> &lamp_buttons::ScreenSlot {
+        &self.screen
     }
 }

@@ -4,7 +4,8 @@
 //! after every step (table `practice_sessions`), runs each submission as a
 //! background task whose progress goes to a [`TaskSink`], and records the
 //! attempt (history, error patterns, review schedule) through the
-//! recitation service. Nothing here needs a network or an LLM.
+//! recitation service; the verdict's feedback is then spoken (see
+//! [`crate::voice_out`]). Nothing here needs a network or an LLM.
 
 use std::sync::Arc;
 
@@ -45,6 +46,12 @@ pub struct PracticeResult {
     /// The reference's lines; an error's `line` is an index + 1.
     pub lines: Vec<String>,
     pub feedback: FeedbackView,
+    /// When the review schedule next asks for this material (RFC 3339),
+    /// if this attempt scheduled one.
+    #[serde(default)]
+    pub next_review_at: Option<String>,
+    #[serde(default)]
+    pub review_interval_days: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -59,6 +66,8 @@ pub struct FeedbackView {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskStatus {
+    /// The microphone is open; the task id exists from here on.
+    Listening,
     Queued,
     Transcribing,
     Checking,
@@ -115,6 +124,8 @@ impl PracticeResult {
                 tip_zh: tip.as_ref().map(|t| t.zh.clone()),
                 tip_en: tip.map(|t| t.en),
             },
+            next_review_at: o.schedule.as_ref().map(|s| s.next_review_at.clone()),
+            review_interval_days: o.schedule.as_ref().map(|s| s.interval_days),
         }
     }
 }
@@ -134,6 +145,8 @@ impl Deskmate {
         })?;
         let mut practice = Practice::new(is_review);
         transition(&mut practice, PracticeEvent::Start)?;
+        // A new scene: whatever was still being said belongs to the last one.
+        self.voice_clear();
         let row = Row {
             id: uuid::Uuid::now_v7().to_string(),
             profile_id: profile.id,
@@ -143,6 +156,7 @@ impl Deskmate {
             last_result: None,
         };
         self.save_practice(&row, true)?;
+        self.practice_opened(&row.id);
         self.practice_view(row)
     }
 
@@ -175,6 +189,7 @@ impl Deskmate {
             transition(&mut row.practice, event)?;
         }
         self.save_practice(&row, false)?;
+        self.practice_opened(&row.id);
         self.practice_view(row).map(Some)
     }
 
@@ -186,6 +201,13 @@ impl Deskmate {
         let task_id = uuid::Uuid::now_v7().to_string();
         transition(&mut row.practice, PracticeEvent::Submitted { task_id: task_id.clone() })?;
         self.save_practice(&row, false)?;
+        sink(TaskEvent {
+            practice_id: row.id.clone(),
+            task_id: task_id.clone(),
+            status: TaskStatus::Queued,
+            error: None,
+            result: None,
+        });
         let app = self.clone();
         let id = task_id.clone();
         std::thread::Builder::new()
@@ -210,8 +232,9 @@ impl Deskmate {
         duration_ms: Option<u64>,
         sink: TaskSink,
     ) {
+        let practice_id = row.id.clone();
         let event = |status, error: Option<String>, result: Option<PracticeResult>| TaskEvent {
-            practice_id: row.id.clone(),
+            practice_id: practice_id.clone(),
             task_id: task_id.clone(),
             status,
             error,
@@ -228,6 +251,10 @@ impl Deskmate {
             session_id: Some(row.id.clone()),
         };
         let outcome = self.record_attempt(attempt);
+        // Go on from the stored practice: the child may have left while it was checked.
+        if let Ok(fresh) = self.load_practice(&row.id) {
+            row = fresh;
+        }
         let done = match outcome {
             Ok(o) => {
                 let result = PracticeResult::from_outcome(&o, &text);
@@ -240,6 +267,7 @@ impl Deskmate {
                 row.last_result = Some(result.clone());
                 transition(&mut row.practice, judged).and_then(|()| self.save_practice(&row, false)).map(|()| {
                     self.lamp_react_to_verdict(o.passed);
+                    self.speak_feedback(&row.material_id, &result.feedback);
                     result
                 })
             }
@@ -269,7 +297,13 @@ impl Deskmate {
     pub fn practice_leave(&self, practice_id: &str) -> AppResult<()> {
         let mut row = self.load_practice(practice_id)?;
         transition(&mut row.practice, PracticeEvent::Leave)?;
-        self.save_practice(&row, false)
+        self.save_practice(&row, false)?;
+        // A scene change: the microphone closes (what it heard finds the
+        // practice left and is dropped), nothing more is said about it.
+        let _ = self.practice_record_stop(practice_id);
+        self.voice_clear();
+        self.practice_closed(practice_id);
+        Ok(())
     }
 
     /// Applies a workflow event from a front end (listening started or cancelled).
@@ -393,7 +427,14 @@ mod tests {
     fn sink() -> (TaskSink, mpsc::Receiver<TaskEvent>) {
         let (tx, rx) = mpsc::channel();
         let tx = std::sync::Mutex::new(tx);
-        (Arc::new(move |e| drop(tx.lock().map(|t| t.send(e)))), rx)
+        (
+            Arc::new(move |e| {
+                if let Ok(t) = tx.lock() {
+                    let _ = t.send(e);
+                }
+            }),
+            rx,
+        )
     }
 
     fn verdict(rx: &mpsc::Receiver<TaskEvent>) -> TaskEvent {
@@ -414,6 +455,9 @@ mod tests {
 
         let (s, rx) = sink();
         let task = f.app.practice_submit_text(&p.id, "床前明月光，举头望明月，低头思故乡。".into(), s).unwrap();
+        // The task is queued the moment its id is handed out, then checked.
+        let queued = rx.recv_timeout(Duration::from_secs(30)).unwrap();
+        assert_eq!((queued.task_id.as_str(), queued.status), (task.as_str(), TaskStatus::Queued));
         let done = verdict(&rx);
         assert_eq!(done.task_id, task);
         let r = done.result.unwrap();
@@ -433,6 +477,11 @@ mod tests {
         let r = verdict(&rx).result.unwrap();
         assert!(r.passed);
         assert_eq!(r.attempt_number, 2);
+        // The pass scheduled the first review; the result says when.
+        let next = chrono::DateTime::parse_from_rfc3339(r.next_review_at.as_deref().unwrap()).unwrap();
+        let days = r.review_interval_days.unwrap();
+        assert!(days >= 1 && next > Utc::now(), "next review {next} in {days} days");
+        assert!(f.app.reviews_due(&f.child, next.with_timezone(&Utc)).unwrap().iter().any(|d| d.material_id == f.poem));
         let view = f.app.practice_current(&f.child).unwrap().unwrap();
         assert_eq!(view.state.name(), "done");
         assert_eq!(view.attempts, 2);

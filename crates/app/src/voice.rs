@@ -3,45 +3,65 @@
 //! (or the record button is pressed again) → whisper on its worker thread →
 //! the checker, fairly (tone-only and low-confidence differences are
 //! `uncertain`, not the child's fault) → recorded like a typed attempt.
-//! Everything runs on its own thread; the window only sees events.
+//! While the child recites, a live partial transcript is made on the same
+//! whisper worker when it is idle (see [`crate::live_transcript`]). The
+//! task id exists from the moment the microphone opens. Everything runs on
+//! its own thread; the window only sees events.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use deskmate_orchestrator::PracticeEvent;
 use deskmate_speech::asr::{AsrRequest, Lang as AsrLang};
 use deskmate_speech::audio::capture::{Capture, Level};
 use deskmate_speech::fairness::{checker_transcript, FairnessSettings};
-use deskmate_speech::listen::{listen, AttemptEnd, ListenMode, Release};
-use deskmate_speech::vad::{SileroVad, VadSettings};
+use deskmate_speech::listen::{listen_live, AttemptEnd, ListenMode, Release, SpeechSoFar};
+use deskmate_speech::vad::{SileroVad, Utterance, VadSettings};
 use deskmate_speech::SpeechPipeline;
+use deskmate_store::Material;
 
-use crate::practice::{transition, TaskEvent, TaskSink, TaskStatus};
+use crate::live_transcript::{AsrGate, LiveTranscript, PartialSink, PARTIAL_EVERY};
+use crate::practice::{transition, Row, TaskEvent, TaskSink, TaskStatus};
 use crate::{AppError, AppResult, Deskmate};
 
 /// Where the level meter goes (~20 per second while listening).
 pub type LevelSink = Arc<dyn Fn(&str, f32) + Send + Sync>;
 
+/// Where a recording's progress goes: the level meter, the live partial
+/// transcript, and the task (listening → queued → transcribing → checking → done).
+#[derive(Clone)]
+pub struct RecordingSinks {
+    pub levels: LevelSink,
+    pub partials: PartialSink,
+    pub tasks: TaskSink,
+}
+
 /// How long the microphone waits for the child to start.
 const NO_SPEECH_AFTER: Duration = Duration::from_secs(15);
 
-/// The loaded speech models, shared by every recording (loading whisper takes a moment).
+/// A recording in progress: pressing the button again releases it; its
+/// task id exists from the moment the microphone opens.
+#[derive(Clone)]
+struct Recording {
+    release: Release,
+    task_id: String,
+}
+
+/// The loaded speech models, shared by every recording (loading whisper
+/// takes a moment), the recordings in progress by practice id, and the
+/// count of whisper jobs in flight.
 #[derive(Default, Clone)]
 pub struct SpeechSlot {
     pipeline: Arc<Mutex<Option<Arc<SpeechPipeline>>>>,
+    recordings: Arc<Mutex<HashMap<String, Recording>>>,
+    gate: AsrGate,
 }
 
 impl std::fmt::Debug for SpeechSlot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("SpeechSlot")
     }
-}
-
-/// Recordings in progress, by practice id: pressing the button again releases them.
-fn recordings() -> &'static Mutex<HashMap<String, Release>> {
-    static MAP: OnceLock<Mutex<HashMap<String, Release>>> = OnceLock::new();
-    MAP.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
 fn speech_error(e: impl std::fmt::Display) -> AppError {
@@ -66,69 +86,114 @@ impl Deskmate {
         Ok(pipeline)
     }
 
-    /// Opens the microphone for a spoken attempt. The attempt ends when the
-    /// child falls silent, or at [`Deskmate::practice_record_stop`]; then it
-    /// is transcribed and checked as a task whose progress goes to `sink`.
-    pub fn practice_record_start(&self, practice_id: &str, levels: LevelSink, sink: TaskSink) -> AppResult<()> {
-        let pipeline = self.speech()?;
-        let mut row = self.load_practice(practice_id)?;
-        transition(&mut row.practice, PracticeEvent::Listen)?;
-        self.save_practice(&row, false)?;
-        let release = Release::default();
-        if let Ok(mut map) = recordings().lock() {
-            map.insert(row.id.clone(), release.clone());
-        }
-        let app = self.clone();
-        std::thread::Builder::new()
-            .name("practice-listen".into())
-            .spawn(move || app.hear_attempt(row, pipeline, release, levels, sink))
-            .map_err(|e| AppError::Config(format!("cannot open the microphone: {e}")))?;
-        Ok(())
+    /// Counts the app's whisper jobs (a partial transcript waits for idle).
+    pub fn asr_gate(&self) -> AsrGate {
+        self.speech_slot().gate.clone()
     }
 
-    /// Ends the recording now (the record button pressed again).
-    pub fn practice_record_stop(&self, practice_id: &str) -> AppResult<()> {
-        let release = recordings().lock().ok().and_then(|mut m| m.remove(practice_id));
-        match release {
+    /// Opens the microphone for a spoken attempt and returns its task id at
+    /// once (the first task event, `listening`, carries it too). Any voice
+    /// still speaking stops: the child is about to speak. The attempt ends
+    /// when the child falls silent, or at [`Deskmate::practice_record_stop`];
+    /// then it is queued, transcribed and checked under the same task id.
+    pub fn practice_record_start(&self, practice_id: &str, sinks: RecordingSinks) -> AppResult<String> {
+        self.voice_interrupt();
+        let mut row = self.load_practice(practice_id)?;
+        let pipeline = self.speech()?;
+        let material = self.store().materials().get(&row.material_id)?;
+        transition(&mut row.practice, PracticeEvent::Listen)?;
+        self.save_practice(&row, false)?;
+        let recording = Recording { release: Release::default(), task_id: uuid::Uuid::now_v7().to_string() };
+        if let Ok(mut map) = self.speech_slot().recordings.lock() {
+            map.insert(row.id.clone(), recording.clone());
+        }
+        (sinks.tasks)(TaskEvent {
+            practice_id: row.id.clone(),
+            task_id: recording.task_id.clone(),
+            status: TaskStatus::Listening,
+            error: None,
+            result: None,
+        });
+        let app = self.clone();
+        let task_id = recording.task_id.clone();
+        std::thread::Builder::new()
+            .name("practice-listen".into())
+            .spawn(move || app.hear_attempt(row, material, pipeline, recording, sinks))
+            .map_err(|e| AppError::Config(format!("cannot open the microphone: {e}")))?;
+        Ok(task_id)
+    }
+
+    /// Ends the recording now (the record button pressed again); returns the
+    /// task id the attempt is checked under.
+    pub fn practice_record_stop(&self, practice_id: &str) -> AppResult<String> {
+        let recording = self.speech_slot().recordings.lock().ok().and_then(|mut m| m.remove(practice_id));
+        match recording {
             Some(r) => {
-                r.release();
-                Ok(())
+                r.release.release();
+                Ok(r.task_id)
             }
             None => Err(AppError::Config("the microphone is not open for this practice".into())),
         }
     }
 
+    /// Whether the microphone is open for this practice.
+    pub fn practice_is_recording(&self, practice_id: &str) -> bool {
+        self.speech_slot().recordings.lock().map(|m| m.contains_key(practice_id)).unwrap_or(false)
+    }
+
     fn hear_attempt(
         &self,
-        mut row: crate::practice::Row,
+        mut row: Row,
+        material: Material,
         pipeline: Arc<SpeechPipeline>,
-        release: Release,
-        levels: LevelSink,
-        sink: TaskSink,
+        recording: Recording,
+        sinks: RecordingSinks,
     ) {
         let practice_id = row.id.clone();
-        let fail = |row: &mut crate::practice::Row, message: String| {
+        let task_id = recording.task_id.clone();
+        let tasks = sinks.tasks.clone();
+        let event = |status, error: Option<String>| TaskEvent {
+            practice_id: practice_id.clone(),
+            task_id: task_id.clone(),
+            status,
+            error,
+            result: None,
+        };
+        let fail = |row: &mut Row, message: String| {
             let _ = transition(&mut row.practice, PracticeEvent::Cancelled);
             if let Err(e) = self.save_practice(row, false) {
                 tracing::warn!("cannot store the practice after a recording problem: {e}");
             }
-            sink(TaskEvent {
-                practice_id: row.id.clone(),
-                task_id: String::new(),
-                status: TaskStatus::Failed,
-                error: Some(message),
-                result: None,
-            });
+            tasks(event(TaskStatus::Failed, Some(message)));
         };
+        let lang = if material.lang == "en" { AsrLang::En } else { AsrLang::Zh };
+        let expected_units = deskmate_recite::Reference::new(&material.body, None).ok().map(|r| r.units().len());
+        let live =
+            LiveTranscript::new(pipeline.clone(), self.asr_gate(), lang, expected_units, &practice_id, sinks.partials.clone());
         let heard = (|| {
             let capture = Capture::start(None).map_err(speech_error)?;
             let paths = pipeline.model_paths();
             let vad = SileroVad::load(&paths.onnxruntime, &paths.silero_vad).map_err(speech_error)?;
-            let mut on_level = |l: Level| levels(&practice_id, l.rms);
-            listen(&capture, vad, VadSettings::default(), ListenMode::Vad, &release, NO_SPEECH_AFTER, &mut on_level)
-                .map_err(speech_error)
+            let mut on_level = |l: Level| (sinks.levels)(&practice_id, l.rms);
+            let mut on_speech = |u: Utterance| {
+                live.offer(u.samples);
+            };
+            let mut so_far = SpeechSoFar::new(PARTIAL_EVERY, &mut on_speech);
+            listen_live(
+                &capture,
+                vad,
+                VadSettings::default(),
+                ListenMode::Vad,
+                &recording.release,
+                NO_SPEECH_AFTER,
+                &mut on_level,
+                Some(&mut so_far),
+            )
+            .map_err(speech_error)
         })();
-        if let Ok(mut map) = recordings().lock() {
+        // The final transcription goes first: a partial still running is cancelled.
+        live.finish();
+        if let Ok(mut map) = self.speech_slot().recordings.lock() {
             map.remove(&practice_id);
         }
         let heard = match heard {
@@ -148,44 +213,35 @@ impl Deskmate {
         if let Some(d) = device_lost {
             tracing::warn!("microphone lost mid-recitation ({d}); checking what was heard");
         }
-        let task_id = uuid::Uuid::now_v7().to_string();
+        // The practice may have changed while the child spoke (left, say): go on from what is stored.
+        match self.load_practice(&practice_id) {
+            Ok(fresh) => row = fresh,
+            Err(e) => return fail(&mut row, e.to_string()),
+        }
         if let Err(e) = transition(&mut row.practice, PracticeEvent::Submitted { task_id: task_id.clone() })
             .and_then(|()| self.save_practice(&row, false))
         {
             return fail(&mut row, e.to_string());
         }
-        sink(TaskEvent {
-            practice_id: practice_id.clone(),
-            task_id: task_id.clone(),
-            status: TaskStatus::Transcribing,
-            error: None,
-            result: None,
-        });
-        let material = match self.store().materials().get(&row.material_id) {
-            Ok(m) => m,
-            Err(e) => return fail(&mut row, e.to_string()),
-        };
-        let lang = if material.lang == "en" { AsrLang::En } else { AsrLang::Zh };
-        let expected_units = deskmate_recite::Reference::new(&material.body, None).ok().map(|r| r.units().len());
+        tasks(event(TaskStatus::Queued, None));
+        tasks(event(TaskStatus::Transcribing, None));
         let duration_ms = Some(utterance.end_ms.saturating_sub(utterance.start_ms));
         let request = AsrRequest { samples: utterance.samples, lang, expected_units, speech_detected: Some(true) };
-        match pipeline.asr().transcribe(request) {
+        let job = self.asr_gate().enter();
+        let transcribed = pipeline.asr().transcribe(request);
+        drop(job);
+        match transcribed {
             Ok(t) => {
+                // The one place voice practice applies the fairness rules.
                 let transcript = checker_transcript(&t, &FairnessSettings::default());
-                self.run_check(row, task_id, t.text.clone(), transcript, duration_ms, sink);
+                self.run_check(row, task_id.clone(), t.text.clone(), transcript, duration_ms, sinks.tasks);
             }
             Err(e) => {
                 let _ = transition(&mut row.practice, PracticeEvent::CheckFailed { task_id: task_id.clone() });
                 if let Err(save) = self.save_practice(&row, false) {
                     tracing::warn!("cannot store the practice: {save}");
                 }
-                sink(TaskEvent {
-                    practice_id,
-                    task_id,
-                    status: TaskStatus::Failed,
-                    error: Some(format!("could not understand the recording: {e}")),
-                    result: None,
-                });
+                tasks(event(TaskStatus::Failed, Some(format!("could not understand the recording: {e}"))));
             }
         }
     }

@@ -1,0 +1,309 @@
+//! Spoken feedback: after a verdict, the practice scene's feedback (Chinese
+//! or English, as the material) is synthesized offline by espeak-ng (each
+//! phrase cached as a WAV in the data directory) and played through the
+//! speech crate's playback queue — one voice at a time, in order. The child
+//! starting to speak (record start) interrupts it; leaving the practice (a
+//! scene change) clears it.
+//!
+//! One worker thread owns the speaker and the synthesizer, so nothing here
+//! blocks a caller. A missing speaker or synthesizer is logged and reported
+//! as [`VoiceNotice::Unavailable`]; the practice goes on, the feedback stays
+//! on screen. Speaking is off until a front end turns it on
+//! ([`Deskmate::spoken_feedback_enable`]): the window speaks, the CLI and
+//! unit tests stay quiet.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use deskmate_speech::audio::playback::{PlaybackEvent, PlaybackQueue, VoiceClip};
+use deskmate_speech::tts::{CachedSynthesizer, EspeakNg, Synthesizer};
+use serde::Serialize;
+
+use crate::practice::FeedbackView;
+use crate::{AppError, AppResult, Deskmate};
+
+/// What the voice did, for whoever listens (the window, tests).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum VoiceNotice {
+    /// A phrase was synthesized and queued as clip `id`.
+    Queued { id: u64, text: String },
+    /// The queue's account of a clip: started, finished, interrupted or dropped.
+    Playback { playback: PlaybackEvent },
+    /// Nothing can be spoken (no speaker, no synthesizer): shown, not said.
+    Unavailable { reason: String },
+}
+
+/// How often the worker looks at the queue's events while clips are queued.
+const POLL: Duration = Duration::from_millis(20);
+
+enum Order {
+    Say { voice: &'static str, text: String },
+    Clip { text: String, clip: VoiceClip },
+    Interrupt,
+    Clear,
+}
+
+/// The spoken-feedback worker, started on [`Deskmate::spoken_feedback_enable`].
+#[derive(Clone, Default)]
+pub struct VoiceOutSlot {
+    enabled: Arc<AtomicBool>,
+    orders: Arc<Mutex<Option<flume::Sender<Order>>>>,
+    subscribers: Arc<Mutex<Vec<flume::Sender<VoiceNotice>>>>,
+}
+
+impl std::fmt::Debug for VoiceOutSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VoiceOutSlot").field("enabled", &self.enabled.load(Ordering::SeqCst)).finish()
+    }
+}
+
+/// The espeak-ng voice for a material's language.
+fn espeak_voice(lang: &str) -> &'static str {
+    if lang == "en" {
+        "en-us"
+    } else {
+        "cmn"
+    }
+}
+
+/// What to say after a verdict: the feedback, then the memory tip, in the material's language.
+pub fn spoken_phrases(lang: &str, feedback: &FeedbackView) -> Vec<String> {
+    let (main, tip) = if lang == "en" {
+        (&feedback.en, &feedback.tip_en)
+    } else {
+        (&feedback.zh, &feedback.tip_zh)
+    };
+    [Some(main), tip.as_ref()].into_iter().flatten().filter(|t| !t.trim().is_empty()).cloned().collect()
+}
+
+impl VoiceOutSlot {
+    fn notify(subscribers: &Mutex<Vec<flume::Sender<VoiceNotice>>>, notice: VoiceNotice) {
+        if let Ok(mut subs) = subscribers.lock() {
+            subs.retain(|tx| tx.send(notice.clone()).is_ok());
+        }
+    }
+
+    fn send(&self, order: Order) {
+        if !self.enabled.load(Ordering::SeqCst) {
+            return;
+        }
+        if let Ok(orders) = self.orders.lock() {
+            if let Some(tx) = orders.as_ref() {
+                if tx.send(order).is_err() {
+                    tracing::warn!("the spoken feedback worker has stopped");
+                }
+            }
+        }
+    }
+}
+
+/// The worker: owns the speaker (opened on first use, again after a failure)
+/// and the synthesizer; plays what it is told, in order.
+struct Worker {
+    synth: Box<dyn Synthesizer>,
+    queue: Option<PlaybackQueue>,
+    /// Clips queued and not yet finished, interrupted or dropped.
+    in_flight: usize,
+    /// The last reason nothing could be said, to log it once, not per phrase.
+    last_problem: Option<String>,
+    subscribers: Arc<Mutex<Vec<flume::Sender<VoiceNotice>>>>,
+}
+
+impl Worker {
+    fn run(mut self, orders: flume::Receiver<Order>) {
+        loop {
+            let order = if self.in_flight > 0 {
+                match orders.recv_timeout(POLL) {
+                    Ok(o) => Some(o),
+                    Err(flume::RecvTimeoutError::Timeout) => None,
+                    Err(flume::RecvTimeoutError::Disconnected) => break,
+                }
+            } else {
+                match orders.recv() {
+                    Ok(o) => Some(o),
+                    Err(_) => break,
+                }
+            };
+            match order {
+                Some(Order::Say { voice, text }) => self.say(voice, text),
+                Some(Order::Clip { text, clip }) => self.play(text, clip),
+                Some(Order::Interrupt) => {
+                    if let Some(q) = &self.queue {
+                        q.interrupt();
+                    }
+                }
+                Some(Order::Clear) => {
+                    if let Some(q) = &self.queue {
+                        q.clear();
+                    }
+                }
+                None => {}
+            }
+            self.drain_events();
+        }
+    }
+
+    fn problem(&mut self, reason: String) {
+        if self.last_problem.as_deref() != Some(reason.as_str()) {
+            tracing::warn!("feedback is shown but not spoken: {reason}");
+            self.last_problem = Some(reason.clone());
+        }
+        VoiceOutSlot::notify(&self.subscribers, VoiceNotice::Unavailable { reason });
+    }
+
+    /// The speaker, opened now if it is not open yet.
+    fn speaker(&mut self) -> Option<&mut PlaybackQueue> {
+        if self.queue.is_none() {
+            match PlaybackQueue::open_default() {
+                Ok(q) => self.queue = Some(q),
+                Err(e) => {
+                    self.problem(e.to_string());
+                    return None;
+                }
+            }
+        }
+        self.queue.as_mut()
+    }
+
+    fn say(&mut self, voice: &'static str, text: String) {
+        // No speaker: do not spend time synthesizing.
+        if self.speaker().is_none() {
+            return;
+        }
+        match self.synth.synthesize(voice, &text) {
+            Ok(clip) => self.play(text, clip),
+            Err(e) => self.problem(e.to_string()),
+        }
+    }
+
+    fn play(&mut self, text: String, clip: VoiceClip) {
+        let Some(queue) = self.speaker() else { return };
+        match queue.enqueue(clip) {
+            Ok(id) => {
+                self.in_flight += 1;
+                self.last_problem = None;
+                VoiceOutSlot::notify(&self.subscribers, VoiceNotice::Queued { id, text });
+            }
+            Err(e) => self.problem(e.to_string()),
+        }
+    }
+
+    fn drain_events(&mut self) {
+        let Some(queue) = &self.queue else { return };
+        while let Some(playback) = queue.next_event(Duration::ZERO) {
+            if !matches!(playback, PlaybackEvent::Started { .. }) {
+                self.in_flight = self.in_flight.saturating_sub(1);
+            }
+            VoiceOutSlot::notify(&self.subscribers, VoiceNotice::Playback { playback });
+        }
+    }
+}
+
+impl Deskmate {
+    /// Turns spoken feedback on (the window does at start): starts the
+    /// worker that synthesizes with espeak-ng, caching clips in
+    /// `<data dir>/voice-cache`. Calling it again does nothing.
+    pub fn spoken_feedback_enable(&self) -> AppResult<()> {
+        let slot = self.voice_out_slot();
+        let mut orders = slot.orders.lock().map_err(|_| AppError::Config("the voice slot was poisoned".into()))?;
+        if orders.is_some() {
+            return Ok(());
+        }
+        let synth = CachedSynthesizer::new(EspeakNg::default(), &self.config().data_dir.join("voice-cache"));
+        let subscribers = slot.subscribers.clone();
+        let (tx, rx) = flume::unbounded();
+        std::thread::Builder::new()
+            .name("spoken-feedback".into())
+            .spawn(move || {
+                // Built here: the speaker's stream stays on this thread.
+                let worker =
+                    Worker { synth: Box::new(synth), queue: None, in_flight: 0, last_problem: None, subscribers };
+                worker.run(rx);
+            })
+            .map_err(|e| AppError::Config(format!("cannot start spoken feedback: {e}")))?;
+        *orders = Some(tx);
+        slot.enabled.store(true, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// What the voice does from now on (queued phrases, playback, problems).
+    pub fn voice_notices(&self) -> flume::Receiver<VoiceNotice> {
+        let (tx, rx) = flume::unbounded();
+        if let Ok(mut subs) = self.voice_out_slot().subscribers.lock() {
+            subs.push(tx);
+        }
+        rx
+    }
+
+    /// Says a verdict's feedback (and memory tip) in the material's language,
+    /// after whatever is already queued. Never fails the practice.
+    pub(crate) fn speak_feedback(&self, material_id: &str, feedback: &FeedbackView) {
+        if !self.voice_out_slot().enabled.load(Ordering::SeqCst) {
+            return;
+        }
+        let lang = match self.store().materials().get(material_id) {
+            Ok(m) => m.lang,
+            Err(e) => {
+                tracing::warn!("feedback not spoken: {e}");
+                return;
+            }
+        };
+        for text in spoken_phrases(&lang, feedback) {
+            self.voice_out_slot().send(Order::Say { voice: espeak_voice(&lang), text });
+        }
+    }
+
+    /// Queues a ready-made clip (a recorded reading, a chime) after whatever
+    /// is queued; `text` names it in the notices.
+    pub fn speak_clip(&self, text: &str, clip: VoiceClip) {
+        self.voice_out_slot().send(Order::Clip { text: text.to_string(), clip });
+    }
+
+    /// The child started speaking: the voice stops now and nothing queued plays.
+    pub fn voice_interrupt(&self) {
+        self.voice_out_slot().send(Order::Interrupt);
+    }
+
+    /// The scene changed: everything queued is dropped.
+    pub fn voice_clear(&self) {
+        self.voice_out_slot().send(Order::Clear);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feedback(tip: bool) -> FeedbackView {
+        FeedbackView {
+            zh: "第二行漏掉了。".into(),
+            en: "Line 2 was left out.".into(),
+            tip_zh: tip.then(|| "想一想月光像什么。".into()),
+            tip_en: tip.then(|| "Think of what the moonlight looks like.".into()),
+        }
+    }
+
+    #[test]
+    fn feedback_then_tip_in_the_material_language() {
+        assert_eq!(spoken_phrases("zh", &feedback(true)), vec!["第二行漏掉了。", "想一想月光像什么。"]);
+        assert_eq!(spoken_phrases("en", &feedback(false)), vec!["Line 2 was left out."]);
+        let mut empty = feedback(false);
+        empty.zh = "  ".into();
+        assert!(spoken_phrases("zh", &empty).is_empty());
+        assert_eq!(espeak_voice("en"), "en-us");
+        assert_eq!(espeak_voice("zh"), "cmn");
+    }
+
+    #[test]
+    fn nothing_is_queued_until_a_front_end_turns_speaking_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = Deskmate::open(crate::Config::in_dir(dir.path())).unwrap();
+        let notices = app.voice_notices();
+        app.speak_clip("tone", VoiceClip { samples: vec![0.0; 160], sample_rate: 16_000 });
+        app.voice_interrupt();
+        assert!(notices.recv_timeout(Duration::from_millis(300)).is_err());
+        assert!(!dir.path().join("voice-cache").exists());
+    }
+}
