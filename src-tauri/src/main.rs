@@ -6,6 +6,7 @@
 
 mod commands;
 mod startup;
+mod reminders;
 
 use deskmate_app::{Config, Deskmate};
 
@@ -40,15 +41,29 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     tauri::Builder::default()
+        .plugin(tauri_plugin_notification::init())
         .setup(|tauri_app| {
-            // Follow the desk lamp from the start, so its panel appears when it is
-            // plugged in (DESKMATE_LAMP_PORT names a port, e.g. the simulator's).
             let app = tauri::Manager::state::<Deskmate>(tauri_app).inner().clone();
+            let handle = tauri_app.handle().clone();
+            // Recordings started from the lamp's buttons report to the window too.
+            app.set_recording_sinks(commands::practice::recording_sinks(handle.clone()));
+            // Feedback is spoken (DESKMATE_SPOKEN_FEEDBACK=0 keeps the window quiet).
+            if std::env::var_os("DESKMATE_SPOKEN_FEEDBACK").is_none_or(|v| v != "0") {
+                if let Err(e) = app.spoken_feedback_enable() {
+                    tracing::warn!("feedback will not be spoken: {e}");
+                }
+            }
+            // Follow the desk lamp from the start, so its panel appears when it is
+            // plugged in (DESKMATE_LAMP_PORT names a port, e.g. an outside simulator's);
+            // DESKMATE_LAMP_SIMULATE=1 hosts the simulator in the app instead.
+            let simulate = std::env::var_os(deskmate_app::lamp::LAMP_SIMULATE_ENV).is_some_and(|v| v == "1");
             let port = std::env::var_os("DESKMATE_LAMP_PORT").map(std::path::PathBuf::from);
-            match app.lamp_watch(port) {
-                Ok(()) => commands::lamp::forward_notices(tauri_app.handle().clone(), &app)?,
+            let attached = if simulate { app.lamp_host_simulator().map(|_| ()) } else { app.lamp_watch(port) };
+            match attached {
+                Ok(()) => commands::lamp::forward_notices(handle.clone(), &app)?,
                 Err(e) => tracing::warn!("not following the lamp: {e}"),
             }
+            reminders::start(handle, app)?;
             Ok(())
         })
         .manage(app)

@@ -1,8 +1,10 @@
 //! Lamp commands: connect, disconnect, the panel's state, and the panel's
-//! buttons. Lamp notices are forwarded to the UI as `lamp://notice` events.
+//! buttons (pressed on the lamp when the app hosts the simulator). Lamp
+//! notices are forwarded to the UI as `lamp://notice` events.
 
+use deskmate_app::lamp::PanelPress;
 use deskmate_app::Deskmate;
-use deskmate_lamp::{DeviceEvent, LampNotice, LampState};
+use deskmate_lamp::{DeviceEvent, LampState};
 use tauri::{AppHandle, Emitter, State};
 
 use super::{blocking, CmdResult};
@@ -45,9 +47,14 @@ pub async fn lamp_disconnect(app: State<'_, Deskmate>) -> CmdResult<()> {
     Ok(())
 }
 
-/// The virtual panel's buttons: delivered exactly like the lamp's own events.
+/// The virtual panel's buttons act as the lamp's own: pressed on the hosted
+/// simulator they come back through the driver (and reach the window as its
+/// notices); otherwise the app acts on them directly and the window is shown
+/// the same notice a lamp would send.
 #[tauri::command]
-pub async fn lamp_panel_event(handle: AppHandle, event: DeviceEvent) -> CmdResult<()> {
-    let notice = LampNotice::Event { event, at_unix_ms: deskmate_lamp::state::now_unix_ms() };
-    handle.emit(NOTICE_EVENT, &notice).map_err(|e| e.to_string())
+pub async fn lamp_panel_event(handle: AppHandle, app: State<'_, Deskmate>, event: DeviceEvent) -> CmdResult<()> {
+    match blocking(&app, move |app| app.lamp_panel_press(event)).await? {
+        PanelPress::ThroughLamp => Ok(()),
+        PanelPress::Direct { notice, .. } => handle.emit(NOTICE_EVENT, &notice).map_err(|e| e.to_string()),
+    }
 }

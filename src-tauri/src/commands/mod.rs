@@ -11,7 +11,7 @@
 mod chat;
 pub mod lamp;
 mod models;
-mod practice;
+pub mod practice;
 
 use deskmate_app::doctor::Check;
 use deskmate_app::store::{Material, MaterialFilter, NewMaterial, NewProfile, Profile};
@@ -184,6 +184,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         practice::practice_retry,
         practice::practice_leave,
         practice::report,
+        practice::report_attempts,
         models::models_status,
         models::models_fetch
     ]

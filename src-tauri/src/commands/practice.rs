@@ -1,13 +1,18 @@
 //! Recitation practice commands: due reviews, the practice workflow (start,
-//! submit, retry, leave, resume), and the parent's reports. A submission
-//! returns a task id at once; its progress arrives as `practice://task`
-//! events, so long checks never freeze the window.
+//! submit, record, retry, leave, resume), and the parent's reports with
+//! their attempts. A submission returns a task id at once (a recording's
+//! when the microphone opens); its progress arrives as `practice://task`
+//! events, so long checks never freeze the window. While the child recites,
+//! `practice://level` carries the meter and `practice://partial` the text
+//! heard so far.
 
 use std::sync::Arc;
 
 use chrono::{NaiveDate, Utc};
+use deskmate_app::live_transcript::PartialSink;
 use deskmate_app::practice::{PracticeView, TaskEvent, TaskSink};
-use deskmate_app::voice::LevelSink;
+use deskmate_app::report_attempts::ListedAttempt;
+use deskmate_app::voice::{LevelSink, RecordingSinks};
 use deskmate_app::{AppError, Deskmate};
 use deskmate_recite::report::{Report, ReportType};
 use deskmate_recite::schedule::DueReview;
@@ -19,6 +24,7 @@ use super::{blocking, CmdResult};
 
 pub const TASK_EVENT: &str = "practice://task";
 pub const LEVEL_EVENT: &str = "practice://level";
+pub const PARTIAL_EVENT: &str = "practice://partial";
 
 #[derive(Serialize)]
 pub struct TaskId {
@@ -75,27 +81,43 @@ struct LevelEvent<'a> {
     level: f32,
 }
 
-/// Opens the microphone; the end of speech (or `practice_record_stop`) starts
-/// the check, whose progress arrives as `practice://task` events.
-#[tauri::command]
-pub async fn practice_record_start(handle: AppHandle, app: State<'_, Deskmate>, practice_id: String) -> CmdResult<()> {
-    let sink = task_sink(handle.clone());
+/// The live partial transcript's payload on `practice://partial`.
+#[derive(Clone, Serialize)]
+struct PartialEvent<'a> {
+    practice_id: &'a str,
+    text: &'a str,
+}
+
+/// Where a recording reports: the window's level, partial and task events
+/// (used by the record button's command and by the lamp's buttons).
+pub fn recording_sinks(handle: AppHandle) -> RecordingSinks {
+    let tasks = task_sink(handle.clone());
+    let level_handle = handle.clone();
     let levels: LevelSink = Arc::new(move |practice_id: &str, level: f32| {
         // A dropped meter reading is harmless; the next one follows in 50 ms.
-        let _ = handle.emit(LEVEL_EVENT, LevelEvent { practice_id, level });
+        let _ = level_handle.emit(LEVEL_EVENT, LevelEvent { practice_id, level });
     });
-    blocking(&app, move |app| app.practice_record_start(&practice_id, levels, sink)).await
+    let partials: PartialSink = Arc::new(move |practice_id: &str, text: &str| {
+        if let Err(e) = handle.emit(PARTIAL_EVENT, PartialEvent { practice_id, text }) {
+            tracing::warn!("cannot send the partial transcript to the window: {e}");
+        }
+    });
+    RecordingSinks { levels, partials, tasks }
 }
 
-#[derive(Serialize)]
-pub struct StopAnswer {
-    /// The check's task id arrives with its first `practice://task` event.
-    task_id: Option<String>,
-}
-
+/// Opens the microphone and returns the attempt's task id at once; the end
+/// of speech (or `practice_record_stop`) queues the check under that id,
+/// whose progress arrives as `practice://task` events.
 #[tauri::command]
-pub async fn practice_record_stop(app: State<'_, Deskmate>, practice_id: String) -> CmdResult<StopAnswer> {
-    blocking(&app, move |app| app.practice_record_stop(&practice_id)).await.map(|()| StopAnswer { task_id: None })
+pub async fn practice_record_start(handle: AppHandle, app: State<'_, Deskmate>, practice_id: String) -> CmdResult<TaskId> {
+    let sinks = recording_sinks(handle);
+    blocking(&app, move |app| app.practice_record_start(&practice_id, sinks)).await.map(|task_id| TaskId { task_id })
+}
+
+/// Ends the recording; answers with the task id the attempt is checked under.
+#[tauri::command]
+pub async fn practice_record_stop(app: State<'_, Deskmate>, practice_id: String) -> CmdResult<TaskId> {
+    blocking(&app, move |app| app.practice_record_stop(&practice_id)).await.map(|task_id| TaskId { task_id })
 }
 
 #[tauri::command]
@@ -119,3 +141,14 @@ pub async fn report(app: State<'_, Deskmate>, profile_id: String, kind: String, 
     blocking(&app, move |app| app.report(&profile_id, report_type, date, Utc::now()).map_err(recite_error)).await
 }
 
+
+/// A report's attempts, one by one: `from`..`to` is the report's period (RFC 3339).
+#[tauri::command]
+pub async fn report_attempts(
+    app: State<'_, Deskmate>,
+    profile_id: String,
+    from: String,
+    to: String,
+) -> CmdResult<Vec<ListedAttempt>> {
+    blocking(&app, move |app| app.attempts_between(&profile_id, &from, &to)).await
+}
