@@ -183,6 +183,9 @@ export interface PracticeResult {
   /** The reference split into lines (index = line − 1). */
   lines: string[];
   feedback: PracticeFeedback;
+  /** When the review schedule next asks for this material (RFC 3339), if this attempt scheduled it. */
+  next_review_at?: string | null;
+  review_interval_days?: number | null;
 }
 
 export type PracticeStateName = "idle" | "ready" | "listening" | "checking" | "feedback" | "done";
@@ -207,7 +210,8 @@ export interface PracticeView {
   last_result: PracticeResult | null;
 }
 
-export type TaskStatus = "queued" | "transcribing" | "checking" | "done" | "failed";
+/** `listening`: the microphone is open (a recording's task id exists from then on). */
+export type TaskStatus = "listening" | "queued" | "transcribing" | "checking" | "done" | "failed";
 
 export interface TaskRef {
   task_id: string;
@@ -297,8 +301,9 @@ export function practiceSubmitText(practiceId: string, text: string): Promise<Ta
   return call<TaskRef>("practice_submit_text", { practiceId, text });
 }
 
-export function practiceRecordStart(practiceId: string): Promise<null> {
-  return call<null>("practice_record_start", { practiceId });
+/** Opens the microphone; answers with the attempt's task id at once. */
+export function practiceRecordStart(practiceId: string): Promise<TaskRef> {
+  return call<TaskRef>("practice_record_start", { practiceId });
 }
 
 export function practiceRecordStop(practiceId: string): Promise<TaskRef> {
@@ -315,6 +320,25 @@ export function practiceLeave(practiceId: string): Promise<null> {
 
 export function report(profileId: string, kind: ReportKind, date: string): Promise<Report> {
   return call<Report>("report", { profileId, kind, date });
+}
+
+/** `crates/app/src/report_attempts.rs` ListedAttempt. */
+export interface ListedAttempt {
+  id: string;
+  material_id: string;
+  title: string;
+  mode: PracticeMode | string;
+  accuracy: number;
+  passed: boolean;
+  purpose: "learn" | "review";
+  /** The attempt's number within its practice. */
+  attempt_no: number;
+  created_at: string;
+}
+
+/** A report's attempts, oldest first; `from`/`to` are the report's `period_start`/`period_end`. */
+export function reportAttempts(profileId: string, from: string, to: string): Promise<ListedAttempt[]> {
+  return call<ListedAttempt[]>("report_attempts", { profileId, from, to });
 }
 
 // ---------------------------------------------------------------------------

@@ -62,6 +62,28 @@ describe("practice reducer", () => {
     expect(run([{ type: "submitted", task_id: "vad-1" }], ui).task?.status).toBe("transcribing");
   });
 
+  it("a recording opened elsewhere (the lamp's start button) shows as listening, also as the retry after feedback", () => {
+    let ui = run([task({ task_id: "lamp-1", status: "listening" })]);
+    expect(ui.view?.state).toEqual({ state: "listening" });
+    expect(ui.task).toBeNull();
+    expect(isBusy(ui)).toBe(false);
+    // Then queued under the same task id, as the core sends it.
+    ui = run([task({ task_id: "lamp-1", status: "queued" })], ui);
+    expect(ui.view?.state).toEqual({ state: "checking", task_id: "lamp-1" });
+    expect(ui.task?.status).toBe("queued");
+
+    const failed = practiceResult();
+    const afterFeedback = run([{ type: "submitted", task_id: "t1" }, task({ status: "done", result: failed }), task({ task_id: "lamp-2", status: "listening" })]);
+    expect(afterFeedback.view?.state).toEqual({ state: "listening" });
+    expect(shownResult(afterFeedback)).toBeNull();
+
+    // After a pass, or while checking, a stray "listening" changes nothing.
+    const passed = run([{ type: "submitted", task_id: "t1" }, task({ status: "done", result: practiceResult({ passed: true }) })]);
+    expect(run([task({ task_id: "lamp-3", status: "listening" })], passed)).toBe(passed);
+    const checking = run([{ type: "submitted", task_id: "t1" }]);
+    expect(run([task({ task_id: "lamp-4", status: "listening" })], checking)).toBe(checking);
+  });
+
   it("a failed task returns to ready and keeps its error to show", () => {
     const ui = run([{ type: "submitted", task_id: "t1" }, task({ status: "failed", error: "the microphone gave no sound" })]);
     expect(ui.view?.state.state).toBe("ready");

@@ -104,6 +104,13 @@ export function practiceReducer(ui: PracticeUi, action: PracticeAction): Practic
       const e = action.event;
       const view = ui.view;
       if (!view || e.practice_id !== view.id) return ui;
+      if (e.status === "listening") {
+        // The microphone opened — from the record button, or from the lamp's
+        // start button (after a verdict that did not pass, that is the retry).
+        const s = view.state;
+        if (!(s.state === "ready" || s.state === "listening" || (s.state === "feedback" && s.passed !== true))) return ui;
+        return { view: { ...view, state: { state: "listening" } }, level: 0, partial: "", task: null };
+      }
       const same = ui.task?.task_id === e.task_id;
       // Once a task has ended, late progress for it changes nothing.
       if (same && ui.task && isTerminal(ui.task.status)) return ui;

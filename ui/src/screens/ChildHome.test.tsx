@@ -6,7 +6,7 @@ import type { MaterialFilter } from "../api";
 import { emit, resetEvents } from "../test/fakeEvents";
 import { material, profile, renderWithI18n } from "../test/helpers";
 import { lampState, practiceResult, practiceView } from "../test/samples";
-import { ChildHome } from "./ChildHome";
+import { ChildHome, dueFirst } from "./ChildHome";
 
 vi.mock("../api");
 vi.mock("../events", () => import("../test/fakeEvents"));
@@ -165,6 +165,19 @@ describe("child home: the library", () => {
     expect(await screen.findByTestId("material-detail-title")).toHaveTextContent("Twinkle");
   });
 
+  it("lists the materials due for review first in the library, marked, without asking twice", async () => {
+    vi.mocked(api.reviewsDue).mockResolvedValue([
+      { material_id: "m2", title: "Twinkle, Twinkle, Little Star", lang: "en", due_at: "2026-03-05T00:00:00Z", overdue_days: 0 },
+    ]);
+    renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
+    await waitFor(() => expect(screen.getAllByTestId("material-card")[0]).toHaveAttribute("data-title", "Twinkle, Twinkle, Little Star"));
+    const cards = screen.getAllByTestId("material-card");
+    expect(cards.map((c) => c.dataset.due ?? "no")).toEqual(["true", "no"]);
+    expect(within(cards[0]).getByTestId("material-due")).toHaveTextContent("该复习了");
+    expect(within(cards[1]).queryByTestId("material-due")).not.toBeInTheDocument();
+    expect(api.reviewsDue).toHaveBeenCalledTimes(1);
+  });
+
   it("refreshes the due reviews when the core says the count changed", async () => {
     renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
     await waitFor(() => expect(api.reviewsDue).toHaveBeenCalledTimes(1));
@@ -212,5 +225,18 @@ describe("child home: the library", () => {
     emit("lamp://notice", { kind: "state", state: lampState({ expression: "encourage" }), at_unix_ms: 1 });
     await user.click(screen.getByTestId("lamp-dock-toggle"));
     expect(screen.getByTestId("lamp-face")).toHaveAttribute("data-expression", "encourage");
+  });
+});
+
+describe("dueFirst", () => {
+  const m = (id: string) => material({ id, title: id, body: id });
+  const d = (id: string, overdue_days: number) => ({ material_id: id, title: id, lang: "zh", next_review_at: "", overdue_days });
+
+  it("puts due materials first, most overdue first, and keeps the rest in order", () => {
+    const list = [m("a"), m("b"), m("c"), m("d")];
+    expect(dueFirst(list, [d("c", 0), d("d", 4)]).map((x) => x.id)).toEqual(["d", "c", "a", "b"]);
+    expect(dueFirst(list, []).map((x) => x.id)).toEqual(["a", "b", "c", "d"]);
+    // A due review of a material not in the (filtered) list changes nothing.
+    expect(dueFirst(list, [d("zz", 9)]).map((x) => x.id)).toEqual(["a", "b", "c", "d"]);
   });
 });

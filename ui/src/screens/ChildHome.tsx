@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react";
 import { Icon } from "../components/Icon";
 import * as api from "../api";
-import type { Lang, Material, PracticeView, Profile } from "../api";
+import type { DueReview, Lang, Material, PracticeView, Profile } from "../api";
 import { Header } from "../components/Header";
 import { LampDock } from "../components/lamp/LampDock";
 import { errorText } from "../errors";
@@ -10,7 +10,7 @@ import { byline, firstLine, materialLangAttr } from "../materialText";
 import { useDebounced } from "../useDebounced";
 import { GRADES } from "../validation";
 import { ChatScreen } from "./chat/ChatScreen";
-import { DueStrip } from "./child/DueStrip";
+import { DueStrip, sortDue } from "./child/DueStrip";
 import { Practice } from "./practice/Practice";
 
 export { byline, firstLine };
@@ -28,6 +28,16 @@ const LANG_FILTERS: { value: LangFilter; key: MessageKey }[] = [
 interface ChildHomeProps {
   profile: Profile;
   onExit: () => void;
+}
+
+/**
+ * The library with the materials due for review first (most overdue first);
+ * the others keep the order the core gave.
+ */
+export function dueFirst(materials: Material[], due: DueReview[]): Material[] {
+  const order = new Map(sortDue(due).map((d, i) => [d.material_id, i]));
+  const first = materials.filter((m) => order.has(m.id)).sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+  return [...first, ...materials.filter((m) => !order.has(m.id))];
 }
 
 type View =
@@ -51,6 +61,9 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
   const [error, setError] = useState<string | null>(null);
   const [reloadToken, setReloadToken] = useState(0);
   const [view, setView] = useState<View>({ name: "library" });
+  const [due, setDue] = useState<DueReview[]>([]);
+  const dueIds = new Set(due.map((d) => d.material_id));
+  const shownMaterials = materials ? dueFirst(materials, due) : null;
 
   useEffect(() => {
     let stale = false;
@@ -125,6 +138,7 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
           <DueStrip
             profileId={profile.id}
             onOpen={(d) => setView({ name: "practice", materialId: d.material_id, material: null, resume: null })}
+            onLoaded={setDue}
           />
           <section className="filters card" aria-label={t("library.title")}>
             <div className="filter-group">
@@ -199,16 +213,17 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
             ) : null}
           </div>
 
-          {materials && materials.length > 0 && !error && (
+          {shownMaterials && shownMaterials.length > 0 && !error && (
             <ul className={loading ? "material-grid is-loading" : "material-grid"}>
-              {materials.map((m) => (
+              {shownMaterials.map((m) => (
                 <li key={m.id}>
                   <button
                     type="button"
-                    className="material-card"
+                    className={dueIds.has(m.id) ? "material-card is-due" : "material-card"}
                     data-testid="material-card"
                     data-title={m.title}
                     data-lang={m.lang}
+                    data-due={dueIds.has(m.id) ? "true" : undefined}
                     onClick={() => setView({ name: "practice", materialId: m.id, material: m, resume: null })}
                   >
                     <span className="material-title" lang={materialLangAttr(m.lang)}>
@@ -219,6 +234,11 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
                       {firstLine(m.body)}
                     </span>
                     <span className="material-tags">
+                      {dueIds.has(m.id) && (
+                        <span className="tag tag-warn" data-testid="material-due">
+                          {t("library.due")}
+                        </span>
+                      )}
                       {gradeLabel(t, m.grade) && <span className="tag">{gradeLabel(t, m.grade)}</span>}
                       {m.source === "custom" && <span className="tag tag-custom">{t("material.custom")}</span>}
                     </span>

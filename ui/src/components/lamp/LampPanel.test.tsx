@@ -57,7 +57,15 @@ describe("lamp panel", () => {
     await user.click(screen.getByTestId("lamp-button-start"));
     await user.click(screen.getByTestId("lamp-button-stop"));
     await user.click(screen.getByTestId("lamp-button-touch"));
-    expect(vi.mocked(api.lampPanelEvent).mock.calls.map((c) => c[0])).toEqual([{ button: "start" }, { button: "stop" }, "touch"]);
+    await user.click(screen.getByTestId("lamp-button-arrive"));
+    await user.click(screen.getByTestId("lamp-button-leave"));
+    expect(vi.mocked(api.lampPanelEvent).mock.calls.map((c) => c[0])).toEqual([
+      { button: "start" },
+      { button: "stop" },
+      "touch",
+      { presence: true },
+      { presence: false },
+    ]);
   });
 
   it("shows the api's error when an event can't be sent", async () => {

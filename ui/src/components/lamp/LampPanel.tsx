@@ -114,7 +114,12 @@ interface LampPanelProps {
   lastEvent?: string | null;
 }
 
-/** The virtual lamp: light, face, arm, projector card and the lamp's own buttons. */
+/**
+ * The virtual lamp: light, face, arm, projector card and the lamp's own
+ * buttons (start, stop, touch, presence). A press acts like the lamp's: on a
+ * simulator the app hosts it is pressed there and comes back as the lamp's
+ * event; start and stop drive the recording of an open voice practice.
+ */
 export function LampPanel({ state, lastEvent }: LampPanelProps) {
   const t = useT();
   const [error, setError] = useState<string | null>(null);
@@ -205,6 +210,24 @@ export function LampPanel({ state, lastEvent }: LampPanelProps) {
           onClick={() => void send("touch")}
         >
           <Icon name="hand" size={20} /> {t("lamp.touch")}
+        </button>
+        <button
+          type="button"
+          className="btn btn-secondary"
+          data-testid="lamp-button-arrive"
+          disabled={sending}
+          onClick={() => void send({ presence: true })}
+        >
+          {t("lamp.arrive")}
+        </button>
+        <button
+          type="button"
+          className="btn btn-secondary"
+          data-testid="lamp-button-leave"
+          disabled={sending}
+          onClick={() => void send({ presence: false })}
+        >
+          {t("lamp.leave")}
         </button>
       </div>
       {lastEvent && <p className="muted small">{lastEvent}</p>}

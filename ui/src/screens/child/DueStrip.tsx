@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import * as api from "../../api";
 import type { DueReview } from "../../api";
 import { errorText } from "../../errors";
@@ -11,14 +11,28 @@ export function sortDue(list: DueReview[]): DueReview[] {
   return [...list].sort((a, b) => (b.overdue_days ?? 0) - (a.overdue_days ?? 0));
 }
 
-/** "今天要复习 / Due today": a strip of the child's due reviews above the library. */
-export function DueStrip({ profileId, onOpen }: { profileId: string; onOpen: (review: DueReview) => void }) {
+/**
+ * "今天要复习 / Due today": a strip of the child's due reviews above the
+ * library. `onLoaded` gets each list it loads (most overdue first), so the
+ * library can put those materials first without asking again.
+ */
+export function DueStrip({
+  profileId,
+  onOpen,
+  onLoaded,
+}: {
+  profileId: string;
+  onOpen: (review: DueReview) => void;
+  onLoaded?: (due: DueReview[]) => void;
+}) {
   const t = useT();
   const [due, setDue] = useState<DueReview[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [token, setToken] = useState(0);
 
   const reload = useCallback(() => setToken((n) => n + 1), []);
+  const onLoadedRef = useRef(onLoaded);
+  onLoadedRef.current = onLoaded;
 
   useEffect(() => {
     let stale = false;
@@ -26,8 +40,10 @@ export function DueStrip({ profileId, onOpen }: { profileId: string; onOpen: (re
       try {
         const list = await api.reviewsDue(profileId);
         if (!stale) {
-          setDue(sortDue(Array.isArray(list) ? list : []));
+          const sorted = sortDue(Array.isArray(list) ? list : []);
+          setDue(sorted);
           setError(null);
+          onLoadedRef.current?.(sorted);
         }
       } catch (e) {
         if (!stale) setError(errorText(e));

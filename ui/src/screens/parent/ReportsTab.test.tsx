@@ -47,6 +47,31 @@ describe("reports", () => {
     await waitFor(() => expect(api.report).toHaveBeenLastCalledWith("c2", "weekly", "2026-03-04"));
   });
 
+  it("lists the report's attempts one by one, over the report's own period", async () => {
+    vi.mocked(api.reportAttempts).mockResolvedValue([
+      { id: "a1", material_id: "m1", title: "静夜思", mode: "voice", accuracy: 72.5, passed: false, purpose: "learn", attempt_no: 1, created_at: "2026-03-05T01:02:00Z" },
+      { id: "a2", material_id: "m1", title: "静夜思", mode: "voice", accuracy: 100, passed: true, purpose: "learn", attempt_no: 2, created_at: "2026-03-05T01:05:00Z" },
+    ]);
+    renderWithI18n(<ReportsTab />);
+    const rows = await screen.findAllByTestId("report-attempt");
+    expect(api.reportAttempts).toHaveBeenCalledWith("c1", dailyReport.period_start, dailyReport.period_end);
+    expect(rows.map((r) => [r.dataset.passed, within(r).getByTestId("report-attempt-accuracy").textContent])).toEqual([
+      ["false", "72.5%"],
+      ["true", "100%"],
+    ]);
+    expect(rows[0]).toHaveTextContent("静夜思");
+    expect(rows[0]).toHaveTextContent("第 1 次");
+    expect(rows[1]).toHaveTextContent("第 2 次");
+    expect(rows[1]).toHaveTextContent("已过关");
+  });
+
+  it("says so when the period has no attempts", async () => {
+    vi.mocked(api.reportAttempts).mockResolvedValue([]);
+    renderWithI18n(<ReportsTab />);
+    expect(await screen.findByTestId("report-attempt-list")).toHaveTextContent("这段时间没有练习。");
+    expect(screen.queryByTestId("report-attempt")).not.toBeInTheDocument();
+  });
+
   it("shows the api's error", async () => {
     vi.mocked(api.report).mockRejectedValue("profile c1 has an unknown time zone");
     renderWithI18n(<ReportsTab />);

@@ -1,6 +1,6 @@
 import { lazy, Suspense, useEffect, useState } from "react";
 import * as api from "../../api";
-import type { DueReview, Profile, Report, ReportKind } from "../../api";
+import type { DueReview, ListedAttempt, Profile, Report, ReportKind } from "../../api";
 import { errorText } from "../../errors";
 import { useT, type MessageKey, type TFunction } from "../../i18n";
 import { materialLangAttr } from "../../materialText";
@@ -47,6 +47,7 @@ export function ReportsTab() {
   const [date, setDate] = useState(todayLocal());
   const [report, setReport] = useState<Report | null>(null);
   const [due, setDue] = useState<DueReview[] | null>(null);
+  const [attempts, setAttempts] = useState<ListedAttempt[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
 
@@ -77,6 +78,15 @@ export function ReportsTab() {
       try {
         const r = await api.report(childId, kind, date);
         if (!stale) setReport(r ?? null);
+        if (r && !stale) {
+          // The attempts the report counts, one by one, over the report's own period.
+          try {
+            const list = await api.reportAttempts(childId, r.period_start, r.period_end);
+            if (!stale) setAttempts(Array.isArray(list) ? list : null);
+          } catch {
+            if (!stale) setAttempts(null);
+          }
+        }
       } catch (e) {
         if (!stale) {
           setReport(null);
@@ -163,7 +173,7 @@ export function ReportsTab() {
         </p>
       )}
       {loading && !report && <p className="muted">{t("common.loading")}</p>}
-      {report && <ReportBody report={report} due={due} stale={loading} />}
+      {report && <ReportBody report={report} due={due} attempts={attempts} stale={loading} />}
     </div>
   );
 }
@@ -180,7 +190,27 @@ function Stat({ label, value, testId, delta }: { label: string; value: string; t
   );
 }
 
-export function ReportBody({ report, due, stale = false }: { report: Report; due: DueReview[] | null; stale?: boolean }) {
+/** An attempt's time: HH:MM on a daily report, MM-DD HH:MM on a weekly one (device time). */
+export function attemptTime(iso: string, weekly: boolean): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "";
+  const p = (n: number) => String(n).padStart(2, "0");
+  const hm = `${p(d.getHours())}:${p(d.getMinutes())}`;
+  return weekly ? `${p(d.getMonth() + 1)}-${p(d.getDate())} ${hm}` : hm;
+}
+
+export function ReportBody({
+  report,
+  due,
+  attempts = null,
+  stale = false,
+}: {
+  report: Report;
+  due: DueReview[] | null;
+  /** The report's attempts one by one (null: not loaded). */
+  attempts?: ListedAttempt[] | null;
+  stale?: boolean;
+}) {
   const t = useT();
   const s = report.summary;
   const tr = report.trend;
@@ -226,6 +256,40 @@ export function ReportBody({ report, due, stale = false }: { report: Report; due
         </div>
         {s.attempts === 0 && <p className="muted">{t("report.nothing")}</p>}
       </section>
+
+      {attempts && (
+        <section className="card" aria-labelledby="report-attempt-list-title" data-testid="report-attempt-list">
+          <h2 id="report-attempt-list-title" className="section-title">
+            {t("report.attemptList")}
+          </h2>
+          {attempts.length === 0 ? (
+            <p className="muted">{t("report.noAttempts")}</p>
+          ) : (
+            <ol className="attempt-list">
+              {attempts.map((a) => (
+                <li
+                  key={a.id}
+                  className="attempt-row"
+                  data-testid="report-attempt"
+                  data-passed={String(a.passed)}
+                  data-material-id={a.material_id}
+                >
+                  <span className="muted small">{attemptTime(a.created_at, report.report_type === "weekly")}</span>
+                  <strong>{a.title}</strong>
+                  <span className="muted small">{t("report.attemptNo", { n: a.attempt_no })}</span>
+                  <span className="tag" data-testid="report-attempt-accuracy">{`${fmt(a.accuracy)}%`}</span>
+                  {a.passed ? (
+                    <span className="tag tag-ok">{t("report.passedOnce")}</span>
+                  ) : (
+                    <span className="tag tag-warn">{t("report.notPassedYet")}</span>
+                  )}
+                  <span className="tag">{t(a.purpose === "review" ? "report.purposeReview" : "report.purposeLearn")}</span>
+                </li>
+              ))}
+            </ol>
+          )}
+        </section>
+      )}
 
       <section className="card" aria-labelledby="report-charts-title">
         <h2 id="report-charts-title" className="section-title">

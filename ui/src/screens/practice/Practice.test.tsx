@@ -31,7 +31,7 @@ describe("practice: reciting by voice", () => {
   beforeEach(() => {
     resetEvents();
     vi.mocked(api.practiceStart).mockResolvedValue(practiceView());
-    vi.mocked(api.practiceRecordStart).mockResolvedValue(null);
+    vi.mocked(api.practiceRecordStart).mockResolvedValue({ task_id: "t1" });
     vi.mocked(api.practiceRecordStop).mockResolvedValue({ task_id: "t1" });
     vi.mocked(api.practiceLeave).mockResolvedValue(null);
   });
@@ -90,6 +90,19 @@ describe("practice: reciting by voice", () => {
     expect(screen.getByTestId("record-button")).toBeEnabled();
   });
 
+  it("a recording the lamp's start button opened shows as listening and can be stopped on screen", async () => {
+    vi.mocked(api.practiceRecordStop).mockResolvedValue({ task_id: "lamp-1" });
+    const { user } = renderPractice();
+    const button = screen.getByTestId("record-button");
+    await waitFor(() => expect(button).toBeEnabled());
+    emit("practice://task", taskEvent({ task_id: "lamp-1", status: "listening" }));
+    expect(button).toHaveAttribute("data-state", "listening");
+    expect(api.practiceRecordStart).not.toHaveBeenCalled();
+    await user.click(button);
+    expect(api.practiceRecordStop).toHaveBeenCalledWith("p1");
+    expect(screen.getByTestId("task-status")).toHaveAttribute("data-status", "queued");
+  });
+
   it("shows a command's error as it comes", async () => {
     vi.mocked(api.practiceRecordStart).mockRejectedValue("no microphone was found");
     const { user } = renderPractice();
@@ -99,20 +112,45 @@ describe("practice: reciting by voice", () => {
     expect(screen.getByTestId("record-button")).toHaveAttribute("data-state", "idle");
   });
 
-  it("hides and shows the text", async () => {
+  it("shows the text, hides it, or shows hints: how each line starts", async () => {
     const { user } = renderPractice();
     expect(screen.getByTestId("material-detail-body").textContent).toBe(jingyesi.body);
-    await user.click(screen.getByTestId("toggle-text"));
+    expect(screen.getByTestId("text-mode-show")).toHaveAttribute("aria-pressed", "true");
+
+    await user.click(screen.getByTestId("text-mode-hide"));
     expect(screen.queryByTestId("material-detail-body")).not.toBeInTheDocument();
-    expect(screen.getByTestId("toggle-text")).toHaveAttribute("aria-pressed", "false");
-    await user.click(screen.getByTestId("toggle-text"));
+    expect(screen.queryByTestId("material-hints")).not.toBeInTheDocument();
+    expect(screen.getByTestId("text-mode-hide")).toHaveAttribute("aria-pressed", "true");
+    expect(screen.getByTestId("text-mode-show")).toHaveAttribute("aria-pressed", "false");
+
+    await user.click(screen.getByTestId("text-mode-hints"));
+    expect(screen.queryByTestId("material-detail-body")).not.toBeInTheDocument();
+    const hints = screen.getAllByTestId("hint-line").map((l) => l.textContent);
+    expect(hints).toEqual(["床○○○○，", "疑○○○○。", "举○○○○，", "低○○○○。"]);
+    // Nothing of a line but its first character shows.
+    expect(screen.getByTestId("material-hints").textContent).not.toContain("明月");
+
+    await user.click(screen.getByTestId("text-mode-show"));
     expect(screen.getByTestId("material-detail-body")).toBeInTheDocument();
+    expect(screen.queryByTestId("material-hints")).not.toBeInTheDocument();
+  });
+
+  it("hints for an English rhyme keep the first word of each line", async () => {
+    const rhyme = { ...jingyesi, id: "m2", lang: "en" as const, title: "Twinkle", body: "Twinkle, twinkle, little star,\nHow I wonder what you are!" };
+    vi.mocked(api.practiceStart).mockResolvedValue(practiceView({ material: rhyme }));
+    const { user } = renderPractice({ materialId: "m2", material: rhyme });
+    await user.click(screen.getByTestId("text-mode-hints"));
+    expect(screen.getAllByTestId("hint-line").map((l) => l.textContent)).toEqual([
+      "Twinkle, _______, ______ ____,",
+      "How _ ______ ____ ___ ___!",
+    ]);
   });
 
   it("hides the text at first for a review", async () => {
     vi.mocked(api.practiceStart).mockResolvedValue(practiceView({ is_review: true }));
     renderPractice();
     await waitFor(() => expect(screen.queryByTestId("material-detail-body")).not.toBeInTheDocument());
+    expect(screen.getByTestId("text-mode-hide")).toHaveAttribute("aria-pressed", "true");
     expect(screen.getByText("今天复习")).toBeInTheDocument();
   });
 
@@ -200,6 +238,8 @@ describe("practice: the result", () => {
 
     expect(screen.getByTestId("feedback-text")).toHaveTextContent("还差一点点");
     expect(screen.getByTestId("memory-tip")).toHaveTextContent("头要读第二声");
+    // No review was scheduled by this attempt: no next-review line.
+    expect(screen.queryByTestId("next-review")).not.toBeInTheDocument();
     expect(screen.getByTestId("retry-button")).toBeInTheDocument();
     expect(screen.queryByTestId("done-button")).not.toBeInTheDocument();
   });
@@ -233,9 +273,15 @@ describe("practice: the result", () => {
         passed: true,
         errors: [],
         feedback: { zh: "太棒了！", en: "Wonderful!", tip_zh: null, tip_en: null },
+        next_review_at: "2026-11-25T12:00:00Z",
+        review_interval_days: 3,
       }),
     });
     const { user, onBack } = renderPractice({ resume: passed });
+    // The schedule's next review, as the core set it.
+    const next = screen.getByTestId("next-review");
+    expect(next).toHaveAttribute("data-date", "2026-11-25");
+    expect(next).toHaveTextContent("下次复习：2026-11-25（3 天后）");
     expect(screen.getByTestId("accuracy")).toHaveTextContent(/^100$/);
     expect(screen.getByTestId("result-passed")).toHaveAttribute("data-passed", "true");
     expect(screen.getByTestId("result-passed")).toHaveTextContent("过关啦");

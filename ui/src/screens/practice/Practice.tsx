@@ -8,9 +8,20 @@ import { subscribe } from "../../events";
 import { useT, type MessageKey } from "../../i18n";
 import { initialPracticeUi, isBusy, practiceReducer, shownResult } from "../../practice/reducer";
 import { byline } from "../../materialText";
+import { hintLines } from "../../practice/hints";
 import { ResultView } from "./ResultView";
 
+/** How the text is shown while practising: all of it, hints (how each line starts), or none. */
+export type TextMode = "show" | "hints" | "hide";
+
+const TEXT_MODES: { mode: TextMode; key: MessageKey }[] = [
+  { mode: "show", key: "practice.text.show" },
+  { mode: "hints", key: "practice.text.hints" },
+  { mode: "hide", key: "practice.text.hide" },
+];
+
 const TASK_KEYS: Record<string, MessageKey> = {
+  listening: "practice.listening",
   queued: "practice.task.queued",
   transcribing: "practice.task.transcribing",
   checking: "practice.task.checking",
@@ -39,7 +50,7 @@ export function Practice({ profile, materialId, material, resume, onBack }: Prac
   const t = useT();
   const [ui, dispatch] = useReducer(practiceReducer, { ...initialPracticeUi, view: resume ?? null });
   const [mode, setMode] = useState<PracticeMode>(resume?.mode ?? "voice");
-  const [showText, setShowText] = useState(!resume?.is_review);
+  const [textMode, setTextMode] = useState<TextMode>(resume?.is_review ? "hide" : "show");
   const [typed, setTyped] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -71,8 +82,8 @@ export function Practice({ profile, materialId, material, resume, onBack }: Prac
       if (v) {
         dispatch({ type: "view", view: v });
         if (v.mode) setMode(v.mode);
-        // A review starts with the text hidden (the child can still peek).
-        if (v.is_review && firstView.current) setShowText(false);
+        // A review starts with the text hidden (the child can still peek or ask for hints).
+        if (v.is_review && firstView.current) setTextMode("hide");
         firstView.current = false;
       }
     },
@@ -111,11 +122,9 @@ export function Practice({ profile, materialId, material, resume, onBack }: Prac
       const task = await run(() => api.practiceRecordStop(practiceId));
       if (task?.task_id) dispatch({ type: "submitted", task_id: task.task_id });
     } else {
-      const ok = await run(async () => {
-        await api.practiceRecordStart(practiceId);
-        return true;
-      });
-      if (ok) dispatch({ type: "listening" });
+      // The answer carries the attempt's task id; its events follow under it.
+      const task = await run(() => api.practiceRecordStart(practiceId));
+      if (task) dispatch({ type: "listening" });
     }
   }
 
@@ -179,20 +188,33 @@ export function Practice({ profile, materialId, material, resume, onBack }: Prac
                   </h1>
                   {by && <p className="reading-byline">{by}</p>}
                 </div>
-                <button
-                  type="button"
-                  className="btn btn-secondary"
-                  data-testid="toggle-text"
-                  aria-pressed={showText}
-                  onClick={() => setShowText((s) => !s)}
-                >
-                  {showText ? t("practice.hideText") : t("practice.showText")}
-                </button>
+                <div className="segmented" role="group" aria-label={t("practice.text.label")} data-testid="text-mode">
+                  {TEXT_MODES.map((m) => (
+                    <button
+                      key={m.mode}
+                      type="button"
+                      className="segmented-item"
+                      data-testid={`text-mode-${m.mode}`}
+                      aria-pressed={textMode === m.mode}
+                      onClick={() => setTextMode(m.mode)}
+                    >
+                      {t(m.key)}
+                    </button>
+                  ))}
+                </div>
               </div>
               {view?.is_review && <span className="tag tag-warn">{t("practice.review")}</span>}
-              {showText ? (
+              {textMode === "show" ? (
                 <div className="reading-body" data-testid="material-detail-body">
                   {shown?.body ?? ""}
+                </div>
+              ) : textMode === "hints" ? (
+                <div className="reading-body reading-hints" data-testid="material-hints" aria-label={t("practice.text.hintsLabel")}>
+                  {hintLines(shown?.body ?? "", shown?.lang ?? "zh").map((l, i) => (
+                    <span key={i} className="hint-line" data-testid="hint-line">
+                      {l}
+                    </span>
+                  ))}
                 </div>
               ) : (
                 <div className="reading-hidden" aria-label={t("practice.textHidden")}>

@@ -14,6 +14,19 @@ interface ResultViewProps {
   onDone: () => void;
 }
 
+/** An RFC 3339 instant as the device's local date, YYYY-MM-DD (null if unreadable). */
+export function localDate(iso: string): string | null {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return null;
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
+}
+
+/** Whole days from now until `iso` (at least 0). */
+function daysUntil(iso: string, now: Date = new Date()): number {
+  return Math.max(0, Math.round((new Date(iso).getTime() - now.getTime()) / 86_400_000));
+}
+
 /** A verdict: accuracy ring, passed or not, the text with its errors marked, feedback and the memory tip. */
 export function ResultView({ result, material, mode = "voice", busy, error, onRetry, onDone }: ResultViewProps) {
   const t = useT();
@@ -23,6 +36,7 @@ export function ResultView({ result, material, mode = "voice", busy, error, onRe
   const tip = en ? result.feedback?.tip_en : result.feedback?.tip_zh;
   const lines = result.lines && result.lines.length > 0 ? result.lines : material.body.split(/\r?\n/).filter((l) => l.trim());
   const pct = Math.round(Number(result.accuracy) || 0);
+  const nextReview = result.next_review_at ? localDate(result.next_review_at) : null;
   return (
     <section className="card result" data-testid="result-screen" aria-labelledby="result-title">
       <div className="result-head">
@@ -37,6 +51,14 @@ export function ResultView({ result, material, mode = "voice", busy, error, onRe
           {feedback && (
             <p className="result-feedback" data-testid="feedback-text">
               {feedback}
+            </p>
+          )}
+          {nextReview && result.next_review_at && (
+            <p className="next-review" data-testid="next-review" data-date={nextReview}>
+              {t("result.nextReview", {
+                date: nextReview,
+                days: result.review_interval_days ?? daysUntil(result.next_review_at),
+              })}
             </p>
           )}
         </div>
