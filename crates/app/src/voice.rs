@@ -15,7 +15,7 @@ use std::time::Duration;
 use deskmate_orchestrator::PracticeEvent;
 use deskmate_speech::asr::{AsrRequest, Lang as AsrLang};
 use deskmate_speech::audio::capture::{Capture, Level};
-use deskmate_speech::fairness::{checker_transcript, FairnessSettings};
+use deskmate_speech::fairness::{checker_transcript, judge_with_audio, FairnessSettings};
 use deskmate_speech::listen::{listen_live, AttemptEnd, ListenMode, Release, SpeechSoFar};
 use deskmate_speech::vad::{SileroVad, Utterance, VadSettings};
 use deskmate_speech::SpeechPipeline;
@@ -228,12 +228,23 @@ impl Deskmate {
         let duration_ms = Some(utterance.end_ms.saturating_sub(utterance.start_ms));
         let request = AsrRequest { samples: utterance.samples, lang, expected_units, speech_detected: Some(true) };
         let job = self.asr_gate().enter();
-        let transcribed = pipeline.asr().transcribe(request);
+        // The one place voice practice applies the fairness rules: the
+        // differences are re-examined against this recording while the
+        // worker still holds it (inside the gate, so no partial transcript
+        // replaces it), and the attempt is recorded with the transcript that
+        // gives exactly that fair verdict.
+        let settings = FairnessSettings::default();
+        let transcribed = pipeline.asr().transcribe(request).map(|t| {
+            let fair = deskmate_recite::Reference::new(&material.body, material.lang.parse().ok())
+                .ok()
+                .and_then(|reference| judge_with_audio(&reference, &t, &settings, pipeline.asr()).ok())
+                .map(|v| v.record_transcript(&t, &settings));
+            let transcript = fair.unwrap_or_else(|| checker_transcript(&t, &settings));
+            (t, transcript)
+        });
         drop(job);
         match transcribed {
-            Ok(t) => {
-                // The one place voice practice applies the fairness rules.
-                let transcript = checker_transcript(&t, &FairnessSettings::default());
+            Ok((t, transcript)) => {
                 self.run_check(row, task_id.clone(), t.text.clone(), transcript, duration_ms, sinks.tasks);
             }
             Err(e) => {
