@@ -2,8 +2,9 @@
 a raw file (ALSA_CONFIG_PATH), so a dev clip from ../shared/recite-audio-dev
 is the microphone: a clip of 静夜思 with line 2 left out is heard, transcribed
 by whisper and marked as an omission on line 2; a retry with a correct clip
-passes; a review of the poem is scheduled; the parent's report counts both
-attempts. Screenshots of each step go to test-artifacts/."""
+passes; the result shows the next review the core scheduled (and the
+schedule has it); the parent's report lists both attempts, the first not
+passed and the second passed. Screenshots of each step go to test-artifacts/."""
 import datetime
 import os
 import wave
@@ -76,15 +77,33 @@ def test_spoken_practice_omission_then_pass(app, data_dir):
     click(drv, tid("retry-button"))
     recite(drv)
     assert visible(drv, tid("result-passed")).get_attribute("data-passed") == "true"
+    # The review the core scheduled is shown in the window, on a later day.
+    next_review = visible(drv, tid("next-review"))
+    review_day = datetime.date.fromisoformat(next_review.get_attribute("data-date"))
+    today = datetime.datetime.now(zoneinfo.ZoneInfo("Asia/Shanghai")).date()
+    assert review_day > today, f"next review {review_day} is not after {today}"
+    assert review_day.isoformat() in next_review.text
     shot(drv, "voice-02-passed")
     assert "静夜思" in due_within(data_dir, "小兰")
 
     click(drv, tid("done-button"))
+    # Back in the library (its header replaced the practice's) before going back again.
+    visible(drv, tid("material-card"))
     click(drv, tid("back-button"))
     unlock_parent(drv, "奶奶", "8642")
     click(drv, tid("tab-reports"))
     click(drv, tid("report-kind-daily"))
-    today = datetime.datetime.now(zoneinfo.ZoneInfo("Asia/Shanghai")).date().isoformat()
-    assert visible(drv, tid("report-date")).get_attribute("value") == today
+    assert visible(drv, tid("report-date")).get_attribute("value") == today.isoformat()
     wait(drv, lambda d: d.find_element(*tid("report-attempts")).text.strip() == "2")
+    # Both attempts, one by one: the omission first, then the pass.
+    wait(drv, lambda d: len(d.find_elements(*tid("report-attempt"))) == 2)
+    rows = drv.find_elements(*tid("report-attempt"))
+    assert [r.get_attribute("data-passed") for r in rows] == ["false", "true"]
+    assert all("静夜思" in r.text for r in rows)
     shot(drv, "voice-03-report")
+    # The list sits below the figures: scrolled to just under the sticky header, then shot.
+    drv.execute_script(
+        "const list = document.querySelector('[data-testid=\"report-attempt-list\"]');"
+        "window.scrollTo(0, list.getBoundingClientRect().top + window.scrollY - 90);")
+    wait(drv, lambda d: d.execute_script("return window.scrollY") > 0)
+    shot(drv, "voice-04-report-attempts")
