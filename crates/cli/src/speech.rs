@@ -26,9 +26,10 @@ pub enum SpeechCmd {
         file: PathBuf,
         #[arg(long, value_parser = ["zh", "en"], default_value = "zh")]
         lang: String,
-        /// Use an encoder window sized to the clip (faster, slightly less accurate).
+        /// Use whisper's full 30 s encoder window instead of one sized to
+        /// the clip (about 3× slower; no more accurate on the dev clips).
         #[arg(long)]
-        fit_audio_ctx: bool,
+        full_audio_ctx: bool,
         #[arg(long)]
         json: bool,
     },
@@ -50,11 +51,11 @@ struct TranscribeOutput {
 }
 
 /// Loads the speech models from the app's models directory.
-pub fn pipeline(app: &Deskmate, fit_audio_ctx: bool) -> anyhow::Result<SpeechPipeline> {
+pub fn pipeline(app: &Deskmate, full_audio_ctx: bool) -> anyhow::Result<SpeechPipeline> {
     let paths = ModelPaths::present_in(&app.config().models_dir)?;
     let mut config = AsrConfig::new(&paths.whisper);
-    if fit_audio_ctx {
-        config.audio_context = AudioContext::FitToClip;
+    if full_audio_ctx {
+        config.audio_context = AudioContext::Full;
     }
     Ok(SpeechPipeline::load(&paths, config)?)
 }
@@ -68,11 +69,11 @@ pub fn run(app: &Deskmate, cmd: SpeechCmd) -> anyhow::Result<ExitCode> {
         SpeechCmd::Transcribe {
             file,
             lang,
-            fit_audio_ctx,
+            full_audio_ctx,
             json,
         } => {
             let lang = parse_lang(&lang)?;
-            let pipeline = pipeline(app, fit_audio_ctx)?;
+            let pipeline = pipeline(app, full_audio_ctx)?;
             let heard = pipeline.hear_file(&file, lang, None)?;
             let t = heard.transcript;
             let out = TranscribeOutput {
@@ -134,9 +135,10 @@ pub struct ReciteAudioArgs {
     /// Language of the reference (from the material, or detected).
     #[arg(long, value_parser = ["zh", "en"])]
     lang: Option<String>,
-    /// Use an encoder window sized to the clip (faster, slightly less accurate).
+    /// Use whisper's full 30 s encoder window instead of one sized to the
+    /// clip (about 3× slower; no more accurate on the dev clips).
     #[arg(long)]
-    fit_audio_ctx: bool,
+    full_audio_ctx: bool,
     #[arg(long)]
     json: bool,
 }
@@ -181,7 +183,7 @@ pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<Ex
     let reference = Reference::new(&text, Some(lang_code.parse()?))?;
 
     let loading = Instant::now();
-    let pipeline = pipeline(app, a.fit_audio_ctx)?;
+    let pipeline = pipeline(app, a.full_audio_ctx)?;
     let load_ms = loading.elapsed().as_millis() as u64;
 
     let started = Instant::now();

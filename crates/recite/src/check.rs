@@ -67,6 +67,8 @@ struct Work<'a> {
     t: &'a [Unit],
     transcript: &'a Transcript,
     ref_match: Vec<Option<usize>>,
+    /// The transcript unit each reference unit was misheard or misspoken as.
+    ref_substituted: Vec<Option<usize>>,
     rs: Vec<State>,
     ts: Vec<State>,
     errors: Vec<RecitationError>,
@@ -116,6 +118,7 @@ pub fn check(reference: &Reference, transcript: &Transcript, mode: Mode) -> Resu
         t: &t,
         transcript,
         ref_match,
+        ref_substituted: vec![None; n],
         rs: vec![State::Free; n],
         ts: vec![State::Free; m],
         errors: Vec::new(),
@@ -509,6 +512,9 @@ impl Work<'_> {
         );
         e.uncertain = self.unsure(std::iter::once(j));
         e.heard = self.t[j].src.clone();
+        if let Some(s) = self.ref_substituted.get_mut(i) {
+            *s = Some(j);
+        }
         self.errors.push(e);
     }
 
@@ -579,12 +585,13 @@ impl Work<'_> {
     }
 
     /// The transcript position (char index) just after what was recited
-    /// for the reference units before `i`: where reference unit `i` belongs.
+    /// — right or wrong — for the reference units before `i`: where
+    /// reference unit `i` belongs.
     fn heard_before(&self, i: usize) -> usize {
-        let prev = self.ref_match[..i].iter().rev().flatten().next();
-        match prev {
-            Some(&j) => self.t[j].src.end,
-            None => self.ref_match[i..].iter().flatten().next().map_or(0, |&j| self.t[j].src.start),
+        let heard_as = |k: usize| self.ref_match[k].or(self.ref_substituted[k]);
+        match (0..i).rev().find_map(heard_as) {
+            Some(j) => self.t[j].src.end,
+            None => (i..self.r.len()).find_map(heard_as).map_or(0, |j| self.t[j].src.start),
         }
     }
 

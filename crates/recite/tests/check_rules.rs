@@ -187,6 +187,19 @@ fn omissions_are_reported_per_line() {
 }
 
 #[test]
+fn an_omission_is_heard_after_the_word_said_wrong_before_it() {
+    // "water. Jack" heard run together as "wagerjack": water was said wrong,
+    // Jack left out — and Jack belongs after what was heard for water.
+    let heard = "jack and jill went up the hill to fetch a pail of wagerjack fell down";
+    let v = run("Jack and Jill went up the hill to fetch a pail of water. Jack fell down.", heard, Mode::Voice);
+    let omission = v.errors.iter().find(|e| e.error_type == ErrorType::Omission).unwrap();
+    let substitution = v.errors.iter().find(|e| e.error_type == ErrorType::Substitution).unwrap();
+    assert_eq!(omission.expected.to_lowercase(), "jack", "{:?}", v.errors);
+    assert_eq!(substitution.expected, "water");
+    assert_eq!(omission.heard, substitution.heard.end..substitution.heard.end, "{:?}", v.errors);
+}
+
+#[test]
 fn order_errors_are_one_error_not_an_omission_and_an_insertion() {
     // Swapped neighbours.
     let v = run(POEM, "床前明月光，疑是地上霜。头举望明月，低头思故乡。", Mode::Voice);

@@ -9,12 +9,14 @@
 //! BENCH_LIMIT=N runs the first N clips;
 //! BENCH_FIT_LIMIT=N (default 40) sizes the audio_ctx comparison;
 //! BENCH_SAVE=FILE appends every transcript to FILE, BENCH_SCORE=FILE scores
-//! a saved FILE again without running whisper (e.g. a partial run).
+//! a saved FILE again without running whisper (e.g. a partial run);
+//! BENCH_FLASH=1 turns on whisper.cpp's flash attention;
+//! BENCH_ONLY=full|fit runs one of the two audio windows.
 
 use std::path::PathBuf;
 
 use deskmate_speech::asr::{AsrConfig, AudioContext};
-use deskmate_speech::evaluation::{hear_all, read_manifest, score, verdict_of, HeardClip, SWEPT_LOW_CONFIDENCE};
+use deskmate_speech::evaluation::{hear_all, read_manifest, score, verdict_of, Fits, HeardClip, SWEPT_LOW_CONFIDENCE};
 use deskmate_speech::fairness::FairnessSettings;
 use deskmate_speech::{ModelPaths, SpeechPipeline};
 
@@ -36,6 +38,7 @@ fn run(
     let mut config = AsrConfig::new(&paths.whisper);
     config.threads = 2;
     config.audio_context = context;
+    config.flash_attention = std::env::var_os("BENCH_FLASH").is_some();
     let pipeline = match SpeechPipeline::load(paths, config) {
         Ok(p) => p,
         Err(e) => {
@@ -46,7 +49,7 @@ fn run(
     let n = clips.len();
     let log_path = std::env::var_os("BENCH_SAVE").map(PathBuf::from);
     let mut log = log_path.as_ref().and_then(|p| std::fs::OpenOptions::new().create(true).append(true).open(p).ok());
-    let heard = match hear_all(&pipeline, dir, clips, &mut |i, h| {
+    let heard = match hear_all(&pipeline, dir, clips, Fits::Sweep, &mut |i, h| {
         if let Some(f) = log.as_mut() {
             use std::io::Write;
             let line = serde_json::json!({ "label": label, "id": h.clip.id, "transcript": h.transcript, "vad_ms": h.vad_ms, "asr_ms": h.asr_ms, "to_verdict_ms": h.to_verdict_ms, "fits": h.fits });
@@ -225,7 +228,15 @@ fn main() {
     {
         clips.truncate(n);
     }
+    let only = std::env::var("BENCH_ONLY").unwrap_or_default();
+    if only == "fit" {
+        run("audio_ctx fit", &paths, AudioContext::FitToClip, &dir, &clips);
+        return;
+    }
     let full = run("audio_ctx full", &paths, AudioContext::Full, &dir, &clips);
+    if only == "full" {
+        return;
+    }
     // The sized window is measured on the first BENCH_FIT_LIMIT clips (default 40) to keep the run short.
     let fit_limit = std::env::var("BENCH_FIT_LIMIT")
         .ok()

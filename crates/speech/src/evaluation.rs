@@ -16,7 +16,7 @@ use serde::Deserialize;
 use crate::asr::units::is_hanzi;
 use crate::asr::{Lang, Transcript};
 use crate::asr::AsrError;
-use crate::fairness::{judge, judge_with_audio, judge_with_fit, FairnessSettings, VoiceVerdict};
+use crate::fairness::{judge, judge_with_fit, FairnessSettings, VoiceVerdict};
 use crate::pipeline::{SpeechError, SpeechPipeline};
 
 /// One line of `manifest.jsonl`.
@@ -77,11 +77,23 @@ pub struct HeardClip {
     pub fits: HashMap<String, f64>,
 }
 
-/// Runs every clip through decode → VAD → ASR (the slow part, done once).
+/// How much re-examining [`hear_all`] measures per clip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fits {
+    /// The variants the default settings ask for (the timed verdict).
+    Default,
+    /// Also every variant the bench's fairness sweep could ask for.
+    Sweep,
+}
+
+/// Runs every clip through decode → VAD → ASR → the default fair verdict
+/// (the slow part, done once), keeping the re-examining deltas so [`score`]
+/// can judge again without whisper.
 pub fn hear_all(
     pipeline: &SpeechPipeline,
     dir: &Path,
     clips: &[DevClip],
+    fits: Fits,
     progress: &mut dyn FnMut(usize, &HeardClip),
 ) -> Result<Vec<HeardClip>, SpeechError> {
     let mut out = Vec::new();
@@ -90,13 +102,18 @@ pub fn hear_all(
         let started = Instant::now();
         let heard = pipeline.hear(&audio, clip.lang(), Some(clip.units))?;
         let reference = Reference::new(&clip.reference, None).ok();
+        let measured = Mutex::new(HashMap::<String, f64>::new());
         if let (Some(t), Some(reference)) = (&heard.transcript, &reference) {
-            let _ = judge_with_audio(reference, t, &FairnessSettings::default(), pipeline.asr());
+            let fit = recording_fit(pipeline, t, &measured);
+            // The verdict itself is rebuilt by `score` from the deltas.
+            let _ = judge_with_fit(reference, t, &FairnessSettings::default(), &fit);
         }
         let to_verdict_ms = started.elapsed().as_millis() as u64;
-        let mut fits = HashMap::new();
-        if let (Some(t), Some(reference)) = (&heard.transcript, &reference) {
-            fits = measure_fits(pipeline, reference, t);
+        if let (Fits::Sweep, Some(t), Some(reference)) = (fits, &heard.transcript, &reference) {
+            let fit = recording_fit(pipeline, t, &measured);
+            for settings in swept_settings() {
+                let _ = judge_with_fit(reference, t, &settings, &fit);
+            }
         }
         let h = HeardClip {
             clip: clip.clone(),
@@ -104,7 +121,7 @@ pub fn hear_all(
             vad_ms: heard.vad_ms,
             asr_ms: heard.asr_ms,
             to_verdict_ms,
-            fits,
+            fits: measured.into_inner().unwrap_or_default(),
         };
         progress(i, &h);
         out.push(h);
@@ -112,34 +129,35 @@ pub fn hear_all(
     Ok(out)
 }
 
-/// Scores every variant the settings the bench sweeps could ask for (which
-/// differences are re-examined, and so which run together, depends on the
-/// other rules), each variant once.
-fn measure_fits(
-    pipeline: &SpeechPipeline,
-    reference: &Reference,
-    t: &Transcript,
-) -> HashMap<String, f64> {
-    let measured = Mutex::new(HashMap::<String, f64>::new());
-    let fit = |variants: Vec<String>| -> Result<Vec<f64>, AsrError> {
-        let known = measured.lock().map(|m| m.clone()).unwrap_or_default();
-        let new: Vec<String> = variants.iter().filter(|v| !known.contains_key(*v)).cloned().collect();
+/// Re-examines variants on the worker, each variant once, remembering every delta in `measured`.
+fn recording_fit<'a>(
+    pipeline: &'a SpeechPipeline,
+    t: &'a Transcript,
+    measured: &'a Mutex<HashMap<String, f64>>,
+) -> impl Fn(Vec<String>) -> Result<Vec<f64>, AsrError> + 'a {
+    move |variants: Vec<String>| {
+        let new: Vec<String> = {
+            let m = measured.lock().map_err(|_| AsrError::WorkerGone)?;
+            variants.iter().filter(|v| !m.contains_key(*v)).cloned().collect()
+        };
         let deltas = if new.is_empty() { Vec::new() } else { pipeline.asr().recheck(t, new.clone())? };
         let mut m = measured.lock().map_err(|_| AsrError::WorkerGone)?;
         m.extend(new.into_iter().zip(deltas));
         Ok(variants.iter().map(|v| m.get(v).copied().unwrap_or(f64::NEG_INFINITY)).collect())
-    };
-    for tone in [true, false] {
-        for low in SWEPT_LOW_CONFIDENCE {
-            let settings = FairnessSettings {
-                low_confidence_below: low,
-                tone_is_uncertain: tone,
-                recheck_margin: Some(0.0),
-            };
-            let _ = judge_with_fit(reference, t, &settings, &fit);
-        }
     }
-    measured.into_inner().unwrap_or_default()
+}
+
+/// The settings whose re-examined variants [`Fits::Sweep`] measures (which
+/// differences are re-examined, and so which run together, depends on the
+/// other rules; the margin does not change which variants are asked for).
+fn swept_settings() -> impl Iterator<Item = FairnessSettings> {
+    [true, false].into_iter().flat_map(|tone| {
+        SWEPT_LOW_CONFIDENCE.into_iter().map(move |low| FairnessSettings {
+            low_confidence_below: low,
+            tone_is_uncertain: tone,
+            recheck_margin: Some(0.0),
+        })
+    })
 }
 
 /// The low-confidence thresholds the bench sweeps.

@@ -280,50 +280,67 @@ fn judge_inner(
 /// Scores, for each still-certain substitution, omission or insertion, the
 /// transcript with that one difference put right against the transcript as
 /// heard — and, for differences heard next to each other, with the whole
-/// run put right at once (鹅，鹅，鹅 heard as 哩哩哩: one 鹅 among two 哩 reads
-/// worse than either, all three together fit). An error takes the better
-/// of its own and its run's delta. Order errors are left alone (moving a
-/// block is not a mishearing).
+/// run put right at once. A run takes in the differences already uncertain
+/// too: a mishearing covers the audio it was heard on, so the right text
+/// only fits once the misheard words around it are put right with it
+/// (鹅，鹅，鹅 heard as 哩哩哩 with the first 哩 unsure: one 鹅 among 哩s
+/// reads worse than either; "wagerjack" for "water Jack": Jack fits only
+/// once "wager" is "water"). An error takes the better of its own and its
+/// run's delta. Order errors are left alone (moving a block is not a
+/// mishearing).
 fn recheck(
     verdict: &Verdict,
     heard: &Transcript,
     reasons: &[Option<UncertainReason>],
     fit: Fit<'_>,
 ) -> Vec<Rechecked> {
-    // (error index, heard range, the right text there)
-    let mut fixes: Vec<(usize, std::ops::Range<usize>, String)> = Vec::new();
+    struct Fix {
+        error: usize,
+        heard: std::ops::Range<usize>,
+        right: String,
+        /// Still the child's error: needs a delta.
+        certain: bool,
+    }
+    let mut fixes: Vec<Fix> = Vec::new();
     for (i, e) in verdict.errors.iter().enumerate() {
-        if reasons.get(i).is_some_and(Option::is_some) || e.error_type == ErrorType::Order {
+        if e.error_type == ErrorType::Order {
             continue;
         }
         let right = match e.error_type {
             ErrorType::Insertion => String::new(),
             _ => spoken_form(&e.expected, heard.lang),
         };
-        fixes.push((i, e.heard.clone(), right));
+        let certain = reasons.get(i).is_some_and(Option::is_none);
+        fixes.push(Fix { error: i, heard: e.heard.clone(), right, certain });
     }
-    fixes.sort_by_key(|f| (f.1.start, f.1.end));
-    // Variants: one per fix, then one per run of touching fixes.
+    fixes.sort_by_key(|f| (f.heard.start, f.heard.end));
+    // Variants: one per certain fix, then one per run of touching fixes
+    // that holds a certain one.
     let mut variants: Vec<(Vec<usize>, String)> = Vec::new();
-    for f in &fixes {
-        if let Some(text) = corrected(&heard.text, f.1.clone(), &f.2, heard.lang) {
-            variants.push((vec![f.0], text));
+    for f in fixes.iter().filter(|f| f.certain) {
+        if let Some(text) = corrected(&heard.text, f.heard.clone(), &f.right, heard.lang) {
+            variants.push((vec![f.error], text));
         }
     }
+    // Differences touch when nothing but spaces was heard between them.
+    let chars: Vec<char> = heard.text.chars().collect();
+    let touch = |a: &std::ops::Range<usize>, b: &std::ops::Range<usize>| {
+        b.start <= a.end || chars.get(a.end..b.start).is_some_and(|gap| gap.iter().all(|c| c.is_whitespace()))
+    };
     let mut run_start = 0;
     for k in 1..=fixes.len() {
-        let touching = k < fixes.len() && fixes[k].1.start <= fixes[k - 1].1.end;
+        let touching = k < fixes.len() && touch(&fixes[k - 1].heard, &fixes[k].heard);
         if touching {
             continue;
         }
         let run = &fixes[run_start..k];
-        if run.len() > 1 {
+        if run.len() > 1 && run.iter().any(|f| f.certain) {
             let mut text = Some(heard.text.clone());
             for f in run.iter().rev() {
-                text = text.and_then(|t| corrected(&t, f.1.clone(), &f.2, heard.lang));
+                text = text.and_then(|t| corrected(&t, f.heard.clone(), &f.right, heard.lang));
             }
             if let Some(text) = text {
-                variants.push((run.iter().map(|f| f.0).collect(), text));
+                variants.push((run.iter().filter(|f| f.certain).map(|f| f.error).collect(), text));
             }
         }
         run_start = k;
@@ -572,6 +589,54 @@ mod tests {
         let none = |variants: Vec<String>| -> Result<Vec<f64>, AsrError> { Ok(vec![-9.0; variants.len()]) };
         let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &none).unwrap();
         assert_eq!(v.certain_errors().count(), 3);
+    }
+
+    #[test]
+    fn a_run_puts_right_the_unsure_mishearings_beside_a_certain_one() {
+        let r = Reference::new("鹅，鹅，鹅，曲项向天歌。", None).unwrap();
+        // The first 哩 is unsure (already uncertain); the run still puts it right.
+        let h = heard("哩哩哩曲项向天歌", &[0]);
+        let asked = std::sync::Mutex::new(Vec::new());
+        let fit = |variants: Vec<String>| -> Result<Vec<f64>, AsrError> {
+            asked.lock().unwrap().extend(variants.clone());
+            Ok(variants.iter().map(|v| if v.starts_with("鹅鹅鹅") { 1.0 } else { -9.0 }).collect())
+        };
+        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &fit).unwrap();
+        assert!(asked.into_inner().unwrap().contains(&"鹅鹅鹅曲项向天歌".to_string()));
+        assert_eq!(v.certain_errors().count(), 0, "{:?}", v.verdict.errors);
+        // Only the two certain errors get a delta; the unsure one keeps its reason.
+        assert_eq!(v.rechecked.len(), 2, "{:?}", v.rechecked);
+        assert!(v.uncertain.iter().any(|u| u.reason == UncertainReason::LowConfidence));
+        // A run made only of unsure differences is not scored at all.
+        let h = heard("哩哩哩曲项向天歌", &[0, 1, 2]);
+        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &|_v: Vec<String>| -> Result<Vec<f64>, AsrError> {
+            panic!("nothing certain to re-examine")
+        })
+        .unwrap();
+        assert!(v.rechecked.is_empty());
+    }
+
+    #[test]
+    fn english_differences_a_space_apart_are_put_right_together() {
+        let r = Reference::new("Jack and Jill went up the hill to fetch a pail of water. Jack fell down.", None).unwrap();
+        // "water. Jack" run together as one misheard word.
+        let mut h = heard("", &[]);
+        h.lang = Lang::En;
+        h.text = "jack and jill went up the hill to fetch a pail of wagerjack fell down".into();
+        h.units = h
+            .text
+            .split(' ')
+            .map(|w| HeardUnit { text: w.into(), confidence: if w == "wagerjack" { 0.4 } else { 0.98 }, start_ms: 0, end_ms: 0 })
+            .collect();
+        let asked = std::sync::Mutex::new(Vec::new());
+        let fit = |variants: Vec<String>| -> Result<Vec<f64>, AsrError> {
+            asked.lock().unwrap().extend(variants.clone());
+            Ok(variants.iter().map(|v| if v.contains("water jack") { 0.0 } else { -9.0 }).collect())
+        };
+        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &fit).unwrap();
+        let asked = asked.into_inner().unwrap();
+        assert!(asked.iter().any(|t| t.ends_with("pail of water jack fell down")), "{asked:?} {:?}", v.verdict.errors);
+        assert_eq!(v.certain_errors().count(), 0, "{:?}", v.verdict.errors);
     }
 
     #[test]

@@ -8,7 +8,7 @@
 
 mod common;
 
-use deskmate_speech::evaluation::{hear_all, read_manifest, score};
+use deskmate_speech::evaluation::{hear_all, read_manifest, score, Fits};
 use deskmate_speech::fairness::FairnessSettings;
 use deskmate_speech::SpeechPipeline;
 
@@ -19,7 +19,7 @@ fn dev_clips_agree_with_their_expected_errors() {
     let clips = read_manifest(&dir).unwrap();
     assert_eq!(clips.len(), 150, "the dev set changed");
     let pipeline = SpeechPipeline::from_models_dir(&models.dir).unwrap();
-    let heard = hear_all(&pipeline, &dir, &clips, &mut |i, h| {
+    let heard = hear_all(&pipeline, &dir, &clips, Fits::Default, &mut |i, h| {
         eprintln!(
             "{:>3} {:<14} asr {:>5} ms  {}",
             i + 1,

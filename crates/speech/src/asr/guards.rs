@@ -124,6 +124,37 @@ pub fn cut_inner_loops(units: &mut [HeardUnit]) -> Option<GuardFlag> {
     flag
 }
 
+/// Copies of one token n-gram in a row after which whisper may not begin
+/// another (see [`tokens_to_block`]). Three copies pass: 鹅，鹅，鹅 and
+/// "row, row, row" are real text.
+const DECODE_LOOP_COPIES: usize = 4;
+
+/// Longest token n-gram whose loops the decoder blocks.
+const DECODE_LOOP_LONGEST: usize = 8;
+
+/// Keeps whisper's greedy decoder out of repetition loops: the text tokens
+/// it would emit next that would begin a fourth copy in a row of a 1–8
+/// token n-gram. whisper base falls into such loops on repeated syllables
+/// (咏鹅's 鹅，鹅，鹅 came out as 哲 ×43, Humpty Dumpty as "tidump" ×17) and
+/// then loses the rest of the recitation; with the loop's next step
+/// forbidden, the decoder takes its next best guess and finds its place
+/// again. The output guards still cut whatever loops remain.
+pub fn tokens_to_block(text_tokens: &[i32]) -> Vec<i32> {
+    let len = text_tokens.len();
+    let mut blocked = Vec::new();
+    for n in 1..=DECODE_LOOP_LONGEST {
+        let span = n * (DECODE_LOOP_COPIES - 1);
+        if span > len {
+            break;
+        }
+        let tail = &text_tokens[len - span..];
+        if (n..span).all(|i| tail[i] == tail[i - n]) && !blocked.contains(&tail[0]) {
+            blocked.push(tail[0]);
+        }
+    }
+    blocked
+}
+
 /// Cuts output far longer than the material: more than twice the expected
 /// units plus a margin of 10 (a child may add a title or an author's name).
 pub fn cut_too_long(units: &mut Vec<HeardUnit>, expected: usize) -> Option<GuardFlag> {
@@ -206,6 +237,23 @@ mod tests {
         let mut u = vec![HeardUnit { text: "little".into(), confidence: 0.9, start_ms: 0, end_ms: 0 }];
         assert!(cut_inner_loops(&mut u).is_none());
         assert_eq!(u[0].text, "little");
+    }
+
+    #[test]
+    fn the_decoder_may_not_begin_a_fourth_copy() {
+        // 哲 ×3: a fourth is blocked.
+        assert_eq!(tokens_to_block(&[7, 9, 9, 9]), vec![9]);
+        assert!(tokens_to_block(&[7, 9, 9]).is_empty());
+        // 鹅，鹅，鹅 is three copies of (鹅 ，) with the last comma missing: passes.
+        assert!(tokens_to_block(&[5, 1, 5, 1, 5]).is_empty());
+        // … and a fourth 鹅 after the comma is blocked.
+        assert_eq!(tokens_to_block(&[5, 1, 5, 1, 5, 1]), vec![5]);
+        // A two-token hanzi (bytes 3, 4) three times, then a three-token phrase three times.
+        assert_eq!(tokens_to_block(&[3, 4, 3, 4, 3, 4]), vec![3]);
+        assert_eq!(tokens_to_block(&[8, 1, 2, 3, 1, 2, 3, 1, 2, 3]), vec![1]);
+        // Nothing repeats: nothing is blocked.
+        assert!(tokens_to_block(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]).is_empty());
+        assert!(tokens_to_block(&[]).is_empty());
     }
 
     #[test]
