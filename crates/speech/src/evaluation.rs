@@ -129,21 +129,32 @@ pub fn hear_all(
     Ok(out)
 }
 
-/// Re-examines variants on the worker, each variant once, remembering every delta in `measured`.
+/// Re-examines variants on the worker, each (base, variant) once,
+/// remembering every delta in `measured` under [`fit_key`].
 fn recording_fit<'a>(
     pipeline: &'a SpeechPipeline,
     t: &'a Transcript,
     measured: &'a Mutex<HashMap<String, f64>>,
-) -> impl Fn(Vec<String>) -> Result<Vec<f64>, AsrError> + 'a {
-    move |variants: Vec<String>| {
+) -> impl Fn(&str, Vec<String>) -> Result<Vec<f64>, AsrError> + 'a {
+    move |base: &str, variants: Vec<String>| {
         let new: Vec<String> = {
             let m = measured.lock().map_err(|_| AsrError::WorkerGone)?;
-            variants.iter().filter(|v| !m.contains_key(*v)).cloned().collect()
+            variants.iter().filter(|v| !m.contains_key(&fit_key(t, base, v))).cloned().collect()
         };
-        let deltas = if new.is_empty() { Vec::new() } else { pipeline.asr().recheck(t, new.clone())? };
+        let deltas = if new.is_empty() { Vec::new() } else { pipeline.asr().recheck_against(t, base, new.clone())? };
         let mut m = measured.lock().map_err(|_| AsrError::WorkerGone)?;
-        m.extend(new.into_iter().zip(deltas));
-        Ok(variants.iter().map(|v| m.get(v).copied().unwrap_or(f64::NEG_INFINITY)).collect())
+        m.extend(new.iter().map(|v| fit_key(t, base, v)).zip(deltas));
+        Ok(variants.iter().map(|v| m.get(&fit_key(t, base, v)).copied().unwrap_or(f64::NEG_INFINITY)).collect())
+    }
+}
+
+/// How a delta is remembered: the variant's text when it was compared
+/// with the transcript itself, else "base → variant".
+fn fit_key(t: &Transcript, base: &str, variant: &str) -> String {
+    if base == t.text {
+        variant.to_string()
+    } else {
+        format!("{base} → {variant}")
     }
 }
 
@@ -296,11 +307,11 @@ pub fn verdict_of(h: &HeardClip, settings: &FairnessSettings) -> Option<VoiceVer
         audio_id: 0,
     };
     let heard = h.transcript.as_ref().unwrap_or(&empty);
-    let fit = |texts: Vec<String>| -> Result<Vec<f64>, AsrError> {
-        texts
+    let fit = |base: &str, texts: Vec<String>| -> Result<Vec<f64>, AsrError> {
+        Ok(texts
             .iter()
-            .map(|t| Ok(h.fits.get(t).copied().unwrap_or(f64::NEG_INFINITY)))
-            .collect()
+            .map(|t| h.fits.get(&fit_key(heard, base, t)).copied().unwrap_or(f64::NEG_INFINITY))
+            .collect())
     };
     if h.fits.is_empty() {
         judge(&reference, heard, settings).ok()

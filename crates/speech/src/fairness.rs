@@ -191,7 +191,7 @@ pub fn judge_with_audio(
     settings: &FairnessSettings,
     engine: &AsrEngine,
 ) -> Result<VoiceVerdict, CheckError> {
-    let fit = |variants: Vec<String>| engine.recheck(heard, variants);
+    let fit = |base: &str, variants: Vec<String>| engine.recheck_against(heard, base, variants);
     judge_inner(reference, heard, settings, Some(&fit))
 }
 
@@ -206,9 +206,10 @@ pub fn judge_with_fit(
     judge_inner(reference, heard, settings, Some(fit))
 }
 
-/// Scores variants of the heard text against the recording (see
-/// [`AsrEngine::recheck`]): one delta per variant, in nats.
-pub type Fit<'a> = &'a dyn Fn(Vec<String>) -> Result<Vec<f64>, AsrError>;
+/// Scores variants of a base text (the heard text, or it with some
+/// differences put right) against the recording (see
+/// [`AsrEngine::recheck_against`]): one delta per variant, in nats.
+pub type Fit<'a> = &'a dyn Fn(&str, Vec<String>) -> Result<Vec<f64>, AsrError>;
 
 fn judge_inner(
     reference: &Reference,
@@ -279,28 +280,23 @@ fn judge_inner(
 
 /// Scores, for each still-certain substitution, omission or insertion, the
 /// transcript with that one difference put right against the transcript as
-/// heard — and, for differences heard next to each other, with the whole
-/// run put right at once. A run takes in the differences already uncertain
-/// too: a mishearing covers the audio it was heard on, so the right text
-/// only fits once the misheard words around it are put right with it
-/// (鹅，鹅，鹅 heard as 哩哩哩 with the first 哩 unsure: one 鹅 among 哩s
-/// reads worse than either; "wagerjack" for "water Jack": Jack fits only
-/// once "wager" is "water"). An error takes the better of its own and its
-/// run's delta. Order errors are left alone (moving a block is not a
-/// mishearing).
+/// heard. Differences heard next to each other (only spaces between) form
+/// a run, which takes in the differences already uncertain too: a
+/// mishearing covers the audio it was heard on, so the right text only
+/// fits once the misheard words around it are put right with it (鹅，鹅，鹅
+/// heard as 哩哩哩: one 鹅 among 哩s reads worse than either; "wagerjack"
+/// for "water. Jack": Jack fits only once "wager" is "water"). Within a
+/// run, each certain difference is also scored in that context: the whole
+/// run put right against the whole run put right except that difference.
+/// A real slip fits worse in context too, while a big mishearing beside
+/// it cannot carry it along. An error takes the better of its two deltas.
+/// Order errors are left alone (moving a block is not a mishearing).
 fn recheck(
     verdict: &Verdict,
     heard: &Transcript,
     reasons: &[Option<UncertainReason>],
     fit: Fit<'_>,
 ) -> Vec<Rechecked> {
-    struct Fix {
-        error: usize,
-        heard: std::ops::Range<usize>,
-        right: String,
-        /// Still the child's error: needs a delta.
-        certain: bool,
-    }
     let mut fixes: Vec<Fix> = Vec::new();
     for (i, e) in verdict.errors.iter().enumerate() {
         if e.error_type == ErrorType::Order {
@@ -314,60 +310,99 @@ fn recheck(
         fixes.push(Fix { error: i, heard: e.heard.clone(), right, certain });
     }
     fixes.sort_by_key(|f| (f.heard.start, f.heard.end));
-    // Variants: one per certain fix, then one per run of touching fixes
-    // that holds a certain one.
-    let mut variants: Vec<(Vec<usize>, String)> = Vec::new();
-    for f in fixes.iter().filter(|f| f.certain) {
-        if let Some(text) = corrected(&heard.text, f.heard.clone(), &f.right, heard.lang) {
-            variants.push((vec![f.error], text));
-        }
-    }
-    // Differences touch when nothing but spaces was heard between them.
-    let chars: Vec<char> = heard.text.chars().collect();
-    let touch = |a: &std::ops::Range<usize>, b: &std::ops::Range<usize>| {
-        b.start <= a.end || chars.get(a.end..b.start).is_some_and(|gap| gap.iter().all(|c| c.is_whitespace()))
+    let mut best: Vec<Rechecked> = Vec::new();
+    let mut keep = |error: usize, delta: f64| match best.iter_mut().find(|r| r.error == error) {
+        Some(r) => r.delta = r.delta.max(delta),
+        None => best.push(Rechecked { error, delta }),
     };
-    let mut run_start = 0;
-    for k in 1..=fixes.len() {
-        let touching = k < fixes.len() && touch(&fixes[k - 1].heard, &fixes[k].heard);
-        if touching {
-            continue;
-        }
-        let run = &fixes[run_start..k];
-        if run.len() > 1 && run.iter().any(|f| f.certain) {
-            let mut text = Some(heard.text.clone());
-            for f in run.iter().rev() {
-                text = text.and_then(|t| corrected(&t, f.heard.clone(), &f.right, heard.lang));
-            }
-            if let Some(text) = text {
-                variants.push((run.iter().filter(|f| f.certain).map(|f| f.error).collect(), text));
-            }
-        }
-        run_start = k;
-    }
-    if variants.is_empty() {
-        return Vec::new();
-    }
-    let texts: Vec<String> = variants.iter().map(|v| v.1.clone()).collect();
-    let deltas = match fit(texts) {
-        Ok(d) if d.len() == variants.len() => d,
-        Ok(_) => return Vec::new(),
+    let scored = |base: &str, texts: Vec<String>| match fit(base, texts.clone()) {
+        Ok(d) if d.len() == texts.len() => Some(d),
+        Ok(_) => None,
         Err(e) => {
             tracing::warn!("could not re-examine the recording ({e}); keeping the differences as heard");
-            return Vec::new();
+            None
         }
     };
-    let mut best: Vec<Rechecked> = Vec::new();
-    for ((errors, _), delta) in variants.iter().zip(deltas) {
-        for &error in errors {
-            match best.iter_mut().find(|r| r.error == error) {
-                Some(r) => r.delta = r.delta.max(delta),
-                None => best.push(Rechecked { error, delta }),
+    // Each certain difference alone.
+    let singles: Vec<(usize, String)> = fixes
+        .iter()
+        .filter(|f| f.certain)
+        .filter_map(|f| Some((f.error, put_right(&heard.text, &[f], heard.lang)?)))
+        .collect();
+    if !singles.is_empty() {
+        let Some(deltas) = scored(&heard.text, singles.iter().map(|s| s.1.clone()).collect()) else {
+            return Vec::new();
+        };
+        for ((error, _), delta) in singles.iter().zip(deltas) {
+            keep(*error, delta);
+        }
+    }
+    // Each certain difference in a run, in the context of the run put right.
+    for run in runs(&fixes, &heard.text) {
+        if run.len() < 2 || !run.iter().any(|f| f.certain) {
+            continue;
+        }
+        let Some(all) = put_right(&heard.text, run, heard.lang) else { continue };
+        let mut leave_one_out: Vec<(usize, String)> = Vec::new();
+        for (k, f) in run.iter().enumerate().filter(|(_, f)| f.certain) {
+            let others: Vec<&Fix> = run.iter().enumerate().filter(|(j, _)| *j != k).map(|(_, f)| f).collect();
+            if let Some(text) = put_right(&heard.text, &others, heard.lang) {
+                leave_one_out.push((f.error, text));
             }
+        }
+        if leave_one_out.is_empty() {
+            continue;
+        }
+        let Some(deltas) = scored(&all, leave_one_out.iter().map(|s| s.1.clone()).collect()) else {
+            continue;
+        };
+        for ((error, _), delta) in leave_one_out.iter().zip(deltas) {
+            // How much better the run fits with this difference put right.
+            keep(*error, -delta);
         }
     }
     best.sort_by_key(|r| r.error);
     best
+}
+
+/// One difference and how to put it right in the heard text.
+struct Fix {
+    error: usize,
+    /// Where it was heard (chars of the transcript's text).
+    heard: std::ops::Range<usize>,
+    /// The right text there (empty for an insertion).
+    right: String,
+    /// Still the child's error, so it needs a delta.
+    certain: bool,
+}
+
+/// Runs of differences (sorted by position) heard next to each other, with
+/// nothing but spaces between.
+fn runs<'a>(fixes: &'a [Fix], text: &str) -> Vec<&'a [Fix]> {
+    let chars: Vec<char> = text.chars().collect();
+    let touch = |a: &std::ops::Range<usize>, b: &std::ops::Range<usize>| {
+        b.start <= a.end || chars.get(a.end..b.start).is_some_and(|gap| gap.iter().all(|c| c.is_whitespace()))
+    };
+    let mut out = Vec::new();
+    let mut start = 0;
+    for k in 1..=fixes.len() {
+        if k < fixes.len() && touch(&fixes[k - 1].heard, &fixes[k].heard) {
+            continue;
+        }
+        out.push(&fixes[start..k]);
+        start = k;
+    }
+    out
+}
+
+/// `text` with `fixes` (sorted by position) put right; None if one does not fit it.
+fn put_right<F: std::borrow::Borrow<Fix>>(text: &str, fixes: &[F], lang: Lang) -> Option<String> {
+    let mut out = text.to_string();
+    for f in fixes.iter().rev() {
+        let f = f.borrow();
+        out = corrected(&out, f.heard.clone(), &f.right, lang)?;
+    }
+    Some(out)
 }
 
 /// The material's words as the transcript writes them: hanzi only for
@@ -520,16 +555,24 @@ mod tests {
         );
     }
 
-    /// A scorer that dislikes variants containing `bad` (a stand-in for
-    /// whisper's decoder, so the decision rule is tested without a model;
-    /// the real scorer runs on real audio in tests/agreement.rs).
-    fn scorer(bad: &'static str) -> impl Fn(Vec<String>) -> Result<Vec<f64>, AsrError> {
-        move |variants: Vec<String>| {
-            Ok(variants
-                .iter()
-                .map(|t| if !bad.is_empty() && t.contains(bad) { -10.0 } else { 0.0 })
-                .collect())
-        }
+    /// A stand-in for whisper's decoder (so the decision rule is tested
+    /// without a model; the real scorer runs on real audio in
+    /// tests/recheck.rs and tests/agreement.rs): `fits(text)` is how well
+    /// the audio fits a text, and a variant's delta is how much better it
+    /// fits than the base.
+    fn by_fit(fits: impl Fn(&str) -> f64) -> impl Fn(&str, Vec<String>) -> Result<Vec<f64>, AsrError> {
+        move |base: &str, variants: Vec<String>| Ok(variants.iter().map(|v| fits(v) - fits(base)).collect())
+    }
+
+    /// A scorer that dislikes texts containing `bad`.
+    fn scorer(bad: &'static str) -> impl Fn(&str, Vec<String>) -> Result<Vec<f64>, AsrError> {
+        by_fit(move |t| if !bad.is_empty() && t.contains(bad) { -10.0 } else { 0.0 })
+    }
+
+    /// How well audio of 哩哩哩曲项向天歌 or 鹅鹅鹅曲项向天歌 fits a text:
+    /// -9 for each of the first three characters that is neither.
+    fn three(audio: char) -> impl Fn(&str, Vec<String>) -> Result<Vec<f64>, AsrError> {
+        by_fit(move |t| -9.0 * t.chars().take(3).filter(|c| *c != audio).count() as f64)
     }
 
     #[test]
@@ -560,7 +603,7 @@ mod tests {
         // A wrong sound (月→烟), a dropped line and an extra 花花.
         let h = heard("床前明烟光举头望明月花花低头思故乡", &[]);
         let asked = std::sync::Mutex::new(Vec::new());
-        let fit = |texts: Vec<String>| -> Result<Vec<f64>, AsrError> {
+        let fit = |_base: &str, texts: Vec<String>| -> Result<Vec<f64>, AsrError> {
             asked.lock().unwrap().extend(texts.clone());
             Ok(vec![0.0; texts.len()])
         };
@@ -577,18 +620,16 @@ mod tests {
     fn a_run_of_mishearings_is_put_right_together() {
         let r = Reference::new("鹅，鹅，鹅，曲项向天歌。", None).unwrap();
         let h = heard("哩哩哩曲项向天歌", &[]);
-        // Only the variant with all three put right fits the audio.
-        let fit = |variants: Vec<String>| -> Result<Vec<f64>, AsrError> {
-            Ok(variants.iter().map(|v| if v.starts_with("鹅鹅鹅") { 1.0 } else { -9.0 }).collect())
-        };
-        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &fit).unwrap();
+        // The child said 鹅鹅鹅: one 鹅 put right alone fits worse than 哩哩哩
+        // (-9), but in the run put right each 鹅 fits 9 nats better than a 哩.
+        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &three('鹅')).unwrap();
         assert_eq!(v.verdict.errors.len(), 3, "{:?}", v.verdict.errors);
         assert_eq!(v.certain_errors().count(), 0, "{:?}", v.rechecked);
-        assert!(v.rechecked.iter().all(|r| r.delta == 1.0));
-        // When no variant fits, all three stay the child's errors.
-        let none = |variants: Vec<String>| -> Result<Vec<f64>, AsrError> { Ok(vec![-9.0; variants.len()]) };
-        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &none).unwrap();
+        assert!(v.rechecked.iter().all(|r| r.delta == 9.0), "{:?}", v.rechecked);
+        // The child said 哩哩哩: all three stay the child's errors.
+        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &three('哩')).unwrap();
         assert_eq!(v.certain_errors().count(), 3);
+        assert!(v.rechecked.iter().all(|r| r.delta == -9.0), "{:?}", v.rechecked);
     }
 
     #[test]
@@ -596,20 +637,21 @@ mod tests {
         let r = Reference::new("鹅，鹅，鹅，曲项向天歌。", None).unwrap();
         // The first 哩 is unsure (already uncertain); the run still puts it right.
         let h = heard("哩哩哩曲项向天歌", &[0]);
-        let asked = std::sync::Mutex::new(Vec::new());
-        let fit = |variants: Vec<String>| -> Result<Vec<f64>, AsrError> {
-            asked.lock().unwrap().extend(variants.clone());
-            Ok(variants.iter().map(|v| if v.starts_with("鹅鹅鹅") { 1.0 } else { -9.0 }).collect())
+        let bases = std::sync::Mutex::new(Vec::new());
+        let fits = three('鹅');
+        let fit = |base: &str, variants: Vec<String>| -> Result<Vec<f64>, AsrError> {
+            bases.lock().unwrap().push(base.to_string());
+            fits(base, variants)
         };
         let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &fit).unwrap();
-        assert!(asked.into_inner().unwrap().contains(&"鹅鹅鹅曲项向天歌".to_string()));
+        assert!(bases.into_inner().unwrap().contains(&"鹅鹅鹅曲项向天歌".to_string()));
         assert_eq!(v.certain_errors().count(), 0, "{:?}", v.verdict.errors);
         // Only the two certain errors get a delta; the unsure one keeps its reason.
         assert_eq!(v.rechecked.len(), 2, "{:?}", v.rechecked);
         assert!(v.uncertain.iter().any(|u| u.reason == UncertainReason::LowConfidence));
         // A run made only of unsure differences is not scored at all.
         let h = heard("哩哩哩曲项向天歌", &[0, 1, 2]);
-        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &|_v: Vec<String>| -> Result<Vec<f64>, AsrError> {
+        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &|_b: &str, _v: Vec<String>| -> Result<Vec<f64>, AsrError> {
             panic!("nothing certain to re-examine")
         })
         .unwrap();
@@ -628,15 +670,28 @@ mod tests {
             .split(' ')
             .map(|w| HeardUnit { text: w.into(), confidence: if w == "wagerjack" { 0.4 } else { 0.98 }, start_ms: 0, end_ms: 0 })
             .collect();
+        // The audio says "water jack"; what was heard fits it less well, and
+        // "jack" beside "wagerjack" or "water" without "jack" worse still.
+        let fits = by_fit(|t| {
+            if t.contains("water jack fell") {
+                0.0
+            } else if t.contains("wagerjack fell") {
+                -2.0
+            } else {
+                -9.0
+            }
+        });
         let asked = std::sync::Mutex::new(Vec::new());
-        let fit = |variants: Vec<String>| -> Result<Vec<f64>, AsrError> {
-            asked.lock().unwrap().extend(variants.clone());
-            Ok(variants.iter().map(|v| if v.contains("water jack") { 0.0 } else { -9.0 }).collect())
+        let fit = |base: &str, variants: Vec<String>| -> Result<Vec<f64>, AsrError> {
+            asked.lock().unwrap().push(base.to_string());
+            fits(base, variants)
         };
         let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &fit).unwrap();
         let asked = asked.into_inner().unwrap();
         assert!(asked.iter().any(|t| t.ends_with("pail of water jack fell down")), "{asked:?} {:?}", v.verdict.errors);
         assert_eq!(v.certain_errors().count(), 0, "{:?}", v.verdict.errors);
+        assert_eq!(v.rechecked.len(), 1, "{:?}", v.rechecked);
+        assert_eq!(v.rechecked[0].delta, 9.0);
     }
 
     #[test]

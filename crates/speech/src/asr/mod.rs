@@ -126,7 +126,8 @@ struct Job {
 struct ScoreJob {
     audio_id: u64,
     lang: Lang,
-    heard: String,
+    /// The text the variants are compared with.
+    base: String,
     variants: Vec<String>,
     reply: mpsc::Sender<Result<Vec<f64>, AsrError>>,
 }
@@ -214,11 +215,23 @@ impl AsrEngine {
     /// transcribed; after another transcription it fails with
     /// [`AsrError::RecordingGone`]. Blocks: call from a blocking thread.
     pub fn recheck(&self, transcript: &Transcript, variants: Vec<String>) -> Result<Vec<f64>, AsrError> {
+        self.recheck_against(transcript, &transcript.text, variants)
+    }
+
+    /// [`AsrEngine::recheck`] with the variants compared to `base`, any
+    /// text, instead of the transcript's own (e.g. the transcript with its
+    /// neighbouring mishearings already put right).
+    pub fn recheck_against(
+        &self,
+        transcript: &Transcript,
+        base: &str,
+        variants: Vec<String>,
+    ) -> Result<Vec<f64>, AsrError> {
         let (reply, answer) = mpsc::channel();
         let job = ScoreJob {
             audio_id: transcript.audio_id,
             lang: transcript.lang,
-            heard: transcript.text.clone(),
+            base: base.to_string(),
             variants,
             reply,
         };
@@ -294,7 +307,7 @@ fn worker(
                         &ctx,
                         state,
                         job.lang,
-                        &job.heard,
+                        &job.base,
                         &job.variants,
                         usize::from(config.threads.max(1)),
                     ),
