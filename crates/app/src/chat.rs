@@ -100,7 +100,7 @@ fn agent_error(e: AgentError) -> AppError {
     }
 }
 
-fn key_store() -> KeyStore {
+pub(crate) fn key_store() -> KeyStore {
     KeyStore::new(KEYRING_SERVICE, LLM_KEY_ENV)
 }
 

@@ -1,7 +1,14 @@
 //! Spoken feedback: after a verdict, the practice scene's feedback (Chinese
-//! or English, as the material) is synthesized offline by espeak-ng (each
-//! phrase cached as a WAV in the data directory) and played through the
-//! speech crate's playback queue — one voice at a time, in order. The child
+//! or English, as the material) is synthesized offline by espeak-ng — or,
+//! when a parent has configured one, by an OpenAI-compatible
+//! `/v1/audio/speech` service, falling back to espeak-ng whenever that
+//! fails (offline first) — each phrase cached as a WAV in the data
+//! directory, and played through the speech crate's playback queue — one
+//! voice at a time, in order.
+//!
+//! The cloud voice is the app-wide setting `voice.cloud` ([`CloudVoice`]);
+//! its key, if the service needs one, is the chat provider key of
+//! `key_provider` (environment or OS keyring, never the database). The child
 //! starting to speak (record start) interrupts it; leaving the practice (a
 //! scene change) clears it.
 //!
@@ -17,8 +24,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use deskmate_speech::audio::playback::{PlaybackEvent, PlaybackQueue, VoiceClip};
-use deskmate_speech::tts::{CachedSynthesizer, EspeakNg, Synthesizer};
-use serde::Serialize;
+use deskmate_speech::tts::{CachedSynthesizer, EspeakNg, OpenAiSpeech, Synthesizer, TtsError};
+use serde::{Deserialize, Serialize};
 
 use crate::practice::FeedbackView;
 use crate::{AppError, AppResult, Deskmate};
@@ -38,8 +45,62 @@ pub enum VoiceNotice {
 /// How often the worker looks at the queue's events while clips are queued.
 const POLL: Duration = Duration::from_millis(20);
 
+/// Settings key of the cloud voice.
+const CLOUD_VOICE_KEY: &str = "voice.cloud";
+
+/// An OpenAI-compatible speech service to speak feedback with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CloudVoice {
+    /// e.g. `https://api.openai.com/v1` (the service's `/v1`).
+    pub base_url: String,
+    /// e.g. `tts-1`.
+    pub model: String,
+    /// e.g. `alloy` (used for both languages).
+    pub voice: String,
+    /// Whose API key to send: a chat provider name (`deskmate llm key
+    /// PROVIDER`); none for a service without keys.
+    #[serde(default)]
+    pub key_provider: Option<String>,
+}
+
+/// A phrase made ready to play, and by whom.
+pub struct Spoken {
+    pub clip: VoiceClip,
+    /// The synthesizer that made it (`openai:…` or `espeak-ng@…`).
+    pub backend: String,
+    /// Why the cloud voice was not used although configured.
+    pub fell_back: Option<String>,
+}
+
+/// The voices feedback can be spoken with: the configured cloud voice, if
+/// any, and espeak-ng, always there for when the cloud one fails.
+pub struct Voices {
+    cloud: Option<(CachedSynthesizer<OpenAiSpeech>, String)>,
+    offline: CachedSynthesizer<EspeakNg>,
+}
+
+impl Voices {
+    /// Synthesizes `text` in the material's language `lang`.
+    pub fn say(&self, lang: &str, text: &str) -> Result<Spoken, TtsError> {
+        let mut fell_back = None;
+        if let Some((cloud, voice)) = &self.cloud {
+            match cloud.synthesize(voice, text) {
+                Ok(clip) => return Ok(Spoken { clip, backend: cloud.name(), fell_back: None }),
+                Err(TtsError::EmptyText) => return Err(TtsError::EmptyText),
+                Err(e) => {
+                    tracing::warn!("the cloud voice failed ({e}); speaking with espeak-ng instead");
+                    fell_back = Some(e.to_string());
+                }
+            }
+        }
+        let clip = self.offline.synthesize(espeak_voice(lang), text)?;
+        Ok(Spoken { clip, backend: self.offline.name(), fell_back })
+    }
+}
+
 enum Order {
-    Say { voice: &'static str, text: String },
+    Say { lang: String, text: String },
+    Use(Box<Voices>),
     Clip { text: String, clip: VoiceClip },
     Interrupt,
     Clear,
@@ -102,7 +163,7 @@ impl VoiceOutSlot {
 /// The worker: owns the speaker (opened on first use, again after a failure)
 /// and the synthesizer; plays what it is told, in order.
 struct Worker {
-    synth: Box<dyn Synthesizer>,
+    voices: Voices,
     queue: Option<PlaybackQueue>,
     /// Clips queued and not yet finished, interrupted or dropped.
     in_flight: usize,
@@ -127,7 +188,8 @@ impl Worker {
                 }
             };
             match order {
-                Some(Order::Say { voice, text }) => self.say(voice, text),
+                Some(Order::Say { lang, text }) => self.say(&lang, text),
+                Some(Order::Use(voices)) => self.voices = *voices,
                 Some(Order::Clip { text, clip }) => self.play(text, clip),
                 Some(Order::Interrupt) => {
                     if let Some(q) = &self.queue {
@@ -167,13 +229,13 @@ impl Worker {
         self.queue.as_mut()
     }
 
-    fn say(&mut self, voice: &'static str, text: String) {
+    fn say(&mut self, lang: &str, text: String) {
         // No speaker: do not spend time synthesizing.
         if self.speaker().is_none() {
             return;
         }
-        match self.synth.synthesize(voice, &text) {
-            Ok(clip) => self.play(text, clip),
+        match self.voices.say(lang, &text) {
+            Ok(spoken) => self.play(text, spoken.clip),
             Err(e) => self.problem(e.to_string()),
         }
     }
@@ -202,24 +264,73 @@ impl Worker {
 }
 
 impl Deskmate {
+    /// The cloud voice feedback is spoken with, if a parent set one.
+    pub fn cloud_voice(&self) -> AppResult<Option<CloudVoice>> {
+        Ok(self.store().settings().get(None, CLOUD_VOICE_KEY)?)
+    }
+
+    /// Sets (after checking it) or clears the cloud voice; spoken feedback
+    /// uses it from the next phrase on.
+    pub fn save_cloud_voice(&self, cloud: Option<&CloudVoice>) -> AppResult<()> {
+        match cloud {
+            Some(c) => {
+                let url = c.base_url.trim();
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    return Err(AppError::Config(format!(
+                        "the cloud voice's base URL must start with http:// or https://, not {url:?}"
+                    )));
+                }
+                if c.model.trim().is_empty() || c.voice.trim().is_empty() {
+                    return Err(AppError::Config("the cloud voice needs a model and a voice name".into()));
+                }
+                let clean = CloudVoice {
+                    base_url: url.trim_end_matches('/').to_string(),
+                    model: c.model.trim().to_string(),
+                    voice: c.voice.trim().to_string(),
+                    key_provider: c.key_provider.as_deref().map(str::trim).filter(|p| !p.is_empty()).map(String::from),
+                };
+                self.store().settings().set(None, CLOUD_VOICE_KEY, &clean)?;
+            }
+            None => self.store().settings().remove(None, CLOUD_VOICE_KEY)?,
+        }
+        if self.voice_out_slot().enabled.load(Ordering::SeqCst) {
+            self.voice_out_slot().send(Order::Use(Box::new(self.voices()?)));
+        }
+        Ok(())
+    }
+
+    /// The voices as configured now, caching clips in `<data dir>/voice-cache`.
+    pub fn voices(&self) -> AppResult<Voices> {
+        let cache = self.config().data_dir.join("voice-cache");
+        let cloud = self.cloud_voice()?.map(|c| {
+            let api_key = c
+                .key_provider
+                .as_deref()
+                .and_then(|p| crate::chat::key_store().resolve(p))
+                .map(|(key, _)| key.expose().to_string());
+            let speech = OpenAiSpeech { base_url: c.base_url, api_key, model: c.model };
+            (CachedSynthesizer::new(speech, &cache), c.voice)
+        });
+        Ok(Voices { cloud, offline: CachedSynthesizer::new(EspeakNg::default(), &cache) })
+    }
+
     /// Turns spoken feedback on (the window does at start): starts the
-    /// worker that synthesizes with espeak-ng, caching clips in
-    /// `<data dir>/voice-cache`. Calling it again does nothing.
+    /// worker that synthesizes (see [`Deskmate::voices`]) and plays.
+    /// Calling it again does nothing.
     pub fn spoken_feedback_enable(&self) -> AppResult<()> {
         let slot = self.voice_out_slot();
+        let voices = self.voices()?;
         let mut orders = slot.orders.lock().map_err(|_| AppError::Config("the voice slot was poisoned".into()))?;
         if orders.is_some() {
             return Ok(());
         }
-        let synth = CachedSynthesizer::new(EspeakNg::default(), &self.config().data_dir.join("voice-cache"));
         let subscribers = slot.subscribers.clone();
         let (tx, rx) = flume::unbounded();
         std::thread::Builder::new()
             .name("spoken-feedback".into())
             .spawn(move || {
                 // Built here: the speaker's stream stays on this thread.
-                let worker =
-                    Worker { synth: Box::new(synth), queue: None, in_flight: 0, last_problem: None, subscribers };
+                let worker = Worker { voices, queue: None, in_flight: 0, last_problem: None, subscribers };
                 worker.run(rx);
             })
             .map_err(|e| AppError::Config(format!("cannot start spoken feedback: {e}")))?;
@@ -251,7 +362,7 @@ impl Deskmate {
             }
         };
         for text in spoken_phrases(&lang, feedback) {
-            self.voice_out_slot().send(Order::Say { voice: espeak_voice(&lang), text });
+            self.voice_out_slot().send(Order::Say { lang: lang.clone(), text });
         }
     }
 

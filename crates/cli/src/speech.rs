@@ -9,6 +9,7 @@ use std::time::Instant;
 use anyhow::bail;
 use clap::{Args, Subcommand};
 use deskmate_app::recite::{compose_feedback, NewAttempt, Reference, DEFAULT_PASS_THRESHOLD};
+use deskmate_app::voice_out::CloudVoice;
 use deskmate_app::Deskmate;
 use deskmate_speech::asr::AudioContext;
 use deskmate_speech::audio::file;
@@ -30,6 +31,38 @@ pub enum SpeechCmd {
         /// the clip (about 3× slower; no more accurate on the dev clips).
         #[arg(long)]
         full_audio_ctx: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show or set the voice spoken feedback uses: espeak-ng (offline,
+    /// always the fallback) or an OpenAI-compatible speech service.
+    Voice {
+        /// The service's base URL (its /v1), e.g. https://api.openai.com/v1.
+        #[arg(long, requires_all = ["model", "voice"], conflicts_with = "offline")]
+        cloud_url: Option<String>,
+        /// The service's speech model, e.g. tts-1.
+        #[arg(long, requires = "cloud_url")]
+        model: Option<String>,
+        /// The service's voice, e.g. alloy.
+        #[arg(long, requires = "cloud_url")]
+        voice: Option<String>,
+        /// Send this chat provider's API key (see `deskmate llm key`).
+        #[arg(long, requires = "cloud_url")]
+        key_provider: Option<String>,
+        /// Speak with espeak-ng only (clears the cloud voice).
+        #[arg(long)]
+        offline: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Synthesize a phrase as feedback would be spoken, into a WAV file.
+    Say {
+        #[arg(long)]
+        text: String,
+        #[arg(long, value_parser = ["zh", "en"], default_value = "zh")]
+        lang: String,
+        #[arg(long = "wav", value_name = "FILE")]
+        out: PathBuf,
         #[arg(long)]
         json: bool,
     },
@@ -66,6 +99,46 @@ pub fn parse_lang(code: &str) -> anyhow::Result<Lang> {
 
 pub fn run(app: &Deskmate, cmd: SpeechCmd) -> anyhow::Result<ExitCode> {
     match cmd {
+        SpeechCmd::Voice { cloud_url, model, voice, key_provider, offline, json } => {
+            if offline {
+                app.save_cloud_voice(None)?;
+            } else if let (Some(base_url), Some(model), Some(voice)) = (cloud_url, model, voice) {
+                app.save_cloud_voice(Some(&CloudVoice { base_url, model, voice, key_provider }))?;
+            }
+            let cloud = app.cloud_voice()?;
+            if json {
+                output::json(&serde_json::json!({ "cloud": cloud }))?;
+            } else {
+                match cloud {
+                    Some(c) => println!(
+                        "spoken feedback: {} voice {} at {} (key: {}); espeak-ng when it fails",
+                        c.model,
+                        c.voice,
+                        c.base_url,
+                        c.key_provider.as_deref().unwrap_or("none")
+                    ),
+                    None => println!("spoken feedback: espeak-ng (offline)"),
+                }
+            }
+        }
+        SpeechCmd::Say { text, lang, out, json } => {
+            let spoken = app.voices()?.say(&lang, &text)?;
+            spoken.clip.write_wav(&out)?;
+            let seconds = spoken.clip.duration_s();
+            if json {
+                output::json(&serde_json::json!({
+                    "wav": out,
+                    "backend": spoken.backend,
+                    "fell_back": spoken.fell_back,
+                    "seconds": seconds,
+                }))?;
+            } else {
+                if let Some(why) = &spoken.fell_back {
+                    eprintln!("the cloud voice failed ({why}); spoke with espeak-ng");
+                }
+                println!("{} ({:.1} s, {})", out.display(), seconds, spoken.backend);
+            }
+        }
         SpeechCmd::Transcribe {
             file,
             lang,

@@ -42,6 +42,9 @@ pub enum Reply {
     Stream(Vec<Frame>),
     /// Any status with headers and a body (errors, rate limits).
     Status { status: u16, headers: Vec<(String, String)>, body: String },
+    /// `200` with a binary body of this content type (e.g. the WAV of an
+    /// OpenAI-compatible `/audio/speech`).
+    Bytes { content_type: String, body: Vec<u8> },
 }
 
 /// A request the server received.
@@ -162,6 +165,9 @@ async fn handle(State(shared): State<Shared>, uri: Uri, headers: HeaderMap, body
                 b = b.header(k, v);
             }
             b.header("content-type", "application/json").body(Body::from(body)).unwrap_or_default()
+        }
+        Reply::Bytes { content_type, body } => {
+            Response::builder().header("content-type", content_type).body(Body::from(body)).unwrap_or_default()
         }
         Reply::Stream(frames) => {
             let stream = futures_util::stream::unfold(VecDeque::from(frames), |mut frames| async move {

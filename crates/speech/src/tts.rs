@@ -117,12 +117,23 @@ impl Synthesizer for EspeakNg {
 
 /// An OpenAI-compatible speech endpoint: `POST {base_url}/audio/speech`
 /// with `{model, voice, input, response_format: "wav"}`.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct OpenAiSpeech {
     /// e.g. `https://api.openai.com/v1` or a local server's `/v1`.
     pub base_url: String,
     pub api_key: Option<String>,
     pub model: String,
+}
+
+/// Never prints the key.
+impl std::fmt::Debug for OpenAiSpeech {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiSpeech")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("model", &self.model)
+            .finish()
+    }
 }
 
 impl Synthesizer for OpenAiSpeech {

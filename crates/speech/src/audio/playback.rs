@@ -25,6 +25,21 @@ impl VoiceClip {
     pub fn duration_s(&self) -> f32 {
         self.samples.len() as f32 / self.sample_rate.max(1) as f32
     }
+
+    /// Writes the clip as a mono 16-bit WAV file.
+    pub fn write_wav(&self, path: &std::path::Path) -> Result<(), hound::Error> {
+        let spec = hound::WavSpec {
+            channels: 1,
+            sample_rate: self.sample_rate,
+            bits_per_sample: 16,
+            sample_format: hound::SampleFormat::Int,
+        };
+        let mut w = hound::WavWriter::create(path, spec)?;
+        for s in &self.samples {
+            w.write_sample((s.clamp(-1.0, 1.0) * f32::from(i16::MAX)) as i16)?;
+        }
+        w.finalize()
+    }
 }
 
 /// What happened to a queued clip.
