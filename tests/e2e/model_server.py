@@ -1,9 +1,14 @@
 """A scripted OpenAI-compatible model server on loopback for the window's
 chat test: it streams Chat Completions as SSE, asks for one `write_todos`
 tool call on a question about 静夜思, then answers in text once the tool's
-result comes back. It stands in for a paid LLM; it is not a model."""
+result comes back; `/audio/speech` answers with a short WAV tone. It stands
+in for a paid LLM and speech service; it is not a model."""
+import io
 import json
+import math
+import struct
 import threading
+import wave
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ANSWER = "静夜思是李白写的，写的是月光下思念家乡。"
@@ -34,9 +39,28 @@ def plan(body):
     return [chunk({"role": "assistant", "content": "pong"}), chunk({}, "stop")]
 
 
+def tone_wav(seconds=0.8, rate=24000):
+    out = io.BytesIO()
+    with wave.open(out, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(b"".join(struct.pack("<h", int(6000 * math.sin(i * 0.06))) for i in range(int(seconds * rate))))
+    return out.getvalue()
+
+
 class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        if self.path.endswith("/audio/speech"):
+            self.server.speech.append({"body": body, "authorization": self.headers.get("Authorization")})
+            wav = tone_wav()
+            self.send_response(200)
+            self.send_header("Content-Type", "audio/wav")
+            self.send_header("Content-Length", str(len(wav)))
+            self.end_headers()
+            self.wfile.write(wav)
+            return
         self.server.requests.append(body)
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -56,5 +80,6 @@ class Handler(BaseHTTPRequestHandler):
 def start():
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.requests = []
+    server.speech = []
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server

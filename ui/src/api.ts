@@ -478,6 +478,37 @@ export function llmTest(): Promise<string> {
   return call<string>("llm_test");
 }
 
+/** An OpenAI-compatible speech service for spoken feedback (`deskmate_app::voice_out::CloudVoice`). */
+export interface CloudVoice {
+  base_url: string;
+  model: string;
+  voice: string;
+  /** Whose chat API key to send (a provider name), or none. */
+  key_provider: string | null;
+}
+
+/** What a test phrase did (`deskmate_app::voice_out::VoiceTest`). */
+export interface VoiceTest {
+  text: string;
+  backend: string;
+  fell_back: string | null;
+  seconds: number;
+}
+
+/** The cloud voice, or null when feedback is spoken offline by espeak-ng. */
+export function voiceSettingsGet(): Promise<CloudVoice | null> {
+  return call<CloudVoice | null>("voice_settings_get");
+}
+
+/** Saves the cloud voice; null goes back to espeak-ng only. */
+export function voiceSettingsSave(cloud: CloudVoice | null): Promise<null> {
+  return call<null>("voice_settings_save", { cloud });
+}
+
+export function voiceTest(lang: "zh" | "en"): Promise<VoiceTest> {
+  return call<VoiceTest>("voice_test", { lang });
+}
+
 type Loose = Record<string, unknown>;
 const isObj = (v: unknown): v is Loose => typeof v === "object" && v !== null && !Array.isArray(v);
 const str = (v: unknown): string => (typeof v === "string" ? v : "");

@@ -63,6 +63,17 @@ pub struct CloudVoice {
     pub key_provider: Option<String>,
 }
 
+/// What [`Deskmate::voice_test`] did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VoiceTest {
+    pub text: String,
+    /// The synthesizer that spoke (`openai:…` or `espeak-ng@…`).
+    pub backend: String,
+    /// Why the cloud voice was not used although configured.
+    pub fell_back: Option<String>,
+    pub seconds: f32,
+}
+
 /// A phrase made ready to play, and by whom.
 pub struct Spoken {
     pub clip: VoiceClip,
@@ -312,6 +323,22 @@ impl Deskmate {
             (CachedSynthesizer::new(speech, &cache), c.voice)
         });
         Ok(Voices { cloud, offline: CachedSynthesizer::new(EspeakNg::default(), &cache) })
+    }
+
+    /// Says a short test phrase in `lang` with the voice as configured (and
+    /// plays it when spoken feedback is on): which voice spoke, and why the
+    /// cloud one did not if it failed.
+    pub fn voice_test(&self, lang: &str) -> AppResult<VoiceTest> {
+        let text = if lang == "en" { "Hello! This is how I will read your feedback." } else { "你好！我会这样读出你的反馈。" };
+        let spoken = self.voices()?.say(lang, text).map_err(|e| AppError::Config(format!("no voice could speak: {e}")))?;
+        let test = VoiceTest {
+            text: text.to_string(),
+            backend: spoken.backend,
+            fell_back: spoken.fell_back,
+            seconds: spoken.clip.duration_s(),
+        };
+        self.speak_clip(text, spoken.clip);
+        Ok(test)
     }
 
     /// Turns spoken feedback on (the window does at start): starts the

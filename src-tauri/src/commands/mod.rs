@@ -12,6 +12,7 @@ mod chat;
 pub mod lamp;
 mod models;
 pub mod practice;
+mod voice;
 
 use deskmate_app::doctor::Check;
 use deskmate_app::store::{Material, MaterialFilter, NewMaterial, NewProfile, Profile};
@@ -186,6 +187,9 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         practice::report,
         practice::report_attempts,
         models::models_status,
-        models::models_fetch
+        models::models_fetch,
+        voice::voice_settings_get,
+        voice::voice_settings_save,
+        voice::voice_test
     ]
 }

@@ -7,6 +7,7 @@ import { useT } from "../../i18n";
 import { LampSection } from "./settings/LampSection";
 import { LlmSection } from "./settings/LlmSection";
 import { ModelsSection } from "./settings/ModelsSection";
+import { VoiceSection } from "./settings/VoiceSection";
 
 const ICONS: Record<CheckStatus, string> = { ok: "✓", warn: "!", fail: "✕" };
 
@@ -49,6 +50,7 @@ export function SettingsTab({ status }: { status: AppStatus | null }) {
 
       <LlmSection />
       <ModelsSection />
+      <VoiceSection />
       <LampSection />
 
       <section className="card" aria-labelledby="settings-check-title" data-testid="doctor">

@@ -8,6 +8,7 @@ import { lampState } from "../../../test/samples";
 import { LampSection } from "./LampSection";
 import { formFromSettings, LlmSection, splitModel } from "./LlmSection";
 import { formatBytes, ModelsSection } from "./ModelsSection";
+import { VoiceSection } from "./VoiceSection";
 
 vi.mock("../../../api");
 vi.mock("../../../events", () => import("../../../test/fakeEvents"));
@@ -213,5 +214,71 @@ describe("settings: offline speech models", () => {
     expect(formatBytes(0)).toBe("0 MB");
     expect(formatBytes(2048)).toBe("2 KB");
     expect(formatBytes(3 * 1024 ** 3)).toBe("3.00 GB");
+  });
+});
+
+describe("settings: feedback voice", () => {
+  beforeEach(() => {
+    vi.mocked(api.voiceSettingsGet).mockResolvedValue(null);
+    vi.mocked(api.voiceSettingsSave).mockResolvedValue(null);
+  });
+
+  it("says the offline voice is used, checks the service, saves it, and goes back to offline", async () => {
+    const user = userEvent.setup();
+    renderWithI18n(<VoiceSection />);
+    expect(await screen.findByTestId("voice-offline-now")).toHaveTextContent("espeak-ng");
+    expect(screen.getByTestId("voice-offline")).toBeDisabled();
+
+    await user.clear(screen.getByTestId("voice-base-url"));
+    await user.type(screen.getByTestId("voice-base-url"), "ftp://box");
+    await user.clear(screen.getByTestId("voice-voice"));
+    await user.click(screen.getByTestId("voice-save"));
+    expect(screen.getByText("地址要以 http:// 或 https:// 开头。")).toBeInTheDocument();
+    expect(screen.getByText("请填写语音模型和声音。")).toBeInTheDocument();
+    expect(api.voiceSettingsSave).not.toHaveBeenCalled();
+
+    await user.clear(screen.getByTestId("voice-base-url"));
+    await user.type(screen.getByTestId("voice-base-url"), "http://localhost:8880/v1");
+    await user.type(screen.getByTestId("voice-voice"), "nova");
+    await user.clear(screen.getByTestId("voice-key-provider"));
+    await user.click(screen.getByTestId("voice-save"));
+    expect(api.voiceSettingsSave).toHaveBeenCalledWith({
+      base_url: "http://localhost:8880/v1",
+      model: "tts-1",
+      voice: "nova",
+      key_provider: null,
+    });
+    expect(await screen.findByTestId("voice-message")).toHaveTextContent("已保存");
+    expect(screen.queryByTestId("voice-offline-now")).not.toBeInTheDocument();
+
+    await user.click(screen.getByTestId("voice-offline"));
+    expect(api.voiceSettingsSave).toHaveBeenLastCalledWith(null);
+    expect(await screen.findByTestId("voice-offline-now")).toBeInTheDocument();
+    expect(screen.getByTestId("voice-message")).toHaveTextContent("已改回离线声音");
+  });
+
+  it("the test phrase says which voice read it, and why the service did not", async () => {
+    vi.mocked(api.voiceSettingsGet).mockResolvedValue({
+      base_url: "https://api.openai.com/v1",
+      model: "tts-1",
+      voice: "alloy",
+      key_provider: "openai",
+    });
+    const user = userEvent.setup();
+    renderWithI18n(<VoiceSection />);
+    await waitFor(() => expect(screen.getByTestId("voice-key-provider")).toHaveValue("openai"));
+
+    vi.mocked(api.voiceTest).mockResolvedValue({ text: "你好", backend: "openai:tts-1@https://api.openai.com/v1", fell_back: null, seconds: 2.04 });
+    await user.click(screen.getByTestId("voice-test"));
+    expect(api.voiceTest).toHaveBeenCalledWith("zh");
+    expect(await screen.findByTestId("voice-test-result")).toHaveTextContent("用语音服务读出来了（2.0 秒）");
+
+    vi.mocked(api.voiceTest).mockResolvedValue({ text: "你好", backend: "espeak-ng@140", fell_back: "https://api.openai.com/v1/audio/speech: connection refused", seconds: 1.5 });
+    await user.click(screen.getByTestId("voice-test"));
+    await waitFor(() => expect(screen.getByTestId("voice-test-result")).toHaveTextContent("改用了离线声音：https://api.openai.com/v1/audio/speech: connection refused"));
+
+    vi.mocked(api.voiceTest).mockRejectedValue("espeak-ng is not installed");
+    await user.click(screen.getByTestId("voice-test"));
+    await waitFor(() => expect(screen.getByTestId("voice-test-result")).toHaveTextContent("没能读出来：espeak-ng is not installed"));
   });
 });
