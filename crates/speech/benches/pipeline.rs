@@ -106,6 +106,25 @@ fn report(label: &str, heard: &[HeardClip]) {
         percentile(four_line.clone(), 0.5),
         percentile(four_line, 0.9)
     );
+    // By length: five-character quatrains (20 hanzi, ~6 s) and seven-character ones (28 hanzi, ~9 s).
+    for hanzi in [20, 28] {
+        let t: Vec<u64> = heard
+            .iter()
+            .filter(|h| {
+                h.clip.lang == "zh"
+                    && h.clip.reference.matches(['。', '！', '？', '，']).count() == 4
+                    && h.clip.reference.chars().filter(|c| ('\u{4e00}'..='\u{9fff}').contains(c)).count() == hanzi
+            })
+            .map(|h| h.to_verdict_ms)
+            .collect();
+        println!(
+            "  of {hanzi} hanzi ({} clips): median {} ms, p90 {} ms, max {} ms",
+            t.len(),
+            percentile(t.clone(), 0.5),
+            percentile(t.clone(), 0.9),
+            percentile(t, 1.0)
+        );
+    }
     let f = score(heard, &FairnessSettings::default());
     println!(
         "recognition: Mandarin CER {:.1} %, syllable ER (tones ignored) {:.1} % over {} chars; English WER {:.1} % over {} words; no speech on {} clips",

@@ -71,3 +71,34 @@ fn re_examining_needs_the_last_recording() {
     let v = judge_with_audio(&reference, &first, &FairnessSettings::default(), p.asr()).unwrap();
     assert!(v.rechecked.is_empty());
 }
+
+#[test]
+fn deltas_do_not_depend_on_what_else_is_scored_with_them() {
+    // Variants scored together share the decoded text before their
+    // differences; each must score as it does alone.
+    let p = pipeline();
+    let clip = file::load(&common::dev_clip("静夜思-1.wav"), 60.0).unwrap();
+    let heard = p.hear(&clip, Lang::Zh, Some(20)).unwrap().transcript.unwrap();
+    let chars: Vec<char> = heard.text.chars().collect();
+    assert!(chars.len() >= 10, "{}", heard.text);
+    let swap = |at: usize, with: char| {
+        let mut c = chars.clone();
+        c[at] = with;
+        c.into_iter().collect::<String>()
+    };
+    let variants = vec![
+        swap(8, '霜'),
+        swap(2, '明'),
+        JING_YE_SI.chars().filter(|c| !"，。".contains(*c)).collect(),
+        heard.text.clone(),
+        swap(8, '月'),
+        chars[..5].iter().collect(),
+    ];
+    let together = p.asr().recheck(&heard, variants.clone()).unwrap();
+    for (v, d) in variants.iter().zip(&together) {
+        let alone = p.asr().recheck(&heard, vec![v.clone()]).unwrap()[0];
+        eprintln!("{v}: {alone:.3} alone, {d:.3} together");
+        assert!((alone - d).abs() < 0.05, "{v}: {alone} alone, {d} together");
+    }
+    assert_eq!(together[3], 0.0);
+}

@@ -8,7 +8,10 @@
 //! child is asked to say it again instead of being blamed.
 //!
 //! Only the stretch where a variant differs is compared (plus a couple of
-//! tokens after it): the rest is the same text, scored the same.
+//! tokens after it): the rest is the same text, scored the same. The text
+//! before the stretch is decoded once per batch of variants and only
+//! extended for the next one, and a variant already far worse than what
+//! was heard is not scored to its end ([`SURE_BELOW`]).
 //!
 //! This is not prompting: the transcript was decoded freely, without the
 //! material; the material is only *scored* afterwards, one difference at a
@@ -72,13 +75,20 @@ pub(crate) fn deltas(
         Ok(t)
     };
     let h = tokens_of(heard)?;
-    let mut out = Vec::with_capacity(variants.len());
-    for variant in variants {
+    let mut out = vec![0.0; variants.len()];
+    // Where each variant starts to differ; variants are scored in that order
+    // so the context before the stretch is decoded once and then only extended.
+    let mut jobs: Vec<(usize, Vec<WhisperTokenId>, usize)> = Vec::with_capacity(variants.len());
+    for (i, variant) in variants.iter().enumerate() {
         let v = tokens_of(variant)?;
         let same_start = h.iter().zip(&v).take_while(|(a, b)| a == b).count();
+        jobs.push((i, v, same_start));
+    }
+    jobs.sort_by_key(|j| j.2);
+    let mut cache = Cache::default();
+    for (i, v, same_start) in jobs {
         if same_start == h.len() && same_start == v.len() {
-            out.push(0.0);
-            continue;
+            continue; // the same text: 0
         }
         let room = (h.len() - same_start).min(v.len() - same_start);
         let same_end = h
@@ -91,32 +101,83 @@ pub(crate) fn deltas(
         let after = AFTER.min(same_end);
         let h_stretch = &h[same_start..h.len() - same_end + after];
         let v_stretch = &v[same_start..v.len() - same_end + after];
-        // Everything before the stretch, in one batch.
         let mut context = prefix.clone();
         context.extend_from_slice(&h[..same_start]);
-        state.decode(&context, 0, threads).map_err(whisper)?;
-        let first = LogProbs::of(state.get_logits().map_err(whisper)?);
-        let heard_lp = stretch_log_prob(state, &first, h_stretch, context.len(), threads)?;
-        let variant_lp = stretch_log_prob(state, &first, v_stretch, context.len(), threads)?;
-        out.push(variant_lp - heard_lp);
+        let first = cache.decode_up_to(state, &context, threads)?;
+        let heard_lp = stretch_log_prob(state, &first, h_stretch, context.len(), threads, f64::NEG_INFINITY)?;
+        let variant_lp = stretch_log_prob(state, &first, v_stretch, context.len(), threads, heard_lp + SURE_BELOW)?;
+        out[i] = variant_lp - heard_lp;
     }
     Ok(out)
+}
+
+/// A variant already this many nats worse than the heard text is not
+/// scored further: a dropped line is sure to stay the child's error
+/// (measured −30 to −65 in full), and scoring the rest of it token by
+/// token cost up to half a second. Its delta is reported as where scoring
+/// stopped, below this. Every margin the fairness rules use (≤ 8) lies
+/// above it.
+pub(crate) const SURE_BELOW: f64 = -20.0;
+
+/// The decoded context the key/value cache holds (positions
+/// `0..tokens.len()`), and the next-token distribution after it.
+#[derive(Default)]
+struct Cache {
+    tokens: Vec<WhisperTokenId>,
+    after: Option<LogProbs>,
+}
+
+impl Cache {
+    /// Makes the cache hold `context` and returns the distribution after
+    /// it, decoding only what differs from what the cache held.
+    fn decode_up_to(
+        &mut self,
+        state: &mut WhisperState,
+        context: &[WhisperTokenId],
+        threads: usize,
+    ) -> Result<LogProbs, AsrError> {
+        let whisper = |e: whisper_rs::WhisperError| AsrError::Whisper(e.to_string());
+        if let (true, Some(after)) = (self.tokens == context, &self.after) {
+            return Ok(after.clone());
+        }
+        let common = self.tokens.iter().zip(context).take_while(|(a, b)| a == b).count();
+        // The last token is always decoded on its own: whisper.cpp fills
+        // only the last row of a batch's logits, and whisper-rs's
+        // `get_logits` reads the first row — after a batch of several
+        // tokens that row is left over from an earlier decode.
+        let last = context.len().saturating_sub(1);
+        let from = common.min(last);
+        if last > from {
+            state.decode(&context[from..last], from, threads).map_err(whisper)?;
+        }
+        state.decode(&context[last..], last, threads).map_err(whisper)?;
+        let after = LogProbs::of(state.get_logits().map_err(whisper)?);
+        self.tokens = context.to_vec();
+        self.after = Some(after.clone());
+        Ok(after)
+    }
 }
 
 /// Sum of log-probabilities of `stretch` following the decoded context
 /// (`n_past` tokens; `first` is the distribution after them). Decodes token
 /// by token from `n_past`, which rewinds whatever the cache held past it.
+/// Stops early, returning the sum so far, once it falls below `stop_below`
+/// (the rest could only lower it further).
 fn stretch_log_prob(
     state: &mut WhisperState,
     first: &LogProbs,
     stretch: &[WhisperTokenId],
     n_past: usize,
     threads: usize,
+    stop_below: f64,
 ) -> Result<f64, AsrError> {
     let mut sum = 0f64;
     let mut dist: Option<LogProbs> = None;
     for (k, &t) in stretch.iter().enumerate() {
         sum += dist.as_ref().unwrap_or(first).of_token(t);
+        if sum < stop_below {
+            break;
+        }
         if k + 1 < stretch.len() {
             state
                 .decode(&[t], n_past + k, threads)
@@ -132,6 +193,7 @@ fn stretch_log_prob(
 }
 
 /// A next-token distribution: the logits and their log-sum-exp.
+#[derive(Clone)]
 struct LogProbs {
     logits: Vec<f32>,
     log_sum: f64,
