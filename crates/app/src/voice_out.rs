@@ -48,6 +48,10 @@ const POLL: Duration = Duration::from_millis(20);
 /// Settings key of the cloud voice.
 const CLOUD_VOICE_KEY: &str = "voice.cloud";
 
+/// How long a phrase may take the cloud voice before espeak-ng says it:
+/// feedback a child waits for must not hang on a slow network.
+const CLOUD_VOICE_TIMEOUT: Duration = Duration::from_secs(8);
+
 /// An OpenAI-compatible speech service to speak feedback with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CloudVoice {
@@ -319,7 +323,7 @@ impl Deskmate {
                 .as_deref()
                 .and_then(|p| crate::chat::key_store().resolve(p))
                 .map(|(key, _)| key.expose().to_string());
-            let speech = OpenAiSpeech { base_url: c.base_url, api_key, model: c.model };
+            let speech = OpenAiSpeech { base_url: c.base_url, api_key, model: c.model, timeout: CLOUD_VOICE_TIMEOUT };
             (CachedSynthesizer::new(speech, &cache), c.voice)
         });
         Ok(Voices { cloud, offline: CachedSynthesizer::new(EspeakNg::default(), &cache) })

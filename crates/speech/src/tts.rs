@@ -123,6 +123,9 @@ pub struct OpenAiSpeech {
     pub base_url: String,
     pub api_key: Option<String>,
     pub model: String,
+    /// The longest a phrase may take, connection included; spoken feedback
+    /// falls back to espeak-ng after it rather than keep the child waiting.
+    pub timeout: std::time::Duration,
 }
 
 /// Never prints the key.
@@ -132,6 +135,7 @@ impl std::fmt::Debug for OpenAiSpeech {
             .field("base_url", &self.base_url)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("model", &self.model)
+            .field("timeout", &self.timeout)
             .finish()
     }
 }
@@ -147,7 +151,7 @@ impl Synthesizer for OpenAiSpeech {
         }
         let url = format!("{}/audio/speech", self.base_url.trim_end_matches('/'));
         let client = reqwest::blocking::Client::builder()
-            .timeout(std::time::Duration::from_secs(60))
+            .timeout(self.timeout)
             .build()
             .map_err(|e| TtsError::Failed(e.to_string()))?;
         let mut request = client.post(&url).json(&serde_json::json!({

@@ -120,6 +120,7 @@ fn openai_compatible_backend_speaks_the_wire_format() {
         base_url: url,
         api_key: Some("sk-test".into()),
         model: "tts-1".into(),
+        timeout: std::time::Duration::from_secs(30),
     };
     let clip = tts.synthesize("alloy", "你真棒！").unwrap();
     assert_eq!(clip.sample_rate, 24_000);
@@ -141,8 +142,31 @@ fn openai_compatible_backend_speaks_the_wire_format() {
         base_url: url,
         api_key: None,
         model: "tts-1".into(),
+        timeout: std::time::Duration::from_secs(30),
     };
     let e = tts.synthesize("alloy", "hello").unwrap_err();
     assert!(matches!(e, TtsError::Service { status: 401, .. }), "{e}");
     server.join().unwrap();
+}
+
+#[test]
+fn a_service_that_never_answers_fails_within_its_timeout() {
+    // Accepts the connection, reads nothing, answers nothing.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let _held = std::thread::spawn(move || {
+        let conn = listener.accept();
+        std::thread::sleep(std::time::Duration::from_secs(10));
+        drop(conn);
+    });
+    let tts = OpenAiSpeech {
+        base_url: url,
+        api_key: None,
+        model: "tts-1".into(),
+        timeout: std::time::Duration::from_millis(500),
+    };
+    let started = std::time::Instant::now();
+    let e = tts.synthesize("alloy", "hello").unwrap_err();
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(matches!(e, TtsError::Failed(_)), "{e:?}");
 }
