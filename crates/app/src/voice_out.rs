@@ -350,11 +350,12 @@ impl Deskmate {
     /// Calling it again does nothing.
     pub fn spoken_feedback_enable(&self) -> AppResult<()> {
         let slot = self.voice_out_slot();
-        let voices = self.voices()?;
         let mut orders = slot.orders.lock().map_err(|_| AppError::Config("the voice slot was poisoned".into()))?;
         if orders.is_some() {
             return Ok(());
         }
+        // Read only when the worker starts (settings and keyring).
+        let voices = self.voices()?;
         let subscribers = slot.subscribers.clone();
         let (tx, rx) = flume::unbounded();
         std::thread::Builder::new()

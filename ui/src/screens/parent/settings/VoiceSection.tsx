@@ -22,6 +22,37 @@ function formFrom(cloud: CloudVoice | null): FormState {
 /** Kept as a key and its values, so it follows a change of language. */
 type Message = { ok: boolean; key: MessageKey; vars?: Record<string, string> };
 
+/** One of the section's plain text boxes, its test id being its field id.
+ *  `Field` adds the id and the aria attributes, passed on to the input. */
+function TextInput({
+  id,
+  value,
+  onChange,
+  type = "text",
+  ...aria
+}: {
+  id: string;
+  value: string;
+  onChange: (v: string) => void;
+  type?: "text" | "url";
+  "aria-invalid"?: boolean;
+  "aria-describedby"?: string;
+}) {
+  return (
+    <input
+      {...aria}
+      id={id}
+      data-testid={id}
+      className="input"
+      type={type}
+      autoComplete="off"
+      spellCheck={false}
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+    />
+  );
+}
+
 /** Settings → "反馈的声音 / Feedback voice": espeak-ng offline, or an OpenAI-compatible speech service with espeak-ng as the fallback. */
 export function VoiceSection() {
   const t = useT();
@@ -114,50 +145,18 @@ export function VoiceSection() {
       )}
       <form className="form" onSubmit={save} noValidate>
         <Field id="voice-base-url" label={t("voice.baseUrl")} hint={t("voice.baseUrlHint")} error={errors.baseUrl}>
-          <input
-            data-testid="voice-base-url"
-            className="input"
-            type="url"
-            autoComplete="off"
-            spellCheck={false}
-            value={form.baseUrl}
-            onChange={(e) => set("baseUrl", e.target.value)}
-          />
+          <TextInput id="voice-base-url" type="url" value={form.baseUrl} onChange={(v) => set("baseUrl", v)} />
         </Field>
         <div className="form-row">
           <Field id="voice-model" label={t("voice.model")} error={errors.model}>
-            <input
-              data-testid="voice-model"
-              className="input"
-              type="text"
-              autoComplete="off"
-              spellCheck={false}
-              value={form.model}
-              onChange={(e) => set("model", e.target.value)}
-            />
+            <TextInput id="voice-model" value={form.model} onChange={(v) => set("model", v)} />
           </Field>
           <Field id="voice-voice" label={t("voice.voice")}>
-            <input
-              data-testid="voice-voice"
-              className="input"
-              type="text"
-              autoComplete="off"
-              spellCheck={false}
-              value={form.voice}
-              onChange={(e) => set("voice", e.target.value)}
-            />
+            <TextInput id="voice-voice" value={form.voice} onChange={(v) => set("voice", v)} />
           </Field>
         </div>
         <Field id="voice-key-provider" label={t("voice.keyProvider")} hint={t("voice.keyProviderHint")}>
-          <input
-            data-testid="voice-key-provider"
-            className="input"
-            type="text"
-            autoComplete="off"
-            spellCheck={false}
-            value={form.keyProvider}
-            onChange={(e) => set("keyProvider", e.target.value)}
-          />
+          <TextInput id="voice-key-provider" value={form.keyProvider} onChange={(v) => set("keyProvider", v)} />
         </Field>
         {message && (
           <p className={message.ok ? "banner banner-ok" : "banner banner-error"} role={message.ok ? "status" : "alert"} data-testid="voice-message">

@@ -234,6 +234,8 @@ describe("settings: feedback voice", () => {
     await user.clear(screen.getByTestId("voice-voice"));
     await user.click(screen.getByTestId("voice-save"));
     expect(screen.getByText("地址要以 http:// 或 https:// 开头。")).toBeInTheDocument();
+    expect(screen.getByTestId("voice-base-url")).toHaveAttribute("aria-invalid", "true");
+    expect(screen.getByTestId("voice-base-url")).toHaveAttribute("aria-describedby", "voice-base-url-hint voice-base-url-error");
     expect(screen.getByText("请填写语音模型和声音。")).toBeInTheDocument();
     expect(api.voiceSettingsSave).not.toHaveBeenCalled();
 
