@@ -5,8 +5,8 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod commands;
-mod startup;
 mod reminders;
+mod startup;
 
 use deskmate_app::{Config, Deskmate};
 
@@ -21,7 +21,10 @@ fn main() {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    if cfg!(target_os = "linux") && std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+    if cfg!(target_os = "linux")
+        && std::env::var_os("DISPLAY").is_none()
+        && std::env::var_os("WAYLAND_DISPLAY").is_none()
+    {
         return Err("no display found (DISPLAY and WAYLAND_DISPLAY are unset). Run Deskmate in a desktop session, \
                     or under Xvfb: xvfb-run -a scripts/run.sh. The `deskmate` command works without a display."
             .into());
@@ -56,9 +59,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             // Follow the desk lamp from the start, so its panel appears when it is
             // plugged in (DESKMATE_LAMP_PORT names a port, e.g. an outside simulator's);
             // DESKMATE_LAMP_SIMULATE=1 hosts the simulator in the app instead.
-            let simulate = std::env::var_os(deskmate_app::lamp::LAMP_SIMULATE_ENV).is_some_and(|v| v == "1");
+            let simulate =
+                std::env::var_os(deskmate_app::lamp::LAMP_SIMULATE_ENV).is_some_and(|v| v == "1");
             let port = std::env::var_os("DESKMATE_LAMP_PORT").map(std::path::PathBuf::from);
-            let attached = if simulate { app.lamp_host_simulator().map(|_| ()) } else { app.lamp_watch(port) };
+            let attached = if simulate {
+                app.lamp_host_simulator().map(|_| ())
+            } else {
+                app.lamp_watch(port)
+            };
             match attached {
                 Ok(()) => commands::lamp::forward_notices(handle.clone(), &app)?,
                 Err(e) => tracing::warn!("not following the lamp: {e}"),

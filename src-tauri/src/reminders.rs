@@ -47,7 +47,12 @@ fn notifications_work() -> bool {
 }
 
 fn english(app: &Deskmate) -> bool {
-    app.store().settings().get::<String>(None, "ui.locale").ok().flatten().is_some_and(|l| l.starts_with("en"))
+    app.store()
+        .settings()
+        .get::<String>(None, "ui.locale")
+        .ok()
+        .flatten()
+        .is_some_and(|l| l.starts_with("en"))
 }
 
 fn check(handle: &AppHandle, app: &Deskmate, log: &mut ReminderLog, notify: bool) {
@@ -60,7 +65,13 @@ fn check(handle: &AppHandle, app: &Deskmate, log: &mut ReminderLog, notify: bool
         }
     };
     for r in &reminders {
-        if let Err(e) = handle.emit(DUE_EVENT, DueEvent { profile_id: &r.profile_id, count: r.count }) {
+        if let Err(e) = handle.emit(
+            DUE_EVENT,
+            DueEvent {
+                profile_id: &r.profile_id,
+                count: r.count,
+            },
+        ) {
             tracing::warn!("cannot tell the window reviews are due: {e}");
         }
     }
@@ -71,7 +82,13 @@ fn check(handle: &AppHandle, app: &Deskmate, log: &mut ReminderLog, notify: bool
             tracing::info!("{title} — {body}");
             continue;
         }
-        if let Err(e) = handle.notification().builder().title(&title).body(&body).show() {
+        if let Err(e) = handle
+            .notification()
+            .builder()
+            .title(&title)
+            .body(&body)
+            .show()
+        {
             tracing::warn!("cannot show the review reminder: {e}");
         }
     }
@@ -79,13 +96,15 @@ fn check(handle: &AppHandle, app: &Deskmate, log: &mut ReminderLog, notify: bool
 
 /// Starts the hourly reminder thread.
 pub fn start(handle: AppHandle, app: Deskmate) -> Result<(), Box<dyn std::error::Error>> {
-    std::thread::Builder::new().name("review-reminders".into()).spawn(move || {
-        let notify = notifications_work();
-        let mut log = ReminderLog::default();
-        loop {
-            check(&handle, &app, &mut log, notify);
-            std::thread::sleep(EVERY);
-        }
-    })?;
+    std::thread::Builder::new()
+        .name("review-reminders".into())
+        .spawn(move || {
+            let notify = notifications_work();
+            let mut log = ReminderLog::default();
+            loop {
+                check(&handle, &app, &mut log, notify);
+                std::thread::sleep(EVERY);
+            }
+        })?;
     Ok(())
 }

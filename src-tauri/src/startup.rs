@@ -32,7 +32,9 @@ pub fn show_failure(config: Config) -> tauri::Result<i32> {
 /// returns then); failure is the reason, coded for the UI.
 pub async fn open_again(handle: &AppHandle) -> CmdError {
     let Some(failure) = handle.try_state::<StartupFailure>() else {
-        return CmdError::from("Deskmate has not finished starting; try again in a moment".to_string());
+        return CmdError::from(
+            "Deskmate has not finished starting; try again in a moment".to_string(),
+        );
     };
     let config = failure.config.clone();
     match tauri::async_runtime::spawn_blocking(move || Deskmate::open(config)).await {

@@ -23,12 +23,28 @@ fn client(server: &ScriptedServer) -> LlmClient {
 }
 
 fn agent(store: &Store, dir: &std::path::Path, server: &ScriptedServer, max_steps: u32) -> Agent {
-    let config = AgentConfig { max_steps, ..Default::default() };
-    Agent::new(store.clone(), client(server), config, dir.join("threads"), SearchConfig::default())
+    let config = AgentConfig {
+        max_steps,
+        ..Default::default()
+    };
+    Agent::new(
+        store.clone(),
+        client(server),
+        config,
+        dir.join("threads"),
+        SearchConfig::default(),
+    )
 }
 
-async fn run_once(agent: &Agent, thread: Option<String>, text: &str) -> (RunOutcome, Vec<(AgUiEvent, Instant)>) {
-    let prepared = agent.prepare(RunRequest::text(thread, text)).await.unwrap_or_else(|e| panic!("{e}"));
+async fn run_once(
+    agent: &Agent,
+    thread: Option<String>,
+    text: &str,
+) -> (RunOutcome, Vec<(AgUiEvent, Instant)>) {
+    let prepared = agent
+        .prepare(RunRequest::text(thread, text))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let collector = tokio::spawn(async move {
         let mut evs = Vec::new();
@@ -66,7 +82,12 @@ fn cpu_ns() -> Option<u64> {
 async fn replay(http: &reqwest::Client, url: &str, bodies: &[serde_json::Value]) -> Duration {
     let t = Instant::now();
     for body in bodies {
-        let resp = http.post(url).json(body).send().await.unwrap_or_else(|e| panic!("{e}"));
+        let resp = http
+            .post(url)
+            .json(body)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
         resp.bytes().await.unwrap_or_else(|e| panic!("{e}"));
     }
     t.elapsed()
@@ -131,7 +152,8 @@ async fn loop_overhead(dir: &std::path::Path) {
         }
         whole += run_time;
         model += model_time;
-        per_run.push((run_time.as_secs_f64() - model_time.as_secs_f64()) * 1000.0 / f64::from(STEPS));
+        per_run
+            .push((run_time.as_secs_f64() - model_time.as_secs_f64()) * 1000.0 / f64::from(STEPS));
     }
     let steps = f64::from(STEPS * RUNS);
     let per_step = whole.as_secs_f64() * 1000.0 / steps;
@@ -140,9 +162,14 @@ async fn loop_overhead(dir: &std::path::Path) {
         "loop: {RUNS} runs x {STEPS} steps (model call + ls tool + storing + events) in {:.0} ms; SQLite journal_mode={journal}, synchronous={synchronous} (1 = NORMAL)",
         whole.as_secs_f64() * 1000.0
     );
-    println!("  per step, whole:                {per_step:.3} ms  (incl. each run's start and end)");
+    println!(
+        "  per step, whole:                {per_step:.3} ms  (incl. each run's start and end)"
+    );
     println!("  per step, model call over HTTP: {model_only:.3} ms (scripted, instant; each run's requests replayed right after it)");
-    println!("  loop overhead per step:         {:.3} ms  (target < 1 ms)", per_step - model_only);
+    println!(
+        "  loop overhead per step:         {:.3} ms  (target < 1 ms)",
+        per_step - model_only
+    );
     println!(
         "    CPU time (all threads) per step: {:.3} ms whole, {:.3} ms replay, {:.3} ms overhead",
         cpu_run as f64 / 1e6 / steps,
@@ -160,16 +187,24 @@ async fn loop_overhead(dir: &std::path::Path) {
 async fn token_latency(dir: &std::path::Path) {
     const TOKENS: usize = 200;
     let store = Store::open(&dir.join("latency.sqlite3")).unwrap_or_else(|e| panic!("{e}"));
-    let mut frames = vec![Frame::Data(r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}"#.into())];
+    let mut frames = vec![Frame::Data(
+        r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}"#.into(),
+    )];
     for _ in 0..TOKENS {
         frames.push(Frame::Delay(Duration::from_millis(2)));
-        frames.push(Frame::StampedData(r#"{"choices":[{"index":0,"delta":{"content":"__NOW_US__ "}}]}"#.into()));
+        frames.push(Frame::StampedData(
+            r#"{"choices":[{"index":0,"delta":{"content":"__NOW_US__ "}}]}"#.into(),
+        ));
     }
     frames.extend(openai::end_frames("stop", 1, TOKENS as u64));
-    let server = ScriptedServer::start(vec![Reply::Stream(frames)]).unwrap_or_else(|e| panic!("{e}"));
+    let server =
+        ScriptedServer::start(vec![Reply::Stream(frames)]).unwrap_or_else(|e| panic!("{e}"));
     let a = agent(&store, dir, &server, 2);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let prepared = a.prepare(RunRequest::text(None, "stream")).await.unwrap_or_else(|e| panic!("{e}"));
+    let prepared = a
+        .prepare(RunRequest::text(None, "stream"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let run = tokio::spawn(prepared.execute(tx, CancellationToken::new()));
     let mut delays = Vec::new();
     while let Some(ev) = rx.recv().await {
@@ -196,7 +231,10 @@ async fn concurrent_runs(dir: &std::path::Path) {
     let store = Store::open(&dir.join("concurrent.sqlite3")).unwrap_or_else(|e| panic!("{e}"));
     // Each run: a tool call, then the answer once the result is in.
     let server = ScriptedServer::with_responder(|req| {
-        let last_is_tool = req.body["messages"].as_array().and_then(|m| m.last()).is_some_and(|m| m["role"] == "tool");
+        let last_is_tool = req.body["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .is_some_and(|m| m["role"] == "tool");
         if last_is_tool {
             openai::text("好的")
         } else {
@@ -207,7 +245,11 @@ async fn concurrent_runs(dir: &std::path::Path) {
     let a = Arc::new(agent(&store, dir, &server, 5));
     let mut threads = Vec::new();
     for i in 0..THREADS {
-        threads.push(deskmate_agent::persist::create_thread(&store, None, &format!("t{i}")).unwrap_or_else(|e| panic!("{e}")).id);
+        threads.push(
+            deskmate_agent::persist::create_thread(&store, None, &format!("t{i}"))
+                .unwrap_or_else(|e| panic!("{e}"))
+                .id,
+        );
     }
     let t = Instant::now();
     let mut completed = 0;
@@ -215,10 +257,15 @@ async fn concurrent_runs(dir: &std::path::Path) {
         let mut handles = Vec::new();
         for id in &threads {
             let (a, id) = (Arc::clone(&a), id.clone());
-            handles.push(tokio::spawn(async move { run_once(&a, Some(id), "hi").await.0 }));
+            handles.push(tokio::spawn(
+                async move { run_once(&a, Some(id), "hi").await.0 },
+            ));
         }
         for h in handles {
-            if h.await.map(|o| o.status == RunStatus::Completed).unwrap_or(false) {
+            if h.await
+                .map(|o| o.status == RunStatus::Completed)
+                .unwrap_or(false)
+            {
                 completed += 1;
             }
         }
@@ -230,7 +277,11 @@ async fn concurrent_runs(dir: &std::path::Path) {
 
 fn main() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap_or_else(|e| panic!("{e}"));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
     let path = dir.path().to_path_buf();
     // Inside a spawned task, as the app runs a chat (`start_chat` spawns
     // `execute`): on a runtime worker, not on the thread parked in

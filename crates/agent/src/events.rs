@@ -120,7 +120,10 @@ impl EventOrder {
                 self.started = true;
             }
             AgUiEvent::RunFinished { .. } => {
-                if !self.open_messages.is_empty() || !self.open_calls.is_empty() || !self.open_steps.is_empty() {
+                if !self.open_messages.is_empty()
+                    || !self.open_calls.is_empty()
+                    || !self.open_steps.is_empty()
+                {
                     return Err(format!(
                         "RUN_FINISHED with open messages {:?}, tool calls {:?}, steps {:?}",
                         self.open_messages, self.open_calls, self.open_steps
@@ -132,19 +135,26 @@ impl EventOrder {
             AgUiEvent::StepStarted { step_name } => self.open_steps.push(step_name.clone()),
             AgUiEvent::StepFinished { step_name } => {
                 if self.open_steps.last() != Some(step_name) {
-                    return Err(format!("STEP_FINISHED {step_name} but the open step is {:?}", self.open_steps.last()));
+                    return Err(format!(
+                        "STEP_FINISHED {step_name} but the open step is {:?}",
+                        self.open_steps.last()
+                    ));
                 }
                 self.open_steps.pop();
             }
             AgUiEvent::TextMessageStart { message_id, .. } => {
-                if self.open_messages.contains(message_id) || self.ended_messages.contains(message_id) {
+                if self.open_messages.contains(message_id)
+                    || self.ended_messages.contains(message_id)
+                {
                     return Err(format!("TEXT_MESSAGE_START for {message_id} twice"));
                 }
                 self.open_messages.insert(message_id.clone());
             }
             AgUiEvent::TextMessageContent { message_id, delta } => {
                 if !self.open_messages.contains(message_id) {
-                    return Err(format!("TEXT_MESSAGE_CONTENT for {message_id}, which is not open"));
+                    return Err(format!(
+                        "TEXT_MESSAGE_CONTENT for {message_id}, which is not open"
+                    ));
                 }
                 if delta.is_empty() {
                     return Err("TEXT_MESSAGE_CONTENT with an empty delta".into());
@@ -152,30 +162,39 @@ impl EventOrder {
             }
             AgUiEvent::TextMessageEnd { message_id } => {
                 if !self.open_messages.remove(message_id) {
-                    return Err(format!("TEXT_MESSAGE_END for {message_id}, which is not open"));
+                    return Err(format!(
+                        "TEXT_MESSAGE_END for {message_id}, which is not open"
+                    ));
                 }
                 self.ended_messages.insert(message_id.clone());
             }
             AgUiEvent::ToolCallStart { tool_call_id, .. } => {
-                if self.open_calls.contains(tool_call_id) || self.ended_calls.contains(tool_call_id) {
+                if self.open_calls.contains(tool_call_id) || self.ended_calls.contains(tool_call_id)
+                {
                     return Err(format!("TOOL_CALL_START for {tool_call_id} twice"));
                 }
                 self.open_calls.insert(tool_call_id.clone());
             }
             AgUiEvent::ToolCallArgs { tool_call_id, .. } => {
                 if !self.open_calls.contains(tool_call_id) {
-                    return Err(format!("TOOL_CALL_ARGS for {tool_call_id}, which is not open"));
+                    return Err(format!(
+                        "TOOL_CALL_ARGS for {tool_call_id}, which is not open"
+                    ));
                 }
             }
             AgUiEvent::ToolCallEnd { tool_call_id } => {
                 if !self.open_calls.remove(tool_call_id) {
-                    return Err(format!("TOOL_CALL_END for {tool_call_id}, which is not open"));
+                    return Err(format!(
+                        "TOOL_CALL_END for {tool_call_id}, which is not open"
+                    ));
                 }
                 self.ended_calls.insert(tool_call_id.clone());
             }
             AgUiEvent::ToolCallResult { tool_call_id, .. } => {
                 if !self.ended_calls.contains(tool_call_id) {
-                    return Err(format!("TOOL_CALL_RESULT for {tool_call_id} before its TOOL_CALL_END"));
+                    return Err(format!(
+                        "TOOL_CALL_RESULT for {tool_call_id} before its TOOL_CALL_END"
+                    ));
                 }
                 if !self.answered_calls.insert(tool_call_id.clone()) {
                     return Err(format!("a second TOOL_CALL_RESULT for {tool_call_id}"));
@@ -209,10 +228,17 @@ mod tests {
     use serde_json::json;
 
     fn start() -> AgUiEvent {
-        AgUiEvent::RunStarted { thread_id: "t".into(), run_id: "r".into() }
+        AgUiEvent::RunStarted {
+            thread_id: "t".into(),
+            run_id: "r".into(),
+        }
     }
     fn finish() -> AgUiEvent {
-        AgUiEvent::RunFinished { thread_id: "t".into(), run_id: "r".into(), result: None }
+        AgUiEvent::RunFinished {
+            thread_id: "t".into(),
+            run_id: "r".into(),
+            result: None,
+        }
     }
 
     #[test]
@@ -226,9 +252,17 @@ mod tests {
             serde_json::to_value(&ev).unwrap(),
             json!({"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "ls", "parentMessageId": "m"})
         );
-        let back: AgUiEvent =
-            serde_json::from_value(json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "hi"})).unwrap();
-        assert_eq!(back, AgUiEvent::TextMessageContent { message_id: "m".into(), delta: "hi".into() });
+        let back: AgUiEvent = serde_json::from_value(
+            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "hi"}),
+        )
+        .unwrap();
+        assert_eq!(
+            back,
+            AgUiEvent::TextMessageContent {
+                message_id: "m".into(),
+                delta: "hi".into()
+            }
+        );
         assert_eq!(serde_json::to_value(start()).unwrap()["threadId"], "t");
     }
 
@@ -238,11 +272,26 @@ mod tests {
         let c = || "c".to_string();
         let events = vec![
             start(),
-            AgUiEvent::StepStarted { step_name: "step 1".into() },
-            AgUiEvent::TextMessageStart { message_id: m(), role: "assistant".into() },
-            AgUiEvent::TextMessageContent { message_id: m(), delta: "x".into() },
-            AgUiEvent::ToolCallStart { tool_call_id: c(), tool_call_name: "ls".into(), parent_message_id: Some(m()) },
-            AgUiEvent::ToolCallArgs { tool_call_id: c(), delta: "{}".into() },
+            AgUiEvent::StepStarted {
+                step_name: "step 1".into(),
+            },
+            AgUiEvent::TextMessageStart {
+                message_id: m(),
+                role: "assistant".into(),
+            },
+            AgUiEvent::TextMessageContent {
+                message_id: m(),
+                delta: "x".into(),
+            },
+            AgUiEvent::ToolCallStart {
+                tool_call_id: c(),
+                tool_call_name: "ls".into(),
+                parent_message_id: Some(m()),
+            },
+            AgUiEvent::ToolCallArgs {
+                tool_call_id: c(),
+                delta: "{}".into(),
+            },
             AgUiEvent::ToolCallEnd { tool_call_id: c() },
             AgUiEvent::TextMessageEnd { message_id: m() },
             AgUiEvent::ToolCallResult {
@@ -251,7 +300,9 @@ mod tests {
                 content: "[]".into(),
                 role: Some("tool".into()),
             },
-            AgUiEvent::StepFinished { step_name: "step 1".into() },
+            AgUiEvent::StepFinished {
+                step_name: "step 1".into(),
+            },
             finish(),
         ];
         EventOrder::check_run(&events).unwrap();
@@ -261,13 +312,39 @@ mod tests {
     fn rejects_broken_orders() {
         let m = || "m".to_string();
         let bad: Vec<Vec<AgUiEvent>> = vec![
-            vec![AgUiEvent::StepStarted { step_name: "s".into() }],
-            vec![start(), AgUiEvent::TextMessageContent { message_id: m(), delta: "x".into() }],
-            vec![start(), AgUiEvent::TextMessageStart { message_id: m(), role: "assistant".into() }, finish()],
-            vec![start(), AgUiEvent::RunError { message: "x".into(), code: None }, finish()],
+            vec![AgUiEvent::StepStarted {
+                step_name: "s".into(),
+            }],
             vec![
                 start(),
-                AgUiEvent::ToolCallStart { tool_call_id: "c".into(), tool_call_name: "ls".into(), parent_message_id: None },
+                AgUiEvent::TextMessageContent {
+                    message_id: m(),
+                    delta: "x".into(),
+                },
+            ],
+            vec![
+                start(),
+                AgUiEvent::TextMessageStart {
+                    message_id: m(),
+                    role: "assistant".into(),
+                },
+                finish(),
+            ],
+            vec![
+                start(),
+                AgUiEvent::RunError {
+                    message: "x".into(),
+                    code: None,
+                },
+                finish(),
+            ],
+            vec![
+                start(),
+                AgUiEvent::ToolCallStart {
+                    tool_call_id: "c".into(),
+                    tool_call_name: "ls".into(),
+                    parent_message_id: None,
+                },
                 AgUiEvent::ToolCallResult {
                     message_id: "r".into(),
                     tool_call_id: "c".into(),
@@ -275,11 +352,22 @@ mod tests {
                     role: None,
                 },
             ],
-            vec![start(), AgUiEvent::StepStarted { step_name: "a".into() }, AgUiEvent::StepFinished { step_name: "b".into() }],
+            vec![
+                start(),
+                AgUiEvent::StepStarted {
+                    step_name: "a".into(),
+                },
+                AgUiEvent::StepFinished {
+                    step_name: "b".into(),
+                },
+            ],
             vec![start()],
         ];
         for events in bad {
-            assert!(EventOrder::check_run(&events).is_err(), "accepted {events:?}");
+            assert!(
+                EventOrder::check_run(&events).is_err(),
+                "accepted {events:?}"
+            );
         }
     }
 }

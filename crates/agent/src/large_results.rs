@@ -17,8 +17,17 @@ pub fn estimate_tokens(text: &str) -> usize {
 
 /// The call id as a safe file name.
 fn file_name(call_id: &str) -> String {
-    let name: String =
-        call_id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).take(128).collect();
+    let name: String = call_id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(128)
+        .collect();
     if name.is_empty() {
         "result".into()
     } else {
@@ -28,7 +37,12 @@ fn file_name(call_id: &str) -> String {
 
 /// Saves `content` when it is over `limit_tokens` and returns what the model
 /// sees instead; `Ok(None)` when it is small enough to send as it is.
-pub fn evict(sandbox: &Sandbox, call_id: &str, content: &str, limit_tokens: usize) -> Result<Option<String>, String> {
+pub fn evict(
+    sandbox: &Sandbox,
+    call_id: &str,
+    content: &str,
+    limit_tokens: usize,
+) -> Result<Option<String>, String> {
     let tokens = estimate_tokens(content);
     if tokens <= limit_tokens {
         return Ok(None);
@@ -36,7 +50,8 @@ pub fn evict(sandbox: &Sandbox, call_id: &str, content: &str, limit_tokens: usiz
     let vpath = format!("{LARGE_RESULTS_DIR}/{}", file_name(call_id));
     let host = sandbox.resolve(&vpath).map_err(|e| e.to_string())?;
     if let Some(parent) = host.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {LARGE_RESULTS_DIR}: {e}"))?;
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {LARGE_RESULTS_DIR}: {e}"))?;
     }
     std::fs::write(&host, content).map_err(|e| format!("cannot save the large result: {e}"))?;
     let lines: Vec<&str> = content.lines().collect();
@@ -52,8 +67,16 @@ pub fn evict(sandbox: &Sandbox, call_id: &str, content: &str, limit_tokens: usiz
         lines.iter().map(cut).collect::<Vec<_>>().join("\n")
     } else {
         let head: Vec<String> = lines[..PREVIEW_LINES].iter().map(cut).collect();
-        let tail: Vec<String> = lines[lines.len() - PREVIEW_LINES..].iter().map(cut).collect();
-        format!("{}\n… ({} lines omitted) …\n{}", head.join("\n"), lines.len() - 2 * PREVIEW_LINES, tail.join("\n"))
+        let tail: Vec<String> = lines[lines.len() - PREVIEW_LINES..]
+            .iter()
+            .map(cut)
+            .collect();
+        format!(
+            "{}\n… ({} lines omitted) …\n{}",
+            head.join("\n"),
+            lines.len() - 2 * PREVIEW_LINES,
+            tail.join("\n")
+        )
     };
     Ok(Some(format!(
         "Tool result too large (about {tokens} tokens, {} lines): it was saved in the workspace at {vpath}.\n\
@@ -77,7 +100,8 @@ mod tests {
         let msg = evict(&sb, "call/../../x", &big, 100).unwrap().unwrap();
         assert!(msg.contains("/large_tool_results/call_______x"), "{msg}");
         assert!(msg.contains("row 0\n") && msg.contains("row 999") && !msg.contains("row 500\n"));
-        let saved = std::fs::read_to_string(sb.root().join("large_tool_results/call_______x")).unwrap();
+        let saved =
+            std::fs::read_to_string(sb.root().join("large_tool_results/call_______x")).unwrap();
         assert_eq!(saved, big);
     }
 }

@@ -23,7 +23,10 @@ pub use large_results::{estimate_tokens, LARGE_RESULTS_DIR};
 pub use persist::{RunStatus, StoredMessage, StoredToolCall, Thread, ThreadView, ToolCallStatus};
 pub use prompt::BASE_PROMPT;
 pub use run_lock::ThreadLock;
-pub use runtime::{recover_interrupted_runs, thread_dir, workspace_dir, Agent, AgentConfig, PreparedRun, RunOutcome, RunRequest};
+pub use runtime::{
+    recover_interrupted_runs, thread_dir, workspace_dir, Agent, AgentConfig, PreparedRun,
+    RunOutcome, RunRequest,
+};
 pub use sandbox::{Sandbox, SandboxError};
 pub use tokio_util::sync::CancellationToken;
 pub use tools::{SearchConfig, ThreadState, Todo, TodoStatus, ToolSet};

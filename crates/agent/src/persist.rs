@@ -126,7 +126,13 @@ fn new_id() -> String {
 }
 
 fn thread_row(r: &Row<'_>) -> rusqlite::Result<Thread> {
-    Ok(Thread { id: r.get(0)?, profile_id: r.get(1)?, title: r.get(2)?, created_at: r.get(3)?, updated_at: r.get(4)? })
+    Ok(Thread {
+        id: r.get(0)?,
+        profile_id: r.get(1)?,
+        title: r.get(2)?,
+        created_at: r.get(3)?,
+        updated_at: r.get(4)?,
+    })
 }
 
 fn run_row(r: &Row<'_>) -> rusqlite::Result<Run> {
@@ -165,11 +171,16 @@ fn call_row(r: &Row<'_>) -> rusqlite::Result<StoredToolCall> {
 
 const THREAD_COLS: &str = "id, profile_id, title, created_at, updated_at";
 const RUN_COLS: &str = "id, thread_id, status, model, steps, error, started_at, finished_at";
-const CALL_COLS: &str = "id, message_id, run_id, name, arguments, status, result, started_at, finished_at";
+const CALL_COLS: &str =
+    "id, message_id, run_id, name, arguments, status, result, started_at, finished_at";
 
 /// A thread's title from its first message: the first line, cut short.
 pub fn title_from(text: &str) -> String {
-    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
     let mut t: String = line.chars().take(60).collect();
     if t.chars().count() < line.chars().count() {
         t.push('…');
@@ -227,7 +238,13 @@ pub fn insert_message(
         tx.commit()?;
         Ok(seq)
     })?;
-    Ok(StoredMessage { id, run_id: run_id.map(str::to_string), seq, message: m.clone(), created_at: now })
+    Ok(StoredMessage {
+        id,
+        run_id: run_id.map(str::to_string),
+        seq,
+        message: m.clone(),
+        created_at: now,
+    })
 }
 
 const NEXT_SEQ: &str = "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE thread_id = ?1";
@@ -248,8 +265,11 @@ fn insert_message_in(
     m: &Message,
     now: &str,
 ) -> StoreResult<i64> {
-    let content = serde_json::to_string(&m.content).map_err(|e| StoreError::Invalid(e.to_string()))?;
-    let seq: i64 = c.prepare_cached(NEXT_SEQ)?.query_row([thread_id], |r| r.get(0))?;
+    let content =
+        serde_json::to_string(&m.content).map_err(|e| StoreError::Invalid(e.to_string()))?;
+    let seq: i64 = c
+        .prepare_cached(NEXT_SEQ)?
+        .query_row([thread_id], |r| r.get(0))?;
     c.prepare_cached(INSERT_MESSAGE)?.execute(params![
         id,
         thread_id,
@@ -276,7 +296,8 @@ fn insert_message_in(
             ])?;
         }
     }
-    c.prepare_cached(TOUCH_THREAD)?.execute(params![thread_id, now])?;
+    c.prepare_cached(TOUCH_THREAD)?
+        .execute(params![thread_id, now])?;
     Ok(seq)
 }
 
@@ -284,13 +305,24 @@ fn insert_message_in(
 /// reply ends: the call's record (usage, cost, duration) and, when the model
 /// said anything, its assistant message `message_id` with its tool calls
 /// (`pending`).
-pub fn store_model_reply(store: &Store, record: &LlmCallRecord, reply: Option<(&str, &Message)>) -> StoreResult<()> {
+pub fn store_model_reply(
+    store: &Store,
+    record: &LlmCallRecord,
+    reply: Option<(&str, &Message)>,
+) -> StoreResult<()> {
     let now = now_utc();
     store.with_conn(|c| {
         let tx = c.transaction()?;
         record_llm_call_in(&tx, record, &now)?;
         if let Some((message_id, m)) = reply {
-            insert_message_in(&tx, &record.thread_id, Some(&record.run_id), message_id, m, &now)?;
+            insert_message_in(
+                &tx,
+                &record.thread_id,
+                Some(&record.run_id),
+                message_id,
+                m,
+                &now,
+            )?;
         }
         tx.commit()?;
         Ok(())
@@ -339,12 +371,20 @@ pub fn store_tool_result(
         if let Some(json) = &state {
             save_state_in(&tx, thread_id, json, &now)?;
         }
-        let changed = tx.prepare_cached(FINISH_CALL)?.execute(params![thread_id, call_id, status_text, content, now])?;
+        let changed = tx.prepare_cached(FINISH_CALL)?.execute(params![
+            thread_id,
+            call_id,
+            status_text,
+            content,
+            now
+        ])?;
         if changed == 0 {
             tx.commit()?;
             return Ok(None);
         }
-        let seq: i64 = tx.prepare_cached(NEXT_SEQ)?.query_row([thread_id], |r| r.get(0))?;
+        let seq: i64 = tx
+            .prepare_cached(NEXT_SEQ)?
+            .query_row([thread_id], |r| r.get(0))?;
         tx.prepare_cached(INSERT_MESSAGE)?.execute(params![
             id,
             thread_id,
@@ -359,7 +399,13 @@ pub fn store_tool_result(
         tx.commit()?;
         Ok(Some(seq))
     })?;
-    Ok(seq.map(|seq| StoredMessage { id, run_id: run_id.map(str::to_string), seq, message: m, created_at: now }))
+    Ok(seq.map(|seq| StoredMessage {
+        id,
+        run_id: run_id.map(str::to_string),
+        seq,
+        message: m,
+        created_at: now,
+    }))
 }
 
 const FINISH_CALL: &str =
@@ -435,8 +481,12 @@ pub fn get_run(store: &Store, id: &str) -> StoreResult<Run> {
 
 pub fn runs(store: &Store, thread_id: &str) -> StoreResult<Vec<Run>> {
     store.with_conn(|c| {
-        let mut stmt = c.prepare_cached(&format!("SELECT {RUN_COLS} FROM runs WHERE thread_id = ?1 ORDER BY started_at, id"))?;
-        let rows = stmt.query_map([thread_id], run_row)?.collect::<Result<Vec<_>, _>>()?;
+        let mut stmt = c.prepare_cached(&format!(
+            "SELECT {RUN_COLS} FROM runs WHERE thread_id = ?1 ORDER BY started_at, id"
+        ))?;
+        let rows = stmt
+            .query_map([thread_id], run_row)?
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
     })
 }
@@ -454,12 +504,18 @@ pub fn running_runs(store: &Store, thread_id: Option<&str>) -> StoreResult<Vec<R
 
 pub fn set_run_steps(store: &Store, run_id: &str, steps: u32) -> StoreResult<()> {
     store.with_conn(|c| {
-        c.prepare_cached("UPDATE runs SET steps = ?2 WHERE id = ?1")?.execute(params![run_id, steps])?;
+        c.prepare_cached("UPDATE runs SET steps = ?2 WHERE id = ?1")?
+            .execute(params![run_id, steps])?;
         Ok(())
     })
 }
 
-pub fn finish_run(store: &Store, run_id: &str, status: RunStatus, error: Option<&str>) -> StoreResult<()> {
+pub fn finish_run(
+    store: &Store,
+    run_id: &str,
+    status: RunStatus,
+    error: Option<&str>,
+) -> StoreResult<()> {
     store.with_conn(|c| {
         c.prepare_cached(
             "UPDATE runs SET status = ?2, error = ?3, finished_at = ?4 WHERE id = ?1 AND status = 'running'",
@@ -475,33 +531,51 @@ pub fn finish_run(store: &Store, run_id: &str, status: RunStatus, error: Option<
 /// transaction and the run is closed last, so running it again after a
 /// second crash finishes the job.
 pub fn interrupt_run(store: &Store, run: &Run) -> StoreResult<usize> {
-    let pending: Vec<StoredToolCall> =
-        tool_calls(store, &run.thread_id)?.into_iter().filter(|c| c.status == ToolCallStatus::Pending).collect();
+    let pending: Vec<StoredToolCall> = tool_calls(store, &run.thread_id)?
+        .into_iter()
+        .filter(|c| c.status == ToolCallStatus::Pending)
+        .collect();
     let mut answered = 0;
     for call in &pending {
         let text = format!(
             "Error: the tool call {} was interrupted (Deskmate stopped before it finished); it may not have run.",
             call.name
         );
-        if finish_tool_call(store, &run.thread_id, call.run_id.as_deref(), &call.id, &text, ToolCallStatus::Interrupted)?
-            .is_some()
+        if finish_tool_call(
+            store,
+            &run.thread_id,
+            call.run_id.as_deref(),
+            &call.id,
+            &text,
+            ToolCallStatus::Interrupted,
+        )?
+        .is_some()
         {
             answered += 1;
         }
     }
-    finish_run(store, &run.id, RunStatus::Interrupted, Some("Deskmate stopped while this run was in progress"))?;
+    finish_run(
+        store,
+        &run.id,
+        RunStatus::Interrupted,
+        Some("Deskmate stopped while this run was in progress"),
+    )?;
     Ok(answered)
 }
 
 pub fn load_state(store: &Store, thread_id: &str) -> StoreResult<ThreadState> {
     let raw: Option<String> = store.with_conn(|c| {
-        Ok(c.prepare_cached("SELECT state FROM thread_state WHERE thread_id = ?1")?.query_row([thread_id], |r| r.get(0)).optional()?)
+        Ok(
+            c.prepare_cached("SELECT state FROM thread_state WHERE thread_id = ?1")?
+                .query_row([thread_id], |r| r.get(0))
+                .optional()?,
+        )
     })?;
     match raw {
         None => Ok(ThreadState::default()),
-        Some(s) => {
-            serde_json::from_str(&s).map_err(|e| StoreError::Invalid(format!("the state of thread {thread_id} is damaged: {e}")))
-        }
+        Some(s) => serde_json::from_str(&s).map_err(|e| {
+            StoreError::Invalid(format!("the state of thread {thread_id} is damaged: {e}"))
+        }),
     }
 }
 

@@ -21,20 +21,29 @@ impl ThreadLock {
     /// Takes the lock of the thread whose folder is `thread_dir`, or `None`
     /// when another run holds it.
     pub fn try_acquire(thread_dir: &Path) -> AgentResult<Option<Self>> {
-        std::fs::create_dir_all(thread_dir)
-            .map_err(|e| AgentError::Io(format!("cannot create the thread folder {}: {e}", thread_dir.display())))?;
+        std::fs::create_dir_all(thread_dir).map_err(|e| {
+            AgentError::Io(format!(
+                "cannot create the thread folder {}: {e}",
+                thread_dir.display()
+            ))
+        })?;
         let path = thread_dir.join("run.lock");
         let file = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .open(&path)
-            .map_err(|e| AgentError::Io(format!("cannot open the run lock {}: {e}", path.display())))?;
+            .map_err(|e| {
+                AgentError::Io(format!("cannot open the run lock {}: {e}", path.display()))
+            })?;
         match FileExt::try_lock_exclusive(&file) {
             Ok(true) => Ok(Some(Self { _file: file, path })),
             Ok(false) => Ok(None),
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Ok(None),
-            Err(e) => Err(AgentError::Io(format!("cannot lock {}: {e}", path.display()))),
+            Err(e) => Err(AgentError::Io(format!(
+                "cannot lock {}: {e}",
+                path.display()
+            ))),
         }
     }
 

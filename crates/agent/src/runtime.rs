@@ -61,7 +61,10 @@ pub struct Agent {
 
 impl std::fmt::Debug for Agent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Agent").field("llm", &self.inner.llm).field("tools", &self.inner.tools).finish()
+        f.debug_struct("Agent")
+            .field("llm", &self.inner.llm)
+            .field("tools", &self.inner.tools)
+            .finish()
     }
 }
 
@@ -75,7 +78,11 @@ pub struct RunRequest {
 
 impl RunRequest {
     pub fn text(thread_id: Option<String>, text: impl Into<String>) -> Self {
-        Self { thread_id, profile_id: None, content: vec![ContentPart::Text { text: text.into() }] }
+        Self {
+            thread_id,
+            profile_id: None,
+            content: vec![ContentPart::Text { text: text.into() }],
+        }
     }
 }
 
@@ -142,13 +149,34 @@ pub fn workspace_dir(threads_dir: &Path, id: &str) -> PathBuf {
 impl Agent {
     /// An agent on `store`, calling `llm`, keeping thread folders under
     /// `threads_dir` (`<data dir>/threads`).
-    pub fn new(store: Store, llm: LlmClient, config: AgentConfig, threads_dir: PathBuf, search: SearchConfig) -> Self {
+    pub fn new(
+        store: Store,
+        llm: LlmClient,
+        config: AgentConfig,
+        threads_dir: PathBuf,
+        search: SearchConfig,
+    ) -> Self {
         Self::with_tools(store, llm, config, threads_dir, ToolSet::builtin(search))
     }
 
-    pub fn with_tools(store: Store, llm: LlmClient, config: AgentConfig, threads_dir: PathBuf, tools: ToolSet) -> Self {
+    pub fn with_tools(
+        store: Store,
+        llm: LlmClient,
+        config: AgentConfig,
+        threads_dir: PathBuf,
+        tools: ToolSet,
+    ) -> Self {
         let specs = tools.specs();
-        Self { inner: Arc::new(AgentInner { store, llm, tools, specs, config, threads_dir }) }
+        Self {
+            inner: Arc::new(AgentInner {
+                store,
+                llm,
+                tools,
+                specs,
+                config,
+                threads_dir,
+            }),
+        }
     }
 
     pub fn store(&self) -> &Store {
@@ -173,13 +201,22 @@ impl Agent {
         let threads_dir = self.inner.threads_dir.clone();
         let joined = tokio::task::spawn_blocking(move || -> AgentResult<PreparedRun> {
             let store = &agent.inner.store;
-            let user = Message { content: req.content, ..Message::user("") };
+            let user = Message {
+                content: req.content,
+                ..Message::user("")
+            };
             let thread = match &req.thread_id {
                 Some(id) => persist::get_thread(store, id).map_err(|e| match e {
-                    deskmate_store::StoreError::NotFound(_) => AgentError::ThreadNotFound(id.clone()),
+                    deskmate_store::StoreError::NotFound(_) => {
+                        AgentError::ThreadNotFound(id.clone())
+                    }
                     other => AgentError::Store(other),
                 })?,
-                None => persist::create_thread(store, req.profile_id.as_deref(), &persist::title_from(&user.text()))?,
+                None => persist::create_thread(
+                    store,
+                    req.profile_id.as_deref(),
+                    &persist::title_from(&user.text()),
+                )?,
             };
             let lock = ThreadLock::try_acquire(&thread_dir(&threads_dir, &thread.id))?
                 .ok_or_else(|| AgentError::Busy(thread.id.clone()))?;
@@ -188,8 +225,14 @@ impl Agent {
                 persist::interrupt_run(store, &run)?;
             }
             let sandbox = Arc::new(Sandbox::open(&workspace_dir(&threads_dir, &thread.id))?);
-            let history: Vec<Message> = persist::messages(store, &thread.id)?.into_iter().map(|m| m.message).collect();
-            let known_call_ids = history.iter().flat_map(|m| m.tool_calls.iter().map(|c| c.id.clone())).collect();
+            let history: Vec<Message> = persist::messages(store, &thread.id)?
+                .into_iter()
+                .map(|m| m.message)
+                .collect();
+            let known_call_ids = history
+                .iter()
+                .flat_map(|m| m.tool_calls.iter().map(|c| c.id.clone()))
+                .collect();
             let state = persist::load_state(store, &thread.id)?;
             let run = persist::start_run(store, &thread.id, &model)?;
             persist::insert_message(store, &thread.id, Some(&run.id), None, &user)?;

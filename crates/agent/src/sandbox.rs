@@ -30,9 +30,15 @@ const MAX_DEPTH: usize = 64;
 impl Sandbox {
     /// Opens (creating if needed) the workspace at `root`.
     pub fn open(root: &Path) -> Result<Self, SandboxError> {
-        std::fs::create_dir_all(root).map_err(|e| SandboxError::Root(root.display().to_string(), e.to_string()))?;
-        let root = root.canonicalize().map_err(|e| SandboxError::Root(root.display().to_string(), e.to_string()))?;
-        Ok(Self { root, write_lock: tokio::sync::Mutex::new(()) })
+        std::fs::create_dir_all(root)
+            .map_err(|e| SandboxError::Root(root.display().to_string(), e.to_string()))?;
+        let root = root
+            .canonicalize()
+            .map_err(|e| SandboxError::Root(root.display().to_string(), e.to_string()))?;
+        Ok(Self {
+            root,
+            write_lock: tokio::sync::Mutex::new(()),
+        })
     }
 
     /// The workspace folder on the host.
@@ -43,7 +49,12 @@ impl Sandbox {
     /// The host path of a virtual path, after every check. The path need
     /// not exist; the part that exists contains no symbolic link.
     pub fn resolve(&self, virtual_path: &str) -> Result<PathBuf, SandboxError> {
-        let refuse = |reason| Err(SandboxError::Refused { path: virtual_path.to_string(), reason });
+        let refuse = |reason| {
+            Err(SandboxError::Refused {
+                path: virtual_path.to_string(),
+                reason,
+            })
+        };
         let p = virtual_path.trim();
         if p.contains('\0') {
             return refuse("it contains a NUL byte");
@@ -62,7 +73,9 @@ impl Sandbox {
         }
         let root_str = self.root.to_string_lossy();
         if p.starts_with(root_str.as_ref()) && root_str.len() > 1 {
-            return refuse("host paths are not allowed; use paths starting at / inside the workspace");
+            return refuse(
+                "host paths are not allowed; use paths starting at / inside the workspace",
+            );
         }
         let mut host = self.root.clone();
         let mut depth = 0;
@@ -75,7 +88,10 @@ impl Sandbox {
             }
             // A name that std would read as anything but a plain name.
             let mut comps = Path::new(part).components();
-            if !matches!((comps.next(), comps.next()), (Some(Component::Normal(_)), None)) {
+            if !matches!(
+                (comps.next(), comps.next()),
+                (Some(Component::Normal(_)), None)
+            ) {
                 return refuse("it contains a name that is not a plain file name");
             }
             depth += 1;
@@ -84,7 +100,9 @@ impl Sandbox {
             }
             host.push(part);
             match std::fs::symlink_metadata(&host) {
-                Ok(m) if m.file_type().is_symlink() => return refuse("symbolic links are not followed"),
+                Ok(m) if m.file_type().is_symlink() => {
+                    return refuse("symbolic links are not followed")
+                }
                 Ok(_) => {}
                 Err(_) => {}
             }
@@ -111,7 +129,10 @@ impl Sandbox {
 
     /// Normalizes a virtual path for display (`notes//a.md` → `/notes/a.md`).
     pub fn display_path(virtual_path: &str) -> String {
-        let parts: Vec<&str> = virtual_path.split('/').filter(|p| !p.is_empty() && *p != ".").collect();
+        let parts: Vec<&str> = virtual_path
+            .split('/')
+            .filter(|p| !p.is_empty() && *p != ".")
+            .collect();
         format!("/{}", parts.join("/"))
     }
 }
@@ -130,14 +151,32 @@ mod tests {
         assert_eq!(sb.resolve("/").unwrap(), sb.root());
         assert_eq!(sb.resolve("").unwrap(), sb.root());
         // Absolute paths are virtual: /etc/passwd is a (missing) file in the workspace.
-        assert_eq!(sb.resolve("/etc/passwd").unwrap(), sb.root().join("etc/passwd"));
+        assert_eq!(
+            sb.resolve("/etc/passwd").unwrap(),
+            sb.root().join("etc/passwd")
+        );
         let host = sb.root().join("x").display().to_string();
-        for bad in
-            ["../x", "/a/../../x", "a/..", "~/x", "C:/x", "c:\\x", "\\\\server\\x", "a\0b", "file:///etc/passwd", host.as_str()]
-        {
-            assert!(matches!(sb.resolve(bad), Err(SandboxError::Refused { .. })), "{bad:?} was not refused");
+        for bad in [
+            "../x",
+            "/a/../../x",
+            "a/..",
+            "~/x",
+            "C:/x",
+            "c:\\x",
+            "\\\\server\\x",
+            "a\0b",
+            "file:///etc/passwd",
+            host.as_str(),
+        ] {
+            assert!(
+                matches!(sb.resolve(bad), Err(SandboxError::Refused { .. })),
+                "{bad:?} was not refused"
+            );
         }
-        assert_eq!(sb.virtual_path(&sb.root().join("a/b")).as_deref(), Some("/a/b"));
+        assert_eq!(
+            sb.virtual_path(&sb.root().join("a/b")).as_deref(),
+            Some("/a/b")
+        );
         assert_eq!(Sandbox::display_path("a//b/./c"), "/a/b/c");
     }
 
@@ -150,10 +189,17 @@ mod tests {
         std::fs::write(outside.join("secret.txt"), "secret").unwrap();
         let sb = Sandbox::open(&dir.path().join("ws")).unwrap();
         std::os::unix::fs::symlink(&outside, sb.root().join("link")).unwrap();
-        std::os::unix::fs::symlink(outside.join("secret.txt"), sb.root().join("file-link")).unwrap();
+        std::os::unix::fs::symlink(outside.join("secret.txt"), sb.root().join("file-link"))
+            .unwrap();
         std::fs::create_dir(sb.root().join("inner")).unwrap();
         std::os::unix::fs::symlink(sb.root().join("inner"), sb.root().join("inner-link")).unwrap();
-        for bad in ["/link/secret.txt", "/link", "/file-link", "/inner-link", "/inner-link/new.txt"] {
+        for bad in [
+            "/link/secret.txt",
+            "/link",
+            "/file-link",
+            "/inner-link",
+            "/inner-link/new.txt",
+        ] {
             assert!(sb.resolve(bad).is_err(), "{bad} was not refused");
         }
     }

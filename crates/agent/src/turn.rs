@@ -48,8 +48,13 @@ impl PreparedRun {
         };
         let thread_id = self.thread.id.clone();
         let run_id = self.run.id.clone();
-        emit(AgUiEvent::RunStarted { thread_id: thread_id.clone(), run_id: run_id.clone() });
-        emit(AgUiEvent::StateSnapshot { snapshot: serde_json::to_value(&self.state).unwrap_or_default() });
+        emit(AgUiEvent::RunStarted {
+            thread_id: thread_id.clone(),
+            run_id: run_id.clone(),
+        });
+        emit(AgUiEvent::StateSnapshot {
+            snapshot: serde_json::to_value(&self.state).unwrap_or_default(),
+        });
         let outcome = |status, answer: String, error: Option<String>, steps| RunOutcome {
             thread_id: thread_id.clone(),
             run_id: run_id.clone(),
@@ -62,9 +67,16 @@ impl PreparedRun {
         for step in 1..=max_steps {
             let step_name = format!("step {step}");
             if cancel.is_cancelled() {
-                return self.end_cancelled(&emit, outcome(RunStatus::Cancelled, String::new(), None, step - 1)).await;
+                return self
+                    .end_cancelled(
+                        &emit,
+                        outcome(RunStatus::Cancelled, String::new(), None, step - 1),
+                    )
+                    .await;
             }
-            emit(AgUiEvent::StepStarted { step_name: step_name.clone() });
+            emit(AgUiEvent::StepStarted {
+                step_name: step_name.clone(),
+            });
             match self.step(step, &emit, &cancel).await {
                 Ok(StepResult::Answer(answer)) => {
                     emit(AgUiEvent::StepFinished { step_name });
@@ -88,14 +100,24 @@ impl PreparedRun {
                 Ok(StepResult::Continue) => emit(AgUiEvent::StepFinished { step_name }),
                 Ok(StepResult::Cancelled) => {
                     emit(AgUiEvent::StepFinished { step_name });
-                    return self.end_cancelled(&emit, outcome(RunStatus::Cancelled, String::new(), None, step)).await;
+                    return self
+                        .end_cancelled(
+                            &emit,
+                            outcome(RunStatus::Cancelled, String::new(), None, step),
+                        )
+                        .await;
                 }
                 Err(StepError::Llm(e)) => {
                     emit(AgUiEvent::StepFinished { step_name });
                     let message = e.to_string();
                     let code = e.code().to_uppercase();
                     return self
-                        .end_error(&emit, &message, &code, outcome(RunStatus::Error, String::new(), Some(message.clone()), step))
+                        .end_error(
+                            &emit,
+                            &message,
+                            &code,
+                            outcome(RunStatus::Error, String::new(), Some(message.clone()), step),
+                        )
                         .await;
                 }
                 Err(StepError::Agent(e)) => {
@@ -114,18 +136,31 @@ impl PreparedRun {
         }
         let message = format!("stopped after {max_steps} steps without a final answer (the step limit); ask again to continue");
         let _ = self.finish(RunStatus::StepLimit, Some(&message)).await;
-        emit(AgUiEvent::RunError { message: message.clone(), code: Some("STEP_LIMIT".into()) });
-        outcome(RunStatus::StepLimit, String::new(), Some(message), max_steps)
+        emit(AgUiEvent::RunError {
+            message: message.clone(),
+            code: Some("STEP_LIMIT".into()),
+        });
+        outcome(
+            RunStatus::StepLimit,
+            String::new(),
+            Some(message),
+            max_steps,
+        )
     }
 
     async fn finish(&self, status: RunStatus, error: Option<&str>) -> Result<(), AgentError> {
         let run_id = self.run.id.clone();
         let error = error.map(str::to_string);
-        db(&self.agent.inner.store, move |s| persist::finish_run(s, &run_id, status, error.as_deref())).await
+        db(&self.agent.inner.store, move |s| {
+            persist::finish_run(s, &run_id, status, error.as_deref())
+        })
+        .await
     }
 
     async fn end_cancelled(&self, emit: &impl Fn(AgUiEvent), out: RunOutcome) -> RunOutcome {
-        let _ = self.finish(RunStatus::Cancelled, Some("stopped by the user")).await;
+        let _ = self
+            .finish(RunStatus::Cancelled, Some("stopped by the user"))
+            .await;
         emit(AgUiEvent::RunFinished {
             thread_id: out.thread_id.clone(),
             run_id: out.run_id.clone(),
@@ -134,21 +169,36 @@ impl PreparedRun {
         out
     }
 
-    async fn end_error(&self, emit: &impl Fn(AgUiEvent), message: &str, code: &str, out: RunOutcome) -> RunOutcome {
+    async fn end_error(
+        &self,
+        emit: &impl Fn(AgUiEvent),
+        message: &str,
+        code: &str,
+        out: RunOutcome,
+    ) -> RunOutcome {
         let _ = self.finish(RunStatus::Error, Some(message)).await;
-        emit(AgUiEvent::RunError { message: message.to_string(), code: Some(code.to_string()) });
+        emit(AgUiEvent::RunError {
+            message: message.to_string(),
+            code: Some(code.to_string()),
+        });
         out
     }
 
     /// One model call and the tools it asks for.
-    async fn step(&mut self, step: u32, emit: &impl Fn(AgUiEvent), cancel: &CancellationToken) -> Result<StepResult, StepError> {
+    async fn step(
+        &mut self,
+        step: u32,
+        emit: &impl Fn(AgUiEvent),
+        cancel: &CancellationToken,
+    ) -> Result<StepResult, StepError> {
         let inner = Arc::clone(&self.agent.inner);
         // The step count is written now, as the step starts, but the model is
         // called while the blocking pool does it: the write is awaited
         // before anything of the reply is stored, so the order in the
         // database is unchanged and a failed write still stops the step.
         let (store, run_id) = (inner.store.clone(), self.run.id.clone());
-        let steps_saved = tokio::task::spawn_blocking(move || persist::set_run_steps(&store, &run_id, step));
+        let steps_saved =
+            tokio::task::spawn_blocking(move || persist::set_run_steps(&store, &run_id, step));
         let started = Instant::now();
         let turn = self.model_turn(emit, cancel).await;
         match steps_saved.await {
@@ -171,19 +221,33 @@ impl PreparedRun {
             self.history.push(m);
         }
         for c in &turn.calls {
-            emit(AgUiEvent::ToolCallEnd { tool_call_id: c.id.clone() });
+            emit(AgUiEvent::ToolCallEnd {
+                tool_call_id: c.id.clone(),
+            });
         }
         if turn.text_open {
-            emit(AgUiEvent::TextMessageEnd { message_id: turn.message_id.clone() });
+            emit(AgUiEvent::TextMessageEnd {
+                message_id: turn.message_id.clone(),
+            });
         }
         match turn.end {
             TurnEnd::Done => {}
             TurnEnd::Cancelled => {
-                self.answer_unanswered(&turn.calls, "Error: not run: the user stopped the run", emit).await?;
+                self.answer_unanswered(
+                    &turn.calls,
+                    "Error: not run: the user stopped the run",
+                    emit,
+                )
+                .await?;
                 return Ok(StepResult::Cancelled);
             }
             TurnEnd::Failed(e) => {
-                self.answer_unanswered(&turn.calls, "Error: not run: the model's reply was cut off", emit).await?;
+                self.answer_unanswered(
+                    &turn.calls,
+                    "Error: not run: the model's reply was cut off",
+                    emit,
+                )
+                .await?;
                 return Err(StepError::Llm(e));
             }
         }
@@ -191,7 +255,11 @@ impl PreparedRun {
             return Ok(StepResult::Answer(turn.text));
         }
         let cancelled = self.run_tools(&turn.calls, emit, cancel).await?;
-        Ok(if cancelled { StepResult::Cancelled } else { StepResult::Continue })
+        Ok(if cancelled {
+            StepResult::Cancelled
+        } else {
+            StepResult::Continue
+        })
     }
 
     /// Streams one model reply into events.
@@ -250,10 +318,16 @@ impl PreparedRun {
                 Some(Ok(StreamEvent::TextDelta(delta))) => {
                     if !turn.text_open {
                         turn.text_open = true;
-                        emit(AgUiEvent::TextMessageStart { message_id: turn.message_id.clone(), role: "assistant".into() });
+                        emit(AgUiEvent::TextMessageStart {
+                            message_id: turn.message_id.clone(),
+                            role: "assistant".into(),
+                        });
                     }
                     turn.text.push_str(&delta);
-                    emit(AgUiEvent::TextMessageContent { message_id: turn.message_id.clone(), delta });
+                    emit(AgUiEvent::TextMessageContent {
+                        message_id: turn.message_id.clone(),
+                        delta,
+                    });
                 }
                 Some(Ok(StreamEvent::ToolCallStart { index, id, name })) => {
                     // Ids must be unique in the thread; some servers reuse `call_0`.
@@ -269,12 +343,19 @@ impl PreparedRun {
                         tool_call_name: name.clone(),
                         parent_message_id: Some(turn.message_id.clone()),
                     });
-                    turn.calls.push(ToolCall { id, name, arguments: String::new() });
+                    turn.calls.push(ToolCall {
+                        id,
+                        name,
+                        arguments: String::new(),
+                    });
                 }
                 Some(Ok(StreamEvent::ToolCallArgs { index, delta })) => {
                     if let Some(call) = by_index.get(&index).and_then(|&i| turn.calls.get_mut(i)) {
                         call.arguments.push_str(&delta);
-                        emit(AgUiEvent::ToolCallArgs { tool_call_id: call.id.clone(), delta });
+                        emit(AgUiEvent::ToolCallArgs {
+                            tool_call_id: call.id.clone(),
+                            delta,
+                        });
                     }
                 }
                 Some(Ok(StreamEvent::Usage(u))) => turn.usage = u,
@@ -326,19 +407,36 @@ impl PreparedRun {
                 };
                 let inner = Arc::clone(&inner);
                 async move {
-                    let mut out = inner.tools.call(ctx.clone(), &call.name, &call.arguments).await;
+                    let mut out = inner
+                        .tools
+                        .call(ctx.clone(), &call.name, &call.arguments)
+                        .await;
                     let evictable = inner.tools.get(&call.name).is_some_and(|t| t.evictable());
-                    if evictable && !out.is_error && large_results::estimate_tokens(&out.content) > limit {
-                        let (sandbox, id, content) = (Arc::clone(&ctx.sandbox), call.id.clone(), out.content.clone());
-                        let moved =
-                            tokio::task::spawn_blocking(move || large_results::evict(&sandbox, &id, &content, limit)).await;
+                    if evictable
+                        && !out.is_error
+                        && large_results::estimate_tokens(&out.content) > limit
+                    {
+                        let (sandbox, id, content) = (
+                            Arc::clone(&ctx.sandbox),
+                            call.id.clone(),
+                            out.content.clone(),
+                        );
+                        let moved = tokio::task::spawn_blocking(move || {
+                            large_results::evict(&sandbox, &id, &content, limit)
+                        })
+                        .await;
                         match moved {
                             Ok(Ok(Some(preview))) => out.content = preview,
                             Ok(Ok(None)) => {}
                             Ok(Err(e)) => {
-                                out = ToolOutput::error(format!("the result was too large to send and could not be saved: {e}"))
+                                out = ToolOutput::error(format!(
+                                    "the result was too large to send and could not be saved: {e}"
+                                ))
                             }
-                            Err(e) => out = ToolOutput::error(format!("the result could not be saved: {e}")),
+                            Err(e) => {
+                                out =
+                                    ToolOutput::error(format!("the result could not be saved: {e}"))
+                            }
                         }
                     }
                     (call, out)
@@ -354,14 +452,20 @@ impl PreparedRun {
                 n = pending.next() => n,
             };
             let Some((call, out)) = next else { break };
-            let status = if out.is_error { ToolCallStatus::Error } else { ToolCallStatus::Completed };
+            let status = if out.is_error {
+                ToolCallStatus::Error
+            } else {
+                ToolCallStatus::Completed
+            };
             // A new todo list is stored with the result, in one transaction.
             let state = out.todos.map(|todos| {
                 let mut state = self.state.clone();
                 state.todos = todos;
                 state
             });
-            let (m, state) = self.store_result(&call.id, &out.content, status, state, emit).await?;
+            let (m, state) = self
+                .store_result(&call.id, &out.content, status, state, emit)
+                .await?;
             if let Some(m) = m {
                 stored.push(m);
             }
@@ -376,10 +480,22 @@ impl PreparedRun {
         }
         drop(pending);
         if cancelled {
-            let answered: Vec<&str> = stored.iter().filter_map(|m| m.message.tool_call_id.as_deref()).collect();
-            let left: Vec<ToolCall> = calls.iter().filter(|c| !answered.contains(&c.id.as_str())).cloned().collect();
+            let answered: Vec<&str> = stored
+                .iter()
+                .filter_map(|m| m.message.tool_call_id.as_deref())
+                .collect();
+            let left: Vec<ToolCall> = calls
+                .iter()
+                .filter(|c| !answered.contains(&c.id.as_str()))
+                .cloned()
+                .collect();
             stored.extend(
-                self.store_synthesized(&left, "Error: stopped: the user stopped the run before this tool finished", emit).await?,
+                self.store_synthesized(
+                    &left,
+                    "Error: stopped: the user stopped the run before this tool finished",
+                    emit,
+                )
+                .await?,
             );
         }
         stored.sort_by_key(|m| m.seq);
@@ -388,7 +504,12 @@ impl PreparedRun {
     }
 
     /// Gives calls that will never run a result, so the thread stays whole.
-    async fn answer_unanswered(&mut self, calls: &[ToolCall], text: &str, emit: &impl Fn(AgUiEvent)) -> Result<(), AgentError> {
+    async fn answer_unanswered(
+        &mut self,
+        calls: &[ToolCall],
+        text: &str,
+        emit: &impl Fn(AgUiEvent),
+    ) -> Result<(), AgentError> {
         let stored = self.store_synthesized(calls, text, emit).await?;
         self.history.extend(stored.into_iter().map(|m| m.message));
         Ok(())
@@ -402,7 +523,10 @@ impl PreparedRun {
     ) -> Result<Vec<StoredMessage>, AgentError> {
         let mut out = Vec::new();
         for c in calls {
-            if let (Some(m), _) = self.store_result(&c.id, text, ToolCallStatus::Error, None, emit).await? {
+            if let (Some(m), _) = self
+                .store_result(&c.id, text, ToolCallStatus::Error, None, emit)
+                .await?
+            {
                 out.push(m);
             }
         }
@@ -419,9 +543,22 @@ impl PreparedRun {
         state: Option<ThreadState>,
         emit: &impl Fn(AgUiEvent),
     ) -> Result<(Option<StoredMessage>, Option<ThreadState>), AgentError> {
-        let (tid, rid, cid, text) = (self.thread.id.clone(), self.run.id.clone(), call_id.to_string(), content.to_string());
+        let (tid, rid, cid, text) = (
+            self.thread.id.clone(),
+            self.run.id.clone(),
+            call_id.to_string(),
+            content.to_string(),
+        );
         let (stored, state) = db(&self.agent.inner.store, move |s| {
-            let m = persist::store_tool_result(s, &tid, Some(&rid), &cid, &text, status, state.as_ref())?;
+            let m = persist::store_tool_result(
+                s,
+                &tid,
+                Some(&rid),
+                &cid,
+                &text,
+                status,
+                state.as_ref(),
+            )?;
             Ok((m, state))
         })
         .await?;

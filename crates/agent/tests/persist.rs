@@ -16,7 +16,11 @@ fn record(thread_id: &str, run_id: &str, tokens: u64) -> LlmCallRecord {
         run_id: run_id.into(),
         model: "openai:m".into(),
         status: "completed",
-        usage: Usage { input_tokens: tokens, output_tokens: 1, cached_input_tokens: 0 },
+        usage: Usage {
+            input_tokens: tokens,
+            output_tokens: 1,
+            cached_input_tokens: 0,
+        },
         cost_usd: None,
         duration_ms: 3,
         error: None,
@@ -29,37 +33,88 @@ fn a_reply_and_a_result_land_whole_with_their_records() {
     let store = Store::open(&dir.path().join("db.sqlite3")).unwrap();
     let thread = persist::create_thread(&store, None, "t").unwrap();
     let run = persist::start_run(&store, &thread.id, "openai:m").unwrap();
-    persist::insert_message(&store, &thread.id, Some(&run.id), None, &Message::user("hi")).unwrap();
+    persist::insert_message(
+        &store,
+        &thread.id,
+        Some(&run.id),
+        None,
+        &Message::user("hi"),
+    )
+    .unwrap();
 
     // A call with nothing said stores its record only.
     persist::store_model_reply(&store, &record(&thread.id, &run.id, 5), None).unwrap();
     assert_eq!(persist::messages(&store, &thread.id).unwrap().len(), 1);
 
-    let calls = vec![ToolCall { id: "c1".into(), name: "write_todos".into(), arguments: "{}".into() }];
+    let calls = vec![ToolCall {
+        id: "c1".into(),
+        name: "write_todos".into(),
+        arguments: "{}".into(),
+    }];
     let reply = Message::assistant("plan", calls);
-    persist::store_model_reply(&store, &record(&thread.id, &run.id, 7), Some(("m1", &reply))).unwrap();
+    persist::store_model_reply(
+        &store,
+        &record(&thread.id, &run.id, 7),
+        Some(("m1", &reply)),
+    )
+    .unwrap();
     let (usage, _, n) = persist::run_usage(&store, &run.id).unwrap();
     assert_eq!((usage.input_tokens, n), (12, 2));
     let stored = persist::messages(&store, &thread.id).unwrap();
     assert_eq!(stored.len(), 2);
-    assert_eq!((stored[1].id.as_str(), stored[1].seq, &stored[1].message), ("m1", 2, &reply));
+    assert_eq!(
+        (stored[1].id.as_str(), stored[1].seq, &stored[1].message),
+        ("m1", 2, &reply)
+    );
     let pending = persist::tool_calls(&store, &thread.id).unwrap();
-    assert_eq!((pending.len(), pending[0].status), (1, ToolCallStatus::Pending));
+    assert_eq!(
+        (pending.len(), pending[0].status),
+        (1, ToolCallStatus::Pending)
+    );
 
-    let state = ThreadState { todos: vec![Todo { content: "read".into(), status: TodoStatus::InProgress }] };
-    let m = persist::store_tool_result(&store, &thread.id, Some(&run.id), "c1", "done", ToolCallStatus::Completed, Some(&state))
-        .unwrap()
-        .unwrap();
+    let state = ThreadState {
+        todos: vec![Todo {
+            content: "read".into(),
+            status: TodoStatus::InProgress,
+        }],
+    };
+    let m = persist::store_tool_result(
+        &store,
+        &thread.id,
+        Some(&run.id),
+        "c1",
+        "done",
+        ToolCallStatus::Completed,
+        Some(&state),
+    )
+    .unwrap()
+    .unwrap();
     assert_eq!((m.seq, m.message.role), (3, Role::Tool));
     assert_eq!(persist::load_state(&store, &thread.id).unwrap(), state);
     let call = &persist::tool_calls(&store, &thread.id).unwrap()[0];
-    assert_eq!((call.status, call.result.as_deref()), (ToolCallStatus::Completed, Some("done")));
+    assert_eq!(
+        (call.status, call.result.as_deref()),
+        (ToolCallStatus::Completed, Some("done"))
+    );
 
     // A second answer is refused and changes nothing.
-    let again = persist::finish_tool_call(&store, &thread.id, Some(&run.id), "c1", "late", ToolCallStatus::Error).unwrap();
+    let again = persist::finish_tool_call(
+        &store,
+        &thread.id,
+        Some(&run.id),
+        "c1",
+        "late",
+        ToolCallStatus::Error,
+    )
+    .unwrap();
     assert!(again.is_none());
     assert_eq!(persist::messages(&store, &thread.id).unwrap().len(), 3);
-    assert_eq!(persist::tool_calls(&store, &thread.id).unwrap()[0].result.as_deref(), Some("done"));
+    assert_eq!(
+        persist::tool_calls(&store, &thread.id).unwrap()[0]
+            .result
+            .as_deref(),
+        Some("done")
+    );
 }
 
 #[test]
@@ -68,12 +123,24 @@ fn a_failed_reply_write_leaves_no_record_behind() {
     let store = Store::open(&dir.path().join("db.sqlite3")).unwrap();
     let thread = persist::create_thread(&store, None, "t").unwrap();
     let run = persist::start_run(&store, &thread.id, "openai:m").unwrap();
-    let calls = vec![ToolCall { id: "c1".into(), name: "ls".into(), arguments: "{}".into() }];
-    persist::store_model_reply(&store, &record(&thread.id, &run.id, 1), Some(("m1", &Message::assistant("", calls.clone()))))
-        .unwrap();
+    let calls = vec![ToolCall {
+        id: "c1".into(),
+        name: "ls".into(),
+        arguments: "{}".into(),
+    }];
+    persist::store_model_reply(
+        &store,
+        &record(&thread.id, &run.id, 1),
+        Some(("m1", &Message::assistant("", calls.clone()))),
+    )
+    .unwrap();
     // The same message id again violates the key: the call record written
     // before it in that transaction must be rolled back with it.
-    let err = persist::store_model_reply(&store, &record(&thread.id, &run.id, 1), Some(("m1", &Message::assistant("", calls))));
+    let err = persist::store_model_reply(
+        &store,
+        &record(&thread.id, &run.id, 1),
+        Some(("m1", &Message::assistant("", calls))),
+    );
     assert!(err.is_err());
     let (_, _, n) = persist::run_usage(&store, &run.id).unwrap();
     assert_eq!(n, 1);

@@ -81,7 +81,11 @@ struct Env {
 fn env() -> Env {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("db.sqlite3")).unwrap();
-    Env { dir, store, log: Log::default() }
+    Env {
+        dir,
+        store,
+        log: Log::default(),
+    }
 }
 
 impl Env {
@@ -92,7 +96,9 @@ impl Env {
         c.retry = RetryPolicy::none();
         c.idle_timeout = Duration::from_secs(5);
         let mut tools = ToolSet::builtin(SearchConfig::default());
-        tools.add(Arc::new(Nap { log: Arc::clone(&self.log) }));
+        tools.add(Arc::new(Nap {
+            log: Arc::clone(&self.log),
+        }));
         tools.add(Arc::new(Buggy));
         Agent::with_tools(
             self.store.clone(),
@@ -109,7 +115,8 @@ fn nap(id: &'static str, label: &str, ms: u64) -> (&'static str, &'static str, S
 }
 
 fn reply_with(calls: &[(&'static str, &'static str, String)]) -> deskmate_llm::scripted::Reply {
-    let calls: Vec<(&str, &str, &str)> = calls.iter().map(|(i, n, a)| (*i, *n, a.as_str())).collect();
+    let calls: Vec<(&str, &str, &str)> =
+        calls.iter().map(|(i, n, a)| (*i, *n, a.as_str())).collect();
     openai::tool_calls(None, &calls)
 }
 
@@ -132,7 +139,10 @@ async fn run_until(
         }
         events.push(ev);
     }
-    let out = tokio::time::timeout(Duration::from_secs(10), handle).await.expect("the run did not end").unwrap();
+    let out = tokio::time::timeout(Duration::from_secs(10), handle)
+        .await
+        .expect("the run did not end")
+        .unwrap();
     EventOrder::check_run(&events).unwrap_or_else(|e| panic!("bad event order: {e}\n{events:#?}"));
     (out, events)
 }
@@ -141,7 +151,11 @@ fn results(events: &[AgUiEvent]) -> Vec<(String, String)> {
     events
         .iter()
         .filter_map(|e| match e {
-            AgUiEvent::ToolCallResult { tool_call_id, content, .. } => Some((tool_call_id.clone(), content.clone())),
+            AgUiEvent::ToolCallResult {
+                tool_call_id,
+                content,
+                ..
+            } => Some((tool_call_id.clone(), content.clone())),
             _ => None,
         })
         .collect()
@@ -150,8 +164,11 @@ fn results(events: &[AgUiEvent]) -> Vec<(String, String)> {
 #[tokio::test]
 async fn the_tool_calls_of_one_reply_run_at_the_same_time() {
     let e = env();
-    let server =
-        ScriptedServer::start(vec![reply_with(&[nap("n1", "a", 300), nap("n2", "b", 300)]), openai::text("都醒了")]).unwrap();
+    let server = ScriptedServer::start(vec![
+        reply_with(&[nap("n1", "a", 300), nap("n2", "b", 300)]),
+        openai::text("都醒了"),
+    ])
+    .unwrap();
     let (out, events) = run_until(&e.agent(&server), None, "两个都睡一下", |_| false).await;
     assert_eq!(out.status, RunStatus::Completed, "{out:?}");
     assert_eq!(results(&events).len(), 2);
@@ -161,7 +178,10 @@ async fn the_tool_calls_of_one_reply_run_at_the_same_time() {
     let (a_end, b_end) = (a.2.unwrap(), b.2.unwrap());
     // Overlap: each began before the other ended. Run one after the other,
     // the second would begin only after the first's 300 ms were over.
-    assert!(a.1 < b_end && b.1 < a_end, "the calls did not overlap: {log:?}");
+    assert!(
+        a.1 < b_end && b.1 < a_end,
+        "the calls did not overlap: {log:?}"
+    );
     assert!(a_end.max(b_end) - a.1.min(b.1) >= Duration::from_millis(300));
 }
 
@@ -169,7 +189,11 @@ async fn the_tool_calls_of_one_reply_run_at_the_same_time() {
 async fn a_stop_while_tools_run_answers_every_call() {
     let e = env();
     let server = ScriptedServer::start(vec![
-        reply_with(&[nap("quick", "quick", 10), nap("slow1", "slow1", 30_000), nap("slow2", "slow2", 30_000)]),
+        reply_with(&[
+            nap("quick", "quick", 10),
+            nap("slow1", "slow1", 30_000),
+            nap("slow2", "slow2", 30_000),
+        ]),
         openai::text("我们继续"),
     ])
     .unwrap();
@@ -183,10 +207,16 @@ async fn a_stop_while_tools_run_answers_every_call() {
         |ev| matches!(ev, AgUiEvent::ToolCallResult { tool_call_id, .. } if tool_call_id == "quick"),
     )
     .await;
-    assert!(t.elapsed() < Duration::from_secs(10), "the stop waited for the tools: {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_secs(10),
+        "the stop waited for the tools: {:?}",
+        t.elapsed()
+    );
     assert_eq!(out.status, RunStatus::Cancelled, "{out:?}");
     match events.last().unwrap() {
-        AgUiEvent::RunFinished { result, .. } => assert_eq!(result.as_ref().unwrap()["status"], "cancelled"),
+        AgUiEvent::RunFinished { result, .. } => {
+            assert_eq!(result.as_ref().unwrap()["status"], "cancelled")
+        }
         other => panic!("expected RUN_FINISHED, got {other:?}"),
     }
     let got = results(&events);
@@ -198,19 +228,41 @@ async fn a_stop_while_tools_run_answers_every_call() {
     }
     // Both slow naps began and none finished: they were really running.
     let log = e.log.lock().unwrap().clone();
-    assert_eq!(log.iter().filter(|(l, _, end)| l.starts_with("slow") && end.is_none()).count(), 2, "{log:?}");
-    assert_eq!(persist::get_run(&e.store, &out.run_id).unwrap().status, RunStatus::Cancelled);
+    assert_eq!(
+        log.iter()
+            .filter(|(l, _, end)| l.starts_with("slow") && end.is_none())
+            .count(),
+        2,
+        "{log:?}"
+    );
+    assert_eq!(
+        persist::get_run(&e.store, &out.run_id).unwrap().status,
+        RunStatus::Cancelled
+    );
     let calls = persist::tool_calls(&e.store, &out.thread_id).unwrap();
     let status = |id: &str| calls.iter().find(|c| c.id == id).unwrap().status;
     assert_eq!(
         (status("quick"), status("slow1"), status("slow2")),
-        (ToolCallStatus::Completed, ToolCallStatus::Error, ToolCallStatus::Error)
+        (
+            ToolCallStatus::Completed,
+            ToolCallStatus::Error,
+            ToolCallStatus::Error
+        )
     );
     // The thread goes on, and the model sees an answer for every call.
     let (next, _) = run_until(&agent, Some(out.thread_id.clone()), "继续", |_| false).await;
-    assert_eq!((next.status, next.answer.as_str()), (RunStatus::Completed, "我们继续"));
-    let sent = server.requests()[1].body["messages"].as_array().unwrap().clone();
-    let answered: Vec<&str> = sent.iter().filter_map(|m| m["tool_call_id"].as_str()).collect();
+    assert_eq!(
+        (next.status, next.answer.as_str()),
+        (RunStatus::Completed, "我们继续")
+    );
+    let sent = server.requests()[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let answered: Vec<&str> = sent
+        .iter()
+        .filter_map(|m| m["tool_call_id"].as_str())
+        .collect();
     assert_eq!(answered.len(), 3);
     for id in ["quick", "slow1", "slow2"] {
         assert!(answered.contains(&id), "{id} unanswered in {answered:?}");
@@ -230,10 +282,19 @@ async fn a_panicking_plug_in_becomes_error_text_and_the_run_goes_on() {
     assert_eq!(out.answer, "那个工具坏了");
     let got = results(&events);
     let buggy = &got.iter().find(|(id, _)| id == "b1").unwrap().1;
-    assert!(buggy.starts_with("Error: the tool buggy failed unexpectedly"), "{buggy}");
+    assert!(
+        buggy.starts_with("Error: the tool buggy failed unexpectedly"),
+        "{buggy}"
+    );
     assert!(buggy.contains("the plug-in lost its lamp"), "{buggy}");
     let calls = persist::tool_calls(&e.store, &out.thread_id).unwrap();
     let status = |id: &str| calls.iter().find(|c| c.id == id).unwrap().status;
-    assert_eq!((status("b1"), status("n1")), (ToolCallStatus::Error, ToolCallStatus::Completed));
-    assert!(server.requests()[1].body.to_string().contains("failed unexpectedly"));
+    assert_eq!(
+        (status("b1"), status("n1")),
+        (ToolCallStatus::Error, ToolCallStatus::Completed)
+    );
+    assert!(server.requests()[1]
+        .body
+        .to_string()
+        .contains("failed unexpectedly"));
 }

@@ -36,9 +36,19 @@ impl Env {
         let mut c = LlmConfig::new(ModelSpec::parse(model).unwrap());
         c.base_url = Some(server.base_url());
         c.api_key = Some(ApiKey::new(KEY).unwrap());
-        c.retry = RetryPolicy { max_retries: 1, base_delay: Duration::from_millis(5), ..Default::default() };
+        c.retry = RetryPolicy {
+            max_retries: 1,
+            base_delay: Duration::from_millis(5),
+            ..Default::default()
+        };
         c.idle_timeout = Duration::from_secs(5);
-        Agent::new(self.store.clone(), LlmClient::new(c).unwrap(), config, self.threads(), SearchConfig::default())
+        Agent::new(
+            self.store.clone(),
+            LlmClient::new(c).unwrap(),
+            config,
+            self.threads(),
+            SearchConfig::default(),
+        )
     }
 }
 
@@ -68,13 +78,19 @@ async fn tool_loop_in(model: &str, first: Reply, last: Reply) {
     assert_eq!(out.steps, 2);
     // The file the model asked for exists in the thread's workspace.
     let ws = workspace_dir(&e.threads(), &out.thread_id);
-    assert_eq!(std::fs::read_to_string(ws.join("poems/today.md")).unwrap(), "静夜思");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("poems/today.md")).unwrap(),
+        "静夜思"
+    );
     // Events: both calls start, stream args, end and get results; step pairs; one run.
     let k = kinds(&events);
     assert_eq!(k.first(), Some(&"RUN_STARTED"));
     assert_eq!(k.last(), Some(&"RUN_FINISHED"));
     assert_eq!(k.iter().filter(|k| **k == "TOOL_CALL_RESULT").count(), 2);
-    assert!(k.iter().filter(|k| **k == "TOOL_CALL_ARGS").count() >= 4, "arguments arrive in pieces: {k:?}");
+    assert!(
+        k.iter().filter(|k| **k == "TOOL_CALL_ARGS").count() >= 4,
+        "arguments arrive in pieces: {k:?}"
+    );
     assert_eq!(k.iter().filter(|k| **k == "STEP_STARTED").count(), 2);
     let text: String = events
         .iter()
@@ -92,9 +108,21 @@ async fn tool_loop_in(model: &str, first: Reply, last: Reply) {
     // Stored: user, assistant(2 calls), 2 tool results, assistant answer.
     let view = persist::thread_view(&e.store, &out.thread_id).unwrap();
     let roles: Vec<Role> = view.messages.iter().map(|m| m.message.role).collect();
-    assert_eq!(roles, vec![Role::User, Role::Assistant, Role::Tool, Role::Tool, Role::Assistant]);
+    assert_eq!(
+        roles,
+        vec![
+            Role::User,
+            Role::Assistant,
+            Role::Tool,
+            Role::Tool,
+            Role::Assistant
+        ]
+    );
     assert_eq!(view.messages[1].message.tool_calls.len(), 2);
-    assert!(view.tool_calls.iter().all(|c| c.status == ToolCallStatus::Completed));
+    assert!(view
+        .tool_calls
+        .iter()
+        .all(|c| c.status == ToolCallStatus::Completed));
     assert_eq!(view.runs.len(), 1);
     assert_eq!(view.runs[0].status, RunStatus::Completed);
     assert_eq!(view.thread.title, "帮我记下今天要背的诗");
@@ -106,20 +134,37 @@ async fn tool_loop_in(model: &str, first: Reply, last: Reply) {
 #[tokio::test]
 async fn openai_tool_loop_end_to_end() {
     let calls = [
-        ("call_write", "write_file", r#"{"file_path": "/poems/today.md", "content": "静夜思"}"#),
+        (
+            "call_write",
+            "write_file",
+            r#"{"file_path": "/poems/today.md", "content": "静夜思"}"#,
+        ),
         ("call_ls", "ls", r#"{"path": "/"}"#),
     ];
-    tool_loop_in("openai:gpt-4o-mini", openai::tool_calls(Some("好的。"), &calls), openai::text("记好了！")).await;
+    tool_loop_in(
+        "openai:gpt-4o-mini",
+        openai::tool_calls(Some("好的。"), &calls),
+        openai::text("记好了！"),
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn anthropic_tool_loop_end_to_end() {
     let calls = [
-        ("toolu_write", "write_file", r#"{"file_path": "/poems/today.md", "content": "静夜思"}"#),
+        (
+            "toolu_write",
+            "write_file",
+            r#"{"file_path": "/poems/today.md", "content": "静夜思"}"#,
+        ),
         ("toolu_ls", "ls", r#"{"path": "/"}"#),
     ];
-    tool_loop_in("anthropic:claude-3-5-haiku-latest", anthropic::tool_calls(Some("好的。"), &calls), anthropic::text("记好了！"))
-        .await;
+    tool_loop_in(
+        "anthropic:claude-3-5-haiku-latest",
+        anthropic::tool_calls(Some("好的。"), &calls),
+        anthropic::text("记好了！"),
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -140,7 +185,10 @@ async fn a_thread_reloads_exactly_and_continues() {
     .unwrap();
     let agent = e.agent(&server, "openai:m", AgentConfig::default());
     let (first, events) = run(&agent, None, "plan").await;
-    let deltas: Vec<_> = events.iter().filter(|e| matches!(e, AgUiEvent::StateDelta { .. })).collect();
+    let deltas: Vec<_> = events
+        .iter()
+        .filter(|e| matches!(e, AgUiEvent::StateDelta { .. }))
+        .collect();
     assert_eq!(deltas.len(), 1);
     let state = persist::load_state(&e.store, &first.thread_id).unwrap();
     assert_eq!(state.todos.len(), 2);
@@ -151,17 +199,27 @@ async fn a_thread_reloads_exactly_and_continues() {
     assert_eq!(second.answer, "第二轮");
     // The snapshot at the start of the second run carries the todos.
     match &events[1] {
-        AgUiEvent::StateSnapshot { snapshot } => assert_eq!(snapshot["todos"][1]["content"], "背诵"),
+        AgUiEvent::StateSnapshot { snapshot } => {
+            assert_eq!(snapshot["todos"][1]["content"], "背诵")
+        }
         other => panic!("expected a snapshot, got {other:?}"),
     }
     // What the model got is exactly what was stored, in order.
     let sent = &server.requests()[2].body["messages"];
     let sent = sent.as_array().unwrap();
-    assert_eq!(sent.len(), before.len() + 2, "system + history + new user message");
+    assert_eq!(
+        sent.len(),
+        before.len() + 2,
+        "system + history + new user message"
+    );
     assert_eq!(sent[2]["tool_calls"][0]["id"], "c1");
     assert_eq!(sent[3]["tool_call_id"], "c1");
     let after = persist::messages(&e.store, &first.thread_id).unwrap();
-    assert_eq!(&after[..before.len()], &before[..], "earlier messages are unchanged");
+    assert_eq!(
+        &after[..before.len()],
+        &before[..],
+        "earlier messages are unchanged"
+    );
     assert_eq!(after.len(), before.len() + 2);
     assert!(after.windows(2).all(|w| w[0].seq < w[1].seq));
 }
@@ -195,9 +253,19 @@ async fn tool_failures_go_back_to_the_model_as_text() {
         })
         .collect();
     assert_eq!(results.len(), 6);
-    assert!(results.iter().all(|r| r.starts_with("Error")), "{results:#?}");
+    assert!(
+        results.iter().all(|r| r.starts_with("Error")),
+        "{results:#?}"
+    );
     let all = results.join("\n");
-    for expected in ["not found", "no tool named", "invalid regex", "not valid JSON", "go up with ..", "search is not enabled"] {
+    for expected in [
+        "not found",
+        "no tool named",
+        "invalid regex",
+        "not valid JSON",
+        "go up with ..",
+        "search is not enabled",
+    ] {
         assert!(all.contains(expected), "missing {expected:?} in {all}");
     }
     let calls = persist::tool_calls(&e.store, &out.thread_id).unwrap();
@@ -213,7 +281,14 @@ async fn the_step_limit_stops_an_endless_loop() {
         openai::tool_calls(None, &[(&format!("c{i}"), "ls", "{}")])
     })
     .unwrap();
-    let agent = e.agent(&server, "openai:m", AgentConfig { max_steps: 3, ..Default::default() });
+    let agent = e.agent(
+        &server,
+        "openai:m",
+        AgentConfig {
+            max_steps: 3,
+            ..Default::default()
+        },
+    );
     let (out, events) = run(&agent, None, "loop").await;
     assert_eq!(out.status, RunStatus::StepLimit);
     assert_eq!(server.request_count(), 3);
@@ -241,15 +316,27 @@ async fn a_stop_mid_stream_keeps_what_was_said() {
     while let Some(ev) = rx.recv().await {
         let is_text = matches!(ev, AgUiEvent::TextMessageContent { .. });
         events.push(ev);
-        if is_text && events.iter().filter(|e| matches!(e, AgUiEvent::TextMessageContent { .. })).count() == 2 {
+        if is_text
+            && events
+                .iter()
+                .filter(|e| matches!(e, AgUiEvent::TextMessageContent { .. }))
+                .count()
+                == 2
+        {
             cancel.cancel();
         }
     }
-    let out = tokio::time::timeout(Duration::from_secs(5), handle).await.unwrap().unwrap();
+    let out = tokio::time::timeout(Duration::from_secs(5), handle)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(out.status, RunStatus::Cancelled);
     EventOrder::check_run(&events).unwrap();
     let msgs = persist::messages(&e.store, &thread_id).unwrap();
-    assert_eq!(msgs.last().unwrap().message, Message::assistant("我想一想", vec![]));
+    assert_eq!(
+        msgs.last().unwrap().message,
+        Message::assistant("我想一想", vec![])
+    );
     // The thread goes on.
     let (next, _) = run(&agent, Some(thread_id), "again").await;
     assert_eq!(next.answer, "继续");
@@ -292,7 +379,10 @@ fn assert_failed(e: &Env, out: &RunOutcome, events: &[AgUiEvent], code: &str, sa
     }
     let stored = persist::get_run(&e.store, &out.run_id).unwrap();
     assert_eq!(stored.status, RunStatus::Error);
-    assert!(stored.error.as_deref().unwrap_or_default().contains(says), "{stored:?}");
+    assert!(
+        stored.error.as_deref().unwrap_or_default().contains(says),
+        "{stored:?}"
+    );
 }
 
 /// Sends another message on the thread and checks it is answered with `answer`.
@@ -308,16 +398,31 @@ async fn malformed_json_mid_stream_ends_the_run_and_keeps_the_partial_text() {
     let mut frames = openai::text_frames("我先想想", 2);
     frames.push(Frame::Data(r#"{"choices": [{"delta": {"content": "#.into()));
     frames.extend(openai::end_frames("stop", 1, 1));
-    let server = ScriptedServer::start(vec![Reply::Stream(frames), openai::text("想好了")]).unwrap();
+    let server =
+        ScriptedServer::start(vec![Reply::Stream(frames), openai::text("想好了")]).unwrap();
     let agent = e.agent(&server, "openai:m", AgentConfig::default());
     let (out, events) = run(&agent, None, "x").await;
     assert_failed(&e, &out, &events, "PROTOCOL", "cannot read");
-    assert_eq!(server.request_count(), 1, "a reply already shown is not sent again");
+    assert_eq!(
+        server.request_count(),
+        1,
+        "a reply already shown is not sent again"
+    );
     let msgs = persist::messages(&e.store, &out.thread_id).unwrap();
-    assert_eq!(msgs.last().unwrap().message, Message::assistant("我先想想", vec![]), "the partial text is kept");
+    assert_eq!(
+        msgs.last().unwrap().message,
+        Message::assistant("我先想想", vec![]),
+        "the partial text is kept"
+    );
     let status: String = e
         .store
-        .with_conn(|c| Ok(c.query_row("SELECT status FROM llm_calls WHERE run_id = ?1", [&out.run_id], |r| r.get(0))?))
+        .with_conn(|c| {
+            Ok(c.query_row(
+                "SELECT status FROM llm_calls WHERE run_id = ?1",
+                [&out.run_id],
+                |r| r.get(0),
+            )?)
+        })
         .unwrap();
     assert_eq!(status, "error");
     continues(&agent, &out.thread_id, "想好了").await;
@@ -329,7 +434,13 @@ async fn malformed_json_mid_stream_ends_the_run_and_keeps_the_partial_text() {
 #[tokio::test]
 async fn rate_limits_wait_for_retry_after_or_end_the_run_with_rate_limited() {
     let e = env();
-    let limited = |after| deskmate_llm::scripted::status(429, Some(after), r#"{"error":{"message":"Rate limit reached"}}"#);
+    let limited = |after| {
+        deskmate_llm::scripted::status(
+            429,
+            Some(after),
+            r#"{"error":{"message":"Rate limit reached"}}"#,
+        )
+    };
     let server = ScriptedServer::start(vec![
         limited("0.2"),
         openai::text("等到了"),
@@ -347,8 +458,14 @@ async fn rate_limits_wait_for_retry_after_or_end_the_run_with_rate_limited() {
     let (out, events) = run(&agent, None, "x").await;
     assert_eq!(out.status, RunStatus::Completed, "{out:?}");
     assert_eq!(out.answer, "等到了");
-    assert!(t.elapsed() >= Duration::from_millis(200), "retry-after was not waited for: {:?}", t.elapsed());
-    assert!(!events.iter().any(|e| matches!(e, AgUiEvent::RunError { .. })));
+    assert!(
+        t.elapsed() >= Duration::from_millis(200),
+        "retry-after was not waited for: {:?}",
+        t.elapsed()
+    );
+    assert!(!events
+        .iter()
+        .any(|e| matches!(e, AgUiEvent::RunError { .. })));
     assert_eq!(server.request_count(), 2);
 
     let (out, events) = run(&agent, Some(out.thread_id.clone()), "y").await;
@@ -359,7 +476,11 @@ async fn rate_limits_wait_for_retry_after_or_end_the_run_with_rate_limited() {
     let t = std::time::Instant::now();
     let (out, events) = run(&agent, Some(out.thread_id.clone()), "z").await;
     assert_failed(&e, &out, &events, "RATE_LIMITED", "retry after 3600");
-    assert!(t.elapsed() < Duration::from_secs(10), "waited {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_secs(10),
+        "waited {:?}",
+        t.elapsed()
+    );
     continues(&agent, &out.thread_id, "又可以了").await;
     let runs = persist::runs(&e.store, &out.thread_id).unwrap();
     let statuses: Vec<RunStatus> = runs.iter().map(|r| r.status).collect();
@@ -370,13 +491,31 @@ async fn rate_limits_wait_for_retry_after_or_end_the_run_with_rate_limited() {
 #[tokio::test]
 async fn server_errors_are_retried_then_end_the_run_with_server() {
     let e = env();
-    let down = || deskmate_llm::scripted::status(500, None, r#"{"error":{"message":"internal failure"}}"#);
-    let server = ScriptedServer::start(vec![down(), openai::text("恢复了"), down(), down(), openai::text("好了")]).unwrap();
+    let down =
+        || deskmate_llm::scripted::status(500, None, r#"{"error":{"message":"internal failure"}}"#);
+    let server = ScriptedServer::start(vec![
+        down(),
+        openai::text("恢复了"),
+        down(),
+        down(),
+        openai::text("好了"),
+    ])
+    .unwrap();
     let agent = e.agent(&server, "openai:m", AgentConfig::default());
     let (out, _) = run(&agent, None, "x").await;
-    assert_eq!((out.status, out.answer.as_str()), (RunStatus::Completed, "恢复了"), "one 500 is retried");
+    assert_eq!(
+        (out.status, out.answer.as_str()),
+        (RunStatus::Completed, "恢复了"),
+        "one 500 is retried"
+    );
     let (out, events) = run(&agent, Some(out.thread_id.clone()), "y").await;
-    assert_failed(&e, &out, &events, "SERVER", "server error (HTTP 500): internal failure");
+    assert_failed(
+        &e,
+        &out,
+        &events,
+        "SERVER",
+        "server error (HTTP 500): internal failure",
+    );
     assert_eq!(server.request_count(), 4);
     // Nothing of the failed reply was stored: the thread ends with the user's message.
     let msgs = persist::messages(&e.store, &out.thread_id).unwrap();
@@ -409,8 +548,15 @@ async fn each_model_call_stores_its_cost_for_priced_models() {
     assert_eq!(out.status, RunStatus::Completed);
     let calls = cost_of(&out.run_id);
     assert_eq!(calls.len(), 2);
-    assert_eq!((calls[0].1, calls[0].2, calls[1].1, calls[1].2), (20, 10, 10, 5), "usage of the scripted replies");
-    let expected = [(20.0 * 0.15 + 10.0 * 0.60) / 1e6, (10.0 * 0.15 + 5.0 * 0.60) / 1e6];
+    assert_eq!(
+        (calls[0].1, calls[0].2, calls[1].1, calls[1].2),
+        (20, 10, 10, 5),
+        "usage of the scripted replies"
+    );
+    let expected = [
+        (20.0 * 0.15 + 10.0 * 0.60) / 1e6,
+        (10.0 * 0.15 + 5.0 * 0.60) / 1e6,
+    ];
     for ((cost, _, _), want) in calls.iter().zip(expected) {
         let cost = cost.expect("a priced model's call has a cost");
         assert!((cost - want).abs() < 1e-12, "{cost} != {want}");
@@ -427,11 +573,25 @@ async fn each_model_call_stores_its_cost_for_priced_models() {
 async fn large_results_move_to_the_workspace() {
     let e = env();
     let server = ScriptedServer::start(vec![
-        openai::tool_calls(None, &[("big1", "grep", r#"{"pattern": "line", "output_mode": "content"}"#)]),
+        openai::tool_calls(
+            None,
+            &[(
+                "big1",
+                "grep",
+                r#"{"pattern": "line", "output_mode": "content"}"#,
+            )],
+        ),
         openai::text("done"),
     ])
     .unwrap();
-    let agent = e.agent(&server, "openai:m", AgentConfig { large_result_tokens: 200, ..Default::default() });
+    let agent = e.agent(
+        &server,
+        "openai:m",
+        AgentConfig {
+            large_result_tokens: 200,
+            ..Default::default()
+        },
+    );
     // Seed the workspace of a new thread with a big file.
     let thread = persist::create_thread(&e.store, None, "big").unwrap();
     let ws = workspace_dir(&e.threads(), &thread.id);
@@ -457,9 +617,27 @@ async fn large_results_move_to_the_workspace() {
 fn seed_crashed_run(store: &Store) -> (String, String) {
     let thread = persist::create_thread(store, None, "crash").unwrap();
     let run = persist::start_run(store, &thread.id, "openai:m").unwrap();
-    persist::insert_message(store, &thread.id, Some(&run.id), None, &Message::user("写一个文件")).unwrap();
-    let calls = vec![ToolCall { id: "dangling".into(), name: "write_file".into(), arguments: "{}".into() }];
-    persist::insert_message(store, &thread.id, Some(&run.id), None, &Message::assistant("", calls)).unwrap();
+    persist::insert_message(
+        store,
+        &thread.id,
+        Some(&run.id),
+        None,
+        &Message::user("写一个文件"),
+    )
+    .unwrap();
+    let calls = vec![ToolCall {
+        id: "dangling".into(),
+        name: "write_file".into(),
+        arguments: "{}".into(),
+    }];
+    persist::insert_message(
+        store,
+        &thread.id,
+        Some(&run.id),
+        None,
+        &Message::assistant("", calls),
+    )
+    .unwrap();
     (thread.id, run.id)
 }
 
@@ -468,11 +646,17 @@ async fn crashed_runs_are_interrupted_and_their_calls_answered() {
     let e = env();
     let (thread_id, run_id) = seed_crashed_run(&e.store);
     // A live run (its lock held) is not touched.
-    let lock = ThreadLock::try_acquire(&thread_dir(&e.threads(), &thread_id)).unwrap().unwrap();
+    let lock = ThreadLock::try_acquire(&thread_dir(&e.threads(), &thread_id))
+        .unwrap()
+        .unwrap();
     assert_eq!(recover_interrupted_runs(&e.store, &e.threads()).unwrap(), 0);
     drop(lock);
     assert_eq!(recover_interrupted_runs(&e.store, &e.threads()).unwrap(), 1);
-    assert_eq!(recover_interrupted_runs(&e.store, &e.threads()).unwrap(), 0, "idempotent");
+    assert_eq!(
+        recover_interrupted_runs(&e.store, &e.threads()).unwrap(),
+        0,
+        "idempotent"
+    );
     let run = persist::get_run(&e.store, &run_id).unwrap();
     assert_eq!(run.status, RunStatus::Interrupted);
     let calls = persist::tool_calls(&e.store, &thread_id).unwrap();
@@ -491,8 +675,14 @@ async fn a_new_run_repairs_a_crashed_thread_itself() {
     let agent = e.agent(&server, "openai:m", AgentConfig::default());
     let (out, _) = run(&agent, Some(thread_id.clone()), "继续").await;
     assert_eq!(out.answer, "我们继续");
-    assert_eq!(persist::get_run(&e.store, &run_id).unwrap().status, RunStatus::Interrupted);
-    let sent = server.requests()[0].body["messages"].as_array().unwrap().clone();
+    assert_eq!(
+        persist::get_run(&e.store, &run_id).unwrap().status,
+        RunStatus::Interrupted
+    );
+    let sent = server.requests()[0].body["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
     assert_eq!(sent[3]["role"], "tool");
     assert_eq!(sent[3]["tool_call_id"], "dangling");
 }
@@ -503,15 +693,30 @@ async fn one_run_per_thread_at_a_time() {
     let server = ScriptedServer::start(vec![]).unwrap();
     let agent = e.agent(&server, "openai:m", AgentConfig::default());
     let thread = persist::create_thread(&e.store, None, "t").unwrap();
-    let _held = agent.prepare(RunRequest::text(Some(thread.id.clone()), "one")).await.unwrap();
-    let second = agent.prepare(RunRequest::text(Some(thread.id.clone()), "two")).await;
+    let _held = agent
+        .prepare(RunRequest::text(Some(thread.id.clone()), "one"))
+        .await
+        .unwrap();
+    let second = agent
+        .prepare(RunRequest::text(Some(thread.id.clone()), "two"))
+        .await;
     assert!(matches!(second, Err(AgentError::Busy(_))));
-    assert!(matches!(agent.prepare(RunRequest::text(None, "  ")).await, Err(AgentError::EmptyMessage)));
-    assert!(matches!(agent.prepare(RunRequest::text(Some("nope".into()), "x")).await, Err(AgentError::ThreadNotFound(_))));
+    assert!(matches!(
+        agent.prepare(RunRequest::text(None, "  ")).await,
+        Err(AgentError::EmptyMessage)
+    ));
+    assert!(matches!(
+        agent
+            .prepare(RunRequest::text(Some("nope".into()), "x"))
+            .await,
+        Err(AgentError::ThreadNotFound(_))
+    ));
 }
 
 fn file_contains(path: &Path, needle: &[u8]) -> bool {
-    std::fs::read(path).map(|b| b.windows(needle.len()).any(|w| w == needle)).unwrap_or(false)
+    std::fs::read(path)
+        .map(|b| b.windows(needle.len()).any(|w| w == needle))
+        .unwrap_or(false)
 }
 
 #[tokio::test]
@@ -519,18 +724,29 @@ async fn the_api_key_never_reaches_the_database() {
     let e = env();
     let server = ScriptedServer::start(vec![
         openai::tool_calls(None, &[("c1", "ls", "{}")]),
-        deskmate_llm::scripted::status(401, None, &format!(r#"{{"error":{{"message":"bad key {KEY}"}}}}"#)),
+        deskmate_llm::scripted::status(
+            401,
+            None,
+            &format!(r#"{{"error":{{"message":"bad key {KEY}"}}}}"#),
+        ),
     ])
     .unwrap();
     let agent = e.agent(&server, "openai:m", AgentConfig::default());
     let (out, _) = run(&agent, None, "hi").await;
     assert_eq!(out.status, RunStatus::Error);
     assert!(!out.error.unwrap().contains(KEY));
-    assert!(server.requests().iter().all(|r| r.header("authorization") == Some(&format!("Bearer {KEY}"))));
+    assert!(server
+        .requests()
+        .iter()
+        .all(|r| r.header("authorization") == Some(&format!("Bearer {KEY}"))));
     drop(agent);
     let db = e.dir.path().join("db.sqlite3");
     for f in [db.clone(), db.with_extension("sqlite3-wal")] {
-        assert!(!file_contains(&f, KEY.as_bytes()), "key found in {}", f.display());
+        assert!(
+            !file_contains(&f, KEY.as_bytes()),
+            "key found in {}",
+            f.display()
+        );
     }
     // The error itself was stored, redacted.
     let runs = persist::runs(&e.store, &out.thread_id).unwrap();

@@ -36,7 +36,9 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
 
 fn walkdir_like(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
-    let Ok(rd) = std::fs::read_dir(dir) else { return out };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return out;
+    };
     for e in rd.flatten() {
         let p = e.path();
         let meta = std::fs::symlink_metadata(&p).unwrap();
@@ -44,7 +46,10 @@ fn walkdir_like(dir: &Path) -> Vec<(String, Vec<u8>)> {
             out.push((p.display().to_string(), vec![]));
             out.extend(walkdir_like(&p));
         } else {
-            out.push((p.display().to_string(), std::fs::read(&p).unwrap_or_default()));
+            out.push((
+                p.display().to_string(),
+                std::fs::read(&p).unwrap_or_default(),
+            ));
         }
     }
     out
@@ -64,7 +69,8 @@ async fn generated_escape_paths_never_leave_the_workspace() {
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink(&outside, root.join("escape")).unwrap();
-        std::os::unix::fs::symlink(outside.join("secret.txt"), root.join("notes/link.txt")).unwrap();
+        std::os::unix::fs::symlink(outside.join("secret.txt"), root.join("notes/link.txt"))
+            .unwrap();
         std::os::unix::fs::symlink("../../../../outside", root.join("rel-escape")).unwrap();
     }
     let before_outside = snapshot(dir.path().join("outside").as_path());
@@ -109,37 +115,70 @@ async fn generated_escape_paths_never_leave_the_workspace() {
     let mut refused = 0;
     for i in 0..1500 {
         let n = 1 + (rng.next() % 5) as usize;
-        let mut path = if rng.next() & 1 == 0 { String::from("/") } else { String::new() };
+        let mut path = if rng.next() & 1 == 0 {
+            String::from("/")
+        } else {
+            String::new()
+        };
         for j in 0..n {
             if j > 0 {
                 path.push(if rng.next() % 7 < 1 { '\\' } else { '/' });
             }
             path.push_str(rng.pick(&pieces));
         }
-        let ctx = ToolContext { sandbox: Arc::clone(&sandbox), thread_id: "t1".into(), tool_call_id: format!("c{i}") };
+        let ctx = ToolContext {
+            sandbox: Arc::clone(&sandbox),
+            thread_id: "t1".into(),
+            tool_call_id: format!("c{i}"),
+        };
         let calls = [
             ("ls", json!({"path": path})),
             ("read_file", json!({"file_path": path})),
             ("write_file", json!({"file_path": path, "content": "pwned"})),
-            ("edit_file", json!({"file_path": path, "old_string": "TOP", "new_string": "PWNED", "replace_all": true})),
+            (
+                "edit_file",
+                json!({"file_path": path, "old_string": "TOP", "new_string": "PWNED", "replace_all": true}),
+            ),
             ("glob", json!({"pattern": "**/*", "path": path})),
             ("glob", json!({"pattern": path, "path": "/"})),
             ("grep", json!({"pattern": "SECRET", "path": path})),
-            ("grep", json!({"pattern": "SECRET", "path": "/", "glob": path, "output_mode": "content"})),
+            (
+                "grep",
+                json!({"pattern": "SECRET", "path": "/", "glob": path, "output_mode": "content"}),
+            ),
         ];
         for (name, args) in calls {
             let out = tools.call(ctx.clone(), name, &args.to_string()).await;
-            assert!(!out.content.contains(SECRET), "{name}({path:?}) leaked the secret: {}", out.content);
+            assert!(
+                !out.content.contains(SECRET),
+                "{name}({path:?}) leaked the secret: {}",
+                out.content
+            );
             if out.content.contains("not allowed") {
                 refused += 1;
             }
         }
     }
-    assert!(refused > 1000, "the generator should hit many refusals, got {refused}");
-    assert_eq!(snapshot(&outside), before_outside, "something outside the workspace changed");
+    assert!(
+        refused > 1000,
+        "the generator should hit many refusals, got {refused}"
+    );
+    assert_eq!(
+        snapshot(&outside),
+        before_outside,
+        "something outside the workspace changed"
+    );
     // Nothing was created above the workspace either.
-    let above: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+    let above: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
     assert_eq!(above.len(), 2, "{above:?}");
-    let thread_dir: Vec<_> = std::fs::read_dir(dir.path().join("threads/t1")).unwrap().flatten().map(|e| e.file_name()).collect();
+    let thread_dir: Vec<_> = std::fs::read_dir(dir.path().join("threads/t1"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
     assert_eq!(thread_dir, vec![std::ffi::OsString::from("workspace")]);
 }

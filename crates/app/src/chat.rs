@@ -15,9 +15,12 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use deskmate_agent::persist::{self, Thread, ThreadView};
-use deskmate_agent::{Agent, AgentConfig, AgentError, CancellationToken, EventSink, RunOutcome, RunRequest};
+use deskmate_agent::{
+    Agent, AgentConfig, AgentError, CancellationToken, EventSink, RunOutcome, RunRequest,
+};
 use deskmate_llm::{
-    ApiKey, ChatRequest, ContentPart, KeySource, KeyStore, LlmClient, LlmConfig, LlmError, Message, ModelSpec, PriceTable,
+    ApiKey, ChatRequest, ContentPart, KeySource, KeyStore, LlmClient, LlmConfig, LlmError, Message,
+    ModelSpec, PriceTable,
 };
 use serde::{Deserialize, Serialize};
 
@@ -30,7 +33,8 @@ use crate::{AppError, AppResult, Deskmate};
 const MODEL_KEY: &str = "llm.model";
 const BASE_URL_KEY: &str = "llm.base_url";
 const PRICES_KEY: &str = "llm.prices";
-const PRICE_TABLE_SHAPE: &str = "Prices are US dollars per million tokens, by provider:model or provider:*, shaped like \
+const PRICE_TABLE_SHAPE: &str =
+    "Prices are US dollars per million tokens, by provider:model or provider:*, shaped like \
      {\"prices\": {\"openai:gpt-4o-mini\": {\"input_per_mtok\": 0.15, \"output_per_mtok\": 0.6}}}.";
 
 /// The provider settings as the settings screen shows them. Never the key.
@@ -118,7 +122,11 @@ impl Deskmate {
             .and_then(|m| ModelSpec::parse(m).ok())
             .and_then(|spec| key_store().resolve(&spec.provider))
             .map(|(_, source)| source);
-        Ok(LlmSettings { model, base_url, key_source })
+        Ok(LlmSettings {
+            model,
+            base_url,
+            key_source,
+        })
     }
 
     /// Saves the provider settings after checking them. An empty base URL
@@ -127,9 +135,14 @@ impl Deskmate {
         let spec = ModelSpec::parse(model).map_err(llm_error)?;
         let base_url = base_url.map(str::trim).filter(|u| !u.is_empty());
         spec.base_url(base_url).map_err(llm_error)?;
-        self.store().settings().set(None, MODEL_KEY, &spec.to_string())?;
+        self.store()
+            .settings()
+            .set(None, MODEL_KEY, &spec.to_string())?;
         match base_url {
-            Some(u) => self.store().settings().set(None, BASE_URL_KEY, &u.trim_end_matches('/'))?,
+            Some(u) => self
+                .store()
+                .settings()
+                .set(None, BASE_URL_KEY, &u.trim_end_matches('/'))?,
             None => self.store().settings().remove(None, BASE_URL_KEY)?,
         }
         Ok(())
@@ -179,21 +192,37 @@ impl Deskmate {
 
     /// The `llm.prices` overrides alone (none when unset).
     pub fn llm_price_overrides(&self) -> AppResult<PriceTable> {
-        Ok(self.store().settings().get(None, PRICES_KEY)?.unwrap_or_default())
+        Ok(self
+            .store()
+            .settings()
+            .get(None, PRICES_KEY)?
+            .unwrap_or_default())
     }
 
     /// Checks and saves the `llm.prices` overrides, given as JSON.
     pub fn save_llm_prices(&self, json: &str) -> AppResult<PriceTable> {
-        let table: PriceTable = serde_json::from_str(json)
-            .map_err(|e| AppError::Config(format!("these prices cannot be read ({e}). {PRICE_TABLE_SHAPE}")))?;
+        let table: PriceTable = serde_json::from_str(json).map_err(|e| {
+            AppError::Config(format!(
+                "these prices cannot be read ({e}). {PRICE_TABLE_SHAPE}"
+            ))
+        })?;
         for (model, price) in &table.prices {
-            let spec = model.strip_suffix(":*").map(|p| format!("{p}:any")).unwrap_or_else(|| model.clone());
+            let spec = model
+                .strip_suffix(":*")
+                .map(|p| format!("{p}:any"))
+                .unwrap_or_else(|| model.clone());
             ModelSpec::parse(&spec).map_err(|_| {
                 AppError::Config(format!("{model:?} is not provider:model or provider:* (e.g. openai:gpt-4o-mini, ollama:*)"))
             })?;
-            let all = [Some(price.input_per_mtok), Some(price.output_per_mtok), price.cached_input_per_mtok];
+            let all = [
+                Some(price.input_per_mtok),
+                Some(price.output_per_mtok),
+                price.cached_input_per_mtok,
+            ];
             if all.into_iter().flatten().any(|p| !p.is_finite() || p < 0.0) {
-                return Err(AppError::Config(format!("the prices of {model} must be zero or more (dollars per million tokens)")));
+                return Err(AppError::Config(format!(
+                    "the prices of {model} must be zero or more (dollars per million tokens)"
+                )));
             }
         }
         self.store().settings().set(None, PRICES_KEY, &table)?;
@@ -208,8 +237,17 @@ impl Deskmate {
     fn chat_agent(&self, opts: &ChatOptions) -> AppResult<Agent> {
         let llm = self.llm_client(opts)?;
         let prices = self.llm_prices()?;
-        let config = AgentConfig { prices, ..AgentConfig::default() };
-        Ok(Agent::with_tools(self.store().clone(), llm, config, self.threads_dir(), self.chat_tools()))
+        let config = AgentConfig {
+            prices,
+            ..AgentConfig::default()
+        };
+        Ok(Agent::with_tools(
+            self.store().clone(),
+            llm,
+            config,
+            self.threads_dir(),
+            self.chat_tools(),
+        ))
     }
 
     /// Sends a one-line question to the model and reports the answer and
@@ -232,7 +270,8 @@ impl Deskmate {
 
     /// Closes runs a crash cut off (see `deskmate_agent::recover_interrupted_runs`).
     pub fn recover_chat_runs(&self) -> AppResult<usize> {
-        deskmate_agent::recover_interrupted_runs(self.store(), &self.threads_dir()).map_err(agent_error)
+        deskmate_agent::recover_interrupted_runs(self.store(), &self.threads_dir())
+            .map_err(agent_error)
     }
 
     /// Threads, newest first (one profile's when given).
@@ -249,13 +288,28 @@ impl Deskmate {
 
     /// Starts a run and returns at once; its AG-UI events go to `events`.
     /// Call from inside a tokio runtime.
-    pub async fn start_chat(&self, msg: ChatMessage, opts: &ChatOptions, events: EventSink) -> AppResult<ChatRun> {
+    pub async fn start_chat(
+        &self,
+        msg: ChatMessage,
+        opts: &ChatOptions,
+        events: EventSink,
+    ) -> AppResult<ChatRun> {
         let agent = self.chat_agent(opts)?;
         let mut content = vec![ContentPart::Text { text: msg.text }];
-        content.extend(msg.images.into_iter().map(|i| ContentPart::Image { media_type: i.media_type, data: i.data_base64 }));
-        let req = RunRequest { thread_id: msg.thread_id, profile_id: msg.profile_id, content };
+        content.extend(msg.images.into_iter().map(|i| ContentPart::Image {
+            media_type: i.media_type,
+            data: i.data_base64,
+        }));
+        let req = RunRequest {
+            thread_id: msg.thread_id,
+            profile_id: msg.profile_id,
+            content,
+        };
         let prepared = agent.prepare(req).await.map_err(agent_error)?;
-        let (thread_id, run_id) = (prepared.thread_id().to_string(), prepared.run_id().to_string());
+        let (thread_id, run_id) = (
+            prepared.thread_id().to_string(),
+            prepared.run_id().to_string(),
+        );
         let cancel = CancellationToken::new();
         if let Ok(mut runs) = active_runs().lock() {
             runs.insert(run_id.clone(), cancel.clone());
@@ -268,7 +322,11 @@ impl Deskmate {
             }
             outcome
         });
-        Ok(ChatRun { thread_id, run_id, done })
+        Ok(ChatRun {
+            thread_id,
+            run_id,
+            done,
+        })
     }
 
     /// Stops a run of this process. Returns whether it was running.

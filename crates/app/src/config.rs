@@ -28,13 +28,21 @@ impl Config {
                 .map(|d| d.join("deskmate"))
                 .ok_or_else(|| AppError::Config(format!("no standard data directory on this system; set {DATA_DIR_ENV} or pass --data-dir")))?,
         };
-        let models_dir = std::env::var_os(MODELS_DIR_ENV).map(PathBuf::from).unwrap_or_else(|| data_dir.join("models"));
-        Ok(Self { data_dir, models_dir })
+        let models_dir = std::env::var_os(MODELS_DIR_ENV)
+            .map(PathBuf::from)
+            .unwrap_or_else(|| data_dir.join("models"));
+        Ok(Self {
+            data_dir,
+            models_dir,
+        })
     }
 
     /// A configuration rooted in one directory (tests, portable installs).
     pub fn in_dir(dir: &Path) -> Self {
-        Self { data_dir: dir.to_path_buf(), models_dir: dir.join("models") }
+        Self {
+            data_dir: dir.to_path_buf(),
+            models_dir: dir.join("models"),
+        }
     }
 
     pub fn database_path(&self) -> PathBuf {
@@ -45,11 +53,16 @@ impl Config {
 /// Creates the data directory if needed and proves it is writable, so a
 /// read-only location is reported in plain words before SQLite is touched.
 pub(crate) fn ensure_writable(dir: &Path) -> Result<(), AppError> {
-    std::fs::create_dir_all(dir).map_err(|e| AppError::DataDir { path: dir.to_path_buf(), reason: e.to_string() })?;
+    std::fs::create_dir_all(dir).map_err(|e| AppError::DataDir {
+        path: dir.to_path_buf(),
+        reason: e.to_string(),
+    })?;
     let probe = dir.join(".deskmate-write-check");
     std::fs::write(&probe, b"ok").map_err(|e| AppError::DataDir {
         path: dir.to_path_buf(),
-        reason: format!("it is not writable ({e}); fix its permissions or pick another with --data-dir"),
+        reason: format!(
+            "it is not writable ({e}); fix its permissions or pick another with --data-dir"
+        ),
     })?;
     // Leaving the probe behind is harmless; failing to remove it is not an error.
     let _ = std::fs::remove_file(&probe);

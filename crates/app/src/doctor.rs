@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
 use deskmate_speech::models::sha256_file;
+use serde::{Deserialize, Serialize};
 
 use crate::{AppError, Config, Deskmate};
 
@@ -36,13 +36,28 @@ pub struct Check {
 
 impl Check {
     fn ok(name: &str, detail: impl Into<String>) -> Self {
-        Self { name: name.into(), status: Status::Ok, detail: detail.into(), fix: None }
+        Self {
+            name: name.into(),
+            status: Status::Ok,
+            detail: detail.into(),
+            fix: None,
+        }
     }
     fn warn(name: &str, detail: impl Into<String>, fix: impl Into<String>) -> Self {
-        Self { name: name.into(), status: Status::Warn, detail: detail.into(), fix: Some(fix.into()) }
+        Self {
+            name: name.into(),
+            status: Status::Warn,
+            detail: detail.into(),
+            fix: Some(fix.into()),
+        }
     }
     fn fail(name: &str, detail: impl Into<String>, fix: impl Into<String>) -> Self {
-        Self { name: name.into(), status: Status::Fail, detail: detail.into(), fix: Some(fix.into()) }
+        Self {
+            name: name.into(),
+            status: Status::Fail,
+            detail: detail.into(),
+            fix: Some(fix.into()),
+        }
     }
 }
 
@@ -129,15 +144,29 @@ fn other_checks(data: Check, models_dir: &Path, llm: Check) -> Vec<Check> {
 fn check_models(models_dir: &Path) -> Vec<Check> {
     let manifest = match manifest() {
         Ok(m) => m,
-        Err(e) => return vec![Check::fail("models", e, "restore models/manifest.toml from the repository")],
+        Err(e) => {
+            return vec![Check::fail(
+                "models",
+                e,
+                "restore models/manifest.toml from the repository",
+            )]
+        }
     };
-    manifest.model.iter().map(|m| check_model(models_dir, m)).collect()
+    manifest
+        .model
+        .iter()
+        .map(|m| check_model(models_dir, m))
+        .collect()
 }
 
 impl Deskmate {
     /// Runs every check against this (open) data directory.
     pub fn doctor(&self) -> Vec<Check> {
-        other_checks(self.check_data(), &self.config().models_dir, self.check_llm())
+        other_checks(
+            self.check_data(),
+            &self.config().models_dir,
+            self.check_llm(),
+        )
     }
 
     fn check_data(&self) -> Check {
@@ -145,14 +174,26 @@ impl Deskmate {
         match self.store().schema_version() {
             Ok(v) => Check::ok(
                 "data",
-                format!("data directory {dir}, schema version {v} (this build knows {})", deskmate_store::schema_version_known()),
+                format!(
+                    "data directory {dir}, schema version {v} (this build knows {})",
+                    deskmate_store::schema_version_known()
+                ),
             ),
-            Err(e) => Check::fail("data", format!("data directory {dir}: {e}"), "pick a writable folder with --data-dir"),
+            Err(e) => Check::fail(
+                "data",
+                format!("data directory {dir}: {e}"),
+                "pick a writable folder with --data-dir",
+            ),
         }
     }
 
     fn check_llm(&self) -> Check {
-        let model: Option<String> = self.store().settings().get(None, "llm.model").ok().flatten();
+        let model: Option<String> = self
+            .store()
+            .settings()
+            .get(None, "llm.model")
+            .ok()
+            .flatten();
         let Some(model) = model else {
             return Check::warn(
                 "llm",
@@ -164,11 +205,14 @@ impl Deskmate {
         if std::env::var_os(LLM_KEY_ENV).is_some() {
             return Check::ok("llm", format!("model {model}; API key from {LLM_KEY_ENV}"));
         }
-        match keyring::Entry::new(KEYRING_SERVICE, &format!("llm:{provider}")).and_then(|e| e.get_password()) {
+        match keyring::Entry::new(KEYRING_SERVICE, &format!("llm:{provider}"))
+            .and_then(|e| e.get_password())
+        {
             Ok(_) => Check::ok("llm", format!("model {model}; API key in the OS keyring")),
-            Err(keyring::Error::NoEntry) if provider == "ollama" => {
-                Check::ok("llm", format!("model {model}; no API key needed for a local Ollama"))
-            }
+            Err(keyring::Error::NoEntry) if provider == "ollama" => Check::ok(
+                "llm",
+                format!("model {model}; no API key needed for a local Ollama"),
+            ),
             Err(_) => Check::warn(
                 "llm",
                 format!("model {model} is configured but no API key was found"),
@@ -184,9 +228,16 @@ fn check_model(dir: &Path, m: &ManifestModel) -> Check {
     for f in &m.files {
         let path = dir.join(&f.path);
         match sha256_file(&path) {
-            Ok(sum) if sum.eq_ignore_ascii_case(&f.sha256) => found.push(format!("{} sha256 {}…", f.path, &sum[..12])),
-            Ok(sum) => problems.push(format!("{} has sha256 {sum}, expected {}", f.path, f.sha256)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => problems.push(format!("{} missing", path.display())),
+            Ok(sum) if sum.eq_ignore_ascii_case(&f.sha256) => {
+                found.push(format!("{} sha256 {}…", f.path, &sum[..12]))
+            }
+            Ok(sum) => problems.push(format!(
+                "{} has sha256 {sum}, expected {}",
+                f.path, f.sha256
+            )),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                problems.push(format!("{} missing", path.display()))
+            }
             Err(e) => problems.push(format!("{} unreadable: {e}", path.display())),
         }
     }
@@ -205,7 +256,11 @@ fn check_audio() -> Vec<Check> {
     use cpal::traits::{DeviceTrait, HostTrait};
     let host = cpal::default_host();
     let name = |d: Option<cpal::Device>| {
-        d.map(|d| d.description().map(|x| x.name().to_string()).unwrap_or_else(|_| "unnamed device".into()))
+        d.map(|d| {
+            d.description()
+                .map(|x| x.name().to_string())
+                .unwrap_or_else(|_| "unnamed device".into())
+        })
     };
     let input = match name(host.default_input_device()) {
         Some(n) => Check::ok("audio input", format!("microphone: {n}")),
@@ -235,7 +290,10 @@ fn check_keyring() -> Check {
         if back == "ok" {
             Ok(())
         } else {
-            Err(keyring::Error::Invalid("value".into(), "read back differently".into()))
+            Err(keyring::Error::Invalid(
+                "value".into(),
+                "read back differently".into(),
+            ))
         }
     };
     match probe() {
@@ -250,12 +308,18 @@ fn check_keyring() -> Check {
 
 fn check_serial() -> Check {
     match serialport::available_ports() {
-        Ok(ports) if ports.is_empty() => Check::ok("serial", "no serial ports seen (no lamp plugged in)"),
+        Ok(ports) if ports.is_empty() => {
+            Check::ok("serial", "no serial ports seen (no lamp plugged in)")
+        }
         Ok(ports) => {
             let names: Vec<String> = ports.iter().map(|p| p.port_name.clone()).collect();
             Check::ok("serial", format!("serial ports: {}", names.join(", ")))
         }
-        Err(e) => Check::warn("serial", format!("cannot list serial ports: {e}"), "check USB permissions (the dialout group on Linux)"),
+        Err(e) => Check::warn(
+            "serial",
+            format!("cannot list serial ports: {e}"),
+            "check USB permissions (the dialout group on Linux)",
+        ),
     }
 }
 
@@ -272,14 +336,28 @@ mod tests {
         let app = Deskmate::open(config).unwrap();
         let checks = app.doctor();
         let names: Vec<&str> = checks.iter().map(|c| c.name.as_str()).collect();
-        for expected in ["data", "audio input", "audio output", "keyring", "serial", "llm"] {
-            assert!(names.contains(&expected), "missing check {expected}: {names:?}");
+        for expected in [
+            "data",
+            "audio input",
+            "audio output",
+            "keyring",
+            "serial",
+            "llm",
+        ] {
+            assert!(
+                names.contains(&expected),
+                "missing check {expected}: {names:?}"
+            );
         }
         assert_eq!(checks[0].status, Status::Ok);
         for c in &checks {
             assert!(!c.detail.is_empty());
             if c.status != Status::Ok {
-                assert!(c.fix.as_deref().is_some_and(|f| !f.is_empty()), "{} has no fix", c.name);
+                assert!(
+                    c.fix.as_deref().is_some_and(|f| !f.is_empty()),
+                    "{} has no fix",
+                    c.name
+                );
             }
         }
         // With no models directory, every manifest entry is reported missing with the fetch command.
@@ -303,13 +381,27 @@ mod tests {
         let checks = check_all(&config);
         assert_eq!(checks[0].name, "data");
         assert_eq!(checks[0].status, Status::Fail);
-        assert!(checks[0].detail.contains("newer Deskmate"), "{}", checks[0].detail);
-        assert!(checks[0].fix.as_deref().is_some_and(|f| f.contains("update Deskmate")));
+        assert!(
+            checks[0].detail.contains("newer Deskmate"),
+            "{}",
+            checks[0].detail
+        );
+        assert!(checks[0]
+            .fix
+            .as_deref()
+            .is_some_and(|f| f.contains("update Deskmate")));
         let names: Vec<&str> = checks.iter().map(|c| c.name.as_str()).collect();
         for expected in ["audio input", "audio output", "keyring", "serial", "llm"] {
-            assert!(names.contains(&expected), "missing check {expected}: {names:?}");
+            assert!(
+                names.contains(&expected),
+                "missing check {expected}: {names:?}"
+            );
         }
-        assert_eq!(std::fs::read(config.database_path()).unwrap(), before, "the refused database was changed");
+        assert_eq!(
+            std::fs::read(config.database_path()).unwrap(),
+            before,
+            "the refused database was changed"
+        );
     }
 
     #[test]
@@ -318,8 +410,14 @@ mod tests {
         let file = dir.path().join("a-file");
         std::fs::write(&file, "x").unwrap();
         let checks = check_all(&Config::in_dir(&file.join("deskmate")));
-        assert_eq!((checks[0].name.as_str(), checks[0].status), ("data", Status::Fail));
-        assert!(checks[0].fix.as_deref().is_some_and(|f| f.contains("--data-dir")));
+        assert_eq!(
+            (checks[0].name.as_str(), checks[0].status),
+            ("data", Status::Fail)
+        );
+        assert!(checks[0]
+            .fix
+            .as_deref()
+            .is_some_and(|f| f.contains("--data-dir")));
         assert!(checks.len() >= 6, "{checks:?}");
     }
 
@@ -330,7 +428,10 @@ mod tests {
         let m = ManifestModel {
             name: "x".into(),
             purpose: "test".into(),
-            files: vec![ManifestFile { path: "m.bin".into(), sha256: "00".into() }],
+            files: vec![ManifestFile {
+                path: "m.bin".into(),
+                sha256: "00".into(),
+            }],
         };
         let c = check_model(dir.path(), &m);
         assert_eq!(c.status, Status::Warn);

@@ -13,10 +13,12 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use deskmate_agent::tools::{SearchConfig, Tool, ToolContext, ToolFuture, ToolOutput, ToolSet};
-use deskmate_lamp::tools::ToolSpec;
 #[cfg(unix)]
 use deskmate_lamp::simulator::{Simulator, SimulatorConfig};
-use deskmate_lamp::{DeviceEvent, Lamp, LampConfig, LampError, LampNotice, LampState, PortSelector};
+use deskmate_lamp::tools::ToolSpec;
+use deskmate_lamp::{
+    DeviceEvent, Lamp, LampConfig, LampError, LampNotice, LampState, PortSelector,
+};
 
 use crate::{AppError, AppResult, Deskmate};
 
@@ -46,7 +48,10 @@ pub enum PanelPress {
     ThroughLamp,
     /// No hosted simulator: handed to the app directly, as the given notice
     /// (the caller shows it), with what the app did about it.
-    Direct { notice: LampNotice, action: crate::lamp_buttons::LampAction },
+    Direct {
+        notice: LampNotice,
+        action: crate::lamp_buttons::LampAction,
+    },
 }
 
 fn poisoned() -> AppError {
@@ -63,7 +68,9 @@ impl Deskmate {
     /// Connects to the lamp at `port`, or the first one found by USB id,
     /// replacing any lamp connected before.
     pub fn lamp_connect(&self, port: Option<PathBuf>) -> AppResult<LampState> {
-        let lamp = Arc::new(Lamp::open(LampConfig::new(PortSelector::from_option(port)))?);
+        let lamp = Arc::new(Lamp::open(LampConfig::new(PortSelector::from_option(
+            port,
+        )))?);
         let state = lamp.state();
         self.lamp_attach(lamp, true)?;
         Ok(state)
@@ -74,7 +81,11 @@ impl Deskmate {
     fn lamp_attach(&self, lamp: Arc<Lamp>, replace_simulator: bool) -> AppResult<()> {
         if replace_simulator {
             #[cfg(unix)]
-            self.lamp_slot().simulator.lock().map_err(|_| poisoned())?.take();
+            self.lamp_slot()
+                .simulator
+                .lock()
+                .map_err(|_| poisoned())?
+                .take();
         }
         *self.lamp_slot().lamp.lock().map_err(|_| poisoned())? = Some(lamp);
         self.follow_lamp_events();
@@ -85,7 +96,9 @@ impl Deskmate {
     /// the first found by USB id): the driver connects whenever it appears.
     /// The app calls this at start, so the lamp panel shows up by itself.
     pub fn lamp_watch(&self, port: Option<PathBuf>) -> AppResult<()> {
-        let lamp = Arc::new(Lamp::watch(LampConfig::new(PortSelector::from_option(port)))?);
+        let lamp = Arc::new(Lamp::watch(LampConfig::new(PortSelector::from_option(
+            port,
+        )))?);
         self.lamp_attach(lamp, true)
     }
 
@@ -99,7 +112,9 @@ impl Deskmate {
             return Ok(link);
         }
         let simulator = Simulator::start(SimulatorConfig::new(&link))?;
-        let lamp = Arc::new(Lamp::watch(LampConfig::new(PortSelector::from_option(Some(link.clone()))))?);
+        let lamp = Arc::new(Lamp::watch(LampConfig::new(PortSelector::from_option(
+            Some(link.clone()),
+        )))?);
         *self.lamp_slot().simulator.lock().map_err(|_| poisoned())? = Some(simulator);
         self.lamp_attach(lamp, false)?;
         Ok(link)
@@ -108,14 +123,20 @@ impl Deskmate {
     /// Hosting the simulator needs a Unix pseudo-terminal.
     #[cfg(not(unix))]
     pub fn lamp_host_simulator(&self) -> AppResult<PathBuf> {
-        Err(AppError::Lamp("the lamp simulator needs a Unix pseudo-terminal (Linux or macOS)".into()))
+        Err(AppError::Lamp(
+            "the lamp simulator needs a Unix pseudo-terminal (Linux or macOS)".into(),
+        ))
     }
 
     /// Whether the lamp is the simulator this app hosts.
     pub fn lamp_is_hosted_simulator(&self) -> bool {
         #[cfg(unix)]
         {
-            self.lamp_slot().simulator.lock().map(|s| s.is_some()).unwrap_or(false)
+            self.lamp_slot()
+                .simulator
+                .lock()
+                .map(|s| s.is_some())
+                .unwrap_or(false)
         }
         #[cfg(not(unix))]
         {
@@ -136,7 +157,10 @@ impl Deskmate {
             }
         }
         let action = self.lamp_event(&event);
-        let notice = LampNotice::Event { event, at_unix_ms: deskmate_lamp::state::now_unix_ms() };
+        let notice = LampNotice::Event {
+            event,
+            at_unix_ms: deskmate_lamp::state::now_unix_ms(),
+        };
         Ok(PanelPress::Direct { notice, action })
     }
 
@@ -218,7 +242,10 @@ impl Deskmate {
         let mut tools = ToolSet::builtin(SearchConfig::from_env());
         if let Some(lamp) = self.lamp() {
             for spec in lamp.available_tools() {
-                tools.add(Arc::new(LampTool { lamp: lamp.clone(), spec }));
+                tools.add(Arc::new(LampTool {
+                    lamp: lamp.clone(),
+                    spec,
+                }));
             }
         }
         tools
@@ -255,11 +282,17 @@ mod tests {
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
         let link = dir.path().join("lamp0");
         app.lamp_watch(Some(link.clone())).unwrap();
-        assert_eq!(app.lamp_state().unwrap().connection, deskmate_lamp::ConnectionState::Disconnected);
+        assert_eq!(
+            app.lamp_state().unwrap().connection,
+            deskmate_lamp::ConnectionState::Disconnected
+        );
         let _sim = Simulator::start(SimulatorConfig::new(&link)).unwrap();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         while app.lamp_state().unwrap().connection != deskmate_lamp::ConnectionState::Connected {
-            assert!(std::time::Instant::now() < deadline, "the watched lamp never connected");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the watched lamp never connected"
+            );
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
     }
@@ -268,7 +301,13 @@ mod tests {
     fn lamp_tools_are_offered_only_while_a_lamp_is_connected() {
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
-        let lamp_tools = |app: &Deskmate| app.chat_tools().names().into_iter().filter(|n| n.starts_with("lamp_")).count();
+        let lamp_tools = |app: &Deskmate| {
+            app.chat_tools()
+                .names()
+                .into_iter()
+                .filter(|n| n.starts_with("lamp_"))
+                .count()
+        };
         assert_eq!(lamp_tools(&app), 0);
         let link = dir.path().join("lamp0");
         let sim = Simulator::start(SimulatorConfig::new(&link)).unwrap();
@@ -277,7 +316,10 @@ mod tests {
         drop(sim); // unplugged
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         while lamp_tools(&app) != 0 {
-            assert!(std::time::Instant::now() < deadline, "lamp tools still offered after unplugging");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "lamp tools still offered after unplugging"
+            );
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
     }
@@ -289,7 +331,10 @@ mod tests {
         let link = dir.path().join("lamp0");
         let _sim = Simulator::start(SimulatorConfig::new(&link)).unwrap();
         let app2 = app.clone();
-        tokio::task::spawn_blocking(move || app2.lamp_connect(Some(link))).await.unwrap().unwrap();
+        tokio::task::spawn_blocking(move || app2.lamp_connect(Some(link)))
+            .await
+            .unwrap()
+            .unwrap();
         let tools = app.chat_tools();
         let tool = tools.get("lamp_expression").unwrap();
         let ctx = ToolContext {
@@ -297,17 +342,29 @@ mod tests {
             thread_id: "t".into(),
             tool_call_id: "c".into(),
         };
-        let out = tool.call(ctx.clone(), serde_json::json!({"expression": "surprised"})).await;
+        let out = tool
+            .call(ctx.clone(), serde_json::json!({"expression": "surprised"}))
+            .await;
         assert!(!out.is_error, "{}", out.content);
-        assert_eq!(app.lamp_state().unwrap().expression, deskmate_lamp::Expression::Surprised);
-        let bad = tool.call(ctx, serde_json::json!({"expression": "grumpy"})).await;
+        assert_eq!(
+            app.lamp_state().unwrap().expression,
+            deskmate_lamp::Expression::Surprised
+        );
+        let bad = tool
+            .call(ctx, serde_json::json!({"expression": "grumpy"}))
+            .await;
         assert!(bad.is_error);
     }
 
     fn wait_connected(app: &Deskmate) {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while app.lamp_state().map(|s| s.connection) != Some(deskmate_lamp::ConnectionState::Connected) {
-            assert!(std::time::Instant::now() < deadline, "the lamp never connected");
+        while app.lamp_state().map(|s| s.connection)
+            != Some(deskmate_lamp::ConnectionState::Connected)
+        {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the lamp never connected"
+            );
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
     }
@@ -325,7 +382,10 @@ mod tests {
         }
     }
 
-    fn task_sinks() -> (crate::voice::RecordingSinks, std::sync::mpsc::Receiver<crate::practice::TaskEvent>) {
+    fn task_sinks() -> (
+        crate::voice::RecordingSinks,
+        std::sync::mpsc::Receiver<crate::practice::TaskEvent>,
+    ) {
         let (tx, rx) = std::sync::mpsc::channel();
         let tx = Mutex::new(tx);
         let sinks = crate::voice::RecordingSinks {
@@ -347,21 +407,45 @@ mod tests {
         assert!(!app.lamp_is_hosted_simulator());
         let link = app.lamp_host_simulator().unwrap();
         assert!(app.lamp_is_hosted_simulator());
-        assert_eq!(app.lamp_host_simulator().unwrap(), link, "hosting twice keeps the one simulator");
+        assert_eq!(
+            app.lamp_host_simulator().unwrap(),
+            link,
+            "hosting twice keeps the one simulator"
+        );
         wait_connected(&app);
         let notices = app.lamp_notices().unwrap();
-        for event in [DeviceEvent::Touch, DeviceEvent::Presence(true), DeviceEvent::Button(deskmate_lamp::Button::Stop)] {
-            assert_eq!(app.lamp_panel_press(event).unwrap(), PanelPress::ThroughLamp);
-            assert_eq!(next_event(&notices), Some(event), "the press came back from the lamp over the pty");
+        for event in [
+            DeviceEvent::Touch,
+            DeviceEvent::Presence(true),
+            DeviceEvent::Button(deskmate_lamp::Button::Stop),
+        ] {
+            assert_eq!(
+                app.lamp_panel_press(event).unwrap(),
+                PanelPress::ThroughLamp
+            );
+            assert_eq!(
+                next_event(&notices),
+                Some(event),
+                "the press came back from the lamp over the pty"
+            );
         }
-        assert!(app.lamp().unwrap().stats().events >= 3, "the driver counted the simulator's events");
+        assert!(
+            app.lamp().unwrap().stats().events >= 3,
+            "the driver counted the simulator's events"
+        );
         // Another lamp takes the simulator's place: presses are then the app's own.
         app.lamp_disconnect();
         assert!(!app.lamp_is_hosted_simulator());
         match app.lamp_panel_press(DeviceEvent::Touch).unwrap() {
-            PanelPress::Direct { notice: LampNotice::Event { event, .. }, action } => {
+            PanelPress::Direct {
+                notice: LampNotice::Event { event, .. },
+                action,
+            } => {
                 assert_eq!(event, DeviceEvent::Touch);
-                assert!(matches!(action, crate::lamp_buttons::LampAction::Ignored { .. }), "{action:?}");
+                assert!(
+                    matches!(action, crate::lamp_buttons::LampAction::Ignored { .. }),
+                    "{action:?}"
+                );
             }
             other => panic!("{other:?}"),
         }
@@ -378,7 +462,10 @@ mod tests {
         let child = app
             .store()
             .profiles()
-            .add(deskmate_store::NewProfile { name: "小明".into(), ..Default::default() })
+            .add(deskmate_store::NewProfile {
+                name: "小明".into(),
+                ..Default::default()
+            })
             .unwrap();
         let poem = app.find_material("静夜思").unwrap();
         let start = DeviceEvent::Button(deskmate_lamp::Button::Start);
@@ -387,25 +474,47 @@ mod tests {
         // Nothing open: the press is shown, nothing else happens.
         assert!(matches!(app.lamp_event(&start), LampAction::Ignored { .. }));
         // A typed practice has no recording.
-        let typed = app.practice_start(&child.id, &poem.id, deskmate_recite::Mode::Text).unwrap();
+        let typed = app
+            .practice_start(&child.id, &poem.id, deskmate_recite::Mode::Text)
+            .unwrap();
         assert!(matches!(app.lamp_event(&start), LampAction::Ignored { .. }));
         app.practice_leave(&typed.id).unwrap();
 
         // A voice practice: the press on the simulator reaches the recording.
         // This data directory has no speech models, so the window is told
         // why the microphone could not open — proof the press got that far.
-        let voice = app.practice_start(&child.id, &poem.id, deskmate_recite::Mode::Voice).unwrap();
+        let voice = app
+            .practice_start(&child.id, &poem.id, deskmate_recite::Mode::Voice)
+            .unwrap();
         assert_eq!(app.open_practice().as_deref(), Some(voice.id.as_str()));
-        assert_eq!(app.lamp_panel_press(start).unwrap(), PanelPress::ThroughLamp);
-        let told = tasks.recv_timeout(std::time::Duration::from_secs(10)).expect("the start press never reached the practice");
+        assert_eq!(
+            app.lamp_panel_press(start).unwrap(),
+            PanelPress::ThroughLamp
+        );
+        let told = tasks
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("the start press never reached the practice");
         assert_eq!(told.practice_id, voice.id);
         assert_eq!(told.status, crate::practice::TaskStatus::Failed);
-        assert!(told.error.as_deref().is_some_and(|e| e.contains("speech models")), "{told:?}");
+        assert!(
+            told.error
+                .as_deref()
+                .is_some_and(|e| e.contains("speech models")),
+            "{told:?}"
+        );
         // The practice is untouched and still ready.
-        assert_eq!(app.practice_current(&child.id).unwrap().unwrap().state, deskmate_orchestrator::PracticeState::Ready);
+        assert_eq!(
+            app.practice_current(&child.id).unwrap().unwrap().state,
+            deskmate_orchestrator::PracticeState::Ready
+        );
         // Stop with no recording does nothing.
         let stop = app.lamp_event(&DeviceEvent::Button(deskmate_lamp::Button::Stop));
-        assert_eq!(stop, LampAction::Ignored { why: "not recording".into() });
+        assert_eq!(
+            stop,
+            LampAction::Ignored {
+                why: "not recording".into()
+            }
+        );
         // After leaving, the buttons have no practice to drive.
         app.practice_leave(&voice.id).unwrap();
         assert_eq!(app.open_practice(), None);
@@ -416,7 +525,10 @@ mod tests {
     fn connecting_to_nothing_is_a_plain_error() {
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
-        let err = app.lamp_connect(Some(dir.path().join("no-such-tty"))).unwrap_err().to_string();
+        let err = app
+            .lamp_connect(Some(dir.path().join("no-such-tty")))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("lamp"), "{err}");
         assert!(app.lamp_state().is_none());
     }

@@ -27,15 +27,26 @@ pub struct ScreenSlot {
 
 impl std::fmt::Debug for ScreenSlot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ScreenSlot").field("open_practice", &self.open_practice.lock().ok().and_then(|p| p.clone())).finish()
+        f.debug_struct("ScreenSlot")
+            .field(
+                "open_practice",
+                &self.open_practice.lock().ok().and_then(|p| p.clone()),
+            )
+            .finish()
     }
 }
 
 /// What the app did about a lamp event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LampAction {
-    RecordingStarted { practice_id: String, task_id: String },
-    RecordingStopped { practice_id: String, task_id: String },
+    RecordingStarted {
+        practice_id: String,
+        task_id: String,
+    },
+    RecordingStopped {
+        practice_id: String,
+        task_id: String,
+    },
     /// The practice could not start recording; the window was told why.
     Failed { practice_id: String, error: String },
     /// Nothing to do (no voice practice open, already recording, …).
@@ -43,7 +54,9 @@ pub enum LampAction {
 }
 
 fn ignored(why: &str) -> LampAction {
-    LampAction::Ignored { why: why.to_string() }
+    LampAction::Ignored {
+        why: why.to_string(),
+    }
 }
 
 impl Deskmate {
@@ -65,7 +78,11 @@ impl Deskmate {
 
     /// The practice open on screen, if any.
     pub fn open_practice(&self) -> Option<String> {
-        self.screen_slot().open_practice.lock().ok().and_then(|p| p.clone())
+        self.screen_slot()
+            .open_practice
+            .lock()
+            .ok()
+            .and_then(|p| p.clone())
     }
 
     /// Where recordings started from the lamp report (the window's events).
@@ -80,14 +97,18 @@ impl Deskmate {
         let action = match event {
             DeviceEvent::Button(Button::Start) => self.lamp_start(),
             DeviceEvent::Button(Button::Stop) => self.lamp_stop(),
-            DeviceEvent::Touch | DeviceEvent::Presence(_) => ignored("shown on the lamp panel only"),
+            DeviceEvent::Touch | DeviceEvent::Presence(_) => {
+                ignored("shown on the lamp panel only")
+            }
         };
         tracing::debug!("lamp {event:?}: {action:?}");
         action
     }
 
     fn lamp_start(&self) -> LampAction {
-        let Some(practice_id) = self.open_practice() else { return ignored("no practice is open") };
+        let Some(practice_id) = self.open_practice() else {
+            return ignored("no practice is open");
+        };
         let Some(sinks) = self.screen_slot().sinks.lock().ok().and_then(|s| s.clone()) else {
             return ignored("no window shows recordings");
         };
@@ -112,7 +133,10 @@ impl Deskmate {
             ref other => return ignored(&format!("the practice is {}", other.name())),
         }
         match self.practice_record_start(&practice_id, sinks.clone()) {
-            Ok(task_id) => LampAction::RecordingStarted { practice_id, task_id },
+            Ok(task_id) => LampAction::RecordingStarted {
+                practice_id,
+                task_id,
+            },
             Err(e) => {
                 let error = e.to_string();
                 (sinks.tasks)(TaskEvent {
@@ -128,9 +152,14 @@ impl Deskmate {
     }
 
     fn lamp_stop(&self) -> LampAction {
-        let Some(practice_id) = self.open_practice() else { return ignored("no practice is open") };
+        let Some(practice_id) = self.open_practice() else {
+            return ignored("no practice is open");
+        };
         match self.practice_record_stop(&practice_id) {
-            Ok(task_id) => LampAction::RecordingStopped { practice_id, task_id },
+            Ok(task_id) => LampAction::RecordingStopped {
+                practice_id,
+                task_id,
+            },
             Err(_) => ignored("not recording"),
         }
     }
@@ -138,15 +167,19 @@ impl Deskmate {
     /// Follows the connected lamp's events on a thread of their own, which
     /// ends when the lamp is disconnected or replaced.
     pub(crate) fn follow_lamp_events(&self) {
-        let Some(notices) = self.lamp_notices() else { return };
+        let Some(notices) = self.lamp_notices() else {
+            return;
+        };
         let app = self.clone();
-        let spawned = std::thread::Builder::new().name("lamp-buttons".into()).spawn(move || {
-            for notice in notices.iter() {
-                if let LampNotice::Event { event, .. } = notice {
-                    app.lamp_event(&event);
+        let spawned = std::thread::Builder::new()
+            .name("lamp-buttons".into())
+            .spawn(move || {
+                for notice in notices.iter() {
+                    if let LampNotice::Event { event, .. } = notice {
+                        app.lamp_event(&event);
+                    }
                 }
-            }
-        });
+            });
         if let Err(e) = spawned {
             tracing::warn!("the lamp's buttons will not drive the app: {e}");
         }

@@ -42,8 +42,10 @@ struct Text {
 
 /// Every built-in material, parsed from the embedded data files.
 pub fn builtin() -> AppResult<Vec<NewMaterial>> {
-    let poems: PoemFile = toml::from_str(POEMS_ZH).map_err(|e| AppError::Library(format!("poems-zh.toml: {e}")))?;
-    let texts: TextFile = toml::from_str(TEXTS_EN).map_err(|e| AppError::Library(format!("texts-en.toml: {e}")))?;
+    let poems: PoemFile =
+        toml::from_str(POEMS_ZH).map_err(|e| AppError::Library(format!("poems-zh.toml: {e}")))?;
+    let texts: TextFile =
+        toml::from_str(TEXTS_EN).map_err(|e| AppError::Library(format!("texts-en.toml: {e}")))?;
     let zh = poems.poem.into_iter().map(|p| NewMaterial {
         slug: Some(format!("zh/{}", p.slug)),
         lang: "zh".into(),
@@ -97,18 +99,34 @@ mod tests {
     fn every_grade_has_poems() {
         let all = builtin().unwrap();
         for g in 1..=6u8 {
-            assert!(all.iter().any(|m| m.lang == "zh" && m.grade == Some(g)), "no poem for grade {g}");
+            assert!(
+                all.iter().any(|m| m.lang == "zh" && m.grade == Some(g)),
+                "no poem for grade {g}"
+            );
         }
     }
 
     #[test]
     fn poems_are_simplified_with_chinese_punctuation() {
         // Traditional forms that differ from the simplified ones a textbook uses.
-        const TRADITIONAL: &str = "牀頭鄉學書說話聽見開關門馬鳥魚龍風雲東車長間問時來樓處數陽陰還邊過";
+        const TRADITIONAL: &str =
+            "牀頭鄉學書說話聽見開關門馬鳥魚龍風雲東車長間問時來樓處數陽陰還邊過";
         for m in builtin().unwrap().iter().filter(|m| m.lang == "zh") {
-            assert!(!m.body.chars().any(|c| TRADITIONAL.contains(c)), "{} has a traditional character", m.title);
-            assert!(!m.body.chars().any(|c| c.is_ascii_alphanumeric()), "{} has ASCII letters or digits", m.title);
-            assert!(!m.body.contains(',') && !m.body.contains('.'), "{} has half-width punctuation", m.title);
+            assert!(
+                !m.body.chars().any(|c| TRADITIONAL.contains(c)),
+                "{} has a traditional character",
+                m.title
+            );
+            assert!(
+                !m.body.chars().any(|c| c.is_ascii_alphanumeric()),
+                "{} has ASCII letters or digits",
+                m.title
+            );
+            assert!(
+                !m.body.contains(',') && !m.body.contains('.'),
+                "{} has half-width punctuation",
+                m.title
+            );
         }
     }
 
@@ -116,12 +134,27 @@ mod tests {
     fn key_poems_have_textbook_wording() {
         let all = builtin().unwrap();
         let body = |title: &str| {
-            all.iter().find(|m| m.title == title).map(|m| m.body.replace('\n', "")).unwrap_or_default()
+            all.iter()
+                .find(|m| m.title == title)
+                .map(|m| m.body.replace('\n', ""))
+                .unwrap_or_default()
         };
-        assert_eq!(body("静夜思"), "床前明月光，疑是地上霜。举头望明月，低头思故乡。");
-        assert_eq!(body("登鹳雀楼"), "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。");
-        assert_eq!(body("春晓"), "春眠不觉晓，处处闻啼鸟。夜来风雨声，花落知多少。");
-        assert_eq!(body("咏柳"), "碧玉妆成一树高，万条垂下绿丝绦。不知细叶谁裁出，二月春风似剪刀。");
+        assert_eq!(
+            body("静夜思"),
+            "床前明月光，疑是地上霜。举头望明月，低头思故乡。"
+        );
+        assert_eq!(
+            body("登鹳雀楼"),
+            "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。"
+        );
+        assert_eq!(
+            body("春晓"),
+            "春眠不觉晓，处处闻啼鸟。夜来风雨声，花落知多少。"
+        );
+        assert_eq!(
+            body("咏柳"),
+            "碧玉妆成一树高，万条垂下绿丝绦。不知细叶谁裁出，二月春风似剪刀。"
+        );
     }
 
     #[test]

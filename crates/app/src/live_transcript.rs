@@ -105,13 +105,20 @@ impl LiveTranscript {
     /// engine's; sizing it to the clip per request needs a field on
     /// `AsrRequest`.)
     fn request(&self, samples: Vec<f32>) -> AsrRequest {
-        AsrRequest { samples, lang: self.lang, expected_units: self.expected_units, speech_detected: Some(true) }
+        AsrRequest {
+            samples,
+            lang: self.lang,
+            expected_units: self.expected_units,
+            speech_detected: Some(true),
+        }
     }
 
     /// Offers the speech heard so far. Returns at once; the text, if any,
     /// arrives at the sink from a waiting thread.
     pub fn offer(&self, samples: Vec<f32>) -> Offer {
-        let Ok(mut running) = self.running.lock() else { return Offer::Busy };
+        let Ok(mut running) = self.running.lock() else {
+            return Offer::Busy;
+        };
         if running.finished {
             return Offer::Finished;
         }
@@ -125,18 +132,22 @@ impl LiveTranscript {
         let state = self.running.clone();
         let sink = self.sink.clone();
         let practice_id = self.practice_id.clone();
-        let spawned = std::thread::Builder::new().name("live-transcript".into()).spawn(move || {
-            let heard = ticket.wait();
-            drop(job);
-            let Ok(mut running) = state.lock() else { return };
-            running.cancel = None;
-            match heard {
-                // Shown under the lock, so nothing appears after `finish`.
-                Ok(t) if !running.finished && !t.text.is_empty() => sink(&practice_id, &t.text),
-                Ok(_) => {}
-                Err(e) => tracing::debug!("no partial transcript: {e}"),
-            }
-        });
+        let spawned = std::thread::Builder::new()
+            .name("live-transcript".into())
+            .spawn(move || {
+                let heard = ticket.wait();
+                drop(job);
+                let Ok(mut running) = state.lock() else {
+                    return;
+                };
+                running.cancel = None;
+                match heard {
+                    // Shown under the lock, so nothing appears after `finish`.
+                    Ok(t) if !running.finished && !t.text.is_empty() => sink(&practice_id, &t.text),
+                    Ok(_) => {}
+                    Err(e) => tracing::debug!("no partial transcript: {e}"),
+                }
+            });
         match spawned {
             Ok(_) => Offer::Started,
             Err(e) => {
@@ -164,7 +175,10 @@ impl LiveTranscript {
 
     /// Whether a partial is still being transcribed.
     pub fn is_running(&self) -> bool {
-        self.running.lock().map(|r| r.cancel.is_some()).unwrap_or(false)
+        self.running
+            .lock()
+            .map(|r| r.cancel.is_some())
+            .unwrap_or(false)
     }
 }
 

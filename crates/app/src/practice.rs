@@ -98,11 +98,16 @@ pub(crate) struct Row {
 }
 
 fn damaged(what: &str, e: impl std::fmt::Display) -> AppError {
-    AppError::Store(StoreError::Invalid(format!("a stored practice is damaged ({what}: {e})")))
+    AppError::Store(StoreError::Invalid(format!(
+        "a stored practice is damaged ({what}: {e})"
+    )))
 }
 
 pub(crate) fn transition(practice: &mut Practice, event: PracticeEvent) -> AppResult<()> {
-    practice.apply(event).map(|_| ()).map_err(|e| AppError::Store(StoreError::Invalid(e.to_string())))
+    practice
+        .apply(event)
+        .map(|_| ())
+        .map_err(|e| AppError::Store(StoreError::Invalid(e.to_string())))
 }
 
 impl PracticeResult {
@@ -133,7 +138,12 @@ impl PracticeResult {
 impl Deskmate {
     /// Opens a material for practice. A material the child already has a
     /// review schedule for is practised as a review.
-    pub fn practice_start(&self, profile_id: &str, material_id: &str, mode: Mode) -> AppResult<PracticeView> {
+    pub fn practice_start(
+        &self,
+        profile_id: &str,
+        material_id: &str,
+        mode: Mode,
+    ) -> AppResult<PracticeView> {
         let profile = self.store().profiles().get(profile_id)?;
         let material = self.store().materials().get(material_id)?;
         let is_review: bool = self.store().with_conn(|c| {
@@ -183,7 +193,12 @@ impl Deskmate {
             // The task died with the app. Its attempt, if recorded, is the
             // newest of this session; otherwise the child simply tries again.
             let event = match self.latest_attempt_since(&row)? {
-                Some((attempt_id, accuracy, passed)) => PracticeEvent::Judged { task_id, attempt_id, accuracy, passed },
+                Some((attempt_id, accuracy, passed)) => PracticeEvent::Judged {
+                    task_id,
+                    attempt_id,
+                    accuracy,
+                    passed,
+                },
                 None => PracticeEvent::CheckFailed { task_id },
             };
             transition(&mut row.practice, event)?;
@@ -196,10 +211,20 @@ impl Deskmate {
     /// Submits a recitation's text (typed, or an ASR transcript) as a
     /// background task and returns its id at once; progress and the verdict
     /// go to `sink`.
-    pub fn practice_submit_text(&self, practice_id: &str, text: String, sink: TaskSink) -> AppResult<String> {
+    pub fn practice_submit_text(
+        &self,
+        practice_id: &str,
+        text: String,
+        sink: TaskSink,
+    ) -> AppResult<String> {
         let mut row = self.load_practice(practice_id)?;
         let task_id = uuid::Uuid::now_v7().to_string();
-        transition(&mut row.practice, PracticeEvent::Submitted { task_id: task_id.clone() })?;
+        transition(
+            &mut row.practice,
+            PracticeEvent::Submitted {
+                task_id: task_id.clone(),
+            },
+        )?;
         self.save_practice(&row, false)?;
         sink(TaskEvent {
             practice_id: row.id.clone(),
@@ -265,18 +290,25 @@ impl Deskmate {
                     passed: o.passed,
                 };
                 row.last_result = Some(result.clone());
-                transition(&mut row.practice, judged).and_then(|()| self.save_practice(&row, false)).map(|()| {
-                    self.lamp_react_to_verdict(o.passed);
-                    self.speak_feedback(&row.material_id, &result.feedback);
-                    result
-                })
+                transition(&mut row.practice, judged)
+                    .and_then(|()| self.save_practice(&row, false))
+                    .map(|()| {
+                        self.lamp_react_to_verdict(o.passed);
+                        self.speak_feedback(&row.material_id, &result.feedback);
+                        result
+                    })
             }
             Err(e) => Err(AppError::Config(e.to_string())),
         };
         match done {
             Ok(result) => sink(event(TaskStatus::Done, None, Some(result))),
             Err(e) => {
-                let _ = transition(&mut row.practice, PracticeEvent::CheckFailed { task_id: task_id.clone() });
+                let _ = transition(
+                    &mut row.practice,
+                    PracticeEvent::CheckFailed {
+                        task_id: task_id.clone(),
+                    },
+                );
                 if let Err(save) = self.save_practice(&row, false) {
                     tracing::warn!("cannot store the practice after a failed check: {save}");
                 }
@@ -307,7 +339,11 @@ impl Deskmate {
     }
 
     /// Applies a workflow event from a front end (listening started or cancelled).
-    pub fn practice_event(&self, practice_id: &str, event: PracticeEvent) -> AppResult<PracticeView> {
+    pub fn practice_event(
+        &self,
+        practice_id: &str,
+        event: PracticeEvent,
+    ) -> AppResult<PracticeView> {
         let mut row = self.load_practice(practice_id)?;
         transition(&mut row.practice, event)?;
         self.save_practice(&row, false)?;
@@ -338,7 +374,11 @@ impl Deskmate {
         })?;
         // Only an attempt beyond those already counted belongs to the lost task.
         let counted: i64 = self.store().with_conn(|c| {
-            Ok(c.query_row("SELECT count(*) FROM recite_attempts WHERE session_id = ?1", [&row.id], |r| r.get(0))?)
+            Ok(c.query_row(
+                "SELECT count(*) FROM recite_attempts WHERE session_id = ?1",
+                [&row.id],
+                |r| r.get(0),
+            )?)
         })?;
         Ok(found.filter(|_| counted > i64::from(row.practice.attempts)))
     }
@@ -369,13 +409,21 @@ impl Deskmate {
             material_id,
             mode: mode.parse().map_err(|e| damaged("mode", e))?,
             practice: serde_json::from_str(&practice).map_err(|e| damaged("state", e))?,
-            last_result: last_result.map(|s| serde_json::from_str(&s)).transpose().map_err(|e| damaged("result", e))?,
+            last_result: last_result
+                .map(|s| serde_json::from_str(&s))
+                .transpose()
+                .map_err(|e| damaged("result", e))?,
         })
     }
 
     pub(crate) fn save_practice(&self, row: &Row, insert: bool) -> AppResult<()> {
         let practice = serde_json::to_string(&row.practice).map_err(|e| damaged("state", e))?;
-        let last = row.last_result.as_ref().map(serde_json::to_string).transpose().map_err(|e| damaged("result", e))?;
+        let last = row
+            .last_result
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(|e| damaged("result", e))?;
         let now = now_utc();
         self.store().with_conn(|c| {
             if insert {
@@ -414,14 +462,30 @@ mod tests {
     fn fixture() -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
-        let child = app.store().profiles().add(NewProfile { name: "小明".into(), grade: Some(1), ..Default::default() }).unwrap();
+        let child = app
+            .store()
+            .profiles()
+            .add(NewProfile {
+                name: "小明".into(),
+                grade: Some(1),
+                ..Default::default()
+            })
+            .unwrap();
         let poem = app
             .store()
             .materials()
-            .list(&MaterialFilter { search: Some("静夜思".into()), ..Default::default() })
+            .list(&MaterialFilter {
+                search: Some("静夜思".into()),
+                ..Default::default()
+            })
             .unwrap()
             .remove(0);
-        Fixture { _dir: dir, app, child: child.id, poem: poem.id }
+        Fixture {
+            _dir: dir,
+            app,
+            child: child.id,
+            poem: poem.id,
+        }
     }
 
     fn sink() -> (TaskSink, mpsc::Receiver<TaskEvent>) {
@@ -454,48 +518,89 @@ mod tests {
         assert!(!p.is_review);
 
         let (s, rx) = sink();
-        let task = f.app.practice_submit_text(&p.id, "床前明月光，举头望明月，低头思故乡。".into(), s).unwrap();
+        let task = f
+            .app
+            .practice_submit_text(&p.id, "床前明月光，举头望明月，低头思故乡。".into(), s)
+            .unwrap();
         // The task is queued the moment its id is handed out, then checked.
         let queued = rx.recv_timeout(Duration::from_secs(30)).unwrap();
-        assert_eq!((queued.task_id.as_str(), queued.status), (task.as_str(), TaskStatus::Queued));
+        assert_eq!(
+            (queued.task_id.as_str(), queued.status),
+            (task.as_str(), TaskStatus::Queued)
+        );
         let done = verdict(&rx);
         assert_eq!(done.task_id, task);
         let r = done.result.unwrap();
         assert!(!r.passed);
         assert_eq!(r.attempt_number, 1);
-        let omission = r.errors.iter().find(|e| e.error_type == deskmate_recite::ErrorType::Omission).unwrap();
+        let omission = r
+            .errors
+            .iter()
+            .find(|e| e.error_type == deskmate_recite::ErrorType::Omission)
+            .unwrap();
         assert_eq!(omission.line, 2);
         assert!(!r.feedback.zh.is_empty() && !r.feedback.en.is_empty());
 
         let view = f.app.practice_current(&f.child).unwrap().unwrap();
         assert_eq!(view.state.name(), "feedback");
-        assert_eq!(view.last_result.as_ref().map(|r| r.attempt_id.clone()), Some(r.attempt_id.clone()));
+        assert_eq!(
+            view.last_result.as_ref().map(|r| r.attempt_id.clone()),
+            Some(r.attempt_id.clone())
+        );
 
         f.app.practice_retry(&p.id).unwrap();
         let (s, rx) = sink();
-        f.app.practice_submit_text(&p.id, "床前明月光，疑是地上霜。举头望明月，低头思故乡。".into(), s).unwrap();
+        f.app
+            .practice_submit_text(
+                &p.id,
+                "床前明月光，疑是地上霜。举头望明月，低头思故乡。".into(),
+                s,
+            )
+            .unwrap();
         let r = verdict(&rx).result.unwrap();
         assert!(r.passed);
         assert_eq!(r.attempt_number, 2);
         // The pass scheduled the first review; the result says when.
-        let next = chrono::DateTime::parse_from_rfc3339(r.next_review_at.as_deref().unwrap()).unwrap();
+        let next =
+            chrono::DateTime::parse_from_rfc3339(r.next_review_at.as_deref().unwrap()).unwrap();
         let days = r.review_interval_days.unwrap();
-        assert!(days >= 1 && next > Utc::now(), "next review {next} in {days} days");
-        assert!(f.app.reviews_due(&f.child, next.with_timezone(&Utc)).unwrap().iter().any(|d| d.material_id == f.poem));
+        assert!(
+            days >= 1 && next > Utc::now(),
+            "next review {next} in {days} days"
+        );
+        assert!(f
+            .app
+            .reviews_due(&f.child, next.with_timezone(&Utc))
+            .unwrap()
+            .iter()
+            .any(|d| d.material_id == f.poem));
         let view = f.app.practice_current(&f.child).unwrap().unwrap();
         assert_eq!(view.state.name(), "done");
         assert_eq!(view.attempts, 2);
 
         // The first pass scheduled a review; a new practice of it is a review.
         let later = Utc::now() + chrono::Duration::days(60);
-        assert!(f.app.reviews_due(&f.child, later).unwrap().iter().any(|d| d.material_id == f.poem));
-        assert!(f.app.practice_start(&f.child, &f.poem, Mode::Voice).unwrap().is_review);
+        assert!(f
+            .app
+            .reviews_due(&f.child, later)
+            .unwrap()
+            .iter()
+            .any(|d| d.material_id == f.poem));
+        assert!(
+            f.app
+                .practice_start(&f.child, &f.poem, Mode::Voice)
+                .unwrap()
+                .is_review
+        );
     }
 
     #[test]
     fn restart_while_listening_returns_to_ready() {
         let f = fixture();
-        let p = f.app.practice_start(&f.child, &f.poem, Mode::Voice).unwrap();
+        let p = f
+            .app
+            .practice_start(&f.child, &f.poem, Mode::Voice)
+            .unwrap();
         f.app.practice_event(&p.id, PracticeEvent::Listen).unwrap();
         // A new handle on the same data directory is a restarted app.
         let again = Deskmate::open(f.app.config().clone()).unwrap();
@@ -511,7 +616,13 @@ mod tests {
         // Simulate a crash between recording the attempt and storing the verdict:
         // the practice is left in `checking` while the attempt exists.
         let mut row = f.app.load_practice(&p.id).unwrap();
-        transition(&mut row.practice, PracticeEvent::Submitted { task_id: "lost".into() }).unwrap();
+        transition(
+            &mut row.practice,
+            PracticeEvent::Submitted {
+                task_id: "lost".into(),
+            },
+        )
+        .unwrap();
         f.app.save_practice(&row, false).unwrap();
         f.app
             .record_attempt(NewAttempt {
@@ -535,7 +646,13 @@ mod tests {
         let f = fixture();
         let p = f.app.practice_start(&f.child, &f.poem, Mode::Text).unwrap();
         let mut row = f.app.load_practice(&p.id).unwrap();
-        transition(&mut row.practice, PracticeEvent::Submitted { task_id: "lost".into() }).unwrap();
+        transition(
+            &mut row.practice,
+            PracticeEvent::Submitted {
+                task_id: "lost".into(),
+            },
+        )
+        .unwrap();
         f.app.save_practice(&row, false).unwrap();
         let view = f.app.practice_current(&f.child).unwrap().unwrap();
         assert_eq!(view.state, PracticeState::Ready);
@@ -545,9 +662,17 @@ mod tests {
     #[test]
     fn bad_input_is_refused_plainly() {
         let f = fixture();
-        assert!(f.app.practice_start(&f.child, "no-such-material", Mode::Text).is_err());
+        assert!(f
+            .app
+            .practice_start(&f.child, "no-such-material", Mode::Text)
+            .is_err());
         let p = f.app.practice_start(&f.child, &f.poem, Mode::Text).unwrap();
-        assert!(f.app.practice_retry(&p.id).unwrap_err().to_string().contains("cannot retry"));
+        assert!(f
+            .app
+            .practice_retry(&p.id)
+            .unwrap_err()
+            .to_string()
+            .contains("cannot retry"));
         // An empty submission is judged (0 %), not a crash.
         let (s, rx) = sink();
         f.app.practice_submit_text(&p.id, String::new(), s).unwrap();

@@ -18,8 +18,8 @@ pub use deskmate_recite::practice::{AttemptOutcome, NewAttempt};
 pub use deskmate_recite::report::{Report, ReportType};
 pub use deskmate_recite::schedule::{DueReview, Rating, ScheduleChange};
 pub use deskmate_recite::{
-    check, check_text, CheckError, ErrorKind, ErrorType, Lang, Mode, RecitationError, ReciteError, Reference,
-    TemplateTips, Tip, TipWriter, Transcript, Verdict, DEFAULT_PASS_THRESHOLD,
+    check, check_text, CheckError, ErrorKind, ErrorType, Lang, Mode, RecitationError, ReciteError,
+    Reference, TemplateTips, Tip, TipWriter, Transcript, Verdict, DEFAULT_PASS_THRESHOLD,
 };
 use deskmate_store::{Material, MaterialFilter, Profile, StoreError};
 
@@ -68,8 +68,16 @@ impl Deskmate {
     }
 
     /// Reviews due by the end of `at`'s day in the child's time zone.
-    pub fn reviews_due(&self, profile_id: &str, at: DateTime<Utc>) -> Result<Vec<DueReview>, ReciteError> {
-        Ok(deskmate_recite::schedule::due(self.store(), profile_id, at)?)
+    pub fn reviews_due(
+        &self,
+        profile_id: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Vec<DueReview>, ReciteError> {
+        Ok(deskmate_recite::schedule::due(
+            self.store(),
+            profile_id,
+            at,
+        )?)
     }
 
     /// Generates (and stores, overwriting) a daily or weekly report.
@@ -80,7 +88,13 @@ impl Deskmate {
         date: NaiveDate,
         now: DateTime<Utc>,
     ) -> Result<Report, ReciteError> {
-        Ok(deskmate_recite::report::generate(self.store(), profile_id, report_type, date, now)?)
+        Ok(deskmate_recite::report::generate(
+            self.store(),
+            profile_id,
+            report_type,
+            date,
+            now,
+        )?)
     }
 
     /// A child's attempts, newest first.
@@ -89,7 +103,11 @@ impl Deskmate {
         profile_id: &str,
         filter: &HistoryFilter,
     ) -> Result<Vec<AttemptRecord>, ReciteError> {
-        Ok(deskmate_recite::history::list(self.store(), profile_id, filter)?)
+        Ok(deskmate_recite::history::list(
+            self.store(),
+            profile_id,
+            filter,
+        )?)
     }
 
     /// A child's recurring errors, most frequent first.
@@ -99,7 +117,12 @@ impl Deskmate {
         material_id: Option<&str>,
         limit: usize,
     ) -> Result<Vec<ErrorPattern>, ReciteError> {
-        Ok(deskmate_recite::patterns::list(self.store(), profile_id, material_id, limit)?)
+        Ok(deskmate_recite::patterns::list(
+            self.store(),
+            profile_id,
+            material_id,
+            limit,
+        )?)
     }
 
     /// A profile by id, or by its name (case-insensitive).
@@ -113,7 +136,9 @@ impl Deskmate {
                     .list()?
                     .into_iter()
                     .find(|p| p.name.to_lowercase() == wanted)
-                    .ok_or_else(|| ReciteError::Store(StoreError::NotFound(format!("profile {key:?}"))))
+                    .ok_or_else(|| {
+                        ReciteError::Store(StoreError::NotFound(format!("profile {key:?}")))
+                    })
             }
             Err(e) => Err(e.into()),
         }
@@ -134,11 +159,16 @@ impl Deskmate {
         let titled: Vec<&Material> = all.iter().filter(|m| m.title == key.trim()).collect();
         match titled.as_slice() {
             [one] => Ok((*one).clone()),
-            [] => Err(ReciteError::Store(StoreError::NotFound(format!("material {key:?}")))),
+            [] => Err(ReciteError::Store(StoreError::NotFound(format!(
+                "material {key:?}"
+            )))),
             many => Err(ReciteError::Invalid(format!(
                 "{} materials are titled {key:?}; use the id ({})",
                 many.len(),
-                many.iter().map(|m| m.id.as_str()).collect::<Vec<_>>().join(", ")
+                many.iter()
+                    .map(|m| m.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))),
         }
     }
@@ -156,7 +186,14 @@ mod tests {
     fn attempt_review_and_report_through_the_app() {
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
-        let child = app.store().profiles().add(NewProfile { name: "小明".into(), ..Default::default() }).unwrap();
+        let child = app
+            .store()
+            .profiles()
+            .add(NewProfile {
+                name: "小明".into(),
+                ..Default::default()
+            })
+            .unwrap();
         let poem = app.find_material("静夜思").unwrap();
         assert_eq!(app.find_material(&poem.id).unwrap().id, poem.id);
         assert_eq!(app.find_profile("小明").unwrap().id, child.id);
@@ -180,6 +217,11 @@ mod tests {
         let date = NaiveDate::from_ymd_opt(2026, 3, 2).unwrap();
         let report = app.report(&child.id, ReportType::Daily, date, at).unwrap();
         assert_eq!(report.summary.attempts, 1);
-        assert_eq!(app.recitation_history(&child.id, &HistoryFilter::default()).unwrap().len(), 1);
+        assert_eq!(
+            app.recitation_history(&child.id, &HistoryFilter::default())
+                .unwrap()
+                .len(),
+            1
+        );
     }
 }

@@ -32,20 +32,30 @@ pub struct ListedAttempt {
 fn instant(what: &str, value: &str) -> AppResult<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(value)
         .map(|d| d.with_timezone(&Utc))
-        .map_err(|_| AppError::Config(format!("the {what} {value:?} is not a time like 2026-11-22T00:00:00Z")))
+        .map_err(|_| {
+            AppError::Config(format!(
+                "the {what} {value:?} is not a time like 2026-11-22T00:00:00Z"
+            ))
+        })
 }
 
 impl Deskmate {
     /// A child's attempts in `[from, to)` (RFC 3339), oldest first.
-    pub fn attempts_between(&self, profile_id: &str, from: &str, to: &str) -> AppResult<Vec<ListedAttempt>> {
+    pub fn attempts_between(
+        &self,
+        profile_id: &str,
+        from: &str,
+        to: &str,
+    ) -> AppResult<Vec<ListedAttempt>> {
         let filter = HistoryFilter {
             material_id: None,
             from: Some(instant("period start", from)?),
             to: Some(instant("period end", to)?),
             limit: LISTED_MAX,
         };
-        let mut records =
-            self.recitation_history(profile_id, &filter).map_err(|e| AppError::Config(e.to_string()))?;
+        let mut records = self
+            .recitation_history(profile_id, &filter)
+            .map_err(|e| AppError::Config(e.to_string()))?;
         records.reverse();
         let mut titles: HashMap<String, String> = HashMap::new();
         let mut out = Vec::with_capacity(records.len());
@@ -53,7 +63,12 @@ impl Deskmate {
             let title = match titles.get(&r.material_id) {
                 Some(t) => t.clone(),
                 None => {
-                    let t = self.store().materials().get(&r.material_id).map(|m| m.title).unwrap_or_default();
+                    let t = self
+                        .store()
+                        .materials()
+                        .get(&r.material_id)
+                        .map(|m| m.title)
+                        .unwrap_or_default();
                     titles.insert(r.material_id.clone(), t.clone());
                     t
                 }
@@ -86,11 +101,21 @@ mod tests {
     fn lists_the_period_s_attempts_oldest_first_with_titles() {
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
-        let child = app.store().profiles().add(NewProfile { name: "小明".into(), ..Default::default() }).unwrap();
+        let child = app
+            .store()
+            .profiles()
+            .add(NewProfile {
+                name: "小明".into(),
+                ..Default::default()
+            })
+            .unwrap();
         let poem = app.find_material("静夜思").unwrap();
         let at = |h| Utc.with_ymd_and_hms(2026, 3, 2, h, 0, 0).unwrap();
         let session = Some("s1".to_string());
-        for (hour, text) in [(1, "床前明月光，举头望明月，低头思故乡。"), (2, "床前明月光，疑是地上霜。举头望明月，低头思故乡。")] {
+        for (hour, text) in [
+            (1, "床前明月光，举头望明月，低头思故乡。"),
+            (2, "床前明月光，疑是地上霜。举头望明月，低头思故乡。"),
+        ] {
             app.record_attempt(NewAttempt {
                 profile_id: child.id.clone(),
                 material_id: poem.id.clone(),
@@ -102,15 +127,25 @@ mod tests {
             })
             .unwrap();
         }
-        let listed = app.attempts_between(&child.id, "2026-03-02T00:00:00Z", "2026-03-03T00:00:00Z").unwrap();
+        let listed = app
+            .attempts_between(&child.id, "2026-03-02T00:00:00Z", "2026-03-03T00:00:00Z")
+            .unwrap();
         assert_eq!(listed.len(), 2);
         assert_eq!((listed[0].attempt_no, listed[0].passed), (1, false));
         assert_eq!((listed[1].attempt_no, listed[1].passed), (2, true));
-        assert!(listed.iter().all(|a| a.title == "静夜思" && a.mode == "text"));
+        assert!(listed
+            .iter()
+            .all(|a| a.title == "静夜思" && a.mode == "text"));
         assert!(listed[0].accuracy < listed[1].accuracy);
         // Outside the period: none.
-        assert!(app.attempts_between(&child.id, "2026-03-03T00:00:00Z", "2026-03-04T00:00:00Z").unwrap().is_empty());
-        let bad = app.attempts_between(&child.id, "yesterday", "2026-03-04T00:00:00Z").unwrap_err().to_string();
+        assert!(app
+            .attempts_between(&child.id, "2026-03-03T00:00:00Z", "2026-03-04T00:00:00Z")
+            .unwrap()
+            .is_empty());
+        let bad = app
+            .attempts_between(&child.id, "yesterday", "2026-03-04T00:00:00Z")
+            .unwrap_err()
+            .to_string();
         assert!(bad.contains("not a time"), "{bad}");
     }
 }

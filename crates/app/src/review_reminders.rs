@@ -31,13 +31,27 @@ impl DueReminder {
         let more = self.titles.len().saturating_sub(shown.len());
         if english {
             let list = shown.join(", ");
-            let tail = if more > 0 { format!(" and {more} more") } else { String::new() };
+            let tail = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
             let noun = if self.count == 1 { "review" } else { "reviews" };
-            (format!("{}: {} {noun} due today", self.profile_name, self.count), format!("Time to review {list}{tail}."))
+            (
+                format!("{}: {} {noun} due today", self.profile_name, self.count),
+                format!("Time to review {list}{tail}."),
+            )
         } else {
             let list = shown.join("、");
-            let tail = if more > 0 { format!("等{}篇", self.titles.len()) } else { String::new() };
-            (format!("{}今天有 {} 篇要复习", self.profile_name, self.count), format!("该复习了：{list}{tail}。"))
+            let tail = if more > 0 {
+                format!("等{}篇", self.titles.len())
+            } else {
+                String::new()
+            };
+            (
+                format!("{}今天有 {} 篇要复习", self.profile_name, self.count),
+                format!("该复习了：{list}{tail}。"),
+            )
         }
     }
 }
@@ -51,7 +65,9 @@ impl Deskmate {
             if profile.kind != ProfileKind::Child {
                 continue;
             }
-            let due = self.reviews_due(&profile.id, at).map_err(|e| AppError::Config(e.to_string()))?;
+            let due = self
+                .reviews_due(&profile.id, at)
+                .map_err(|e| AppError::Config(e.to_string()))?;
             if due.is_empty() {
                 continue;
             }
@@ -117,11 +133,28 @@ mod tests {
             ..Default::default()
         };
         app.store().profiles().add(parent).unwrap();
-        let ming = app.store().profiles().add(NewProfile { name: "小明".into(), ..Default::default() }).unwrap();
-        let hong = app.store().profiles().add(NewProfile { name: "小红".into(), ..Default::default() }).unwrap();
+        let ming = app
+            .store()
+            .profiles()
+            .add(NewProfile {
+                name: "小明".into(),
+                ..Default::default()
+            })
+            .unwrap();
+        let hong = app
+            .store()
+            .profiles()
+            .add(NewProfile {
+                name: "小红".into(),
+                ..Default::default()
+            })
+            .unwrap();
         let poem = app.find_material("静夜思").unwrap();
         let at = Utc.with_ymd_and_hms(2026, 3, 2, 2, 0, 0).unwrap();
-        assert!(app.reviews_due_reminders(at).unwrap().is_empty(), "nothing learnt, nothing due");
+        assert!(
+            app.reviews_due_reminders(at).unwrap().is_empty(),
+            "nothing learnt, nothing due"
+        );
 
         let out = app
             .record_attempt(NewAttempt {
@@ -135,11 +168,18 @@ mod tests {
             })
             .unwrap();
         let days = out.schedule.unwrap().interval_days;
-        assert!(app.reviews_due_reminders(at).unwrap().is_empty(), "just learnt: not due yet");
+        assert!(
+            app.reviews_due_reminders(at).unwrap().is_empty(),
+            "just learnt: not due yet"
+        );
 
         let later = at + Duration::days(days);
         let due = app.reviews_due_reminders(later).unwrap();
-        assert_eq!(due.len(), 1, "only 小明 learnt it; 小红 and the parent have nothing due: {due:?}");
+        assert_eq!(
+            due.len(),
+            1,
+            "only 小明 learnt it; 小红 and the parent have nothing due: {due:?}"
+        );
         assert_eq!(due[0].profile_id, ming.id);
         assert_eq!(due[0].count, 1);
         assert_eq!(due[0].titles, vec!["静夜思".to_string()]);
@@ -174,8 +214,14 @@ mod tests {
         let news = log.news(&more, t0 + Duration::hours(2));
         assert_eq!(news, vec![reminder("a", &["m1", "m3"])]);
         // One done (fewer due): no news.
-        assert!(log.news(&[reminder("a", &["m3"])], t0 + Duration::hours(3)).is_empty());
+        assert!(log
+            .news(&[reminder("a", &["m3"])], t0 + Duration::hours(3))
+            .is_empty());
         // Still due the next day: told again.
-        assert_eq!(log.news(&[reminder("b", &["m2"])], t0 + Duration::hours(21)).len(), 1);
+        assert_eq!(
+            log.news(&[reminder("b", &["m2"])], t0 + Duration::hours(21))
+                .len(),
+            1
+        );
     }
 }

@@ -72,7 +72,9 @@ impl LlmTips {
         };
         let done = tokio::time::timeout(TIP_TIMEOUT, self.client.complete(&req))
             .await
-            .map_err(|_| TipError::Unavailable(format!("no answer within {} s", TIP_TIMEOUT.as_secs())))?
+            .map_err(|_| {
+                TipError::Unavailable(format!("no answer within {} s", TIP_TIMEOUT.as_secs()))
+            })?
             .map_err(|e| TipError::Failed(e.to_string()))?;
         parse(&done.text)
     }
@@ -80,11 +82,18 @@ impl LlmTips {
 
 /// Reads the model's JSON answer, tolerating a code fence around it.
 fn parse(text: &str) -> Result<Tip, TipError> {
-    let start = text.find('{').ok_or_else(|| TipError::Failed("the answer had no JSON".into()))?;
-    let end = text.rfind('}').ok_or_else(|| TipError::Failed("the answer had no JSON".into()))?;
+    let start = text
+        .find('{')
+        .ok_or_else(|| TipError::Failed("the answer had no JSON".into()))?;
+    let end = text
+        .rfind('}')
+        .ok_or_else(|| TipError::Failed("the answer had no JSON".into()))?;
     let json: TipJson = serde_json::from_str(text.get(start..=end).unwrap_or_default())
         .map_err(|e| TipError::Failed(format!("the answer was not the JSON asked for: {e}")))?;
-    Ok(Tip { zh: json.zh.trim().to_string(), en: json.en.trim().to_string() })
+    Ok(Tip {
+        zh: json.zh.trim().to_string(),
+        en: json.en.trim().to_string(),
+    })
 }
 
 impl TipWriter for LlmTips {
@@ -127,12 +136,23 @@ mod tests {
         let server = ScriptedServer::start(vec![openai::text(TIP)]).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
-        app.save_llm_settings("openai:tip-model", Some(&server.base_url())).unwrap();
-        let child = app.store().profiles().add(NewProfile { name: "小红".into(), ..Default::default() }).unwrap();
+        app.save_llm_settings("openai:tip-model", Some(&server.base_url()))
+            .unwrap();
+        let child = app
+            .store()
+            .profiles()
+            .add(NewProfile {
+                name: "小红".into(),
+                ..Default::default()
+            })
+            .unwrap();
         let poem = app
             .store()
             .materials()
-            .list(&MaterialFilter { search: Some("静夜思".into()), ..Default::default() })
+            .list(&MaterialFilter {
+                search: Some("静夜思".into()),
+                ..Default::default()
+            })
             .unwrap()
             .remove(0);
         let attempt = |at| NewAttempt {
@@ -150,23 +170,48 @@ mod tests {
         assert!(first.feedback.items.iter().all(|i| i.tip.is_none()));
         assert_eq!(server.request_count(), 0);
         // Second time: the model's tip.
-        let second = app.record_attempt(attempt(t0 + chrono::Duration::hours(1))).unwrap();
-        let tip = second.feedback.items.iter().find_map(|i| i.tip.clone()).expect("a tip on the second time");
+        let second = app
+            .record_attempt(attempt(t0 + chrono::Duration::hours(1)))
+            .unwrap();
+        let tip = second
+            .feedback
+            .items
+            .iter()
+            .find_map(|i| i.tip.clone())
+            .expect("a tip on the second time");
         assert_eq!(server.request_count(), 1);
         // The model's own words are shown and stored as an LLM tip, not
         // replaced by the template: the English half names 霜 by its pinyin.
         let scripted: TipJson = serde_json::from_str(TIP).unwrap();
-        assert_eq!(tip, Tip { zh: scripted.zh, en: scripted.en });
-        let stored = deskmate_recite::patterns::list(app.store(), &child.id, Some(&poem.id), 10).unwrap();
+        assert_eq!(
+            tip,
+            Tip {
+                zh: scripted.zh,
+                en: scripted.en
+            }
+        );
+        let stored =
+            deskmate_recite::patterns::list(app.store(), &child.id, Some(&poem.id), 10).unwrap();
         assert_eq!(stored.len(), 1, "{stored:?}");
         assert_eq!(stored[0].tip_source.as_deref(), Some("llm"));
         assert_eq!(stored[0].tip.as_ref(), Some(&tip));
         // The prompt states the rule the tip was checked against.
         let prompt = server.requests()[0].body.to_string();
-        assert!(prompt.contains("Rules (a tip that breaks them is not used)") && prompt.contains("pinyin"), "{prompt}");
+        assert!(
+            prompt.contains("Rules (a tip that breaks them is not used)")
+                && prompt.contains("pinyin"),
+            "{prompt}"
+        );
         // Third time: the cached tip; the script has nothing left, so a call would fail loudly.
-        let third = app.record_attempt(attempt(t0 + chrono::Duration::hours(2))).unwrap();
-        let again = third.feedback.items.iter().find_map(|i| i.tip.clone()).unwrap();
+        let third = app
+            .record_attempt(attempt(t0 + chrono::Duration::hours(2)))
+            .unwrap();
+        let again = third
+            .feedback
+            .items
+            .iter()
+            .find_map(|i| i.tip.clone())
+            .unwrap();
         assert_eq!(again, tip);
         assert_eq!(server.request_count(), 1);
     }
@@ -176,12 +221,23 @@ mod tests {
         let server = ScriptedServer::start(vec![openai::text("I cannot help with that.")]).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
-        app.save_llm_settings("openai:tip-model", Some(&server.base_url())).unwrap();
-        let child = app.store().profiles().add(NewProfile { name: "小刚".into(), ..Default::default() }).unwrap();
+        app.save_llm_settings("openai:tip-model", Some(&server.base_url()))
+            .unwrap();
+        let child = app
+            .store()
+            .profiles()
+            .add(NewProfile {
+                name: "小刚".into(),
+                ..Default::default()
+            })
+            .unwrap();
         let poem = app
             .store()
             .materials()
-            .list(&MaterialFilter { search: Some("春晓".into()), ..Default::default() })
+            .list(&MaterialFilter {
+                search: Some("春晓".into()),
+                ..Default::default()
+            })
             .unwrap()
             .remove(0);
         let mut last = None;
@@ -199,14 +255,21 @@ mod tests {
                 .unwrap(),
             );
         }
-        let tip = last.unwrap().feedback.items.iter().find_map(|i| i.tip.clone()).expect("a template tip");
+        let tip = last
+            .unwrap()
+            .feedback
+            .items
+            .iter()
+            .find_map(|i| i.tip.clone())
+            .expect("a template tip");
         assert!(!tip.zh.is_empty() && !tip.en.is_empty());
         assert_eq!(server.request_count(), 1);
     }
 
     #[test]
     fn parses_plain_and_fenced_json() {
-        let t = parse("```json\n{\"zh\": \"疑是像移\", \"en\": \"yí sounds like move\"}\n```").unwrap();
+        let t =
+            parse("```json\n{\"zh\": \"疑是像移\", \"en\": \"yí sounds like move\"}\n```").unwrap();
         assert_eq!(t.zh, "疑是像移");
         assert!(parse("no json here").is_err());
         assert!(parse("{\"zh\": 1}").is_err());

@@ -71,7 +71,11 @@ fn speech_error(e: impl std::fmt::Display) -> AppError {
 impl Deskmate {
     /// The speech pipeline, loaded from the models directory on first use.
     pub fn speech(&self) -> AppResult<Arc<SpeechPipeline>> {
-        let mut slot = self.speech_slot().pipeline.lock().map_err(|_| AppError::Config("speech slot poisoned".into()))?;
+        let mut slot = self
+            .speech_slot()
+            .pipeline
+            .lock()
+            .map_err(|_| AppError::Config("speech slot poisoned".into()))?;
         if let Some(p) = slot.as_ref() {
             return Ok(p.clone());
         }
@@ -96,14 +100,21 @@ impl Deskmate {
     /// still speaking stops: the child is about to speak. The attempt ends
     /// when the child falls silent, or at [`Deskmate::practice_record_stop`];
     /// then it is queued, transcribed and checked under the same task id.
-    pub fn practice_record_start(&self, practice_id: &str, sinks: RecordingSinks) -> AppResult<String> {
+    pub fn practice_record_start(
+        &self,
+        practice_id: &str,
+        sinks: RecordingSinks,
+    ) -> AppResult<String> {
         self.voice_interrupt();
         let mut row = self.load_practice(practice_id)?;
         let pipeline = self.speech()?;
         let material = self.store().materials().get(&row.material_id)?;
         transition(&mut row.practice, PracticeEvent::Listen)?;
         self.save_practice(&row, false)?;
-        let recording = Recording { release: Release::default(), task_id: uuid::Uuid::now_v7().to_string() };
+        let recording = Recording {
+            release: Release::default(),
+            task_id: uuid::Uuid::now_v7().to_string(),
+        };
         if let Ok(mut map) = self.speech_slot().recordings.lock() {
             map.insert(row.id.clone(), recording.clone());
         }
@@ -126,19 +137,30 @@ impl Deskmate {
     /// Ends the recording now (the record button pressed again); returns the
     /// task id the attempt is checked under.
     pub fn practice_record_stop(&self, practice_id: &str) -> AppResult<String> {
-        let recording = self.speech_slot().recordings.lock().ok().and_then(|mut m| m.remove(practice_id));
+        let recording = self
+            .speech_slot()
+            .recordings
+            .lock()
+            .ok()
+            .and_then(|mut m| m.remove(practice_id));
         match recording {
             Some(r) => {
                 r.release.release();
                 Ok(r.task_id)
             }
-            None => Err(AppError::Config("the microphone is not open for this practice".into())),
+            None => Err(AppError::Config(
+                "the microphone is not open for this practice".into(),
+            )),
         }
     }
 
     /// Whether the microphone is open for this practice.
     pub fn practice_is_recording(&self, practice_id: &str) -> bool {
-        self.speech_slot().recordings.lock().map(|m| m.contains_key(practice_id)).unwrap_or(false)
+        self.speech_slot()
+            .recordings
+            .lock()
+            .map(|m| m.contains_key(practice_id))
+            .unwrap_or(false)
     }
 
     fn hear_attempt(
@@ -166,14 +188,27 @@ impl Deskmate {
             }
             tasks(event(TaskStatus::Failed, Some(message)));
         };
-        let lang = if material.lang == "en" { AsrLang::En } else { AsrLang::Zh };
-        let expected_units = deskmate_recite::Reference::new(&material.body, None).ok().map(|r| r.units().len());
-        let live =
-            LiveTranscript::new(pipeline.clone(), self.asr_gate(), lang, expected_units, &practice_id, sinks.partials.clone());
+        let lang = if material.lang == "en" {
+            AsrLang::En
+        } else {
+            AsrLang::Zh
+        };
+        let expected_units = deskmate_recite::Reference::new(&material.body, None)
+            .ok()
+            .map(|r| r.units().len());
+        let live = LiveTranscript::new(
+            pipeline.clone(),
+            self.asr_gate(),
+            lang,
+            expected_units,
+            &practice_id,
+            sinks.partials.clone(),
+        );
         let heard = (|| {
             let capture = Capture::start(None).map_err(speech_error)?;
             let paths = pipeline.model_paths();
-            let vad = SileroVad::load(&paths.onnxruntime, &paths.silero_vad).map_err(speech_error)?;
+            let vad =
+                SileroVad::load(&paths.onnxruntime, &paths.silero_vad).map_err(speech_error)?;
             let mut on_level = |l: Level| (sinks.levels)(&practice_id, l.rms);
             let mut on_speech = |u: Utterance| {
                 live.offer(u.samples);
@@ -218,15 +253,25 @@ impl Deskmate {
             Ok(fresh) => row = fresh,
             Err(e) => return fail(&mut row, e.to_string()),
         }
-        if let Err(e) = transition(&mut row.practice, PracticeEvent::Submitted { task_id: task_id.clone() })
-            .and_then(|()| self.save_practice(&row, false))
+        if let Err(e) = transition(
+            &mut row.practice,
+            PracticeEvent::Submitted {
+                task_id: task_id.clone(),
+            },
+        )
+        .and_then(|()| self.save_practice(&row, false))
         {
             return fail(&mut row, e.to_string());
         }
         tasks(event(TaskStatus::Queued, None));
         tasks(event(TaskStatus::Transcribing, None));
         let duration_ms = Some(utterance.end_ms.saturating_sub(utterance.start_ms));
-        let request = AsrRequest { samples: utterance.samples, lang, expected_units, speech_detected: Some(true) };
+        let request = AsrRequest {
+            samples: utterance.samples,
+            lang,
+            expected_units,
+            speech_detected: Some(true),
+        };
         let job = self.asr_gate().enter();
         // The one place voice practice applies the fairness rules: the
         // differences are re-examined against this recording while the
@@ -237,7 +282,9 @@ impl Deskmate {
         let transcribed = pipeline.asr().transcribe(request).map(|t| {
             let fair = deskmate_recite::Reference::new(&material.body, material.lang.parse().ok())
                 .ok()
-                .and_then(|reference| judge_with_audio(&reference, &t, &settings, pipeline.asr()).ok())
+                .and_then(|reference| {
+                    judge_with_audio(&reference, &t, &settings, pipeline.asr()).ok()
+                })
                 .map(|v| v.record_transcript(&t, &settings));
             let transcript = fair.unwrap_or_else(|| checker_transcript(&t, &settings));
             (t, transcript)
@@ -245,14 +292,29 @@ impl Deskmate {
         drop(job);
         match transcribed {
             Ok((t, transcript)) => {
-                self.run_check(row, task_id.clone(), t.text.clone(), transcript, duration_ms, sinks.tasks);
+                self.run_check(
+                    row,
+                    task_id.clone(),
+                    t.text.clone(),
+                    transcript,
+                    duration_ms,
+                    sinks.tasks,
+                );
             }
             Err(e) => {
-                let _ = transition(&mut row.practice, PracticeEvent::CheckFailed { task_id: task_id.clone() });
+                let _ = transition(
+                    &mut row.practice,
+                    PracticeEvent::CheckFailed {
+                        task_id: task_id.clone(),
+                    },
+                );
                 if let Err(save) = self.save_practice(&row, false) {
                     tracing::warn!("cannot store the practice: {save}");
                 }
-                tasks(event(TaskStatus::Failed, Some(format!("could not understand the recording: {e}"))));
+                tasks(event(
+                    TaskStatus::Failed,
+                    Some(format!("could not understand the recording: {e}")),
+                ));
             }
         }
     }

@@ -100,7 +100,13 @@ impl Voices {
         let mut fell_back = None;
         if let Some((cloud, voice)) = &self.cloud {
             match cloud.synthesize(voice, text) {
-                Ok(clip) => return Ok(Spoken { clip, backend: cloud.name(), fell_back: None }),
+                Ok(clip) => {
+                    return Ok(Spoken {
+                        clip,
+                        backend: cloud.name(),
+                        fell_back: None,
+                    })
+                }
                 Err(TtsError::EmptyText) => return Err(TtsError::EmptyText),
                 Err(e) => {
                     tracing::warn!("the cloud voice failed ({e}); speaking with espeak-ng instead");
@@ -109,7 +115,11 @@ impl Voices {
             }
         }
         let clip = self.offline.synthesize(espeak_voice(lang), text)?;
-        Ok(Spoken { clip, backend: self.offline.name(), fell_back })
+        Ok(Spoken {
+            clip,
+            backend: self.offline.name(),
+            fell_back,
+        })
     }
 }
 
@@ -131,7 +141,9 @@ pub struct VoiceOutSlot {
 
 impl std::fmt::Debug for VoiceOutSlot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("VoiceOutSlot").field("enabled", &self.enabled.load(Ordering::SeqCst)).finish()
+        f.debug_struct("VoiceOutSlot")
+            .field("enabled", &self.enabled.load(Ordering::SeqCst))
+            .finish()
     }
 }
 
@@ -151,7 +163,12 @@ pub fn spoken_phrases(lang: &str, feedback: &FeedbackView) -> Vec<String> {
     } else {
         (&feedback.zh, &feedback.tip_zh)
     };
-    [Some(main), tip.as_ref()].into_iter().flatten().filter(|t| !t.trim().is_empty()).cloned().collect()
+    [Some(main), tip.as_ref()]
+        .into_iter()
+        .flatten()
+        .filter(|t| !t.trim().is_empty())
+        .cloned()
+        .collect()
 }
 
 impl VoiceOutSlot {
@@ -296,20 +313,28 @@ impl Deskmate {
                     )));
                 }
                 if c.model.trim().is_empty() || c.voice.trim().is_empty() {
-                    return Err(AppError::Config("the cloud voice needs a model and a voice name".into()));
+                    return Err(AppError::Config(
+                        "the cloud voice needs a model and a voice name".into(),
+                    ));
                 }
                 let clean = CloudVoice {
                     base_url: url.trim_end_matches('/').to_string(),
                     model: c.model.trim().to_string(),
                     voice: c.voice.trim().to_string(),
-                    key_provider: c.key_provider.as_deref().map(str::trim).filter(|p| !p.is_empty()).map(String::from),
+                    key_provider: c
+                        .key_provider
+                        .as_deref()
+                        .map(str::trim)
+                        .filter(|p| !p.is_empty())
+                        .map(String::from),
                 };
                 self.store().settings().set(None, CLOUD_VOICE_KEY, &clean)?;
             }
             None => self.store().settings().remove(None, CLOUD_VOICE_KEY)?,
         }
         if self.voice_out_slot().enabled.load(Ordering::SeqCst) {
-            self.voice_out_slot().send(Order::Use(Box::new(self.voices()?)));
+            self.voice_out_slot()
+                .send(Order::Use(Box::new(self.voices()?)));
         }
         Ok(())
     }
@@ -323,18 +348,33 @@ impl Deskmate {
                 .as_deref()
                 .and_then(|p| crate::chat::key_store().resolve(p))
                 .map(|(key, _)| key.expose().to_string());
-            let speech = OpenAiSpeech { base_url: c.base_url, api_key, model: c.model, timeout: CLOUD_VOICE_TIMEOUT };
+            let speech = OpenAiSpeech {
+                base_url: c.base_url,
+                api_key,
+                model: c.model,
+                timeout: CLOUD_VOICE_TIMEOUT,
+            };
             (CachedSynthesizer::new(speech, &cache), c.voice)
         });
-        Ok(Voices { cloud, offline: CachedSynthesizer::new(EspeakNg::default(), &cache) })
+        Ok(Voices {
+            cloud,
+            offline: CachedSynthesizer::new(EspeakNg::default(), &cache),
+        })
     }
 
     /// Says a short test phrase in `lang` with the voice as configured (and
     /// plays it when spoken feedback is on): which voice spoke, and why the
     /// cloud one did not if it failed.
     pub fn voice_test(&self, lang: &str) -> AppResult<VoiceTest> {
-        let text = if lang == "en" { "Hello! This is how I will read your feedback." } else { "你好！我会这样读出你的反馈。" };
-        let spoken = self.voices()?.say(lang, text).map_err(|e| AppError::Config(format!("no voice could speak: {e}")))?;
+        let text = if lang == "en" {
+            "Hello! This is how I will read your feedback."
+        } else {
+            "你好！我会这样读出你的反馈。"
+        };
+        let spoken = self
+            .voices()?
+            .say(lang, text)
+            .map_err(|e| AppError::Config(format!("no voice could speak: {e}")))?;
         let test = VoiceTest {
             text: text.to_string(),
             backend: spoken.backend,
@@ -350,7 +390,10 @@ impl Deskmate {
     /// Calling it again does nothing.
     pub fn spoken_feedback_enable(&self) -> AppResult<()> {
         let slot = self.voice_out_slot();
-        let mut orders = slot.orders.lock().map_err(|_| AppError::Config("the voice slot was poisoned".into()))?;
+        let mut orders = slot
+            .orders
+            .lock()
+            .map_err(|_| AppError::Config("the voice slot was poisoned".into()))?;
         if orders.is_some() {
             return Ok(());
         }
@@ -362,7 +405,13 @@ impl Deskmate {
             .name("spoken-feedback".into())
             .spawn(move || {
                 // Built here: the speaker's stream stays on this thread.
-                let worker = Worker { voices, queue: None, in_flight: 0, last_problem: None, subscribers };
+                let worker = Worker {
+                    voices,
+                    queue: None,
+                    in_flight: 0,
+                    last_problem: None,
+                    subscribers,
+                };
                 worker.run(rx);
             })
             .map_err(|e| AppError::Config(format!("cannot start spoken feedback: {e}")))?;
@@ -394,14 +443,20 @@ impl Deskmate {
             }
         };
         for text in spoken_phrases(&lang, feedback) {
-            self.voice_out_slot().send(Order::Say { lang: lang.clone(), text });
+            self.voice_out_slot().send(Order::Say {
+                lang: lang.clone(),
+                text,
+            });
         }
     }
 
     /// Queues a ready-made clip (a recorded reading, a chime) after whatever
     /// is queued; `text` names it in the notices.
     pub fn speak_clip(&self, text: &str, clip: VoiceClip) {
-        self.voice_out_slot().send(Order::Clip { text: text.to_string(), clip });
+        self.voice_out_slot().send(Order::Clip {
+            text: text.to_string(),
+            clip,
+        });
     }
 
     /// The child started speaking: the voice stops now and nothing queued plays.
@@ -430,8 +485,14 @@ mod tests {
 
     #[test]
     fn feedback_then_tip_in_the_material_language() {
-        assert_eq!(spoken_phrases("zh", &feedback(true)), vec!["第二行漏掉了。", "想一想月光像什么。"]);
-        assert_eq!(spoken_phrases("en", &feedback(false)), vec!["Line 2 was left out."]);
+        assert_eq!(
+            spoken_phrases("zh", &feedback(true)),
+            vec!["第二行漏掉了。", "想一想月光像什么。"]
+        );
+        assert_eq!(
+            spoken_phrases("en", &feedback(false)),
+            vec!["Line 2 was left out."]
+        );
         let mut empty = feedback(false);
         empty.zh = "  ".into();
         assert!(spoken_phrases("zh", &empty).is_empty());
@@ -444,7 +505,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(crate::Config::in_dir(dir.path())).unwrap();
         let notices = app.voice_notices();
-        app.speak_clip("tone", VoiceClip { samples: vec![0.0; 160], sample_rate: 16_000 });
+        app.speak_clip(
+            "tone",
+            VoiceClip {
+                samples: vec![0.0; 160],
+                sample_rate: 16_000,
+            },
+        );
         app.voice_interrupt();
         assert!(notices.recv_timeout(Duration::from_millis(300)).is_err());
         assert!(!dir.path().join("voice-cache").exists());

@@ -38,9 +38,15 @@ const POEM: &str = "床前明月光疑是地上霜举头望明月低头思故乡
 fn dev_clip(name: &str) -> PathBuf {
     let dir = std::env::var_os("DESKMATE_DEV_CLIPS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/recite-audio-dev"));
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/recite-audio-dev")
+        });
     let clip = dir.join(name);
-    assert!(clip.is_file(), "dev clip missing: {} (set DESKMATE_DEV_CLIPS)", clip.display());
+    assert!(
+        clip.is_file(),
+        "dev clip missing: {} (set DESKMATE_DEV_CLIPS)",
+        clip.display()
+    );
     clip
 }
 
@@ -49,9 +55,15 @@ fn dev_clip(name: &str) -> PathBuf {
 /// a write may block for good: the thread is left to end with the test.
 fn feed(fifo: &std::path::Path, speech: Vec<f32>, stop: Arc<AtomicBool>) {
     // Read+write keeps a writer on the pipe without waiting for a reader.
-    let mut pipe = std::fs::OpenOptions::new().read(true).write(true).open(fifo).unwrap();
-    let bytes: Vec<u8> =
-        speech.iter().flat_map(|s| ((s.clamp(-1.0, 1.0) * 32767.0) as i16).to_le_bytes()).collect();
+    let mut pipe = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(fifo)
+        .unwrap();
+    let bytes: Vec<u8> = speech
+        .iter()
+        .flat_map(|s| ((s.clamp(-1.0, 1.0) * 32767.0) as i16).to_le_bytes())
+        .collect();
     std::thread::spawn(move || {
         let chunk = 16_000 * 2 / 10; // 100 ms
         let started = Instant::now();
@@ -90,7 +102,14 @@ fn the_lamp_s_buttons_record_a_spoken_attempt_with_partials_and_spoken_feedback(
 
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("mic.fifo");
-    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success(), "mkfifo failed");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success(),
+        "mkfifo failed"
+    );
     let stop_feeding = Arc::new(AtomicBool::new(false));
     feed(&fifo, speech, stop_feeding.clone());
     let conf = dir.path().join("asound.conf");
@@ -116,7 +135,11 @@ fn the_lamp_s_buttons_record_a_spoken_attempt_with_partials_and_spoken_feedback(
     // SAFETY (edition 2021 set_var): this binary runs this single test, before any ALSA use.
     std::env::set_var("ALSA_CONFIG_PATH", &conf);
 
-    let app = Deskmate::open(Config { data_dir: dir.path().join("data"), models_dir: models }).unwrap();
+    let app = Deskmate::open(Config {
+        data_dir: dir.path().join("data"),
+        models_dir: models,
+    })
+    .unwrap();
     let (task_tx, tasks) = mpsc::channel::<TaskEvent>();
     let (partial_tx, partials) = mpsc::channel::<(String, String)>();
     let task_tx = Mutex::new(task_tx);
@@ -126,52 +149,94 @@ fn the_lamp_s_buttons_record_a_spoken_attempt_with_partials_and_spoken_feedback(
             let _ = t.send(e);
         }
     });
-    let partial_sink: PartialSink =
-        Arc::new(move |p: &str, t: &str| {
+    let partial_sink: PartialSink = Arc::new(move |p: &str, t: &str| {
         if let Ok(s) = partial_tx.lock() {
             let _ = s.send((p.to_string(), t.to_string()));
         }
     });
     let levels: LevelSink = Arc::new(|_: &str, _: f32| {});
-    app.set_recording_sinks(RecordingSinks { levels, partials: partial_sink, tasks: task_sink });
+    app.set_recording_sinks(RecordingSinks {
+        levels,
+        partials: partial_sink,
+        tasks: task_sink,
+    });
     app.spoken_feedback_enable().unwrap();
     let voice = app.voice_notices();
 
     app.lamp_host_simulator().unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     while app.lamp_state().map(|s| s.connection) != Some(ConnectionState::Connected) {
-        assert!(Instant::now() < deadline, "the hosted simulator never connected");
+        assert!(
+            Instant::now() < deadline,
+            "the hosted simulator never connected"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 
-    let child = app.store().profiles().add(NewProfile { name: "小明".into(), ..Default::default() }).unwrap();
+    let child = app
+        .store()
+        .profiles()
+        .add(NewProfile {
+            name: "小明".into(),
+            ..Default::default()
+        })
+        .unwrap();
     let poem = app
         .store()
         .materials()
-        .list(&MaterialFilter { search: Some("静夜思".into()), ..Default::default() })
+        .list(&MaterialFilter {
+            search: Some("静夜思".into()),
+            ..Default::default()
+        })
         .unwrap()
         .remove(0);
-    let p = app.practice_start(&child.id, &poem.id, Mode::Voice).unwrap();
+    let p = app
+        .practice_start(&child.id, &poem.id, Mode::Voice)
+        .unwrap();
 
     // *Start* on the panel: pressed on the simulator, back through the driver.
-    assert_eq!(app.lamp_panel_press(DeviceEvent::Button(Button::Start)).unwrap(), PanelPress::ThroughLamp);
-    let opened = tasks.recv_timeout(Duration::from_secs(120)).expect("the lamp's start never opened the microphone");
-    assert_eq!((opened.practice_id.as_str(), opened.status), (p.id.as_str(), TaskStatus::Listening), "{opened:?}");
+    assert_eq!(
+        app.lamp_panel_press(DeviceEvent::Button(Button::Start))
+            .unwrap(),
+        PanelPress::ThroughLamp
+    );
+    let opened = tasks
+        .recv_timeout(Duration::from_secs(120))
+        .expect("the lamp's start never opened the microphone");
+    assert_eq!(
+        (opened.practice_id.as_str(), opened.status),
+        (p.id.as_str(), TaskStatus::Listening),
+        "{opened:?}"
+    );
     let task_id = opened.task_id.clone();
     assert!(!task_id.is_empty());
     assert!(app.practice_is_recording(&p.id));
 
     // While the child keeps reciting, a partial transcript of it arrives.
-    let (for_practice, text) = partials.recv_timeout(Duration::from_secs(300)).expect("no partial transcript while speaking");
+    let (for_practice, text) = partials
+        .recv_timeout(Duration::from_secs(300))
+        .expect("no partial transcript while speaking");
     assert_eq!(for_practice, p.id);
-    assert!(chars_in(&text, POEM) >= 3, "partial {text:?} has little of the poem");
-    assert!(app.practice_is_recording(&p.id), "the partial came while still listening");
+    assert!(
+        chars_in(&text, POEM) >= 3,
+        "partial {text:?} has little of the poem"
+    );
+    assert!(
+        app.practice_is_recording(&p.id),
+        "the partial came while still listening"
+    );
 
     // *Stop* on the panel ends the recording; the check runs under the same task id.
-    assert_eq!(app.lamp_panel_press(DeviceEvent::Button(Button::Stop)).unwrap(), PanelPress::ThroughLamp);
+    assert_eq!(
+        app.lamp_panel_press(DeviceEvent::Button(Button::Stop))
+            .unwrap(),
+        PanelPress::ThroughLamp
+    );
     let mut statuses = Vec::new();
     let result = loop {
-        let e = tasks.recv_timeout(Duration::from_secs(300)).unwrap_or_else(|_| panic!("no verdict; saw {statuses:?}"));
+        let e = tasks
+            .recv_timeout(Duration::from_secs(300))
+            .unwrap_or_else(|_| panic!("no verdict; saw {statuses:?}"));
         assert_eq!(e.task_id, task_id, "{e:?}");
         statuses.push(e.status);
         match e.status {
@@ -180,17 +245,35 @@ fn the_lamp_s_buttons_record_a_spoken_attempt_with_partials_and_spoken_feedback(
             _ => {}
         }
     };
-    assert_eq!(statuses, [TaskStatus::Queued, TaskStatus::Transcribing, TaskStatus::Checking, TaskStatus::Done]);
+    assert_eq!(
+        statuses,
+        [
+            TaskStatus::Queued,
+            TaskStatus::Transcribing,
+            TaskStatus::Checking,
+            TaskStatus::Done
+        ]
+    );
     assert!(!app.practice_is_recording(&p.id));
-    assert!(chars_in(&result.transcript, POEM) >= 5, "heard {:?}", result.transcript);
+    assert!(
+        chars_in(&result.transcript, POEM) >= 5,
+        "heard {:?}",
+        result.transcript
+    );
     stop_feeding.store(true, Ordering::SeqCst);
 
     // The verdict's feedback is spoken (the speaker is the null sink).
     let said = result.feedback.zh.clone();
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut seen = Vec::new();
-    while !seen.iter().any(|n| matches!(n, VoiceNotice::Queued { text, .. } if *text == said)) {
-        assert!(Instant::now() < deadline, "feedback {said:?} never spoken: {seen:?}");
+    while !seen
+        .iter()
+        .any(|n| matches!(n, VoiceNotice::Queued { text, .. } if *text == said))
+    {
+        assert!(
+            Instant::now() < deadline,
+            "feedback {said:?} never spoken: {seen:?}"
+        );
         if let Ok(n) = voice.recv_timeout(Duration::from_millis(100)) {
             seen.push(n);
         }

@@ -22,12 +22,20 @@ use deskmate_speech::audio::playback::{PlaybackEvent, VoiceClip};
 
 fn tone(seconds: f32) -> VoiceClip {
     let rate = 16_000;
-    let samples = (0..(rate as f32 * seconds) as usize).map(|i| (i as f32 * 0.1).sin() * 0.3).collect();
-    VoiceClip { samples, sample_rate: rate }
+    let samples = (0..(rate as f32 * seconds) as usize)
+        .map(|i| (i as f32 * 0.1).sin() * 0.3)
+        .collect();
+    VoiceClip {
+        samples,
+        sample_rate: rate,
+    }
 }
 
 /// Notices until `done` says enough (or a minute passes).
-fn notices_until(rx: &flume::Receiver<VoiceNotice>, done: impl Fn(&[VoiceNotice]) -> bool) -> Vec<VoiceNotice> {
+fn notices_until(
+    rx: &flume::Receiver<VoiceNotice>,
+    done: impl Fn(&[VoiceNotice]) -> bool,
+) -> Vec<VoiceNotice> {
     let mut seen = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(60);
     while !done(&seen) && Instant::now() < deadline {
@@ -59,32 +67,58 @@ fn sinks() -> (RecordingSinks, mpsc::Receiver<TaskEvent>) {
     });
     let levels: LevelSink = Arc::new(|_: &str, _: f32| {});
     let partials: PartialSink = Arc::new(|_: &str, _: &str| {});
-    (RecordingSinks { levels, partials, tasks }, rx)
+    (
+        RecordingSinks {
+            levels,
+            partials,
+            tasks,
+        },
+        rx,
+    )
 }
 
 #[test]
 fn feedback_is_spoken_in_order_stops_for_the_child_and_is_dropped_on_leaving() {
     let dir = tempfile::tempdir().unwrap();
     let conf = dir.path().join("asound.conf");
-    std::fs::write(&conf, "pcm.!default { type plug slave.pcm { type null } }\n").unwrap();
+    std::fs::write(
+        &conf,
+        "pcm.!default { type plug slave.pcm { type null } }\n",
+    )
+    .unwrap();
     // SAFETY (edition 2021 set_var): this binary runs this single test, before any ALSA use.
     std::env::set_var("ALSA_CONFIG_PATH", &conf);
 
     let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
     app.spoken_feedback_enable().unwrap();
     let notices = app.voice_notices();
-    let child = app.store().profiles().add(NewProfile { name: "小明".into(), ..Default::default() }).unwrap();
+    let child = app
+        .store()
+        .profiles()
+        .add(NewProfile {
+            name: "小明".into(),
+            ..Default::default()
+        })
+        .unwrap();
     let poem = app
         .store()
         .materials()
-        .list(&MaterialFilter { search: Some("静夜思".into()), ..Default::default() })
+        .list(&MaterialFilter {
+            search: Some("静夜思".into()),
+            ..Default::default()
+        })
         .unwrap()
         .remove(0);
 
     // A typed verdict: its Chinese feedback is synthesized and played, start to finish.
     let p = app.practice_start(&child.id, &poem.id, Mode::Text).unwrap();
     let (s, tasks) = sinks();
-    app.practice_submit_text(&p.id, "床前明月光，举头望明月，低头思故乡。".into(), s.tasks).unwrap();
+    app.practice_submit_text(
+        &p.id,
+        "床前明月光，举头望明月，低头思故乡。".into(),
+        s.tasks,
+    )
+    .unwrap();
     let result = loop {
         let e = tasks.recv_timeout(Duration::from_secs(60)).unwrap();
         if e.status == TaskStatus::Done {
@@ -95,26 +129,49 @@ fn feedback_is_spoken_in_order_stops_for_the_child_and_is_dropped_on_leaving() {
     assert!(!result.passed);
     let said = result.feedback.zh.clone();
     let seen = notices_until(&notices, |n| {
-        n.iter().find_map(|n| queued_id(n, &said)).is_some_and(|id| has(n, PlaybackEvent::Finished { id }))
+        n.iter()
+            .find_map(|n| queued_id(n, &said))
+            .is_some_and(|id| has(n, PlaybackEvent::Finished { id }))
     });
-    let id = seen.iter().find_map(|n| queued_id(n, &said)).unwrap_or_else(|| panic!("feedback never queued: {seen:?}"));
-    let playback: Vec<&VoiceNotice> = seen.iter().filter(|n| matches!(n, VoiceNotice::Playback { .. })).collect();
+    let id = seen
+        .iter()
+        .find_map(|n| queued_id(n, &said))
+        .unwrap_or_else(|| panic!("feedback never queued: {seen:?}"));
+    let playback: Vec<&VoiceNotice> = seen
+        .iter()
+        .filter(|n| matches!(n, VoiceNotice::Playback { .. }))
+        .collect();
     assert_eq!(
         playback,
         [
-            &VoiceNotice::Playback { playback: PlaybackEvent::Started { id } },
-            &VoiceNotice::Playback { playback: PlaybackEvent::Finished { id } }
+            &VoiceNotice::Playback {
+                playback: PlaybackEvent::Started { id }
+            },
+            &VoiceNotice::Playback {
+                playback: PlaybackEvent::Finished { id }
+            }
         ],
         "{seen:?}"
     );
-    let cached = std::fs::read_dir(dir.path().join("voice-cache")).unwrap().count();
+    let cached = std::fs::read_dir(dir.path().join("voice-cache"))
+        .unwrap()
+        .count();
     assert!(cached >= 1, "the synthesized phrase is cached");
 
     // A long voice and one after it; the child presses record during the first.
     app.practice_retry(&p.id).unwrap();
     app.speak_clip("long", tone(600.0));
     app.speak_clip("after", tone(0.5));
-    let seen = notices_until(&notices, |n| n.iter().any(|n| matches!(n, VoiceNotice::Playback { playback: PlaybackEvent::Started { .. } })));
+    let seen = notices_until(&notices, |n| {
+        n.iter().any(|n| {
+            matches!(
+                n,
+                VoiceNotice::Playback {
+                    playback: PlaybackEvent::Started { .. }
+                }
+            )
+        })
+    });
     let long = seen.iter().find_map(|n| queued_id(n, "long")).unwrap();
     assert!(has(&seen, PlaybackEvent::Started { id: long }), "{seen:?}");
     let (s, _tasks) = sinks();
@@ -122,16 +179,39 @@ fn feedback_is_spoken_in_order_stops_for_the_child_and_is_dropped_on_leaving() {
     // open — but the voice has stopped already: the child wants to speak.
     let err = app.practice_record_start(&p.id, s).unwrap_err().to_string();
     assert!(err.contains("speech models"), "{err}");
-    let after = seen.iter().find_map(|n| queued_id(n, "after")).unwrap_or(long + 1);
+    let after = seen
+        .iter()
+        .find_map(|n| queued_id(n, "after"))
+        .unwrap_or(long + 1);
     let seen = notices_until(&notices, |n| has(n, PlaybackEvent::Dropped { id: after }));
-    assert!(has(&seen, PlaybackEvent::Interrupted { id: long }), "{seen:?}");
+    assert!(
+        has(&seen, PlaybackEvent::Interrupted { id: long }),
+        "{seen:?}"
+    );
     assert!(has(&seen, PlaybackEvent::Dropped { id: after }), "{seen:?}");
 
     // Leaving the practice (a scene change) drops what is still being said.
     app.speak_clip("long again", tone(600.0));
-    let seen = notices_until(&notices, |n| n.iter().any(|n| matches!(n, VoiceNotice::Playback { playback: PlaybackEvent::Started { .. } })));
-    let again = seen.iter().find_map(|n| queued_id(n, "long again")).unwrap();
+    let seen = notices_until(&notices, |n| {
+        n.iter().any(|n| {
+            matches!(
+                n,
+                VoiceNotice::Playback {
+                    playback: PlaybackEvent::Started { .. }
+                }
+            )
+        })
+    });
+    let again = seen
+        .iter()
+        .find_map(|n| queued_id(n, "long again"))
+        .unwrap();
     app.practice_leave(&p.id).unwrap();
-    let seen = notices_until(&notices, |n| has(n, PlaybackEvent::Interrupted { id: again }));
-    assert!(has(&seen, PlaybackEvent::Interrupted { id: again }), "{seen:?}");
+    let seen = notices_until(&notices, |n| {
+        has(n, PlaybackEvent::Interrupted { id: again })
+    });
+    assert!(
+        has(&seen, PlaybackEvent::Interrupted { id: again }),
+        "{seen:?}"
+    );
 }

@@ -43,8 +43,16 @@ pub fn run(app: &Deskmate, args: ChatArgs) -> anyhow::Result<ExitCode> {
 }
 
 async fn chat(app: &Deskmate, args: ChatArgs) -> anyhow::Result<ExitCode> {
-    let opts = ChatOptions { model: args.model, base_url: args.base_url };
-    let msg = ChatMessage { thread_id: args.thread, profile_id: args.profile, text: args.message.join(" "), images: vec![] };
+    let opts = ChatOptions {
+        model: args.model,
+        base_url: args.base_url,
+    };
+    let msg = ChatMessage {
+        thread_id: args.thread,
+        profile_id: args.profile,
+        text: args.message.join(" "),
+        images: vec![],
+    };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let run = app.start_chat(msg, &opts, tx).await?;
     eprintln!("thread {} · run {}", run.thread_id, run.run_id);
@@ -84,8 +92,14 @@ async fn chat(app: &Deskmate, args: ChatArgs) -> anyhow::Result<ExitCode> {
             ExitCode::from(130)
         }
         _ => {
-            eprintln!("error: {}", outcome.error.unwrap_or_else(|| "the run failed".into()));
-            eprintln!("the thread is kept; continue with --thread {}", outcome.thread_id);
+            eprintln!(
+                "error: {}",
+                outcome.error.unwrap_or_else(|| "the run failed".into())
+            );
+            eprintln!(
+                "the thread is kept; continue with --thread {}",
+                outcome.thread_id
+            );
             ExitCode::FAILURE
         }
     })

@@ -34,5 +34,9 @@ pub fn run(config: &Config, args: DoctorArgs) -> anyhow::Result<ExitCode> {
         }
     }
     // Warnings are normal on a machine without a microphone or LLM; only a failure is an error.
-    Ok(if checks.iter().any(|c| c.status == Status::Fail) { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if checks.iter().any(|c| c.status == Status::Fail) {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

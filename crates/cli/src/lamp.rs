@@ -9,8 +9,8 @@ use clap::builder::PossibleValuesParser;
 use clap::{Args, Subcommand};
 use deskmate_app::Deskmate;
 use deskmate_lamp::{
-    ArmPose, Card, Expression, Gesture, Lamp, LampConfig, LampNotice, LampState, Light, PortSelector, ProjectorCommand,
-    USB_PID, USB_VID,
+    ArmPose, Card, Expression, Gesture, Lamp, LampConfig, LampNotice, LampState, Light,
+    PortSelector, ProjectorCommand, USB_PID, USB_VID,
 };
 
 use crate::output;
@@ -92,9 +92,17 @@ pub fn run(app: &Deskmate, args: LampArgs) -> anyhow::Result<ExitCode> {
     match args.cmd {
         LampCmd::List { json } => list(json)?,
         LampCmd::Status { json } => status(port, json)?,
-        LampCmd::Light { brightness, temp, transition } => {
+        LampCmd::Light {
+            brightness,
+            temp,
+            transition,
+        } => {
             // Check the values before looking for the lamp.
-            Light::new(brightness, temp.unwrap_or(deskmate_lamp::tools::DEFAULT_TEMPERATURE_K), transition)?;
+            Light::new(
+                brightness,
+                temp.unwrap_or(deskmate_lamp::tools::DEFAULT_TEMPERATURE_K),
+                transition,
+            )?;
             let lamp = connect(port)?;
             let temp = temp.unwrap_or(lamp.state().light.temperature_k);
             let light = Light::new(brightness, temp, transition)?;
@@ -116,7 +124,8 @@ pub fn run(app: &Deskmate, args: LampArgs) -> anyhow::Result<ExitCode> {
             match title {
                 Some(title) if !off => {
                     let card = Card::new(title, lines)?;
-                    let said = format!("projecting \"{}\" ({} lines)", card.title, card.lines.len());
+                    let said =
+                        format!("projecting \"{}\" ({} lines)", card.title, card.lines.len());
                     lamp.show_card(card)?;
                     println!("{said}");
                 }
@@ -150,7 +159,10 @@ fn list(json: bool) -> anyhow::Result<()> {
         );
     }
     for l in lamps {
-        let serial = l.serial_number.map(|s| format!("  serial {s}")).unwrap_or_default();
+        let serial = l
+            .serial_number
+            .map(|s| format!("  serial {s}"))
+            .unwrap_or_default();
         let product = l.product.unwrap_or_else(|| "lamp".into());
         println!("{}  {product}{serial}", l.port);
     }
@@ -161,7 +173,10 @@ fn status(port: PortSelector, json: bool) -> anyhow::Result<()> {
     let lamp = connect(port)?;
     lamp.query_state()?;
     let state = lamp.state();
-    let device = state.device.clone().context("the lamp connected without saying what it is")?;
+    let device = state
+        .device
+        .clone()
+        .context("the lamp connected without saying what it is")?;
     if json {
         return output::json(&serde_json::json!({ "device": device, "state": state }));
     }
@@ -170,15 +185,25 @@ fn status(port: PortSelector, json: bool) -> anyhow::Result<()> {
         device.model, device.firmware, device.serial, device.protocol
     );
     println!("port       {}", state.port.clone().unwrap_or_default());
-    let parts: Vec<String> =
-        device.capabilities.iter().map(|c| serde_json::to_string(c).unwrap_or_default().replace('"', "")).collect();
+    let parts: Vec<String> = device
+        .capabilities
+        .iter()
+        .map(|c| {
+            serde_json::to_string(c)
+                .unwrap_or_default()
+                .replace('"', "")
+        })
+        .collect();
     println!("parts      {}", parts.join(", "));
     print_state(&state);
     Ok(())
 }
 
 fn print_state(state: &LampState) {
-    println!("light      {} % at {} K", state.light.brightness, state.light.temperature_k);
+    println!(
+        "light      {} % at {} K",
+        state.light.brightness, state.light.temperature_k
+    );
     println!("face       {}", state.expression);
     match state.arm {
         ArmPose::Rest => println!("arm        at rest"),
@@ -187,7 +212,9 @@ fn print_state(state: &LampState) {
     match (&state.projector.card, state.projector.on) {
         (_, false) => println!("projector  off"),
         (None, true) => println!("projector  on, no card"),
-        (Some(card), true) => println!("projector  \"{}\" ({} lines)", card.title, card.lines.len()),
+        (Some(card), true) => {
+            println!("projector  \"{}\" ({} lines)", card.title, card.lines.len())
+        }
     }
 }
 
@@ -219,7 +246,10 @@ fn events(port: PortSelector, count: Option<u64>) -> anyhow::Result<()> {
 fn simulate(link: PathBuf, faults: &[String]) -> anyhow::Result<()> {
     use deskmate_lamp::simulator::{Fault, FaultPlan, Simulator, SimulatorConfig};
 
-    let faults = faults.iter().map(|f| f.parse::<Fault>()).collect::<Result<Vec<_>, _>>()?;
+    let faults = faults
+        .iter()
+        .map(|f| f.parse::<Fault>())
+        .collect::<Result<Vec<_>, _>>()?;
     let mut config = SimulatorConfig::new(&link);
     config.faults = FaultPlan::from_faults(&faults);
     config.activity = Some(Box::new(|line: &str| eprintln!("lamp: {line}")));

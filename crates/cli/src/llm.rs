@@ -66,10 +66,15 @@ pub fn run(app: &Deskmate, cmd: LlmCmd) -> anyhow::Result<ExitCode> {
                 output::json(&s)?;
             } else {
                 println!("model:    {}", s.model.as_deref().unwrap_or("(not set)"));
-                println!("base URL: {}", s.base_url.as_deref().unwrap_or("(provider default)"));
+                println!(
+                    "base URL: {}",
+                    s.base_url.as_deref().unwrap_or("(provider default)")
+                );
                 println!(
                     "API key:  {}",
-                    s.key_source.map(|k| format!("{k:?}").to_lowercase()).unwrap_or_else(|| "none found".into())
+                    s.key_source
+                        .map(|k| format!("{k:?}").to_lowercase())
+                        .unwrap_or_else(|| "none found".into())
                 );
             }
         }
@@ -79,7 +84,10 @@ pub fn run(app: &Deskmate, cmd: LlmCmd) -> anyhow::Result<ExitCode> {
                 println!("removed the {provider} key from the OS keyring");
             } else {
                 let mut key = String::new();
-                std::io::stdin().lock().read_line(&mut key).context("cannot read the key from standard input")?;
+                std::io::stdin()
+                    .lock()
+                    .read_line(&mut key)
+                    .context("cannot read the key from standard input")?;
                 app.save_llm_api_key(&provider, key.trim())?;
                 println!("saved the {provider} key in the OS keyring");
             }
@@ -96,9 +104,14 @@ pub fn run(app: &Deskmate, cmd: LlmCmd) -> anyhow::Result<ExitCode> {
             }
         }
         LlmCmd::Test { model, base_url } => {
-            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
             let report = rt.block_on(app.test_llm_connection(&ChatOptions { model, base_url }))?;
-            println!("{} answered {:?} in {} ms", report.model, report.reply, report.latency_ms);
+            println!(
+                "{} answered {:?} in {} ms",
+                report.model, report.reply, report.latency_ms
+            );
         }
     }
     Ok(ExitCode::SUCCESS)

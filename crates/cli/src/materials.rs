@@ -42,8 +42,17 @@ pub enum MaterialsCmd {
 
 pub fn run(app: &Deskmate, cmd: MaterialsCmd) -> anyhow::Result<ExitCode> {
     match cmd {
-        MaterialsCmd::List { lang, grade, search, json } => {
-            let list = app.store().materials().list(&MaterialFilter { lang, grade, search })?;
+        MaterialsCmd::List {
+            lang,
+            grade,
+            search,
+            json,
+        } => {
+            let list = app.store().materials().list(&MaterialFilter {
+                lang,
+                grade,
+                search,
+            })?;
             if json {
                 output::json(&list)?;
             } else {
@@ -54,11 +63,25 @@ pub fn run(app: &Deskmate, cmd: MaterialsCmd) -> anyhow::Result<ExitCode> {
                 }
             }
         }
-        MaterialsCmd::Add { title, lang, body_file, author, grade, json } => {
+        MaterialsCmd::Add {
+            title,
+            lang,
+            body_file,
+            author,
+            grade,
+            json,
+        } => {
             let body = std::fs::read_to_string(&body_file)
                 .with_context(|| format!("cannot read {} as UTF-8 text", body_file.display()))?;
             let m = app.store().materials().add_custom(
-                NewMaterial { lang, title, author, grade, body, ..Default::default() },
+                NewMaterial {
+                    lang,
+                    title,
+                    author,
+                    grade,
+                    body,
+                    ..Default::default()
+                },
                 None,
             )?;
             if json {

@@ -11,8 +11,8 @@ use anyhow::{bail, Context};
 use chrono::{DateTime, NaiveDate, Utc};
 use clap::{Args, Subcommand};
 use deskmate_app::recite::{
-    check, compose_feedback, AttemptOutcome, DueReview, Lang, Mode, NewAttempt, Reference, Report, ReportType,
-    Transcript, Verdict, DEFAULT_PASS_THRESHOLD,
+    check, compose_feedback, AttemptOutcome, DueReview, Lang, Mode, NewAttempt, Reference, Report,
+    ReportType, Transcript, Verdict, DEFAULT_PASS_THRESHOLD,
 };
 use deskmate_app::Deskmate;
 use serde::{Deserialize, Serialize};
@@ -113,7 +113,9 @@ fn parse_at(at: Option<&str>) -> anyhow::Result<DateTime<Utc>> {
     match at {
         None => Ok(Utc::now()),
         Some(s) => Ok(DateTime::parse_from_rfc3339(s)
-            .with_context(|| format!("--at {s:?} is not an RFC 3339 time (e.g. 2026-03-02T08:30:00+08:00)"))?
+            .with_context(|| {
+                format!("--at {s:?} is not an RFC 3339 time (e.g. 2026-03-02T08:30:00+08:00)")
+            })?
             .with_timezone(&Utc)),
     }
 }
@@ -163,7 +165,11 @@ fn print_verdict(v: &Verdict, passed: bool) {
         v.accuracy,
         v.correct,
         v.units,
-        if v.lang == Lang::Zh { "characters" } else { "words" },
+        if v.lang == Lang::Zh {
+            "characters"
+        } else {
+            "words"
+        },
         if passed { "passed" } else { "not passed yet" }
     );
     for e in &v.errors {
@@ -222,7 +228,12 @@ fn check_line(line: &str, threshold: f64) -> Result<BatchResult, (Value, String)
     })?;
     let id = input.id.clone();
     let fail = |e: String| (id.clone(), e);
-    let mode: Mode = input.mode.as_deref().unwrap_or("voice").parse().map_err(|e| fail(format!("{e}")))?;
+    let mode: Mode = input
+        .mode
+        .as_deref()
+        .unwrap_or("voice")
+        .parse()
+        .map_err(|e| fail(format!("{e}")))?;
     let lang: Option<Lang> = input
         .lang
         .as_deref()
@@ -231,7 +242,8 @@ fn check_line(line: &str, threshold: f64) -> Result<BatchResult, (Value, String)
         .transpose()
         .map_err(|e| fail(format!("{e}")))?;
     let reference = Reference::new(&input.reference, lang).map_err(|e| fail(e.to_string()))?;
-    let v = check(&reference, &Transcript::new(input.transcript), mode).map_err(|e| fail(e.to_string()))?;
+    let v = check(&reference, &Transcript::new(input.transcript), mode)
+        .map_err(|e| fail(e.to_string()))?;
     Ok(BatchResult {
         id: input.id,
         accuracy: v.accuracy,
@@ -259,14 +271,16 @@ fn run_batch(path: &PathBuf, threshold: f64) -> anyhow::Result<ExitCode> {
     let reader: Box<dyn BufRead> = if path.as_os_str() == "-" {
         Box::new(BufReader::new(std::io::stdin()))
     } else {
-        let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let file =
+            std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         Box::new(BufReader::new(file))
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut failed = 0usize;
     for (n, line) in reader.lines().enumerate() {
-        let line = line.with_context(|| format!("{} line {}: not UTF-8 text", path.display(), n + 1))?;
+        let line =
+            line.with_context(|| format!("{} line {}: not UTF-8 text", path.display(), n + 1))?;
         if line.trim().is_empty() {
             continue;
         }
@@ -274,13 +288,19 @@ fn run_batch(path: &PathBuf, threshold: f64) -> anyhow::Result<ExitCode> {
             Ok(result) => serde_json::to_string(&result)?,
             Err((id, error)) => {
                 failed += 1;
-                serde_json::to_string(&serde_json::json!({ "id": id, "error": format!("line {}: {error}", n + 1) }))?
+                serde_json::to_string(
+                    &serde_json::json!({ "id": id, "error": format!("line {}: {error}", n + 1) }),
+                )?
             }
         };
         writeln!(out, "{json}")?;
     }
     out.flush()?;
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 pub fn run(app: &Deskmate, cmd: ReciteCmd) -> anyhow::Result<ExitCode> {
@@ -291,7 +311,9 @@ pub fn run(app: &Deskmate, cmd: ReciteCmd) -> anyhow::Result<ExitCode> {
             let profile = app.find_profile(&a.profile)?;
             let material = app.find_material(&a.material)?;
             let duration_ms = match a.duration_secs {
-                Some(s) if !(0.0..=86_400.0).contains(&s) => bail!("--duration-secs must be between 0 and 86400"),
+                Some(s) if !(0.0..=86_400.0).contains(&s) => {
+                    bail!("--duration-secs must be between 0 and 86400")
+                }
                 Some(s) => Some((s * 1000.0).round() as u64),
                 None => None,
             };
@@ -319,7 +341,11 @@ fn print_outcome(o: &AttemptOutcome) {
         "{} — attempt {} of this session ({}), recorded as {}",
         o.title,
         o.attempt_no,
-        if o.purpose == deskmate_app::recite::Purpose::Review { "review" } else { "first learning" },
+        if o.purpose == deskmate_app::recite::Purpose::Review {
+            "review"
+        } else {
+            "first learning"
+        },
         o.attempt_id
     );
     print_verdict(&o.verdict, o.passed);
@@ -327,7 +353,10 @@ fn print_outcome(o: &AttemptOutcome) {
         println!("first pass of this material!");
     }
     if let Some(s) = &o.schedule {
-        println!("next review in {} day(s), {} (rated {:?})", s.interval_days, s.next_review_at, s.rating);
+        println!(
+            "next review in {} day(s), {} (rated {:?})",
+            s.interval_days, s.next_review_at, s.rating
+        );
     }
     println!("{}", o.feedback.zh);
     println!("{}", o.feedback.en);
@@ -349,7 +378,10 @@ pub fn run_reviews(app: &Deskmate, cmd: ReviewsCmd) -> anyhow::Result<ExitCode> 
                     } else {
                         String::new()
                     };
-                    println!("{}  {} {} — due {}{overdue}", d.material_id, d.lang, d.title, d.next_review_at);
+                    println!(
+                        "{}  {} {} — due {}{overdue}",
+                        d.material_id, d.lang, d.title, d.next_review_at
+                    );
                 }
             }
             Ok(ExitCode::SUCCESS)
@@ -361,7 +393,11 @@ pub fn run_report(app: &Deskmate, a: ReportArgs) -> anyhow::Result<ExitCode> {
     let profile = app.find_profile(&a.profile)?;
     let date = NaiveDate::parse_from_str(&a.date, "%Y-%m-%d")
         .with_context(|| format!("--date {:?} is not YYYY-MM-DD", a.date))?;
-    let kind: ReportType = if a.kind == "weekly" { ReportType::Weekly } else { ReportType::Daily };
+    let kind: ReportType = if a.kind == "weekly" {
+        ReportType::Weekly
+    } else {
+        ReportType::Daily
+    };
     let report = app.report(&profile.id, kind, date, Utc::now())?;
     if a.json {
         output::json(&report)?;
@@ -377,14 +413,26 @@ fn print_report(name: &str, r: &Report) {
         ReportType::Daily => format!("{}", r.report_date),
         ReportType::Weekly => format!("week of {}", r.report_date),
     };
-    println!("{name} — {} report, {period} ({})", r.report_type.as_str(), r.time_zone);
-    let avg = s.average_accuracy.map_or_else(|| "—".to_string(), |a| format!("{a}%"));
+    println!(
+        "{name} — {} report, {period} ({})",
+        r.report_type.as_str(),
+        r.time_zone
+    );
+    let avg = s
+        .average_accuracy
+        .map_or_else(|| "—".to_string(), |a| format!("{a}%"));
     println!(
         "  {} attempt(s), {} min, average accuracy {avg}, {} pass(es), {} first pass(es), {} material(s) mastered",
         s.attempts, s.minutes, s.passes, s.first_passes, s.materials_mastered
     );
-    let delta = r.trend.average_accuracy.map_or_else(String::new, |d| format!(", accuracy {d:+} points"));
-    println!("  trend: {} ({:+} attempt(s), {:+} min{delta})", r.trend.direction, r.trend.attempts, r.trend.minutes);
+    let delta = r
+        .trend
+        .average_accuracy
+        .map_or_else(String::new, |d| format!(", accuracy {d:+} points"));
+    println!(
+        "  trend: {} ({:+} attempt(s), {:+} min{delta})",
+        r.trend.direction, r.trend.attempts, r.trend.minutes
+    );
     for p in &r.top_patterns {
         println!(
             "  weak point: {} line {} — {} {:?}→{:?} ×{}",
@@ -392,6 +440,9 @@ fn print_report(name: &str, r: &Report) {
         );
     }
     for m in &r.weakest_materials {
-        println!("  weakest: {} — {} attempt(s), average {}%", m.title, m.attempts, m.average_accuracy);
+        println!(
+            "  weakest: {} — {} attempt(s), average {}%",
+            m.title, m.attempts, m.average_accuracy
+        );
     }
 }

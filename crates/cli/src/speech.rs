@@ -99,11 +99,23 @@ pub fn parse_lang(code: &str) -> anyhow::Result<Lang> {
 
 pub fn run(app: &Deskmate, cmd: SpeechCmd) -> anyhow::Result<ExitCode> {
     match cmd {
-        SpeechCmd::Voice { cloud_url, model, voice, key_provider, offline, json } => {
+        SpeechCmd::Voice {
+            cloud_url,
+            model,
+            voice,
+            key_provider,
+            offline,
+            json,
+        } => {
             if offline {
                 app.save_cloud_voice(None)?;
             } else if let (Some(base_url), Some(model), Some(voice)) = (cloud_url, model, voice) {
-                app.save_cloud_voice(Some(&CloudVoice { base_url, model, voice, key_provider }))?;
+                app.save_cloud_voice(Some(&CloudVoice {
+                    base_url,
+                    model,
+                    voice,
+                    key_provider,
+                }))?;
             }
             let cloud = app.cloud_voice()?;
             if json {
@@ -121,7 +133,12 @@ pub fn run(app: &Deskmate, cmd: SpeechCmd) -> anyhow::Result<ExitCode> {
                 }
             }
         }
-        SpeechCmd::Say { text, lang, out, json } => {
+        SpeechCmd::Say {
+            text,
+            lang,
+            out,
+            json,
+        } => {
             let spoken = app.voices()?.say(&lang, &text)?;
             spoken.clip.write_wav(&out)?;
             let seconds = spoken.clip.duration_s();

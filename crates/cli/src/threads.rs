@@ -59,15 +59,30 @@ pub fn run(app: &Deskmate, cmd: ThreadsCmd) -> anyhow::Result<ExitCode> {
                     println!("[{who}] {shown}");
                 }
                 for c in &m.message.tool_calls {
-                    let status = view.tool_calls.iter().find(|t| t.id == c.id).map(|t| format!("{:?}", t.status).to_lowercase());
-                    println!("  → {}({}) {}", c.name, c.arguments, status.unwrap_or_default());
+                    let status = view
+                        .tool_calls
+                        .iter()
+                        .find(|t| t.id == c.id)
+                        .map(|t| format!("{:?}", t.status).to_lowercase());
+                    println!(
+                        "  → {}({}) {}",
+                        c.name,
+                        c.arguments,
+                        status.unwrap_or_default()
+                    );
                 }
             }
             for t in &view.state.todos {
                 println!("todo [{:?}] {}", t.status, t.content);
             }
             for r in &view.runs {
-                println!("run {} {} steps={} {}", r.id, r.status.as_str(), r.steps, r.error.clone().unwrap_or_default());
+                println!(
+                    "run {} {} steps={} {}",
+                    r.id,
+                    r.status.as_str(),
+                    r.steps,
+                    r.error.clone().unwrap_or_default()
+                );
             }
         }
     }

@@ -20,7 +20,9 @@ fn json(out: &[u8]) -> Value {
 fn profiles_add_and_list() {
     let dir = tempfile::tempdir().unwrap();
     let out = deskmate(dir.path())
-        .args(["profiles", "add", "--name", "妈妈", "--kind", "parent", "--pin", "2468", "--json"])
+        .args([
+            "profiles", "add", "--name", "妈妈", "--kind", "parent", "--pin", "2468", "--json",
+        ])
         .assert()
         .success();
     let parent = json(&out.get_output().stdout);
@@ -28,20 +30,36 @@ fn profiles_add_and_list() {
     assert!(parent["id"].as_str().is_some_and(|id| id.len() == 36));
     assert!(parent.get("pin_hash").is_none() && parent.get("pin").is_none());
     deskmate(dir.path())
-        .args(["profiles", "add", "--name", "小明", "--kind", "child", "--grade", "2", "--json"])
+        .args([
+            "profiles", "add", "--name", "小明", "--kind", "child", "--grade", "2", "--json",
+        ])
         .assert()
         .success();
-    let out = deskmate(dir.path()).args(["profiles", "list", "--json"]).assert().success();
+    let out = deskmate(dir.path())
+        .args(["profiles", "list", "--json"])
+        .assert()
+        .success();
     let list = json(&out.get_output().stdout);
-    let names: Vec<&str> = list.as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["妈妈", "小明"]);
 }
 
 #[test]
 fn duplicate_name_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
-    deskmate(dir.path()).args(["profiles", "add", "--name", "Lily", "--kind", "child"]).assert().success();
-    let out = deskmate(dir.path()).args(["profiles", "add", "--name", "lily", "--kind", "child"]).assert().failure();
+    deskmate(dir.path())
+        .args(["profiles", "add", "--name", "Lily", "--kind", "child"])
+        .assert()
+        .success();
+    let out = deskmate(dir.path())
+        .args(["profiles", "add", "--name", "lily", "--kind", "child"])
+        .assert()
+        .failure();
     let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     assert!(err.contains("already exists"), "{err}");
 }
@@ -49,14 +67,20 @@ fn duplicate_name_is_a_clear_error() {
 #[test]
 fn parent_needs_a_pin() {
     let dir = tempfile::tempdir().unwrap();
-    let out = deskmate(dir.path()).args(["profiles", "add", "--name", "Dad", "--kind", "parent"]).assert().failure();
+    let out = deskmate(dir.path())
+        .args(["profiles", "add", "--name", "Dad", "--kind", "parent"])
+        .assert()
+        .failure();
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("PIN"));
 }
 
 #[test]
 fn materials_list_has_the_library() {
     let dir = tempfile::tempdir().unwrap();
-    let out = deskmate(dir.path()).args(["materials", "list", "--json"]).assert().success();
+    let out = deskmate(dir.path())
+        .args(["materials", "list", "--json"])
+        .assert()
+        .success();
     let list = json(&out.get_output().stdout);
     let list = list.as_array().unwrap();
     let zh = list.iter().filter(|m| m["lang"] == "zh").count();
@@ -69,9 +93,24 @@ fn materials_list_has_the_library() {
     }
     let jys = list.iter().find(|m| m["title"] == "静夜思").unwrap();
     assert_eq!(jys["author"], "李白");
-    let out = deskmate(dir.path()).args(["materials", "list", "--lang", "zh", "--grade", "1", "--json"]).assert().success();
+    let out = deskmate(dir.path())
+        .args([
+            "materials",
+            "list",
+            "--lang",
+            "zh",
+            "--grade",
+            "1",
+            "--json",
+        ])
+        .assert()
+        .success();
     let g1 = json(&out.get_output().stdout);
-    assert!(g1.as_array().unwrap().iter().all(|m| m["lang"] == "zh" && m["grade"] == 1));
+    assert!(g1
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|m| m["lang"] == "zh" && m["grade"] == 1));
     assert!(!g1.as_array().unwrap().is_empty());
 }
 
@@ -81,21 +120,57 @@ fn materials_add_and_bad_bodies() {
     let body = dir.path().join("body.txt");
     std::fs::write(&body, "春天来了，\n小草绿了。").unwrap();
     let out = deskmate(dir.path())
-        .args(["materials", "add", "--title", "春天", "--lang", "zh", "--json", "--body-file"])
+        .args([
+            "materials",
+            "add",
+            "--title",
+            "春天",
+            "--lang",
+            "zh",
+            "--json",
+            "--body-file",
+        ])
         .arg(&body)
         .assert()
         .success();
     assert_eq!(json(&out.get_output().stdout)["source"], "custom");
 
     std::fs::write(&body, "  \n ").unwrap();
-    let out = deskmate(dir.path()).args(["materials", "add", "--title", "空", "--lang", "zh", "--body-file"]).arg(&body).assert().failure();
+    let out = deskmate(dir.path())
+        .args([
+            "materials",
+            "add",
+            "--title",
+            "空",
+            "--lang",
+            "zh",
+            "--body-file",
+        ])
+        .arg(&body)
+        .assert()
+        .failure();
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("empty"));
 
     std::fs::write(&body, "字".repeat(1_000_000)).unwrap();
-    let out = deskmate(dir.path()).args(["materials", "add", "--title", "大", "--lang", "zh", "--body-file"]).arg(&body).assert().failure();
+    let out = deskmate(dir.path())
+        .args([
+            "materials",
+            "add",
+            "--title",
+            "大",
+            "--lang",
+            "zh",
+            "--body-file",
+        ])
+        .arg(&body)
+        .assert()
+        .failure();
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("too long"));
 
-    let out = deskmate(dir.path()).args(["materials", "list", "--search", "春天", "--json"]).assert().success();
+    let out = deskmate(dir.path())
+        .args(["materials", "list", "--search", "春天", "--json"])
+        .assert()
+        .success();
     assert_eq!(json(&out.get_output().stdout).as_array().unwrap().len(), 1);
 }
 
@@ -104,7 +179,10 @@ fn unusable_data_dir_is_explained() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("a-file");
     std::fs::write(&file, "x").unwrap();
-    let out = deskmate(&file.join("deskmate")).args(["profiles", "list"]).assert().failure();
+    let out = deskmate(&file.join("deskmate"))
+        .args(["profiles", "list"])
+        .assert()
+        .failure();
     let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     assert!(err.contains("cannot use the data directory"), "{err}");
 }
@@ -112,53 +190,95 @@ fn unusable_data_dir_is_explained() {
 #[test]
 fn newer_database_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    deskmate(dir.path()).args(["profiles", "list"]).assert().success();
+    deskmate(dir.path())
+        .args(["profiles", "list"])
+        .assert()
+        .success();
     let db = dir.path().join("deskmate.sqlite3");
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.pragma_update(None, "user_version", 999).unwrap();
     drop(conn);
-    let out = deskmate(dir.path()).args(["profiles", "list"]).assert().failure();
+    let out = deskmate(dir.path())
+        .args(["profiles", "list"])
+        .assert()
+        .failure();
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("newer Deskmate"));
 }
 
 #[test]
 fn doctor_explains_every_check() {
     let dir = tempfile::tempdir().unwrap();
-    let out = deskmate(dir.path()).env("DESKMATE_MODELS_DIR", dir.path().join("none")).args(["doctor"]).assert().success();
+    let out = deskmate(dir.path())
+        .env("DESKMATE_MODELS_DIR", dir.path().join("none"))
+        .args(["doctor"])
+        .assert()
+        .success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
-    for name in ["data", "audio input", "audio output", "keyring", "serial", "llm"] {
-        assert!(text.lines().any(|l| l.contains(name)), "no line for {name}:\n{text}");
+    for name in [
+        "data",
+        "audio input",
+        "audio output",
+        "keyring",
+        "serial",
+        "llm",
+    ] {
+        assert!(
+            text.lines().any(|l| l.contains(name)),
+            "no line for {name}:\n{text}"
+        );
     }
-    for line in text.lines().filter(|l| l.starts_with("warn") || l.starts_with("FAIL")) {
+    for line in text
+        .lines()
+        .filter(|l| l.starts_with("warn") || l.starts_with("FAIL"))
+    {
         assert!(line.contains("fix:"), "no fix on: {line}");
     }
-    let out = deskmate(dir.path()).args(["doctor", "--json"]).assert().success();
+    let out = deskmate(dir.path())
+        .args(["doctor", "--json"])
+        .assert()
+        .success();
     assert!(json(&out.get_output().stdout).as_array().unwrap().len() >= 6);
 }
 
 /// Runs `deskmate doctor` (models looked for where there are none) and
 /// returns its exit success and stdout.
 fn doctor(mut cmd: Command, dir: &std::path::Path) -> (bool, String) {
-    let out = cmd.env("DESKMATE_MODELS_DIR", dir.join("no-models")).arg("doctor").output().unwrap();
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).to_string())
+    let out = cmd
+        .env("DESKMATE_MODELS_DIR", dir.join("no-models"))
+        .arg("doctor")
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+    )
 }
 
 /// The doctor still runs every check, and the data line is a FAIL with a fix
 /// containing `fix_hint`.
 fn assert_data_fails_and_the_rest_run(ok: bool, text: &str, fix_hint: &str) {
     assert!(!ok, "a failed data check must make doctor fail:\n{text}");
-    let data = text.lines().find(|l| l.contains(" data ")).unwrap_or_else(|| panic!("no data line:\n{text}"));
+    let data = text
+        .lines()
+        .find(|l| l.contains(" data "))
+        .unwrap_or_else(|| panic!("no data line:\n{text}"));
     assert!(data.starts_with("FAIL"), "{data}");
     assert!(data.contains("fix:") && data.contains(fix_hint), "{data}");
     for name in ["audio input", "audio output", "keyring", "serial", "llm"] {
-        assert!(text.lines().any(|l| l.contains(name)), "no line for {name}:\n{text}");
+        assert!(
+            text.lines().any(|l| l.contains(name)),
+            "no line for {name}:\n{text}"
+        );
     }
 }
 
 #[test]
 fn doctor_runs_every_check_with_a_newer_database() {
     let dir = tempfile::tempdir().unwrap();
-    deskmate(dir.path()).args(["profiles", "list"]).assert().success();
+    deskmate(dir.path())
+        .args(["profiles", "list"])
+        .assert()
+        .success();
     let db = dir.path().join("deskmate.sqlite3");
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.pragma_update(None, "user_version", 999).unwrap();
@@ -168,9 +288,16 @@ fn doctor_runs_every_check_with_a_newer_database() {
     let (ok, text) = doctor(deskmate(dir.path()), dir.path());
     assert_data_fails_and_the_rest_run(ok, &text, "update Deskmate");
     assert!(text.contains("newer Deskmate"), "{text}");
-    assert_eq!(std::fs::read(&db).unwrap(), before, "doctor changed the refused database");
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "doctor changed the refused database"
+    );
 
-    let out = deskmate(dir.path()).args(["doctor", "--json"]).assert().failure();
+    let out = deskmate(dir.path())
+        .args(["doctor", "--json"])
+        .assert()
+        .failure();
     let checks = json(&out.get_output().stdout);
     assert_eq!(checks[0]["name"], "data");
     assert_eq!(checks[0]["status"], "fail");
@@ -201,7 +328,10 @@ fn doctor_runs_every_check_with_a_read_only_data_dir() {
     use std::os::unix::process::CommandExt;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("data");
-    deskmate(&dir).args(["profiles", "add", "--name", "小明", "--kind", "child"]).assert().success();
+    deskmate(&dir)
+        .args(["profiles", "add", "--name", "小明", "--kind", "child"])
+        .assert()
+        .success();
     let db = dir.join("deskmate.sqlite3");
     let before = std::fs::read(&db).unwrap();
 
@@ -213,7 +343,10 @@ fn doctor_runs_every_check_with_a_read_only_data_dir() {
     let as_root = running_as_root();
     let command = || {
         let mut std_cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("deskmate"));
-        std_cmd.arg("--data-dir").arg(&dir).env_remove("DESKMATE_DATA_DIR");
+        std_cmd
+            .arg("--data-dir")
+            .arg(&dir)
+            .env_remove("DESKMATE_DATA_DIR");
         if as_root {
             std_cmd.uid(65534).gid(65534);
         }
@@ -233,12 +366,20 @@ fn doctor_runs_every_check_with_a_read_only_data_dir() {
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     assert_data_fails_and_the_rest_run(ok, &text, "chmod u+w");
     assert!(text.contains("not writable"), "{text}");
-    assert_eq!(std::fs::read(&db).unwrap(), before, "doctor changed the database in a read-only folder");
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "doctor changed the database in a read-only folder"
+    );
 }
 
 #[test]
 fn help_lists_the_commands() {
-    let out = Command::cargo_bin("deskmate").unwrap().arg("--help").assert().success();
+    let out = Command::cargo_bin("deskmate")
+        .unwrap()
+        .arg("--help")
+        .assert()
+        .success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
     for cmd in ["profiles", "materials", "doctor"] {
         assert!(text.contains(cmd));
@@ -260,7 +401,12 @@ fn a_closed_pipe_ends_quietly() {
         .unwrap();
     drop(child.stdout.take()); // the reader goes away at once
     let mut err = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
     child.wait().unwrap();
     assert!(!err.contains("panicked"), "{err}");
 }

@@ -51,11 +51,17 @@ impl Running {
             }
         });
         let stdin = child.stdin.take();
-        Self { child, stdin, lines: rx }
+        Self {
+            child,
+            stdin,
+            lines: rx,
+        }
     }
 
     fn line(&self) -> String {
-        self.lines.recv_timeout(PATIENCE).expect("a line of output in time")
+        self.lines
+            .recv_timeout(PATIENCE)
+            .expect("a line of output in time")
     }
 
     fn type_line(&mut self, line: &str) {
@@ -85,7 +91,11 @@ fn simulate(dir: &Path, faults: &[&str]) -> (Running, PathBuf) {
 }
 
 fn status(dir: &Path, port: &Path) -> Value {
-    let out = deskmate(dir).args(["lamp", "status", "--json", "--port"]).arg(port).assert().success();
+    let out = deskmate(dir)
+        .args(["lamp", "status", "--json", "--port"])
+        .arg(port)
+        .assert()
+        .success();
     serde_json::from_slice(&out.get_output().stdout).unwrap()
 }
 
@@ -95,22 +105,48 @@ fn commands_change_what_the_simulated_lamp_shows() {
     let (_sim, port) = simulate(dir.path(), &[]);
 
     let before = status(dir.path(), &port);
-    assert!(before["device"]["model"].as_str().unwrap().contains("simulated"));
+    assert!(before["device"]["model"]
+        .as_str()
+        .unwrap()
+        .contains("simulated"));
     assert_eq!(before["device"]["protocol"], 1);
     assert_eq!(before["state"]["connection"], "connected");
     assert_eq!(before["state"]["expression"], "sleep");
     assert_eq!(before["state"]["light"]["brightness"], 0);
 
     let p = port.to_str().unwrap();
-    deskmate(dir.path()).args(["lamp", "--port", p, "light", "40", "--temp", "3000"]).assert().success();
-    deskmate(dir.path()).args(["lamp", "--port", p, "face", "happy"]).assert().success();
-    deskmate(dir.path()).args(["lamp", "--port", p, "gesture", "wave", "--speed", "1"]).assert().success();
     deskmate(dir.path())
-        .args(["lamp", "--port", p, "project", "--title", "咏鹅", "--line", "鹅，鹅，鹅，", "--line", "曲项向天歌。"])
+        .args(["lamp", "--port", p, "light", "40", "--temp", "3000"])
+        .assert()
+        .success();
+    deskmate(dir.path())
+        .args(["lamp", "--port", p, "face", "happy"])
+        .assert()
+        .success();
+    deskmate(dir.path())
+        .args(["lamp", "--port", p, "gesture", "wave", "--speed", "1"])
+        .assert()
+        .success();
+    deskmate(dir.path())
+        .args([
+            "lamp",
+            "--port",
+            p,
+            "project",
+            "--title",
+            "咏鹅",
+            "--line",
+            "鹅，鹅，鹅，",
+            "--line",
+            "曲项向天歌。",
+        ])
         .assert()
         .success();
     // Without --temp the lamp keeps its colour temperature.
-    deskmate(dir.path()).args(["lamp", "light", "65", "--port", p]).assert().success();
+    deskmate(dir.path())
+        .args(["lamp", "light", "65", "--port", p])
+        .assert()
+        .success();
 
     let after = status(dir.path(), &port);
     let state = &after["state"];
@@ -120,21 +156,46 @@ fn commands_change_what_the_simulated_lamp_shows() {
     assert_eq!(state["arm"]["moving"]["gesture"], "wave");
     assert_eq!(state["projector"]["on"], true);
     assert_eq!(state["projector"]["card"]["title"], "咏鹅");
-    assert_eq!(state["projector"]["card"]["lines"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        state["projector"]["card"]["lines"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
 
-    deskmate(dir.path()).args(["lamp", "--port", p, "project", "--off"]).assert().success();
+    deskmate(dir.path())
+        .args(["lamp", "--port", p, "project", "--off"])
+        .assert()
+        .success();
     assert_eq!(status(dir.path(), &port)["state"]["projector"]["on"], false);
 
-    let human = deskmate(dir.path()).args(["lamp", "--port", p, "status"]).assert().success();
+    let human = deskmate(dir.path())
+        .args(["lamp", "--port", p, "status"])
+        .assert()
+        .success();
     let text = String::from_utf8(human.get_output().stdout.clone()).unwrap();
-    assert!(text.contains("65 % at 3000 K") && text.contains("face       happy"), "{text}");
+    assert!(
+        text.contains("65 % at 3000 K") && text.contains("face       happy"),
+        "{text}"
+    );
 }
 
 #[test]
 fn events_print_one_json_line_each_across_an_unplug() {
     let dir = tempfile::tempdir().unwrap();
     let (mut sim, port) = simulate(dir.path(), &[]);
-    let events = Running::start(dir.path(), &["lamp", "events", "--count", "3", "--port", port.to_str().unwrap()]);
+    let events = Running::start(
+        dir.path(),
+        &[
+            "lamp",
+            "events",
+            "--count",
+            "3",
+            "--port",
+            port.to_str().unwrap(),
+        ],
+    );
     let first: Value = serde_json::from_str(&events.line()).unwrap();
     assert_eq!(first["kind"], "connection");
     assert_eq!(first["state"], "connected");
@@ -143,7 +204,10 @@ fn events_print_one_json_line_each_across_an_unplug() {
     sim.type_line("touch");
     let a: Value = serde_json::from_str(&events.line()).unwrap();
     let b: Value = serde_json::from_str(&events.line()).unwrap();
-    assert_eq!((a["kind"].as_str(), &a["event"]), (Some("event"), &serde_json::json!({"button": "start"})));
+    assert_eq!(
+        (a["kind"].as_str(), &a["event"]),
+        (Some("event"), &serde_json::json!({"button": "start"}))
+    );
     assert_eq!(b["event"], "touch");
 
     sim.type_line("unplug");
@@ -176,26 +240,48 @@ fn commands_succeed_through_dropped_and_garbled_frames() {
     let (_sim, port) = simulate(dir.path(), &["drop", "crc"]);
     let p = port.to_str().unwrap();
     for face in ["thinking", "listening", "surprised"] {
-        deskmate(dir.path()).args(["lamp", "--port", p, "face", face]).assert().success();
+        deskmate(dir.path())
+            .args(["lamp", "--port", p, "face", face])
+            .assert()
+            .success();
     }
-    assert_eq!(status(dir.path(), &port)["state"]["expression"], "surprised");
+    assert_eq!(
+        status(dir.path(), &port)["state"]["expression"],
+        "surprised"
+    );
 }
 
 #[test]
 fn no_lamp_is_a_clear_error_with_the_fix() {
     let dir = tempfile::tempdir().unwrap();
     let absent = dir.path().join("absent");
-    let out = deskmate(dir.path()).args(["lamp", "status", "--port"]).arg(&absent).assert().failure();
+    let out = deskmate(dir.path())
+        .args(["lamp", "status", "--port"])
+        .arg(&absent)
+        .assert()
+        .failure();
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
-    assert!(err.contains("absent") && err.contains("deskmate lamp simulate"), "{err}");
+    assert!(
+        err.contains("absent") && err.contains("deskmate lamp simulate"),
+        "{err}"
+    );
 
     // This machine has no USB lamp: discovery says so, with the fix.
-    let list = deskmate(dir.path()).args(["lamp", "list", "--json"]).assert().success();
+    let list = deskmate(dir.path())
+        .args(["lamp", "list", "--json"])
+        .assert()
+        .success();
     let found: Value = serde_json::from_slice(&list.get_output().stdout).unwrap();
     if found.as_array().is_some_and(|a| a.is_empty()) {
-        let out = deskmate(dir.path()).args(["lamp", "face", "happy"]).assert().failure();
+        let out = deskmate(dir.path())
+            .args(["lamp", "face", "happy"])
+            .assert()
+            .failure();
         let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
-        assert!(err.contains("no lamp found") && err.contains("--port PATH"), "{err}");
+        assert!(
+            err.contains("no lamp found") && err.contains("--port PATH"),
+            "{err}"
+        );
     }
 }
 
@@ -203,13 +289,23 @@ fn no_lamp_is_a_clear_error_with_the_fix() {
 fn bad_values_are_refused_before_anything_is_sent() {
     let dir = tempfile::tempdir().unwrap();
     let absent = dir.path().join("absent");
-    let out = deskmate(dir.path()).args(["lamp", "light", "150", "--port"]).arg(&absent).assert().failure();
+    let out = deskmate(dir.path())
+        .args(["lamp", "light", "150", "--port"])
+        .arg(&absent)
+        .assert()
+        .failure();
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(err.contains("brightness must be 0–100"), "{err}");
-    let out = deskmate(dir.path()).args(["lamp", "face", "grumpy"]).assert().failure();
+    let out = deskmate(dir.path())
+        .args(["lamp", "face", "grumpy"])
+        .assert()
+        .failure();
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(err.contains("grumpy") && err.contains("happy"), "{err}");
-    let out = deskmate(dir.path()).args(["lamp", "simulate", "--fault", "fire"]).assert().failure();
+    let out = deskmate(dir.path())
+        .args(["lamp", "simulate", "--fault", "fire"])
+        .assert()
+        .failure();
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(err.contains("flap"), "{err}");
 }

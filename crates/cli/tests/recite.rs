@@ -21,7 +21,8 @@ fn json(out: &[u8]) -> Value {
 }
 
 fn fixture() -> PathBuf {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/recite-dev-cases.jsonl");
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/recite-dev-cases.jsonl");
     assert!(
         path.exists(),
         "the shared recitation fixture is missing at {}; it lives in ../shared beside the repository (CI always has it)",
@@ -36,9 +37,16 @@ const POEM: &str = "床前明月光，疑是地上霜。举头望明月，低头
 fn batch_agrees_with_the_shared_fixture() {
     let path = fixture();
     let dir = tempfile::tempdir().unwrap();
-    let out = deskmate(dir.path()).args(["recite", "check", "--batch"]).arg(&path).assert().success();
+    let out = deskmate(dir.path())
+        .args(["recite", "check", "--batch"])
+        .arg(&path)
+        .assert()
+        .success();
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    let results: Vec<Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let results: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let cases: Vec<Value> = std::fs::read_to_string(&path)
         .unwrap()
         .lines()
@@ -49,16 +57,30 @@ fn batch_agrees_with_the_shared_fixture() {
 
     let (mut acc_ok, mut err_ok, mut clean, mut clean_ok) = (0usize, 0usize, 0usize, 0usize);
     for (case, got) in cases.iter().zip(&results) {
-        assert_eq!(case["id"], got["id"], "outputs keep the input order and ids");
+        assert_eq!(
+            case["id"], got["id"],
+            "outputs keep the input order and ids"
+        );
         // The contract's shape.
-        let keys: Vec<&str> = got.as_object().unwrap().keys().map(String::as_str).collect();
+        let keys: Vec<&str> = got
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
         for k in ["id", "accuracy", "passed", "units", "correct", "errors"] {
             assert!(keys.contains(&k), "{k} missing in {got}");
         }
         let errors = got["errors"].as_array().unwrap();
         for e in errors {
-            assert!(["omission", "insertion", "substitution", "order"].contains(&e["type"].as_str().unwrap()), "{e}");
-            assert!(e["line"].as_u64().unwrap() >= 1 && e["kind"].is_string() && e["offset"].is_u64());
+            assert!(
+                ["omission", "insertion", "substitution", "order"]
+                    .contains(&e["type"].as_str().unwrap()),
+                "{e}"
+            );
+            assert!(
+                e["line"].as_u64().unwrap() >= 1 && e["kind"].is_string() && e["offset"].is_u64()
+            );
             assert!(e["expected"].is_string() && e["actual"].is_string());
         }
         assert_eq!(got["units"], case["units"], "{}", case["id"]);
@@ -72,7 +94,12 @@ fn batch_agrees_with_the_shared_fixture() {
         let expected = case["expected_errors"].as_array().unwrap();
         let found = expected.iter().all(|x| {
             errors.iter().any(|e| {
-                e["type"] == x["type"] && e["line"].as_i64().unwrap().abs_diff(x["line"].as_i64().unwrap()) <= 1
+                e["type"] == x["type"]
+                    && e["line"]
+                        .as_i64()
+                        .unwrap()
+                        .abs_diff(x["line"].as_i64().unwrap())
+                        <= 1
             })
         });
         err_ok += usize::from(found);
@@ -86,8 +113,14 @@ fn batch_agrees_with_the_shared_fixture() {
     let n = cases.len() as f64;
     let acc_rate = acc_ok as f64 * 100.0 / n;
     let err_rate = err_ok as f64 * 100.0 / n;
-    println!("accuracy within one unit: {acc_ok}/{} = {acc_rate:.1} %", cases.len());
-    println!("expected errors found (type, line ±1): {err_ok}/{} = {err_rate:.1} %", cases.len());
+    println!(
+        "accuracy within one unit: {acc_ok}/{} = {acc_rate:.1} %",
+        cases.len()
+    );
+    println!(
+        "expected errors found (type, line ±1): {err_ok}/{} = {err_rate:.1} %",
+        cases.len()
+    );
     println!("no error where none expected: {clean_ok}/{clean}");
     assert!(acc_rate >= 98.0, "accuracy agreement {acc_rate:.1} %");
     assert!(err_rate >= 98.0, "error agreement {err_rate:.1} %");
@@ -132,7 +165,10 @@ fn single_check_human_and_json() {
         .assert()
         .success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    assert!(text.contains("accuracy 85.71%") && text.contains("omission"), "{text}");
+    assert!(
+        text.contains("accuracy 85.71%") && text.contains("omission"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -146,7 +182,11 @@ fn batch_bad_lines_get_an_error_line_and_exit_code_1() {
     );
     let file = dir.path().join("in.jsonl");
     std::fs::write(&file, input).unwrap();
-    let out = deskmate(dir.path()).args(["recite", "check", "--batch"]).arg(&file).assert().code(1);
+    let out = deskmate(dir.path())
+        .args(["recite", "check", "--batch"])
+        .arg(&file)
+        .assert()
+        .code(1);
     let lines: Vec<Value> = String::from_utf8(out.get_output().stdout.clone())
         .unwrap()
         .lines()
@@ -154,13 +194,25 @@ fn batch_bad_lines_get_an_error_line_and_exit_code_1() {
         .collect();
     assert_eq!(lines.len(), 4);
     assert_eq!(lines[0]["accuracy"], 100.0);
-    assert!(lines[1]["error"].as_str().unwrap().contains("not a check request"));
+    assert!(lines[1]["error"]
+        .as_str()
+        .unwrap()
+        .contains("not a check request"));
     assert_eq!(lines[2]["id"], "empty");
-    assert!(lines[2]["error"].as_str().unwrap().contains("nothing to recite"));
+    assert!(lines[2]["error"]
+        .as_str()
+        .unwrap()
+        .contains("nothing to recite"));
     assert_eq!(lines[3]["id"], 7);
-    assert!(lines[3]["error"].as_str().unwrap().contains("voice or text"));
+    assert!(lines[3]["error"]
+        .as_str()
+        .unwrap()
+        .contains("voice or text"));
     // A missing file is a plain error.
-    deskmate(dir.path()).args(["recite", "check", "--batch", "/nonexistent/x.jsonl"]).assert().failure();
+    deskmate(dir.path())
+        .args(["recite", "check", "--batch", "/nonexistent/x.jsonl"])
+        .assert()
+        .failure();
 }
 
 #[test]
@@ -178,13 +230,21 @@ fn huge_and_odd_transcripts_never_panic() {
         ),
     )
     .unwrap();
-    let out = deskmate(dir.path()).args(["recite", "check", "--batch"]).arg(&file).assert().code(1);
+    let out = deskmate(dir.path())
+        .args(["recite", "check", "--batch"])
+        .arg(&file)
+        .assert()
+        .code(1);
     let lines: Vec<Value> = String::from_utf8(out.get_output().stdout.clone())
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert!(lines[0]["error"].as_str().unwrap().contains("too long"), "{}", lines[0]);
+    assert!(
+        lines[0]["error"].as_str().unwrap().contains("too long"),
+        "{}",
+        lines[0]
+    );
     assert_eq!(lines[1]["correct"], 10);
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(!stderr.contains("panicked"), "{stderr}");
@@ -194,10 +254,15 @@ fn huge_and_odd_transcripts_never_panic() {
 fn attempt_reviews_and_reports() {
     let dir = tempfile::tempdir().unwrap();
     let out = deskmate(dir.path())
-        .args(["profiles", "add", "--name", "小明", "--kind", "child", "--json"])
+        .args([
+            "profiles", "add", "--name", "小明", "--kind", "child", "--json",
+        ])
         .assert()
         .success();
-    let child = json(&out.get_output().stdout)["id"].as_str().unwrap().to_string();
+    let child = json(&out.get_output().stdout)["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let attempt = |transcript: &str, at: &str| {
         let out = deskmate(dir.path())
             .args([
@@ -217,37 +282,76 @@ fn attempt_reviews_and_reports() {
             .success();
         json(&out.get_output().stdout)
     };
-    let first = attempt("床前明月光，疑是地上霜。举偷望明月，低头思故乡。", "2026-03-02T08:00:00+08:00");
+    let first = attempt(
+        "床前明月光，疑是地上霜。举偷望明月，低头思故乡。",
+        "2026-03-02T08:00:00+08:00",
+    );
     assert_eq!(first["passed"], true);
     assert_eq!(first["first_pass"], true);
     assert_eq!(first["purpose"], "learn");
     assert_eq!(first["attempt_no"], 1);
     assert_eq!(first["schedule"]["created"], true);
     assert!(first["feedback"]["items"][0]["tip"].is_null());
-    let second = attempt("床前明月光，疑是地上霜。举偷望明月，低头思故乡。", "2026-03-02T08:03:00+08:00");
+    let second = attempt(
+        "床前明月光，疑是地上霜。举偷望明月，低头思故乡。",
+        "2026-03-02T08:03:00+08:00",
+    );
     assert_eq!(second["attempt_no"], 2);
     assert_eq!(second["purpose"], "learn");
     assert_eq!(second["feedback"]["items"][0]["occurrence"], 2);
-    assert!(second["feedback"]["items"][0]["tip"]["zh"].as_str().unwrap().contains("tóu"));
+    assert!(second["feedback"]["items"][0]["tip"]["zh"]
+        .as_str()
+        .unwrap()
+        .contains("tóu"));
 
-    let due_at = first["schedule"]["next_review_at"].as_str().unwrap().to_string();
+    let due_at = first["schedule"]["next_review_at"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let out = deskmate(dir.path())
-        .args(["reviews", "due", "--profile", "小明", "--at", "2026-03-02T09:00:00+08:00", "--json"])
+        .args([
+            "reviews",
+            "due",
+            "--profile",
+            "小明",
+            "--at",
+            "2026-03-02T09:00:00+08:00",
+            "--json",
+        ])
         .assert()
         .success();
     assert_eq!(json(&out.get_output().stdout), serde_json::json!([]));
     let out = deskmate(dir.path())
-        .args(["reviews", "due", "--profile", &child, "--at", &due_at, "--json"])
+        .args([
+            "reviews",
+            "due",
+            "--profile",
+            &child,
+            "--at",
+            &due_at,
+            "--json",
+        ])
         .assert()
         .success();
     let due = json(&out.get_output().stdout);
     assert_eq!(due[0]["title"], "静夜思");
-    let out = deskmate(dir.path()).args(["reviews", "due", "--profile", &child, "--at", &due_at]).assert().success();
+    let out = deskmate(dir.path())
+        .args(["reviews", "due", "--profile", &child, "--at", &due_at])
+        .assert()
+        .success();
     assert!(String::from_utf8_lossy(&out.get_output().stdout).contains("静夜思"));
 
     for kind in ["daily", "weekly"] {
         let out = deskmate(dir.path())
-            .args(["report", kind, "--profile", &child, "--date", "2026-03-02", "--json"])
+            .args([
+                "report",
+                kind,
+                "--profile",
+                &child,
+                "--date",
+                "2026-03-02",
+                "--json",
+            ])
             .assert()
             .success();
         let r = json(&out.get_output().stdout);
@@ -256,23 +360,53 @@ fn attempt_reviews_and_reports() {
         assert_eq!(r["summary"]["first_passes"], 1);
         assert_eq!(r["top_patterns"][0]["occurrences"], 2);
     }
-    let out =
-        deskmate(dir.path()).args(["report", "daily", "--profile", &child, "--date", "2026-03-02"]).assert().success();
+    let out = deskmate(dir.path())
+        .args([
+            "report",
+            "daily",
+            "--profile",
+            &child,
+            "--date",
+            "2026-03-02",
+        ])
+        .assert()
+        .success();
     assert!(String::from_utf8_lossy(&out.get_output().stdout).contains("2 attempt(s)"));
 }
 
 #[test]
 fn attempt_and_report_bad_input_is_explained() {
     let dir = tempfile::tempdir().unwrap();
-    deskmate(dir.path()).args(["profiles", "add", "--name", "Lily", "--kind", "child"]).assert().success();
+    deskmate(dir.path())
+        .args(["profiles", "add", "--name", "Lily", "--kind", "child"])
+        .assert()
+        .success();
     let err = |args: &[&str]| {
         let out = deskmate(dir.path()).args(args).assert().failure();
         String::from_utf8(out.get_output().stderr.clone()).unwrap()
     };
-    assert!(err(&["recite", "attempt", "--profile", "nobody", "--material", "静夜思", "--transcript", "x"])
-        .contains("not found"));
-    assert!(err(&["recite", "attempt", "--profile", "Lily", "--material", "no such poem", "--transcript", "x"])
-        .contains("not found"));
+    assert!(err(&[
+        "recite",
+        "attempt",
+        "--profile",
+        "nobody",
+        "--material",
+        "静夜思",
+        "--transcript",
+        "x"
+    ])
+    .contains("not found"));
+    assert!(err(&[
+        "recite",
+        "attempt",
+        "--profile",
+        "Lily",
+        "--material",
+        "no such poem",
+        "--transcript",
+        "x"
+    ])
+    .contains("not found"));
     assert!(err(&[
         "recite",
         "attempt",
@@ -286,6 +420,14 @@ fn attempt_and_report_bad_input_is_explained() {
         "noon"
     ])
     .contains("RFC 3339"));
-    assert!(err(&["report", "daily", "--profile", "Lily", "--date", "2026-13-01"]).contains("YYYY-MM-DD"));
+    assert!(err(&[
+        "report",
+        "daily",
+        "--profile",
+        "Lily",
+        "--date",
+        "2026-13-01"
+    ])
+    .contains("YYYY-MM-DD"));
     assert!(err(&["reviews", "due", "--profile", "Lily", "--at", "tomorrow"]).contains("RFC 3339"));
 }

@@ -186,52 +186,154 @@ fn feedback_speaks_with_the_cloud_voice_and_falls_back_to_espeak() {
     let data = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| {
         let out = deskmate(&data).args(args).output().unwrap();
-        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         json(&out.stdout)
     };
     let offline_wav = data.path().join("offline.wav");
-    let said = run(&["speech", "say", "--lang", "en", "--text", "Well done!", "--json", "--wav", offline_wav.to_str().unwrap()]);
-    assert!(said["backend"].as_str().unwrap().starts_with("espeak-ng"), "{said}");
-    assert!(said["fell_back"].is_null() && said["seconds"].as_f64().unwrap() > 0.3, "{said}");
+    let said = run(&[
+        "speech",
+        "say",
+        "--lang",
+        "en",
+        "--text",
+        "Well done!",
+        "--json",
+        "--wav",
+        offline_wav.to_str().unwrap(),
+    ]);
+    assert!(
+        said["backend"].as_str().unwrap().starts_with("espeak-ng"),
+        "{said}"
+    );
+    assert!(
+        said["fell_back"].is_null() && said["seconds"].as_f64().unwrap() > 0.3,
+        "{said}"
+    );
 
     let wav = std::fs::read(&offline_wav).unwrap();
     let server = ScriptedServer::start(vec![
-        Reply::Bytes { content_type: "audio/wav".into(), body: wav.clone() },
+        Reply::Bytes {
+            content_type: "audio/wav".into(),
+            body: wav.clone(),
+        },
         status(500, None, "{\"error\": \"overloaded\"}"),
     ])
     .unwrap();
     let set = run(&[
-        "speech", "voice", "--cloud-url", &server.base_url(), "--model", "tts-1", "--voice", "alloy", "--json",
+        "speech",
+        "voice",
+        "--cloud-url",
+        &server.base_url(),
+        "--model",
+        "tts-1",
+        "--voice",
+        "alloy",
+        "--json",
     ]);
     assert_eq!(set["cloud"]["voice"], "alloy", "{set}");
 
     let cloud_wav = data.path().join("cloud.wav");
-    let said = run(&["speech", "say", "--lang", "zh", "--text", "读得很好！", "--json", "--wav", cloud_wav.to_str().unwrap()]);
-    assert!(said["backend"].as_str().unwrap().starts_with("openai:tts-1"), "{said}");
+    let said = run(&[
+        "speech",
+        "say",
+        "--lang",
+        "zh",
+        "--text",
+        "读得很好！",
+        "--json",
+        "--wav",
+        cloud_wav.to_str().unwrap(),
+    ]);
+    assert!(
+        said["backend"]
+            .as_str()
+            .unwrap()
+            .starts_with("openai:tts-1"),
+        "{said}"
+    );
     assert!(said["fell_back"].is_null(), "{said}");
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
-    assert!(requests[0].path.ends_with("/audio/speech"), "{}", requests[0].path);
+    assert!(
+        requests[0].path.ends_with("/audio/speech"),
+        "{}",
+        requests[0].path
+    );
     assert_eq!(requests[0].body["voice"], "alloy");
     assert_eq!(requests[0].body["input"], "读得很好！");
     assert!(cloud_wav.is_file());
 
     // The service fails: espeak-ng speaks, and the reason is given.
-    let said = run(&["speech", "say", "--lang", "zh", "--text", "再来一次。", "--json", "--wav", cloud_wav.to_str().unwrap()]);
-    assert!(said["backend"].as_str().unwrap().starts_with("espeak-ng"), "{said}");
-    assert!(said["fell_back"].as_str().unwrap().contains("500"), "{said}");
+    let said = run(&[
+        "speech",
+        "say",
+        "--lang",
+        "zh",
+        "--text",
+        "再来一次。",
+        "--json",
+        "--wav",
+        cloud_wav.to_str().unwrap(),
+    ]);
+    assert!(
+        said["backend"].as_str().unwrap().starts_with("espeak-ng"),
+        "{said}"
+    );
+    assert!(
+        said["fell_back"].as_str().unwrap().contains("500"),
+        "{said}"
+    );
 
     // The service is gone altogether: the same.
     let url = server.base_url();
     drop(server);
-    let said = run(&["speech", "say", "--lang", "en", "--text", "Try again.", "--json", "--wav", cloud_wav.to_str().unwrap()]);
-    assert!(said["backend"].as_str().unwrap().starts_with("espeak-ng"), "{said}");
-    assert!(said["fell_back"].as_str().unwrap().contains(url.trim_end_matches('/')), "{said}");
+    let said = run(&[
+        "speech",
+        "say",
+        "--lang",
+        "en",
+        "--text",
+        "Try again.",
+        "--json",
+        "--wav",
+        cloud_wav.to_str().unwrap(),
+    ]);
+    assert!(
+        said["backend"].as_str().unwrap().starts_with("espeak-ng"),
+        "{said}"
+    );
+    assert!(
+        said["fell_back"]
+            .as_str()
+            .unwrap()
+            .contains(url.trim_end_matches('/')),
+        "{said}"
+    );
 
     // Back to offline only.
     let set = run(&["speech", "voice", "--offline", "--json"]);
     assert!(set["cloud"].is_null(), "{set}");
-    let out = deskmate(&data).args(["speech", "voice", "--cloud-url", "ftp://x", "--model", "m", "--voice", "v"]).output().unwrap();
+    let out = deskmate(&data)
+        .args([
+            "speech",
+            "voice",
+            "--cloud-url",
+            "ftp://x",
+            "--model",
+            "m",
+            "--voice",
+            "v",
+        ])
+        .output()
+        .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("http://"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("http://"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -85,7 +85,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     // Every round trip really reached the lamp: it applied each light once.
     let applied = sim.stats().device.commands_applied;
     if applied != round_trips as u64 {
-        return Err(format!("the simulator applied {applied} commands, expected {round_trips}").into());
+        return Err(
+            format!("the simulator applied {applied} commands, expected {round_trips}").into(),
+        );
     }
     let mut ping_rtts = Vec::with_capacity(round_trips);
     for _ in 0..round_trips {
@@ -113,14 +115,27 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         restores.push(start.elapsed());
     }
 
-    println!("lamp round trip over a pseudo-terminal (driver ⇄ simulator, {} cores)", num_cpus());
+    println!(
+        "lamp round trip over a pseudo-terminal (driver ⇄ simulator, {} cores)",
+        num_cpus()
+    );
     let p99 = report("set_light round trip", light_rtts);
     report("heartbeat round trip", ping_rtts);
     report("replug → connected", reconnects);
     report("replug → light restored", restores);
     let stats = lamp.stats();
-    println!("retries {}  timeouts {}  bad frames {}", stats.retries, stats.timeouts, stats.bad_frames);
-    println!("target p99 < 10 ms: {}", if p99 < Duration::from_millis(10) { "met" } else { "MISSED" });
+    println!(
+        "retries {}  timeouts {}  bad frames {}",
+        stats.retries, stats.timeouts, stats.bad_frames
+    );
+    println!(
+        "target p99 < 10 ms: {}",
+        if p99 < Duration::from_millis(10) {
+            "met"
+        } else {
+            "MISSED"
+        }
+    );
     Ok(())
 }
 

@@ -69,7 +69,10 @@ pub fn resolve(selector: &PortSelector, prefer: Option<&str>) -> LampResult<Opti
         PortSelector::Auto => {
             let lamps = list_lamps()?;
             let preferred = prefer.and_then(|serial| {
-                lamps.iter().find(|l| l.serial_number.as_deref() == Some(serial)).map(|l| l.port.clone())
+                lamps
+                    .iter()
+                    .find(|l| l.serial_number.as_deref() == Some(serial))
+                    .map(|l| l.port.clone())
             });
             Ok(preferred.or_else(|| lamps.into_iter().next().map(|l| l.port)))
         }
@@ -98,9 +101,15 @@ mod tests {
     fn missing_path_resolves_to_nothing_and_present_path_to_itself() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("lamp0");
-        assert_eq!(resolve(&PortSelector::Path(path.clone()), None).unwrap(), None);
+        assert_eq!(
+            resolve(&PortSelector::Path(path.clone()), None).unwrap(),
+            None
+        );
         std::fs::write(&path, b"").unwrap();
-        assert_eq!(resolve(&PortSelector::Path(path.clone()), None).unwrap(), Some(path.display().to_string()));
+        assert_eq!(
+            resolve(&PortSelector::Path(path.clone()), None).unwrap(),
+            Some(path.display().to_string())
+        );
     }
 
     #[test]

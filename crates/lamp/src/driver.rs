@@ -15,7 +15,9 @@ use serde::{Deserialize, Serialize};
 use crate::discovery::{self, PortSelector};
 use crate::error::{LampError, LampResult};
 use crate::link::{Inbox, Link};
-use crate::protocol::{check_speed, Card, DeviceInfo, DeviceState, Expression, Gesture, Light, ProjectorCommand};
+use crate::protocol::{
+    check_speed, Card, DeviceInfo, DeviceState, Expression, Gesture, Light, ProjectorCommand,
+};
 use crate::state::{ConnectionState, LampNotice, LampState, TrackedState};
 
 /// How the driver finds and talks to its lamp.
@@ -140,7 +142,9 @@ impl Shared {
         lock(&self.subscribers).retain(|tx| match tx.try_send(notice.clone()) {
             Ok(()) => true,
             Err(flume::TrySendError::Full(_)) => {
-                tracing::warn!("a lamp subscriber is {SUBSCRIBER_BACKLOG} notices behind; dropping one");
+                tracing::warn!(
+                    "a lamp subscriber is {SUBSCRIBER_BACKLOG} notices behind; dropping one"
+                );
                 true
             }
             Err(flume::TrySendError::Disconnected(_)) => false,
@@ -163,7 +167,10 @@ impl CommandTicket {
 
     /// Waits without blocking the async executor.
     pub async fn wait_async(self) -> LampResult<Reply> {
-        self.reply.recv_async().await.unwrap_or(Err(LampError::Stopped))
+        self.reply
+            .recv_async()
+            .await
+            .unwrap_or(Err(LampError::Stopped))
     }
 }
 
@@ -206,22 +213,36 @@ impl Lamp {
         Self::spawn(config, None)
     }
 
-    fn spawn(config: LampConfig, ready: Option<flume::Sender<LampResult<DeviceInfo>>>) -> LampResult<Self> {
+    fn spawn(
+        config: LampConfig,
+        ready: Option<flume::Sender<LampResult<DeviceInfo>>>,
+    ) -> LampResult<Self> {
         let (tx, rx) = flume::unbounded();
         let shared = Arc::new(Shared::new());
         let link = Link::new(config, rx, tx.clone(), shared.clone(), ready);
         let thread = std::thread::Builder::new()
             .name("lamp-link".into())
             .spawn(move || link.run())
-            .map_err(|e| LampError::Simulator(format!("cannot start the lamp driver thread: {e}")))?;
-        Ok(Self { inbox: tx, shared, thread: Some(thread) })
+            .map_err(|e| {
+                LampError::Simulator(format!("cannot start the lamp driver thread: {e}"))
+            })?;
+        Ok(Self {
+            inbox: tx,
+            shared,
+            thread: Some(thread),
+        })
     }
 
     /// Hands `command` to the driver and returns at once.
     pub fn submit(&self, command: Command) -> LampResult<CommandTicket> {
         command.check()?;
         let (reply_tx, reply_rx) = flume::bounded(1);
-        self.inbox.send(Inbox::Request { command, reply: reply_tx }).map_err(|_| LampError::Stopped)?;
+        self.inbox
+            .send(Inbox::Request {
+                command,
+                reply: reply_tx,
+            })
+            .map_err(|_| LampError::Stopped)?;
         Ok(CommandTicket { reply: reply_rx })
     }
 
@@ -234,8 +255,14 @@ impl Lamp {
         let name = command_name(&command);
         match self.request(command)? {
             Reply::Ack => Ok(()),
-            Reply::DeviceInfo(_) => Err(LampError::UnexpectedReply { command: name, got: "device_info" }),
-            Reply::State(_) => Err(LampError::UnexpectedReply { command: name, got: "state_report" }),
+            Reply::DeviceInfo(_) => Err(LampError::UnexpectedReply {
+                command: name,
+                got: "device_info",
+            }),
+            Reply::State(_) => Err(LampError::UnexpectedReply {
+                command: name,
+                got: "state_report",
+            }),
         }
     }
 
@@ -264,8 +291,14 @@ impl Lamp {
     pub fn query_state(&self) -> LampResult<DeviceState> {
         match self.request(Command::QueryState)? {
             Reply::State(s) => Ok(s),
-            Reply::Ack => Err(LampError::UnexpectedReply { command: "query_state", got: "ack" }),
-            Reply::DeviceInfo(_) => Err(LampError::UnexpectedReply { command: "query_state", got: "device_info" }),
+            Reply::Ack => Err(LampError::UnexpectedReply {
+                command: "query_state",
+                got: "ack",
+            }),
+            Reply::DeviceInfo(_) => Err(LampError::UnexpectedReply {
+                command: "query_state",
+                got: "device_info",
+            }),
         }
     }
 

@@ -20,9 +20,16 @@ pub enum LampError {
     #[error("the lamp is disconnected ({port}); plug it back in — Deskmate reconnects by itself")]
     Disconnected { port: String },
     #[error("the lamp did not acknowledge {command} (#{seq}) after {tries} tries")]
-    Timeout { command: &'static str, seq: u32, tries: u32 },
+    Timeout {
+        command: &'static str,
+        seq: u32,
+        tries: u32,
+    },
     #[error("the lamp refused {command}: {error}")]
-    Rejected { command: &'static str, error: NackError },
+    Rejected {
+        command: &'static str,
+        error: NackError,
+    },
     #[error("the link to the lamp was lost during {command}; it will reconnect by itself")]
     LinkLost { command: &'static str },
     #[error("{0}")]
@@ -30,7 +37,10 @@ pub enum LampError {
     #[error("the lamp driver has stopped")]
     Stopped,
     #[error("the lamp answered {command} with an unexpected {got}")]
-    UnexpectedReply { command: &'static str, got: &'static str },
+    UnexpectedReply {
+        command: &'static str,
+        got: &'static str,
+    },
     #[error("unknown lamp tool \"{0}\"")]
     UnknownTool(String),
     #[error("bad arguments for {tool}: {reason}")]

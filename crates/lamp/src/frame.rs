@@ -72,7 +72,8 @@ fn encode_with_crc_xor(seq: u32, message: &Message, crc_xor: u32) -> Result<Vec<
     let mut raw = Vec::with_capacity(64);
     raw.push(PROTOCOL_VERSION);
     raw.extend_from_slice(&seq.to_le_bytes());
-    let mut raw = postcard::to_extend(message, raw).map_err(|e| FrameError::Serialize(e.to_string()))?;
+    let mut raw =
+        postcard::to_extend(message, raw).map_err(|e| FrameError::Serialize(e.to_string()))?;
     let crc = CRC32.checksum(&raw) ^ crc_xor;
     raw.extend_from_slice(&crc.to_le_bytes());
     if raw.len() > MAX_FRAME_LEN {
@@ -102,7 +103,10 @@ pub fn parse(raw: &[u8]) -> Result<Envelope, FrameError> {
     let seq = u32::from_le_bytes([body[1], body[2], body[3], body[4]]);
     match postcard::from_bytes::<Message>(&body[HEADER_LEN..]) {
         Ok(message) => Ok(Envelope { seq, message }),
-        Err(e) => Err(FrameError::BadMessage { seq, reason: e.to_string() }),
+        Err(e) => Err(FrameError::BadMessage {
+            seq,
+            reason: e.to_string(),
+        }),
     }
 }
 
@@ -119,7 +123,10 @@ pub struct FrameDecoder {
 
 impl FrameDecoder {
     pub fn new() -> Self {
-        Self { buf: Vec::with_capacity(256), overflowed: false }
+        Self {
+            buf: Vec::with_capacity(256),
+            overflowed: false,
+        }
     }
 
     /// Feeds `bytes`; returns every frame (or frame error) they complete, in order.
@@ -170,13 +177,23 @@ mod tests {
 
     #[test]
     fn encoded_frame_has_no_inner_delimiters_and_decodes_back() {
-        let msg = Message::SetLight(Light { brightness: 0, temperature_k: 2700, transition_ms: 0 });
+        let msg = Message::SetLight(Light {
+            brightness: 0,
+            temperature_k: 2700,
+            transition_ms: 0,
+        });
         let bytes = encode(7, &msg).unwrap();
         assert_eq!(bytes.first(), Some(&DELIMITER));
         assert_eq!(bytes.last(), Some(&DELIMITER));
         assert!(!bytes[1..bytes.len() - 1].contains(&DELIMITER));
         let frames = one(&mut FrameDecoder::new(), &bytes);
-        assert_eq!(frames, vec![Ok(Envelope { seq: 7, message: msg })]);
+        assert_eq!(
+            frames,
+            vec![Ok(Envelope {
+                seq: 7,
+                message: msg
+            })]
+        );
     }
 
     #[test]
@@ -191,7 +208,13 @@ mod tests {
         for chunk in bytes.chunks(3) {
             got.extend(d.push(chunk));
         }
-        assert_eq!(got, vec![Ok(Envelope { seq: u32::MAX, message: msg })]);
+        assert_eq!(
+            got,
+            vec![Ok(Envelope {
+                seq: u32::MAX,
+                message: msg
+            })]
+        );
     }
 
     #[test]
@@ -204,14 +227,23 @@ mod tests {
         }
         let frames = FrameDecoder::new().push(&bytes);
         assert_eq!(frames.len(), 1);
-        assert!(matches!(frames[0], Err(FrameError::BadCrc { .. }) | Err(FrameError::Cobs)), "{frames:?}");
+        assert!(
+            matches!(
+                frames[0],
+                Err(FrameError::BadCrc { .. }) | Err(FrameError::Cobs)
+            ),
+            "{frames:?}"
+        );
     }
 
     #[test]
     fn deliberately_bad_crc_is_caught() {
         let bytes = encode_with_bad_crc(4, &Message::Ack { seq: 3 }).unwrap();
         let frames = FrameDecoder::new().push(&bytes);
-        assert!(matches!(frames.as_slice(), [Err(FrameError::BadCrc { .. })]), "{frames:?}");
+        assert!(
+            matches!(frames.as_slice(), [Err(FrameError::BadCrc { .. })]),
+            "{frames:?}"
+        );
     }
 
     #[test]
@@ -228,7 +260,10 @@ mod tests {
         let mut raw = vec![PROTOCOL_VERSION, 42, 0, 0, 0, 200];
         let crc = CRC32.checksum(&raw);
         raw.extend(crc.to_le_bytes());
-        assert!(matches!(parse(&raw), Err(FrameError::BadMessage { seq: 42, .. })));
+        assert!(matches!(
+            parse(&raw),
+            Err(FrameError::BadMessage { seq: 42, .. })
+        ));
     }
 
     #[test]
@@ -238,12 +273,24 @@ mod tests {
         assert!(d.push(&garbage).is_empty());
         let good = encode(3, &Message::Heartbeat).unwrap();
         let got = d.push(&good);
-        assert_eq!(got, vec![Err(FrameError::TooLong), Ok(Envelope { seq: 3, message: Message::Heartbeat })]);
+        assert_eq!(
+            got,
+            vec![
+                Err(FrameError::TooLong),
+                Ok(Envelope {
+                    seq: 3,
+                    message: Message::Heartbeat
+                })
+            ]
+        );
     }
 
     #[test]
     fn too_large_message_is_refused_before_sending() {
-        let card = Card { title: "x".into(), lines: vec!["y".repeat(MAX_FRAME_LEN); 1] };
+        let card = Card {
+            title: "x".into(),
+            lines: vec!["y".repeat(MAX_FRAME_LEN); 1],
+        };
         let err = encode(1, &Message::Projector(ProjectorCommand::ShowCard(card)));
         assert!(matches!(err, Err(FrameError::MessageTooLarge(_))));
     }

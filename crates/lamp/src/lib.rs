@@ -20,8 +20,8 @@ pub use discovery::{list_lamps, FoundLamp, PortSelector, USB_PID, USB_VID};
 pub use driver::{Command, CommandTicket, Lamp, LampConfig, LinkStats, Reply};
 pub use error::{LampError, LampResult};
 pub use protocol::{
-    ArmPose, Button, Capability, Card, DeviceEvent, DeviceInfo, DeviceState, Expression, Gesture, Light, Message,
-    NackError, ProjectorCommand, ProjectorState, PROTOCOL_VERSION,
+    ArmPose, Button, Capability, Card, DeviceEvent, DeviceInfo, DeviceState, Expression, Gesture,
+    Light, Message, NackError, ProjectorCommand, ProjectorState, PROTOCOL_VERSION,
 };
 pub use state::{ConnectionState, LampNotice, LampState};
 pub use tools::verdict_reaction;

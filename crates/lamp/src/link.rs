@@ -24,8 +24,14 @@ const DISCOVERY_INTERVAL: Duration = Duration::from_millis(500);
 
 /// What the link thread receives.
 pub(crate) enum Inbox {
-    Request { command: Command, reply: flume::Sender<LampResult<Reply>> },
-    Line { generation: u64, news: LineNews },
+    Request {
+        command: Command,
+        reply: flume::Sender<LampResult<Reply>>,
+    },
+    Line {
+        generation: u64,
+        news: LineNews,
+    },
     Shutdown,
 }
 
@@ -110,7 +116,9 @@ impl Link {
             match self.inbox.recv_timeout(wait) {
                 Ok(Inbox::Shutdown) | Err(flume::RecvTimeoutError::Disconnected) => break,
                 Ok(Inbox::Request { command, reply }) => self.on_request(command, reply),
-                Ok(Inbox::Line { generation, news }) if generation == self.generation => self.on_line(news),
+                Ok(Inbox::Line { generation, news }) if generation == self.generation => {
+                    self.on_line(news)
+                }
                 Ok(Inbox::Line { .. }) => {} // from a port already closed
                 Err(flume::RecvTimeoutError::Timeout) => {}
             }
@@ -124,7 +132,11 @@ impl Link {
     }
 
     fn port_name(&self) -> String {
-        self.shared.state().port.clone().unwrap_or_else(|| discovery::describe(&self.config.port))
+        self.shared
+            .state()
+            .port
+            .clone()
+            .unwrap_or_else(|| discovery::describe(&self.config.port))
     }
 
     fn next_wakeup(&self) -> Instant {
@@ -155,7 +167,10 @@ impl Link {
             && self.queue.is_empty()
             && now >= self.last_heard + self.config.heartbeat_interval
         {
-            self.queue.push_back(Pending { message: Message::Heartbeat, origin: Origin::Heartbeat });
+            self.queue.push_back(Pending {
+                message: Message::Heartbeat,
+                origin: Origin::Heartbeat,
+            });
         }
         self.pump();
     }
@@ -183,8 +198,14 @@ impl Link {
                 self.misses = 0;
                 self.last_heard = Instant::now();
                 self.set_connection(ConnectionState::Connecting, Some(name));
-                let hello = Message::Hello { protocol: PROTOCOL_VERSION, host: self.config.host.clone() };
-                self.queue.push_front(Pending { message: hello, origin: Origin::Handshake });
+                let hello = Message::Hello {
+                    protocol: PROTOCOL_VERSION,
+                    host: self.config.host.clone(),
+                };
+                self.queue.push_front(Pending {
+                    message: hello,
+                    origin: Origin::Handshake,
+                });
             }
             Err(reason) => {
                 tracing::debug!(port = %name, %reason, "cannot open lamp port");
@@ -211,18 +232,27 @@ impl Link {
             (changed, state.port.clone())
         };
         if changed {
-            self.shared.publish(&LampNotice::Connection { state: connection, port, at_unix_ms: now_unix_ms() });
+            self.shared.publish(&LampNotice::Connection {
+                state: connection,
+                port,
+                at_unix_ms: now_unix_ms(),
+            });
         }
     }
 
     fn publish_state(&self) {
         let state = Box::new(self.shared.state().snapshot());
-        self.shared.publish(&LampNotice::State { state, at_unix_ms: now_unix_ms() });
+        self.shared.publish(&LampNotice::State {
+            state,
+            at_unix_ms: now_unix_ms(),
+        });
     }
 
     fn on_request(&mut self, command: Command, reply: flume::Sender<LampResult<Reply>>) {
         if self.connection() == ConnectionState::Disconnected {
-            let _ = reply.send(Err(LampError::Disconnected { port: self.port_name() }));
+            let _ = reply.send(Err(LampError::Disconnected {
+                port: self.port_name(),
+            }));
             return;
         }
         let message = match command {
@@ -233,7 +263,10 @@ impl Link {
             Command::QueryState => Message::QueryState,
             Command::Ping => Message::Heartbeat,
         };
-        self.queue.push_back(Pending { message, origin: Origin::User(reply) });
+        self.queue.push_back(Pending {
+            message,
+            origin: Origin::User(reply),
+        });
         self.pump();
     }
 
@@ -243,15 +276,25 @@ impl Link {
             return;
         }
         let connecting = self.connection() == ConnectionState::Connecting;
-        let Some(front) = self.queue.front() else { return };
+        let Some(front) = self.queue.front() else {
+            return;
+        };
         if connecting && !matches!(front.origin, Origin::Handshake) {
             return;
         }
-        let Some(pending) = self.queue.pop_front() else { return };
+        let Some(pending) = self.queue.pop_front() else {
+            return;
+        };
         let seq = self.take_seq();
         match frame::encode(seq, &pending.message) {
             Ok(bytes) => {
-                let flight = InFlight { seq, bytes, tries: 0, deadline: Instant::now(), pending };
+                let flight = InFlight {
+                    seq,
+                    bytes,
+                    tries: 0,
+                    deadline: Instant::now(),
+                    pending,
+                };
                 self.in_flight = Some(flight);
                 self.transmit_in_flight();
             }
@@ -266,7 +309,9 @@ impl Link {
     }
 
     fn transmit_in_flight(&mut self) {
-        let Some(flight) = self.in_flight.as_mut() else { return };
+        let Some(flight) = self.in_flight.as_mut() else {
+            return;
+        };
         flight.tries += 1;
         flight.deadline = Instant::now() + self.config.ack_timeout;
         let bytes = flight.bytes.clone();
@@ -277,7 +322,9 @@ impl Link {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        let Some(transport) = self.transport.as_mut() else { return };
+        let Some(transport) = self.transport.as_mut() else {
+            return;
+        };
         match transport.send(bytes) {
             Ok(()) => self.shared.stats().frames_sent += 1,
             Err(WriteError::Full) => tracing::debug!("lamp line full; frame dropped, will retry"),
@@ -286,19 +333,30 @@ impl Link {
     }
 
     fn on_ack_timeout(&mut self) {
-        let Some(flight) = self.in_flight.as_ref() else { return };
+        let Some(flight) = self.in_flight.as_ref() else {
+            return;
+        };
         if flight.tries < self.config.attempts.max(1) {
             self.transmit_in_flight();
             return;
         }
-        let Some(flight) = self.in_flight.take() else { return };
+        let Some(flight) = self.in_flight.take() else {
+            return;
+        };
         self.shared.stats().timeouts += 1;
         let command = flight.pending.message.name();
-        let error = LampError::Timeout { command, seq: flight.seq, tries: flight.tries };
+        let error = LampError::Timeout {
+            command,
+            seq: flight.seq,
+            tries: flight.tries,
+        };
         match flight.pending.origin {
             Origin::Handshake => {
                 let port = self.port_name();
-                self.report_ready(Err(LampError::Handshake { port, reason: error.to_string() }));
+                self.report_ready(Err(LampError::Handshake {
+                    port,
+                    reason: error.to_string(),
+                }));
                 self.link_lost("the lamp did not answer the hello");
                 return;
             }
@@ -332,7 +390,9 @@ impl Link {
                 self.shared.stats().nacks += 1;
                 self.on_answer(seq, Err(error));
             }
-            Message::DeviceInfo { reply_to, info } => self.on_answer(reply_to, Ok(Answer::Info(info))),
+            Message::DeviceInfo { reply_to, info } => {
+                self.on_answer(reply_to, Ok(Answer::Info(info)))
+            }
             Message::StateReport { reply_to, state } => {
                 self.on_answer(reply_to, Ok(Answer::State(Box::new(state))));
             }
@@ -347,10 +407,16 @@ impl Link {
                 }
                 self.seen_events.push_back(envelope.seq);
                 self.shared.stats().events += 1;
-                self.shared.publish(&LampNotice::Event { event, at_unix_ms: now_unix_ms() });
+                self.shared.publish(&LampNotice::Event {
+                    event,
+                    at_unix_ms: now_unix_ms(),
+                });
             }
             Message::Heartbeat => self.acknowledge(envelope.seq),
-            other => tracing::debug!(message = other.name(), "ignoring a host-side message from the lamp"),
+            other => tracing::debug!(
+                message = other.name(),
+                "ignoring a host-side message from the lamp"
+            ),
         }
     }
 
@@ -368,7 +434,9 @@ impl Link {
             tracing::debug!(seq, "late or unknown answer from the lamp; ignored");
             return;
         }
-        let Some(flight) = self.in_flight.take() else { return };
+        let Some(flight) = self.in_flight.take() else {
+            return;
+        };
         let name = flight.pending.message.name();
         match (flight.pending.origin, answer) {
             (Origin::Handshake, Ok(Answer::Info(info))) => self.on_handshake(info),
@@ -376,7 +444,13 @@ impl Link {
                 self.handshake_failed("it answered with something other than its device info")
             }
             (Origin::Handshake, Err(nack)) => self.handshake_failed(&nack.to_string()),
-            (origin, Err(error)) => complete(origin, Err(LampError::Rejected { command: name, error })),
+            (origin, Err(error)) => complete(
+                origin,
+                Err(LampError::Rejected {
+                    command: name,
+                    error,
+                }),
+            ),
             (origin, Ok(Answer::State(state))) => {
                 self.shared.state().adopt(&state);
                 self.publish_state();
@@ -402,7 +476,9 @@ impl Link {
         match message {
             Message::SetLight(light) => state.light = *light,
             Message::ShowExpression(e) => state.expression = *e,
-            Message::ArmGesture { gesture, speed } => state.gesture = Some((*gesture, *speed, Instant::now())),
+            Message::ArmGesture { gesture, speed } => {
+                state.gesture = Some((*gesture, *speed, Instant::now()))
+            }
             Message::Projector(p) => state.projector.apply(p),
             _ => return false,
         }
@@ -418,14 +494,20 @@ impl Link {
         // learn the lamp's state if the host has not set anything yet.
         let sync: Vec<Message> = if self.host_has_commanded {
             let state = self.shared.state();
-            let mut replay = vec![Message::SetLight(state.light), Message::ShowExpression(state.expression)];
+            let mut replay = vec![
+                Message::SetLight(state.light),
+                Message::ShowExpression(state.expression),
+            ];
             replay.extend(state.projector.restore_command().map(Message::Projector));
             replay
         } else {
             vec![Message::QueryState]
         };
         for message in sync.into_iter().rev() {
-            self.queue.push_front(Pending { message, origin: Origin::Sync });
+            self.queue.push_front(Pending {
+                message,
+                origin: Origin::Sync,
+            });
         }
         self.set_connection(ConnectionState::Connected, None);
         self.handshake_info = Some(info);
@@ -435,7 +517,10 @@ impl Link {
     /// handshake has finished (well or not: the link itself is up).
     fn maybe_ready(&mut self) {
         let syncing = self.queue.iter().any(|p| matches!(p.origin, Origin::Sync))
-            || self.in_flight.as_ref().is_some_and(|f| matches!(f.pending.origin, Origin::Sync));
+            || self
+                .in_flight
+                .as_ref()
+                .is_some_and(|f| matches!(f.pending.origin, Origin::Sync));
         if !syncing {
             if let Some(info) = self.handshake_info.take() {
                 self.report_ready(Ok(info));
@@ -445,7 +530,10 @@ impl Link {
 
     fn handshake_failed(&mut self, reason: &str) {
         let port = self.port_name();
-        self.report_ready(Err(LampError::Handshake { port, reason: reason.to_string() }));
+        self.report_ready(Err(LampError::Handshake {
+            port,
+            reason: reason.to_string(),
+        }));
         self.link_lost(&format!("handshake failed: {reason}"));
     }
 
@@ -468,7 +556,10 @@ impl Link {
         let port = self.port_name();
         self.fail_all(|| LampError::Disconnected { port: port.clone() });
         self.set_connection(ConnectionState::Disconnected, None);
-        self.report_ready(Err(LampError::Handshake { port: self.port_name(), reason: reason.to_string() }));
+        self.report_ready(Err(LampError::Handshake {
+            port: self.port_name(),
+            reason: reason.to_string(),
+        }));
     }
 
     fn fail_all(&mut self, error: impl Fn() -> LampError) {

@@ -122,18 +122,29 @@ pub struct Light {
 impl Light {
     /// A checked light setting; out-of-range values are an error that names the range.
     pub fn new(brightness: u8, temperature_k: u16, transition_ms: u16) -> Result<Self, LampError> {
-        let light = Self { brightness, temperature_k, transition_ms };
+        let light = Self {
+            brightness,
+            temperature_k,
+            transition_ms,
+        };
         light.check().map_err(LampError::Invalid)?;
         Ok(light)
     }
 
     /// The light a lamp shows when it powers up: off, neutral white.
-    pub const POWER_ON: Light = Light { brightness: 0, temperature_k: 4000, transition_ms: 0 };
+    pub const POWER_ON: Light = Light {
+        brightness: 0,
+        temperature_k: 4000,
+        transition_ms: 0,
+    };
 
     /// Checks the ranges; the error says which value is wrong and what is allowed.
     pub fn check(&self) -> Result<(), String> {
         if self.brightness > BRIGHTNESS_MAX {
-            return Err(format!("brightness must be 0–{BRIGHTNESS_MAX} %, got {}", self.brightness));
+            return Err(format!(
+                "brightness must be 0–{BRIGHTNESS_MAX} %, got {}",
+                self.brightness
+            ));
         }
         if !(TEMPERATURE_MIN_K..=TEMPERATURE_MAX_K).contains(&self.temperature_k) {
             return Err(format!(
@@ -142,7 +153,10 @@ impl Light {
             ));
         }
         if self.transition_ms > TRANSITION_MAX_MS {
-            return Err(format!("transition must be 0–{TRANSITION_MAX_MS} ms, got {} ms", self.transition_ms));
+            return Err(format!(
+                "transition must be 0–{TRANSITION_MAX_MS} ms, got {} ms",
+                self.transition_ms
+            ));
         }
         Ok(())
     }
@@ -245,7 +259,9 @@ pub fn check_speed(speed: u8) -> Result<(), String> {
     if (SPEED_MIN..=SPEED_MAX).contains(&speed) {
         Ok(())
     } else {
-        Err(format!("gesture speed must be {SPEED_MIN}–{SPEED_MAX} %, got {speed}"))
+        Err(format!(
+            "gesture speed must be {SPEED_MIN}–{SPEED_MAX} %, got {speed}"
+        ))
     }
 }
 
@@ -267,7 +283,10 @@ pub struct Card {
 impl Card {
     /// A checked card; too long a title, too many or too long lines are an error.
     pub fn new(title: impl Into<String>, lines: Vec<String>) -> Result<Self, LampError> {
-        let card = Self { title: title.into(), lines };
+        let card = Self {
+            title: title.into(),
+            lines,
+        };
         card.check().map_err(LampError::Invalid)?;
         Ok(card)
     }
@@ -278,15 +297,23 @@ impl Card {
             return Err("a projector card needs a title".into());
         }
         if title > CARD_TITLE_MAX_CHARS {
-            return Err(format!("card title is {title} characters; at most {CARD_TITLE_MAX_CHARS} fit"));
+            return Err(format!(
+                "card title is {title} characters; at most {CARD_TITLE_MAX_CHARS} fit"
+            ));
         }
         if self.lines.len() > CARD_LINES_MAX {
-            return Err(format!("card has {} lines; at most {CARD_LINES_MAX} fit", self.lines.len()));
+            return Err(format!(
+                "card has {} lines; at most {CARD_LINES_MAX} fit",
+                self.lines.len()
+            ));
         }
         for (i, line) in self.lines.iter().enumerate() {
             let n = line.chars().count();
             if n > CARD_LINE_MAX_CHARS {
-                return Err(format!("card line {} is {n} characters; at most {CARD_LINE_MAX_CHARS} fit", i + 1));
+                return Err(format!(
+                    "card line {} is {n} characters; at most {CARD_LINE_MAX_CHARS} fit",
+                    i + 1
+                ));
             }
         }
         Ok(())
@@ -402,15 +429,25 @@ mod tests {
 
     #[test]
     fn unknown_name_lists_the_choices() {
-        let err = "grumpy".parse::<Expression>().err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(err.contains("grumpy") && err.contains("happy") && err.contains("sleep"), "{err}");
+        let err = "grumpy"
+            .parse::<Expression>()
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.contains("grumpy") && err.contains("happy") && err.contains("sleep"),
+            "{err}"
+        );
     }
 
     #[test]
     fn light_ranges_are_checked() {
         assert!(Light::new(100, 2700, 0).is_ok());
         assert!(Light::new(0, 6500, TRANSITION_MAX_MS).is_ok());
-        let too_bright = Light::new(101, 4000, 0).err().map(|e| e.to_string()).unwrap_or_default();
+        let too_bright = Light::new(101, 4000, 0)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         assert!(too_bright.contains("0–100"), "{too_bright}");
         assert!(Light::new(50, 2699, 0).is_err());
         assert!(Light::new(50, 6501, 0).is_err());
@@ -439,7 +476,10 @@ mod tests {
         assert_eq!(p.restore_command(), None);
         p.apply(&ProjectorCommand::On);
         assert_eq!(p.restore_command(), Some(ProjectorCommand::On));
-        let card = Card { title: "t".into(), lines: vec!["a".into()] };
+        let card = Card {
+            title: "t".into(),
+            lines: vec!["a".into()],
+        };
         p.apply(&ProjectorCommand::ShowCard(card.clone()));
         assert_eq!(p.restore_command(), Some(ProjectorCommand::ShowCard(card)));
         p.apply(&ProjectorCommand::Off);

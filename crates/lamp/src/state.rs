@@ -7,7 +7,9 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::{ArmPose, DeviceEvent, DeviceInfo, DeviceState, Expression, Gesture, Light, ProjectorState};
+use crate::protocol::{
+    ArmPose, DeviceEvent, DeviceInfo, DeviceState, Expression, Gesture, Light, ProjectorState,
+};
 
 /// Whether the driver has a working link to a lamp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -43,14 +45,23 @@ pub enum LampNotice {
     /// The lamp reported an event (a button, a touch, presence).
     Event { event: DeviceEvent, at_unix_ms: u64 },
     /// The link came up, went down, or is being re-established.
-    Connection { state: ConnectionState, port: Option<String>, at_unix_ms: u64 },
+    Connection {
+        state: ConnectionState,
+        port: Option<String>,
+        at_unix_ms: u64,
+    },
     /// Light, face, arm or projector changed.
-    State { state: Box<LampState>, at_unix_ms: u64 },
+    State {
+        state: Box<LampState>,
+        at_unix_ms: u64,
+    },
 }
 
 /// Milliseconds since the Unix epoch, for notices.
 pub fn now_unix_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// The driver's working copy of the lamp's state (the arm keeps the instant
@@ -119,7 +130,13 @@ mod tests {
     fn arm_reads_moving_during_a_gesture_and_rest_after() {
         let mut t = TrackedState::new();
         t.gesture = Some((Gesture::Nod, 100, Instant::now()));
-        assert_eq!(t.snapshot().arm, ArmPose::Moving { gesture: Gesture::Nod, speed: 100 });
+        assert_eq!(
+            t.snapshot().arm,
+            ArmPose::Moving {
+                gesture: Gesture::Nod,
+                speed: 100
+            }
+        );
         let long_ago = Instant::now().checked_sub(Gesture::Nod.duration(100) * 2);
         if let Some(start) = long_ago {
             t.gesture = Some((Gesture::Nod, 100, start));
@@ -129,7 +146,10 @@ mod tests {
 
     #[test]
     fn notice_json_is_tagged_by_kind() {
-        let n = LampNotice::Event { event: DeviceEvent::Button(crate::protocol::Button::Start), at_unix_ms: 1 };
+        let n = LampNotice::Event {
+            event: DeviceEvent::Button(crate::protocol::Button::Start),
+            at_unix_ms: 1,
+        };
         let json = serde_json::to_value(&n).unwrap();
         assert_eq!(json["kind"], "event");
         assert_eq!(json["event"]["button"], "start");

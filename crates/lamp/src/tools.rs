@@ -103,7 +103,8 @@ pub fn tool_specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: PROJECT,
-            description: "Project a card (a title and a few lines) onto the desk, or turn the projector off.",
+            description:
+                "Project a card (a title and a few lines) onto the desk, or turn the projector off.",
             parameters: schemars::schema_for!(ProjectArgs).to_value(),
         },
     ]
@@ -119,8 +120,10 @@ pub fn verdict_reaction(passed: bool) -> (Expression, Gesture) {
 }
 
 fn parse<T: for<'de> Deserialize<'de>>(tool: &str, args: &serde_json::Value) -> LampResult<T> {
-    serde_json::from_value(args.clone())
-        .map_err(|e| LampError::ToolArguments { tool: tool.to_string(), reason: e.to_string() })
+    serde_json::from_value(args.clone()).map_err(|e| LampError::ToolArguments {
+        tool: tool.to_string(),
+        reason: e.to_string(),
+    })
 }
 
 impl Lamp {
@@ -145,7 +148,10 @@ impl Lamp {
                     a.transition_ms.unwrap_or(DEFAULT_TRANSITION_MS),
                 )?;
                 self.set_light(light)?;
-                Ok(format!("The lamp is at {} % brightness, {} K.", light.brightness, light.temperature_k))
+                Ok(format!(
+                    "The lamp is at {} % brightness, {} K.",
+                    light.brightness, light.temperature_k
+                ))
             }
             EXPRESSION => {
                 let a: ExpressionArgs = parse(name, args)?;
@@ -184,8 +190,14 @@ mod tests {
 
     #[test]
     fn verdict_celebrates_a_pass_and_encourages_otherwise() {
-        assert_eq!(verdict_reaction(true), (Expression::Happy, Gesture::Celebrate));
-        assert_eq!(verdict_reaction(false), (Expression::Encourage, Gesture::Nod));
+        assert_eq!(
+            verdict_reaction(true),
+            (Expression::Happy, Gesture::Celebrate)
+        );
+        assert_eq!(
+            verdict_reaction(false),
+            (Expression::Encourage, Gesture::Nod)
+        );
     }
 
     #[test]
@@ -194,7 +206,14 @@ mod tests {
         let names: Vec<_> = specs.iter().map(|s| s.name).collect();
         assert_eq!(names, [SET_LIGHT, EXPRESSION, GESTURE, PROJECT]);
         let text = serde_json::to_string(&specs).unwrap();
-        for word in ["celebrate", "encourage", "sleep", "\"maximum\":6500", "\"minimum\":2700", "brightness"] {
+        for word in [
+            "celebrate",
+            "encourage",
+            "sleep",
+            "\"maximum\":6500",
+            "\"minimum\":2700",
+            "brightness",
+        ] {
             assert!(text.contains(word), "schema lacks {word}: {text}");
         }
         let light = &specs[0].parameters;
@@ -204,9 +223,20 @@ mod tests {
     #[test]
     fn arguments_parse_strictly() {
         let ok: GestureArgs = parse(GESTURE, &serde_json::json!({"gesture": "wave"})).unwrap();
-        assert_eq!(ok, GestureArgs { gesture: Gesture::Wave, speed: None });
-        let err = parse::<GestureArgs>(GESTURE, &serde_json::json!({"gesture": "dance"})).unwrap_err();
+        assert_eq!(
+            ok,
+            GestureArgs {
+                gesture: Gesture::Wave,
+                speed: None
+            }
+        );
+        let err =
+            parse::<GestureArgs>(GESTURE, &serde_json::json!({"gesture": "dance"})).unwrap_err();
         assert!(err.to_string().contains("lamp_gesture"), "{err}");
-        assert!(parse::<SetLightArgs>(SET_LIGHT, &serde_json::json!({"brightness": 5, "colour": 1})).is_err());
+        assert!(parse::<SetLightArgs>(
+            SET_LIGHT,
+            &serde_json::json!({"brightness": 5, "colour": 1})
+        )
+        .is_err());
     }
 }

@@ -53,19 +53,28 @@ pub(crate) enum WriteError {
 impl Transport {
     /// Opens `name`, drops stale input, and starts the reader.
     pub fn open(name: &str, sink: NewsSink) -> Result<Self, String> {
-        let port = serialport::new(name, BAUD_RATE).timeout(WRITE_TIMEOUT).open().map_err(|e| e.to_string())?;
+        let port = serialport::new(name, BAUD_RATE)
+            .timeout(WRITE_TIMEOUT)
+            .open()
+            .map_err(|e| e.to_string())?;
         // Stale bytes from before we opened are harmless to the decoder, but
         // dropping them keeps the first reply from being mistaken for noise.
         let _ = port.clear(ClearBuffer::All);
         let mut reader_port = port.try_clone().map_err(|e| e.to_string())?;
-        reader_port.set_timeout(READ_POLL).map_err(|e| e.to_string())?;
+        reader_port
+            .set_timeout(READ_POLL)
+            .map_err(|e| e.to_string())?;
         let stop = Arc::new(AtomicBool::new(false));
         let reader_stop = stop.clone();
         let reader = std::thread::Builder::new()
             .name(format!("lamp-reader {name}"))
             .spawn(move || read_loop(reader_port, &reader_stop, &sink))
             .map_err(|e| format!("cannot start the reader thread: {e}"))?;
-        Ok(Self { port, stop, reader: Some(reader) })
+        Ok(Self {
+            port,
+            stop,
+            reader: Some(reader),
+        })
     }
 
     /// Writes one encoded frame.
@@ -108,7 +117,11 @@ fn read_loop(mut port: Box<dyn SerialPort>, stop: &AtomicBool, sink: &NewsSink) 
                     }
                 }
             }
-            Err(e) if matches!(e.kind(), ErrorKind::TimedOut | ErrorKind::Interrupted | ErrorKind::WouldBlock) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::TimedOut | ErrorKind::Interrupted | ErrorKind::WouldBlock
+                ) => {}
             Err(e) => {
                 if !stop.load(Ordering::Relaxed) {
                     sink(LineNews::Lost(e.to_string()));

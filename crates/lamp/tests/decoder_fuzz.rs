@@ -10,11 +10,13 @@ use proptest::prelude::*;
 
 fn message() -> impl Strategy<Value = Message> {
     prop_oneof![
-        (0u8..=100, 2700u16..=6500, 0u16..=10_000).prop_map(|(b, t, ms)| Message::SetLight(Light {
-            brightness: b,
-            temperature_k: t,
-            transition_ms: ms
-        })),
+        (0u8..=100, 2700u16..=6500, 0u16..=10_000).prop_map(|(b, t, ms)| Message::SetLight(
+            Light {
+                brightness: b,
+                temperature_k: t,
+                transition_ms: ms
+            }
+        )),
         proptest::sample::select(Expression::ALL.to_vec()).prop_map(Message::ShowExpression),
         (proptest::sample::select(Gesture::ALL.to_vec()), 1u8..=100)
             .prop_map(|(gesture, speed)| Message::ArmGesture { gesture, speed }),

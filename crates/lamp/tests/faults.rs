@@ -9,18 +9,27 @@ use std::time::Duration;
 
 use common::{next_notice, open, simulator, wait_for};
 use deskmate_lamp::simulator::{FaultPlan, Flap};
-use deskmate_lamp::{Button, ConnectionState, DeviceEvent, Gesture, Lamp, LampError, LampNotice, Light};
+use deskmate_lamp::{
+    Button, ConnectionState, DeviceEvent, Gesture, Lamp, LampError, LampNotice, Light,
+};
 
 fn wave_ten_times(lamp: &Lamp) {
     for _ in 0..10 {
-        lamp.gesture(Gesture::Wave, 100).expect("gesture survives the fault");
+        lamp.gesture(Gesture::Wave, 100)
+            .expect("gesture survives the fault");
     }
 }
 
 #[test]
 fn dropped_frames_are_retried_and_carried_out_once() {
     let dir = tempfile::tempdir().unwrap();
-    let sim = simulator(dir.path(), FaultPlan { drop_every: Some(3), ..Default::default() });
+    let sim = simulator(
+        dir.path(),
+        FaultPlan {
+            drop_every: Some(3),
+            ..Default::default()
+        },
+    );
     let lamp = open(&sim);
     wave_ten_times(&lamp);
     assert!(sim.stats().frames_dropped >= 3, "{:?}", sim.stats());
@@ -31,14 +40,25 @@ fn dropped_frames_are_retried_and_carried_out_once() {
 #[test]
 fn dropped_event_acks_do_not_duplicate_events() {
     let dir = tempfile::tempdir().unwrap();
-    let sim = simulator(dir.path(), FaultPlan { drop_every: Some(2), ..Default::default() });
+    let sim = simulator(
+        dir.path(),
+        FaultPlan {
+            drop_every: Some(2),
+            ..Default::default()
+        },
+    );
     let lamp = open(&sim);
     let rx = lamp.subscribe();
     for _ in 0..6 {
         sim.raise(DeviceEvent::Button(Button::Start)).unwrap();
     }
-    wait_for("every event acknowledged", || sim.stats().device.events_acknowledged == 6);
-    let events = rx.drain().filter(|n| matches!(n, LampNotice::Event { .. })).count();
+    wait_for("every event acknowledged", || {
+        sim.stats().device.events_acknowledged == 6
+    });
+    let events = rx
+        .drain()
+        .filter(|n| matches!(n, LampNotice::Event { .. }))
+        .count();
     assert_eq!(events, 6, "each event reaches the app exactly once");
     assert!(sim.stats().device.event_retries >= 1, "{:?}", sim.stats());
     assert!(lamp.stats().duplicate_events >= 1, "{:?}", lamp.stats());
@@ -47,13 +67,23 @@ fn dropped_event_acks_do_not_duplicate_events() {
 #[test]
 fn garbled_answers_are_caught_by_the_crc_and_retried() {
     let dir = tempfile::tempdir().unwrap();
-    let sim = simulator(dir.path(), FaultPlan { corrupt_every: Some(3), ..Default::default() });
+    let sim = simulator(
+        dir.path(),
+        FaultPlan {
+            corrupt_every: Some(3),
+            ..Default::default()
+        },
+    );
     let lamp = open(&sim);
     wave_ten_times(&lamp);
     let stats = lamp.stats();
     assert!(stats.bad_frames >= 3, "{stats:?}");
     assert!(stats.retries >= 3, "{stats:?}");
-    assert!(sim.stats().device.duplicates >= 3, "retries of carried-out commands: {:?}", sim.stats());
+    assert!(
+        sim.stats().device.duplicates >= 3,
+        "retries of carried-out commands: {:?}",
+        sim.stats()
+    );
     assert_eq!(sim.stats().device.gestures_performed, 10);
 }
 
@@ -61,7 +91,13 @@ fn garbled_answers_are_caught_by_the_crc_and_retried() {
 fn slow_answers_within_the_timeout_succeed() {
     let dir = tempfile::tempdir().unwrap();
     let delay = Duration::from_millis(80);
-    let sim = simulator(dir.path(), FaultPlan { answer_delay: Some(delay), ..Default::default() });
+    let sim = simulator(
+        dir.path(),
+        FaultPlan {
+            answer_delay: Some(delay),
+            ..Default::default()
+        },
+    );
     let lamp = open(&sim);
     let rtt = lamp.ping().unwrap();
     assert!(rtt >= delay, "the answer was held back: {rtt:?}");
@@ -79,21 +115,47 @@ fn answers_slower_than_the_timeout_fail_after_the_retries() {
     config.attempts = 2;
     config.max_misses = 100;
     let lamp = Lamp::open(config).unwrap();
-    sim.set_faults(FaultPlan { answer_delay: Some(Duration::from_millis(150)), ..Default::default() }).unwrap();
-    let err = lamp.set_light(Light::new(55, 4000, 0).unwrap()).unwrap_err();
+    sim.set_faults(FaultPlan {
+        answer_delay: Some(Duration::from_millis(150)),
+        ..Default::default()
+    })
+    .unwrap();
+    let err = lamp
+        .set_light(Light::new(55, 4000, 0).unwrap())
+        .unwrap_err();
     match &err {
-        LampError::Timeout { command: "set_light", tries: 2, .. } => {}
+        LampError::Timeout {
+            command: "set_light",
+            tries: 2,
+            ..
+        } => {}
         other => panic!("expected a timeout after two tries, got {other}"),
     }
-    assert!(err.to_string().contains("did not acknowledge set_light"), "{err}");
-    assert_eq!(lamp.state().light, deskmate_lamp::Light::POWER_ON, "an unacknowledged light is not recorded");
+    assert!(
+        err.to_string().contains("did not acknowledge set_light"),
+        "{err}"
+    );
+    assert_eq!(
+        lamp.state().light,
+        deskmate_lamp::Light::POWER_ON,
+        "an unacknowledged light is not recorded"
+    );
 }
 
 #[test]
 fn a_flapping_lamp_is_reconnected_and_restored_each_time() {
     let dir = tempfile::tempdir().unwrap();
-    let flap = Flap { up: Duration::from_millis(400), down: Duration::from_millis(150) };
-    let sim = simulator(dir.path(), FaultPlan { flap: Some(flap), ..Default::default() });
+    let flap = Flap {
+        up: Duration::from_millis(400),
+        down: Duration::from_millis(150),
+    };
+    let sim = simulator(
+        dir.path(),
+        FaultPlan {
+            flap: Some(flap),
+            ..Default::default()
+        },
+    );
     let lamp = open(&sim);
     let light = Light::new(64, 3500, 0).unwrap();
     lamp.set_light(light).unwrap();
@@ -101,7 +163,14 @@ fn a_flapping_lamp_is_reconnected_and_restored_each_time() {
     let mut saw_fast_failure = false;
     for cycle in 0..2 {
         next_notice(&rx, |n| {
-            matches!(n, LampNotice::Connection { state: ConnectionState::Disconnected, .. }).then_some(())
+            matches!(
+                n,
+                LampNotice::Connection {
+                    state: ConnectionState::Disconnected,
+                    ..
+                }
+            )
+            .then_some(())
         });
         match lamp.ping() {
             Err(LampError::Disconnected { .. }) => saw_fast_failure = true,
@@ -109,11 +178,23 @@ fn a_flapping_lamp_is_reconnected_and_restored_each_time() {
             Err(other) => panic!("cycle {cycle}: expected disconnected, got {other}"),
         }
         next_notice(&rx, |n| {
-            matches!(n, LampNotice::Connection { state: ConnectionState::Connected, .. }).then_some(())
+            matches!(
+                n,
+                LampNotice::Connection {
+                    state: ConnectionState::Connected,
+                    ..
+                }
+            )
+            .then_some(())
         });
-        wait_for("the light restored after replug", || sim.state().is_some_and(|s| s.light == light));
+        wait_for("the light restored after replug", || {
+            sim.state().is_some_and(|s| s.light == light)
+        });
     }
-    assert!(saw_fast_failure, "a command while unplugged fails as disconnected");
+    assert!(
+        saw_fast_failure,
+        "a command while unplugged fails as disconnected"
+    );
     assert!(sim.stats().plugs >= 3);
     assert!(lamp.stats().connects >= 3);
 }

@@ -10,7 +10,8 @@ use std::time::Duration;
 use common::{next_notice, open, simulator, wait_for};
 use deskmate_lamp::simulator::{FaultPlan, Simulator, SimulatorConfig};
 use deskmate_lamp::{
-    Button, Card, ConnectionState, DeviceEvent, Expression, Lamp, LampError, LampNotice, Light, ProjectorCommand,
+    Button, Card, ConnectionState, DeviceEvent, Expression, Lamp, LampError, LampNotice, Light,
+    ProjectorCommand,
 };
 
 fn connection(n: &LampNotice) -> Option<ConnectionState> {
@@ -38,18 +39,31 @@ fn unplug_fails_fast_and_replug_restores_light_face_and_card() {
     let state = next_notice(&rx, connection);
     assert_eq!(state, ConnectionState::Disconnected);
     assert_eq!(lamp.state().connection, ConnectionState::Disconnected);
-    let err = lamp.set_light(Light::new(90, 6000, 0).unwrap()).unwrap_err();
+    let err = lamp
+        .set_light(Light::new(90, 6000, 0).unwrap())
+        .unwrap_err();
     assert!(matches!(err, LampError::Disconnected { .. }), "{err}");
     assert!(err.to_string().contains("disconnected"), "{err}");
-    assert!(lamp.available_tools().is_empty(), "no lamp tools while unplugged");
+    assert!(
+        lamp.available_tools().is_empty(),
+        "no lamp tools while unplugged"
+    );
 
     let tty = sim.replug().unwrap();
     assert_ne!(Some(tty), None::<String>);
-    assert_eq!(sim.state().unwrap().light, Light::POWER_ON, "the lamp powered up afresh");
-    next_notice(&rx, |n| (connection(n) == Some(ConnectionState::Connected)).then_some(()));
+    assert_eq!(
+        sim.state().unwrap().light,
+        Light::POWER_ON,
+        "the lamp powered up afresh"
+    );
+    next_notice(&rx, |n| {
+        (connection(n) == Some(ConnectionState::Connected)).then_some(())
+    });
     wait_for("the state restored", || {
         sim.state().is_some_and(|s| {
-            s.light == light && s.expression == Expression::Listening && s.projector.card.as_ref() == Some(&card)
+            s.light == light
+                && s.expression == Expression::Listening
+                && s.projector.card.as_ref() == Some(&card)
         })
     });
     assert!(first_tty.is_some());
@@ -73,12 +87,24 @@ fn a_command_in_flight_when_the_cable_goes_fails_clearly() {
     // Answers held back long enough to pull the cable first.
     let sim = simulator(dir.path(), FaultPlan::default());
     let lamp = open(&sim);
-    sim.set_faults(FaultPlan { answer_delay: Some(Duration::from_millis(150)), ..Default::default() }).unwrap();
-    let ticket = lamp.submit(deskmate_lamp::Command::Projector(ProjectorCommand::On)).unwrap();
+    sim.set_faults(FaultPlan {
+        answer_delay: Some(Duration::from_millis(150)),
+        ..Default::default()
+    })
+    .unwrap();
+    let ticket = lamp
+        .submit(deskmate_lamp::Command::Projector(ProjectorCommand::On))
+        .unwrap();
     std::thread::sleep(Duration::from_millis(40));
     sim.unplug().unwrap();
     let err = ticket.wait().unwrap_err();
-    assert!(matches!(err, LampError::LinkLost { .. } | LampError::Disconnected { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            LampError::LinkLost { .. } | LampError::Disconnected { .. }
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -105,10 +131,18 @@ fn a_hung_lamp_is_declared_lost_and_found_again() {
     let lamp = Lamp::open(config).unwrap();
     let rx = lamp.subscribe();
     // The lamp stops hearing anything, but the cable stays in.
-    sim.set_faults(FaultPlan { drop_every: Some(1), ..Default::default() }).unwrap();
-    next_notice(&rx, |n| (connection(n) == Some(ConnectionState::Disconnected)).then_some(()));
+    sim.set_faults(FaultPlan {
+        drop_every: Some(1),
+        ..Default::default()
+    })
+    .unwrap();
+    next_notice(&rx, |n| {
+        (connection(n) == Some(ConnectionState::Disconnected)).then_some(())
+    });
     sim.set_faults(FaultPlan::default()).unwrap();
-    next_notice(&rx, |n| (connection(n) == Some(ConnectionState::Connected)).then_some(()));
+    next_notice(&rx, |n| {
+        (connection(n) == Some(ConnectionState::Connected)).then_some(())
+    });
     lamp.ping().unwrap();
 }
 
@@ -117,7 +151,9 @@ fn the_simulator_never_replaces_a_real_file() {
     let dir = tempfile::tempdir().unwrap();
     let link = dir.path().join("lamp0");
     std::fs::write(&link, b"keep me").unwrap();
-    let err = Simulator::start(SimulatorConfig::new(&link)).err().expect("refused");
+    let err = Simulator::start(SimulatorConfig::new(&link))
+        .err()
+        .expect("refused");
     assert!(err.to_string().contains("not a symlink"), "{err}");
     assert_eq!(std::fs::read(&link).unwrap(), b"keep me");
 }

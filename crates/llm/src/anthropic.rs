@@ -12,7 +12,12 @@ use crate::{ChatRequest, ContentPart, LlmError, Role, StopReason, StreamEvent, U
 pub(crate) const DEFAULT_MAX_TOKENS: u32 = 4096;
 
 pub(crate) fn request_body(model: &str, req: &ChatRequest) -> Value {
-    let mut system: Vec<String> = req.system.iter().filter(|s| !s.is_empty()).cloned().collect();
+    let mut system: Vec<String> = req
+        .system
+        .iter()
+        .filter(|s| !s.is_empty())
+        .cloned()
+        .collect();
     let mut turns: Vec<(Role, Vec<Value>)> = Vec::new();
     for m in &req.messages {
         let (role, blocks) = match m.role {
@@ -22,12 +27,20 @@ pub(crate) fn request_body(model: &str, req: &ChatRequest) -> Value {
             }
             Role::User => (Role::User, m.content.iter().map(part).collect::<Vec<_>>()),
             Role::Assistant => {
-                let mut blocks: Vec<Value> =
-                    m.content.iter().filter(|p| !matches!(p, ContentPart::Text { text } if text.is_empty())).map(part).collect();
+                let mut blocks: Vec<Value> = m
+                    .content
+                    .iter()
+                    .filter(|p| !matches!(p, ContentPart::Text { text } if text.is_empty()))
+                    .map(part)
+                    .collect();
                 for c in &m.tool_calls {
-                    let input =
-                        serde_json::from_str::<Value>(&c.arguments).ok().filter(Value::is_object).unwrap_or_else(|| json!({}));
-                    blocks.push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": input}));
+                    let input = serde_json::from_str::<Value>(&c.arguments)
+                        .ok()
+                        .filter(Value::is_object)
+                        .unwrap_or_else(|| json!({}));
+                    blocks.push(
+                        json!({"type": "tool_use", "id": c.id, "name": c.name, "input": input}),
+                    );
                 }
                 (Role::Assistant, blocks)
             }
@@ -49,8 +62,10 @@ pub(crate) fn request_body(model: &str, req: &ChatRequest) -> Value {
             _ => turns.push((role, blocks)),
         }
     }
-    let messages: Vec<Value> =
-        turns.into_iter().map(|(role, content)| json!({"role": role.as_str(), "content": content})).collect();
+    let messages: Vec<Value> = turns
+        .into_iter()
+        .map(|(role, content)| json!({"role": role.as_str(), "content": content}))
+        .collect();
     let mut body = json!({
         "model": model,
         "max_tokens": req.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
@@ -79,7 +94,9 @@ fn part(p: &ContentPart) -> Value {
         ContentPart::Image { media_type, data } => {
             json!({"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}})
         }
-        ContentPart::ImageUrl { url } => json!({"type": "image", "source": {"type": "url", "url": url}}),
+        ContentPart::ImageUrl { url } => {
+            json!({"type": "image", "source": {"type": "url", "url": url}})
+        }
     }
 }
 
@@ -100,16 +117,23 @@ impl AnthropicParser {
         if data.is_empty() {
             return Ok(vec![]);
         }
-        let ev: Value = serde_json::from_str(data)
-            .map_err(|e| LlmError::Protocol(format!("malformed JSON in the stream ({e}): {}", cut(data))))?;
+        let ev: Value = serde_json::from_str(data).map_err(|e| {
+            LlmError::Protocol(format!("malformed JSON in the stream ({e}): {}", cut(data)))
+        })?;
         let n = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
-        let index = |ev: &Value| ev.get("index").and_then(Value::as_u64).and_then(|i| usize::try_from(i).ok()).unwrap_or(0);
+        let index = |ev: &Value| {
+            ev.get("index")
+                .and_then(Value::as_u64)
+                .and_then(|i| usize::try_from(i).ok())
+                .unwrap_or(0)
+        };
         let mut out = Vec::new();
         match ev.get("type").and_then(Value::as_str).unwrap_or_default() {
             "message_start" => {
                 let u = ev.pointer("/message/usage").unwrap_or(&Value::Null);
                 let cached = n(u.get("cache_read_input_tokens"));
-                self.usage.input_tokens = n(u.get("input_tokens")) + cached + n(u.get("cache_creation_input_tokens"));
+                self.usage.input_tokens =
+                    n(u.get("input_tokens")) + cached + n(u.get("cache_creation_input_tokens"));
                 self.usage.cached_input_tokens = cached;
                 self.usage.output_tokens = n(u.get("output_tokens"));
             }
@@ -117,16 +141,36 @@ impl AnthropicParser {
                 let block = ev.get("content_block").unwrap_or(&Value::Null);
                 match block.get("type").and_then(Value::as_str) {
                     Some("text") => {
-                        if let Some(t) = block.get("text").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+                        if let Some(t) = block
+                            .get("text")
+                            .and_then(Value::as_str)
+                            .filter(|t| !t.is_empty())
+                        {
                             out.push(StreamEvent::TextDelta(t.to_string()));
                         }
                     }
                     Some("tool_use") => {
-                        let s = |k: &str| block.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-                        out.push(StreamEvent::ToolCallStart { index: index(&ev), id: s("id"), name: s("name") });
+                        let s = |k: &str| {
+                            block
+                                .get(k)
+                                .and_then(Value::as_str)
+                                .unwrap_or_default()
+                                .to_string()
+                        };
+                        out.push(StreamEvent::ToolCallStart {
+                            index: index(&ev),
+                            id: s("id"),
+                            name: s("name"),
+                        });
                         // Non-streamed input (rare) comes whole in the start block.
-                        if let Some(input) = block.get("input").filter(|i| i.as_object().is_some_and(|o| !o.is_empty())) {
-                            out.push(StreamEvent::ToolCallArgs { index: index(&ev), delta: input.to_string() });
+                        if let Some(input) = block
+                            .get("input")
+                            .filter(|i| i.as_object().is_some_and(|o| !o.is_empty()))
+                        {
+                            out.push(StreamEvent::ToolCallArgs {
+                                index: index(&ev),
+                                delta: input.to_string(),
+                            });
                         }
                     }
                     _ => {}
@@ -136,13 +180,24 @@ impl AnthropicParser {
                 let delta = ev.get("delta").unwrap_or(&Value::Null);
                 match delta.get("type").and_then(Value::as_str) {
                     Some("text_delta") => {
-                        if let Some(t) = delta.get("text").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+                        if let Some(t) = delta
+                            .get("text")
+                            .and_then(Value::as_str)
+                            .filter(|t| !t.is_empty())
+                        {
                             out.push(StreamEvent::TextDelta(t.to_string()));
                         }
                     }
                     Some("input_json_delta") => {
-                        if let Some(j) = delta.get("partial_json").and_then(Value::as_str).filter(|t| !t.is_empty()) {
-                            out.push(StreamEvent::ToolCallArgs { index: index(&ev), delta: j.to_string() });
+                        if let Some(j) = delta
+                            .get("partial_json")
+                            .and_then(Value::as_str)
+                            .filter(|t| !t.is_empty())
+                        {
+                            out.push(StreamEvent::ToolCallArgs {
+                                index: index(&ev),
+                                delta: j.to_string(),
+                            });
                         }
                     }
                     _ => {}
@@ -159,15 +214,29 @@ impl AnthropicParser {
             "message_stop" => {
                 self.done = true;
                 out.push(StreamEvent::Usage(self.usage));
-                out.push(StreamEvent::Finished { stop: self.stop.take().unwrap_or(StopReason::EndTurn) });
+                out.push(StreamEvent::Finished {
+                    stop: self.stop.take().unwrap_or(StopReason::EndTurn),
+                });
             }
             "error" => {
                 let (message, kind) = crate::error::error_message(data);
                 return Err(match kind.as_str() {
-                    "rate_limit_error" => LlmError::RateLimited { retry_after: None, message },
-                    "overloaded_error" => LlmError::Server { status: 529, message },
-                    "authentication_error" | "permission_error" => LlmError::Auth { status: 401, message },
-                    _ => LlmError::Server { status: 500, message },
+                    "rate_limit_error" => LlmError::RateLimited {
+                        retry_after: None,
+                        message,
+                    },
+                    "overloaded_error" => LlmError::Server {
+                        status: 529,
+                        message,
+                    },
+                    "authentication_error" | "permission_error" => LlmError::Auth {
+                        status: 401,
+                        message,
+                    },
+                    _ => LlmError::Server {
+                        status: 500,
+                        message,
+                    },
                 });
             }
             _ => {} // ping, content_block_stop, thinking blocks
@@ -179,7 +248,9 @@ impl AnthropicParser {
         if self.done {
             Ok(vec![])
         } else {
-            Err(LlmError::Network("the connection closed before the reply was complete".into()))
+            Err(LlmError::Network(
+                "the connection closed before the reply was complete".into(),
+            ))
         }
     }
 }
@@ -213,18 +284,38 @@ mod tests {
             all,
             vec![
                 StreamEvent::TextDelta("Sure.".into()),
-                StreamEvent::ToolCallStart { index: 1, id: "toolu_1".into(), name: "glob".into() },
-                StreamEvent::ToolCallArgs { index: 1, delta: "{\"pattern\":".into() },
-                StreamEvent::ToolCallArgs { index: 1, delta: "\"*.md\"}".into() },
-                StreamEvent::Usage(Usage { input_tokens: 25, output_tokens: 30, cached_input_tokens: 5 }),
-                StreamEvent::Finished { stop: StopReason::ToolUse },
+                StreamEvent::ToolCallStart {
+                    index: 1,
+                    id: "toolu_1".into(),
+                    name: "glob".into()
+                },
+                StreamEvent::ToolCallArgs {
+                    index: 1,
+                    delta: "{\"pattern\":".into()
+                },
+                StreamEvent::ToolCallArgs {
+                    index: 1,
+                    delta: "\"*.md\"}".into()
+                },
+                StreamEvent::Usage(Usage {
+                    input_tokens: 25,
+                    output_tokens: 30,
+                    cached_input_tokens: 5
+                }),
+                StreamEvent::Finished {
+                    stop: StopReason::ToolUse
+                },
             ]
         );
         let mut cut_off = AnthropicParser::default();
-        cut_off.on_data(r#"{"type":"message_start","message":{"usage":{}}}"#).unwrap();
+        cut_off
+            .on_data(r#"{"type":"message_start","message":{"usage":{}}}"#)
+            .unwrap();
         assert!(cut_off.finish().is_err());
         let e = AnthropicParser::default()
-            .on_data(r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#)
+            .on_data(
+                r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+            )
             .unwrap_err();
         assert!(e.is_retryable());
     }
@@ -238,8 +329,16 @@ mod tests {
                 Message::assistant(
                     "checking",
                     vec![
-                        ToolCall { id: "t1".into(), name: "ls".into(), arguments: "{\"path\":\"/\"}".into() },
-                        ToolCall { id: "t2".into(), name: "ls".into(), arguments: "not json".into() },
+                        ToolCall {
+                            id: "t1".into(),
+                            name: "ls".into(),
+                            arguments: "{\"path\":\"/\"}".into(),
+                        },
+                        ToolCall {
+                            id: "t2".into(),
+                            name: "ls".into(),
+                            arguments: "not json".into(),
+                        },
                     ],
                 ),
                 Message::tool_result("t1", "a.txt", false),

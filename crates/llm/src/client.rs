@@ -16,7 +16,10 @@ use serde_json::Value;
 
 use crate::anthropic::{self, AnthropicParser};
 use crate::openai::{self, OpenAiParser};
-use crate::{ApiKey, ChatRequest, LlmError, ModelSpec, RetryPolicy, StopReason, StreamEvent, ToolCall, Usage, Wire};
+use crate::{
+    ApiKey, ChatRequest, LlmError, ModelSpec, RetryPolicy, StopReason, StreamEvent, ToolCall,
+    Usage, Wire,
+};
 
 /// How to reach a model.
 #[derive(Debug, Clone)]
@@ -145,14 +148,23 @@ impl LlmClient {
     /// A call collected whole (connection tests, short one-off questions).
     pub async fn complete(&self, req: &ChatRequest) -> Result<Completion, LlmError> {
         let mut stream = self.stream(req).await?;
-        let mut out = Completion { text: String::new(), tool_calls: vec![], usage: Usage::default(), stop: StopReason::EndTurn };
+        let mut out = Completion {
+            text: String::new(),
+            tool_calls: vec![],
+            usage: Usage::default(),
+            stop: StopReason::EndTurn,
+        };
         let mut indices = Vec::new();
         while let Some(ev) = stream.next().await {
             match ev? {
                 StreamEvent::TextDelta(t) => out.text.push_str(&t),
                 StreamEvent::ToolCallStart { index, id, name } => {
                     indices.push(index);
-                    out.tool_calls.push(ToolCall { id, name, arguments: String::new() });
+                    out.tool_calls.push(ToolCall {
+                        id,
+                        name,
+                        arguments: String::new(),
+                    });
                 }
                 StreamEvent::ToolCallArgs { index, delta } => {
                     if let Some(pos) = indices.iter().position(|i| *i == index) {
@@ -170,7 +182,11 @@ impl LlmClient {
 
     /// Sends `body`, retrying from `attempt` on; returns the response and
     /// the attempt number reached.
-    async fn send(&self, body: &Value, mut attempt: u32) -> Result<(reqwest::Response, u32), LlmError> {
+    async fn send(
+        &self,
+        body: &Value,
+        mut attempt: u32,
+    ) -> Result<(reqwest::Response, u32), LlmError> {
         loop {
             match self.send_once(body).await {
                 Ok(resp) => return Ok((resp, attempt)),
@@ -201,7 +217,12 @@ impl LlmClient {
     }
 
     async fn send_once(&self, body: &Value) -> Result<reqwest::Response, LlmError> {
-        let mut rb = self.inner.http.post(&self.inner.url).json(body).header(reqwest::header::ACCEPT, "text/event-stream");
+        let mut rb = self
+            .inner
+            .http
+            .post(&self.inner.url)
+            .json(body)
+            .header(reqwest::header::ACCEPT, "text/event-stream");
         match self.inner.wire {
             Wire::OpenAi => {
                 if let Some(k) = &self.inner.api_key {
@@ -213,8 +234,13 @@ impl LlmClient {
                 if let Some(k) = &self.inner.api_key {
                     // Marked sensitive (as `bearer_auth` does) so HTTP-level
                     // debug output never prints it.
-                    let mut v = reqwest::header::HeaderValue::from_str(k.expose())
-                        .map_err(|_| LlmError::Config("the API key contains characters an HTTP header cannot carry".into()))?;
+                    let mut v =
+                        reqwest::header::HeaderValue::from_str(k.expose()).map_err(|_| {
+                            LlmError::Config(
+                                "the API key contains characters an HTTP header cannot carry"
+                                    .into(),
+                            )
+                        })?;
                     v.set_sensitive(true);
                     rb = rb.header("x-api-key", v);
                 }
@@ -235,7 +261,10 @@ impl LlmClient {
             let text = match tokio::time::timeout(idle, resp.text()).await {
                 Ok(Ok(text)) => text,
                 Ok(Err(e)) => format!("(the error body could not be read: {})", describe(&e)),
-                Err(_) => format!("(the server sent no error body within {} s)", idle.as_secs_f64()),
+                Err(_) => format!(
+                    "(the server sent no error body within {} s)",
+                    idle.as_secs_f64()
+                ),
             };
             return Err(LlmError::from_status(status.as_u16(), after, &text));
         }
@@ -251,7 +280,9 @@ impl LlmClient {
                 Ok(r) => r.map_err(|e| LlmError::Network(describe(&e)))?,
             };
             let (message, _) = crate::error::error_message(&text);
-            return Err(LlmError::Protocol(format!("expected a streamed reply but got JSON: {message}")));
+            return Err(LlmError::Protocol(format!(
+                "expected a streamed reply but got JSON: {message}"
+            )));
         }
         Ok(resp)
     }
@@ -269,7 +300,8 @@ fn describe(e: &reqwest::Error) -> String {
     s
 }
 
-type SseStream = Pin<Box<dyn Stream<Item = Result<Event, EventStreamError<reqwest::Error>>> + Send>>;
+type SseStream =
+    Pin<Box<dyn Stream<Item = Result<Event, EventStreamError<reqwest::Error>>> + Send>>;
 
 enum Parser {
     OpenAi(OpenAiParser),
@@ -348,7 +380,10 @@ impl ChatStream {
                     self.done = true;
                     self.parser.finish()
                 }
-                Ok(Some(Err(e))) => Err(LlmError::Network(format!("the stream broke: {}", stream_error(&e)))),
+                Ok(Some(Err(e))) => Err(LlmError::Network(format!(
+                    "the stream broke: {}",
+                    stream_error(&e)
+                ))),
                 Ok(Some(Ok(ev))) => self.parser.on_data(&ev.data),
             };
             match step {
@@ -368,7 +403,12 @@ impl ChatStream {
                             tokio::time::sleep(delay).await;
                             match self.client.send(&self.body, self.attempt + 1).await {
                                 Ok((resp, attempt)) => {
-                                    *self = ChatStream::open(self.client.clone(), std::mem::take(&mut self.body), resp, attempt);
+                                    *self = ChatStream::open(
+                                        self.client.clone(),
+                                        std::mem::take(&mut self.body),
+                                        resp,
+                                        attempt,
+                                    );
                                     continue;
                                 }
                                 Err(e2) => {

@@ -23,7 +23,9 @@ impl ApiKey {
             return Err(LlmError::Config("the API key is empty".into()));
         }
         if key.chars().any(|c| c.is_control() || c.is_whitespace()) {
-            return Err(LlmError::Config("the API key contains spaces or control characters; paste it again".into()));
+            return Err(LlmError::Config(
+                "the API key contains spaces or control characters; paste it again".into(),
+            ));
         }
         Ok(Self(key))
     }
@@ -77,7 +79,10 @@ impl Default for KeyStore {
 
 impl KeyStore {
     pub fn new(service: &str, env_var: &str) -> Self {
-        Self { service: service.to_string(), env_var: env_var.to_string() }
+        Self {
+            service: service.to_string(),
+            env_var: env_var.to_string(),
+        }
     }
 
     fn entry(&self, provider: &str) -> Result<keyring::Entry, LlmError> {
@@ -107,16 +112,23 @@ impl KeyStore {
 
     /// Saves `key` for `provider` in the OS keyring.
     pub fn save(&self, provider: &str, key: &ApiKey) -> Result<(), LlmError> {
-        self.entry(provider)?.set_password(key.expose()).map_err(|e| {
-            LlmError::Config(format!("cannot save the API key in the OS keyring: {}", redact(&e.to_string(), key.expose())))
-        })
+        self.entry(provider)?
+            .set_password(key.expose())
+            .map_err(|e| {
+                LlmError::Config(format!(
+                    "cannot save the API key in the OS keyring: {}",
+                    redact(&e.to_string(), key.expose())
+                ))
+            })
     }
 
     /// Removes the key for `provider`; removing a missing key is not an error.
     pub fn delete(&self, provider: &str) -> Result<(), LlmError> {
         match self.entry(provider)?.delete_credential() {
             Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
-            Err(e) => Err(LlmError::Config(format!("cannot remove the API key from the OS keyring: {e}"))),
+            Err(e) => Err(LlmError::Config(format!(
+                "cannot remove the API key from the OS keyring: {e}"
+            ))),
         }
     }
 }
@@ -132,7 +144,10 @@ mod tests {
         assert!(!format!("{k:?}").contains("secret"));
         assert!(!format!("{k}").contains("secret"));
         assert_eq!(k.expose(), "sk-live-very-secret-123");
-        assert_eq!(redact("Bearer sk-live-very-secret-123 was bad", k.expose()), "Bearer [redacted] was bad");
+        assert_eq!(
+            redact("Bearer sk-live-very-secret-123 was bad", k.expose()),
+            "Bearer [redacted] was bad"
+        );
         assert!(ApiKey::new("  ").is_err());
         assert!(ApiKey::new("a b").is_err());
     }

@@ -10,7 +10,10 @@ pub enum LlmError {
     #[error("the model provider refused the API key (HTTP {status}): {message}. Check the key in Settings or {env}", env = crate::API_KEY_ENV)]
     Auth { status: u16, message: String },
     #[error("the model provider is rate limiting requests{}: {message}", retry_after.map(|d| format!(" (retry after {:.1} s)", d.as_secs_f64())).unwrap_or_default())]
-    RateLimited { retry_after: Option<Duration>, message: String },
+    RateLimited {
+        retry_after: Option<Duration>,
+        message: String,
+    },
     #[error("the account has no quota left with the model provider: {message}")]
     Quota { message: String },
     #[error("the conversation is too long for the model's context window: {message}")]
@@ -43,7 +46,13 @@ fn seconds(d: Duration) -> String {
 impl LlmError {
     /// Whether the same request may succeed if sent again.
     pub fn is_retryable(&self) -> bool {
-        matches!(self, LlmError::RateLimited { .. } | LlmError::Server { .. } | LlmError::Network(_) | LlmError::IdleTimeout(_))
+        matches!(
+            self,
+            LlmError::RateLimited { .. }
+                | LlmError::Server { .. }
+                | LlmError::Network(_)
+                | LlmError::IdleTimeout(_)
+        )
     }
 
     /// A short stable code, for events and stored rows.
@@ -67,14 +76,23 @@ impl LlmError {
     pub(crate) fn from_status(status: u16, retry_after: Option<Duration>, body: &str) -> Self {
         let (message, code) = error_message(body);
         let lower = format!("{message} {code}").to_lowercase();
-        let context =
-            ["context_length", "context length", "maximum context", "prompt is too long", "too many tokens", "context window"]
-                .iter()
-                .any(|k| lower.contains(k));
+        let context = [
+            "context_length",
+            "context length",
+            "maximum context",
+            "prompt is too long",
+            "too many tokens",
+            "context window",
+        ]
+        .iter()
+        .any(|k| lower.contains(k));
         match status {
             401 | 403 => LlmError::Auth { status, message },
             429 if code == "insufficient_quota" => LlmError::Quota { message },
-            429 => LlmError::RateLimited { retry_after, message },
+            429 => LlmError::RateLimited {
+                retry_after,
+                message,
+            },
             404 => LlmError::NotFound { message },
             400 | 413 | 422 if context => LlmError::ContextOverflow { message },
             413 => LlmError::ContextOverflow { message },
@@ -89,13 +107,34 @@ impl LlmError {
         let r = |s: String| crate::credentials::redact(&s, secret);
         match self {
             LlmError::Config(m) => LlmError::Config(r(m)),
-            LlmError::Auth { status, message } => LlmError::Auth { status, message: r(message) },
-            LlmError::RateLimited { retry_after, message } => LlmError::RateLimited { retry_after, message: r(message) },
-            LlmError::Quota { message } => LlmError::Quota { message: r(message) },
-            LlmError::ContextOverflow { message } => LlmError::ContextOverflow { message: r(message) },
-            LlmError::NotFound { message } => LlmError::NotFound { message: r(message) },
-            LlmError::BadRequest { status, message } => LlmError::BadRequest { status, message: r(message) },
-            LlmError::Server { status, message } => LlmError::Server { status, message: r(message) },
+            LlmError::Auth { status, message } => LlmError::Auth {
+                status,
+                message: r(message),
+            },
+            LlmError::RateLimited {
+                retry_after,
+                message,
+            } => LlmError::RateLimited {
+                retry_after,
+                message: r(message),
+            },
+            LlmError::Quota { message } => LlmError::Quota {
+                message: r(message),
+            },
+            LlmError::ContextOverflow { message } => LlmError::ContextOverflow {
+                message: r(message),
+            },
+            LlmError::NotFound { message } => LlmError::NotFound {
+                message: r(message),
+            },
+            LlmError::BadRequest { status, message } => LlmError::BadRequest {
+                status,
+                message: r(message),
+            },
+            LlmError::Server { status, message } => LlmError::Server {
+                status,
+                message: r(message),
+            },
             LlmError::Network(m) => LlmError::Network(r(m)),
             LlmError::IdleTimeout(d) => LlmError::IdleTimeout(d),
             LlmError::Protocol(m) => LlmError::Protocol(r(m)),
@@ -108,8 +147,11 @@ impl LlmError {
 pub(crate) fn error_message(body: &str) -> (String, String) {
     if let Ok(v) = serde_json::from_str::<serde_json::Value>(body) {
         let err = v.get("error").unwrap_or(&v);
-        let message =
-            err.get("message").and_then(|m| m.as_str()).map(str::to_string).or_else(|| err.as_str().map(str::to_string));
+        let message = err
+            .get("message")
+            .and_then(|m| m.as_str())
+            .map(str::to_string)
+            .or_else(|| err.as_str().map(str::to_string));
         let code = err
             .get("code")
             .and_then(|c| c.as_str())
@@ -121,7 +163,14 @@ pub(crate) fn error_message(body: &str) -> (String, String) {
         }
     }
     let trimmed: String = body.trim().chars().take(500).collect();
-    (if trimmed.is_empty() { "(no details)".to_string() } else { trimmed }, String::new())
+    (
+        if trimmed.is_empty() {
+            "(no details)".to_string()
+        } else {
+            trimmed
+        },
+        String::new(),
+    )
 }
 
 #[cfg(test)]
@@ -131,20 +180,51 @@ mod tests {
 
     #[test]
     fn statuses_map_to_kinds() {
-        assert!(matches!(LlmError::from_status(401, None, "{}"), LlmError::Auth { .. }));
-        let e = LlmError::from_status(429, Some(Duration::from_secs(2)), r#"{"error":{"message":"slow down"}}"#);
-        assert_eq!(e, LlmError::RateLimited { retry_after: Some(Duration::from_secs(2)), message: "slow down".into() });
+        assert!(matches!(
+            LlmError::from_status(401, None, "{}"),
+            LlmError::Auth { .. }
+        ));
+        let e = LlmError::from_status(
+            429,
+            Some(Duration::from_secs(2)),
+            r#"{"error":{"message":"slow down"}}"#,
+        );
+        assert_eq!(
+            e,
+            LlmError::RateLimited {
+                retry_after: Some(Duration::from_secs(2)),
+                message: "slow down".into()
+            }
+        );
         assert!(e.is_retryable());
-        let q = LlmError::from_status(429, None, r#"{"error":{"message":"no money","code":"insufficient_quota"}}"#);
+        let q = LlmError::from_status(
+            429,
+            None,
+            r#"{"error":{"message":"no money","code":"insufficient_quota"}}"#,
+        );
         assert!(matches!(q, LlmError::Quota { .. }) && !q.is_retryable());
-        let ctx =
-            r#"{"error":{"message":"This model's maximum context length is 8192 tokens","code":"context_length_exceeded"}}"#;
-        assert!(matches!(LlmError::from_status(400, None, ctx), LlmError::ContextOverflow { .. }));
+        let ctx = r#"{"error":{"message":"This model's maximum context length is 8192 tokens","code":"context_length_exceeded"}}"#;
+        assert!(matches!(
+            LlmError::from_status(400, None, ctx),
+            LlmError::ContextOverflow { .. }
+        ));
         let anth = r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#;
-        assert!(matches!(LlmError::from_status(400, None, anth), LlmError::ContextOverflow { .. }));
-        assert!(matches!(LlmError::from_status(400, None, "bad"), LlmError::BadRequest { status: 400, .. }));
-        assert!(matches!(LlmError::from_status(503, None, "down"), LlmError::Server { status: 503, .. }));
-        assert!(matches!(LlmError::from_status(529, None, "overloaded"), LlmError::Server { status: 529, .. }));
+        assert!(matches!(
+            LlmError::from_status(400, None, anth),
+            LlmError::ContextOverflow { .. }
+        ));
+        assert!(matches!(
+            LlmError::from_status(400, None, "bad"),
+            LlmError::BadRequest { status: 400, .. }
+        ));
+        assert!(matches!(
+            LlmError::from_status(503, None, "down"),
+            LlmError::Server { status: 503, .. }
+        ));
+        assert!(matches!(
+            LlmError::from_status(529, None, "overloaded"),
+            LlmError::Server { status: 529, .. }
+        ));
         assert!(!LlmError::from_status(400, None, "bad").is_retryable());
     }
 
@@ -154,7 +234,9 @@ mod tests {
             LlmError::IdleTimeout(Duration::from_secs(90)).to_string(),
             "the model server sent nothing for 90 s; gave up waiting"
         );
-        assert!(LlmError::IdleTimeout(Duration::from_millis(300)).to_string().contains("0.3 s"));
+        assert!(LlmError::IdleTimeout(Duration::from_millis(300))
+            .to_string()
+            .contains("0.3 s"));
     }
 
     #[test]

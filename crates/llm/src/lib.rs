@@ -28,7 +28,9 @@ pub mod scripted;
 pub use client::{ChatStream, Completion, LlmClient, LlmConfig};
 pub use credentials::{redact, ApiKey, KeySource, KeyStore, API_KEY_ENV, KEYRING_SERVICE};
 pub use error::LlmError;
-pub use message::{ChatRequest, ContentPart, Message, Role, StopReason, StreamEvent, ToolCall, ToolSpec, Usage};
+pub use message::{
+    ChatRequest, ContentPart, Message, Role, StopReason, StreamEvent, ToolCall, ToolSpec, Usage,
+};
 pub use model::{ModelSpec, ProviderInfo, Wire, PROVIDERS};
 pub use pricing::{Price, PriceTable};
 pub use retry::RetryPolicy;

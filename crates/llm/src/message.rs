@@ -101,13 +101,31 @@ impl Message {
     /// An assistant message: its text (may be empty) and its tool calls.
     pub fn assistant(text: impl Into<String>, tool_calls: Vec<ToolCall>) -> Self {
         let text = text.into();
-        let content = if text.is_empty() { vec![] } else { vec![ContentPart::Text { text }] };
-        Self { role: Role::Assistant, content, tool_calls, tool_call_id: None, is_error: false }
+        let content = if text.is_empty() {
+            vec![]
+        } else {
+            vec![ContentPart::Text { text }]
+        };
+        Self {
+            role: Role::Assistant,
+            content,
+            tool_calls,
+            tool_call_id: None,
+            is_error: false,
+        }
     }
 
     /// The result of a tool call, sent back to the model.
-    pub fn tool_result(tool_call_id: impl Into<String>, text: impl Into<String>, is_error: bool) -> Self {
-        Self { tool_call_id: Some(tool_call_id.into()), is_error, ..Self::with_text(Role::Tool, text) }
+    pub fn tool_result(
+        tool_call_id: impl Into<String>,
+        text: impl Into<String>,
+        is_error: bool,
+    ) -> Self {
+        Self {
+            tool_call_id: Some(tool_call_id.into()),
+            is_error,
+            ..Self::with_text(Role::Tool, text)
+        }
     }
 
     /// All text parts joined.
@@ -189,7 +207,11 @@ pub enum StreamEvent {
     /// More answer text.
     TextDelta(String),
     /// A tool call begins. `index` identifies it among this reply's calls.
-    ToolCallStart { index: usize, id: String, name: String },
+    ToolCallStart {
+        index: usize,
+        id: String,
+        name: String,
+    },
     /// More of a tool call's JSON arguments.
     ToolCallArgs { index: usize, delta: String },
     /// Token counts (sent once, near the end).

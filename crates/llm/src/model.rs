@@ -31,8 +31,18 @@ pub struct ProviderInfo {
 /// The providers Deskmate knows by name. Any other name works as an
 /// OpenAI-compatible server when a base URL is given.
 pub const PROVIDERS: &[ProviderInfo] = &[
-    ProviderInfo { name: "openai", wire: Wire::OpenAi, default_base_url: "https://api.openai.com/v1", needs_key: true },
-    ProviderInfo { name: "anthropic", wire: Wire::Anthropic, default_base_url: "https://api.anthropic.com/v1", needs_key: true },
+    ProviderInfo {
+        name: "openai",
+        wire: Wire::OpenAi,
+        default_base_url: "https://api.openai.com/v1",
+        needs_key: true,
+    },
+    ProviderInfo {
+        name: "anthropic",
+        wire: Wire::Anthropic,
+        default_base_url: "https://api.anthropic.com/v1",
+        needs_key: true,
+    },
     ProviderInfo {
         name: "dashscope",
         wire: Wire::OpenAi,
@@ -45,13 +55,48 @@ pub const PROVIDERS: &[ProviderInfo] = &[
         default_base_url: "https://dashscope.aliyuncs.com/compatible-mode/v1",
         needs_key: true,
     },
-    ProviderInfo { name: "deepseek", wire: Wire::OpenAi, default_base_url: "https://api.deepseek.com/v1", needs_key: true },
-    ProviderInfo { name: "siliconflow", wire: Wire::OpenAi, default_base_url: "https://api.siliconflow.cn/v1", needs_key: true },
-    ProviderInfo { name: "moonshot", wire: Wire::OpenAi, default_base_url: "https://api.moonshot.cn/v1", needs_key: true },
-    ProviderInfo { name: "openrouter", wire: Wire::OpenAi, default_base_url: "https://openrouter.ai/api/v1", needs_key: true },
-    ProviderInfo { name: "ollama", wire: Wire::OpenAi, default_base_url: "http://localhost:11434/v1", needs_key: false },
-    ProviderInfo { name: "vllm", wire: Wire::OpenAi, default_base_url: "http://localhost:8000/v1", needs_key: false },
-    ProviderInfo { name: "litellm", wire: Wire::OpenAi, default_base_url: "http://localhost:4000/v1", needs_key: false },
+    ProviderInfo {
+        name: "deepseek",
+        wire: Wire::OpenAi,
+        default_base_url: "https://api.deepseek.com/v1",
+        needs_key: true,
+    },
+    ProviderInfo {
+        name: "siliconflow",
+        wire: Wire::OpenAi,
+        default_base_url: "https://api.siliconflow.cn/v1",
+        needs_key: true,
+    },
+    ProviderInfo {
+        name: "moonshot",
+        wire: Wire::OpenAi,
+        default_base_url: "https://api.moonshot.cn/v1",
+        needs_key: true,
+    },
+    ProviderInfo {
+        name: "openrouter",
+        wire: Wire::OpenAi,
+        default_base_url: "https://openrouter.ai/api/v1",
+        needs_key: true,
+    },
+    ProviderInfo {
+        name: "ollama",
+        wire: Wire::OpenAi,
+        default_base_url: "http://localhost:11434/v1",
+        needs_key: false,
+    },
+    ProviderInfo {
+        name: "vllm",
+        wire: Wire::OpenAi,
+        default_base_url: "http://localhost:8000/v1",
+        needs_key: false,
+    },
+    ProviderInfo {
+        name: "litellm",
+        wire: Wire::OpenAi,
+        default_base_url: "http://localhost:4000/v1",
+        needs_key: false,
+    },
 ];
 
 /// A model named `provider:model`, e.g. `openai:gpt-4o-mini`,
@@ -73,7 +118,11 @@ impl ModelSpec {
         };
         let provider = provider.trim().to_ascii_lowercase();
         let model = model.trim().to_string();
-        if provider.is_empty() || model.is_empty() || !provider.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        if provider.is_empty()
+            || model.is_empty()
+            || !provider
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
         {
             return Err(LlmError::Config(format!(
                 "model {s:?} must be written provider:model, for example openai:gpt-4o-mini or ollama:qwen2.5"
@@ -132,13 +181,27 @@ mod tests {
     #[test]
     fn parses_provider_and_model() {
         let m = ModelSpec::parse("openai:gpt-4o-mini").unwrap();
-        assert_eq!((m.provider.as_str(), m.model.as_str()), ("openai", "gpt-4o-mini"));
+        assert_eq!(
+            (m.provider.as_str(), m.model.as_str()),
+            ("openai", "gpt-4o-mini")
+        );
         let o = ModelSpec::parse("Ollama:qwen2.5:7b").unwrap();
-        assert_eq!((o.provider.as_str(), o.model.as_str()), ("ollama", "qwen2.5:7b"));
+        assert_eq!(
+            (o.provider.as_str(), o.model.as_str()),
+            ("ollama", "qwen2.5:7b")
+        );
         assert_eq!(o.to_string(), "ollama:qwen2.5:7b");
-        assert_eq!(ModelSpec::parse("anthropic:claude-3-5-haiku-latest").unwrap().wire(), Wire::Anthropic);
+        assert_eq!(
+            ModelSpec::parse("anthropic:claude-3-5-haiku-latest")
+                .unwrap()
+                .wire(),
+            Wire::Anthropic
+        );
         for bad in ["gpt-4o", ":x", "openai:", "a b:c", ""] {
-            assert!(matches!(ModelSpec::parse(bad), Err(LlmError::Config(_))), "{bad}");
+            assert!(
+                matches!(ModelSpec::parse(bad), Err(LlmError::Config(_))),
+                "{bad}"
+            );
         }
     }
 
@@ -146,10 +209,17 @@ mod tests {
     fn base_urls() {
         let m = ModelSpec::parse("deepseek:deepseek-chat").unwrap();
         assert_eq!(m.base_url(None).unwrap(), "https://api.deepseek.com/v1");
-        assert_eq!(m.base_url(Some("http://127.0.0.1:9/v1/")).unwrap(), "http://127.0.0.1:9/v1");
+        assert_eq!(
+            m.base_url(Some("http://127.0.0.1:9/v1/")).unwrap(),
+            "http://127.0.0.1:9/v1"
+        );
         assert!(m.base_url(Some("ftp://x")).is_err());
         let custom = ModelSpec::parse("mylab:llama").unwrap();
-        assert!(custom.base_url(None).unwrap_err().to_string().contains("unknown provider"));
+        assert!(custom
+            .base_url(None)
+            .unwrap_err()
+            .to_string()
+            .contains("unknown provider"));
         assert_eq!(custom.wire(), Wire::OpenAi);
         assert!(!custom.needs_key());
         assert!(m.needs_key());

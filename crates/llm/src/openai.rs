@@ -18,11 +18,12 @@ pub(crate) fn request_body(model: &str, req: &ChatRequest) -> Value {
     for m in &req.messages {
         match m.role {
             Role::System => messages.push(json!({"role": "system", "content": m.text()})),
-            Role::User => messages.push(json!({"role": "user", "content": user_content(&m.content)})),
+            Role::User => {
+                messages.push(json!({"role": "user", "content": user_content(&m.content)}))
+            }
             Role::Assistant => {
                 let text = m.text();
-                let mut msg =
-                    json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { Value::String(text) }});
+                let mut msg = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { Value::String(text) }});
                 if !m.tool_calls.is_empty() {
                     msg["tool_calls"] = m
                         .tool_calls
@@ -113,29 +114,49 @@ impl OpenAiParser {
         if data == "[DONE]" {
             self.done = true;
             let mut out = self.start_leftover_calls();
-            out.push(StreamEvent::Finished { stop: self.finish.take().unwrap_or(StopReason::EndTurn) });
+            out.push(StreamEvent::Finished {
+                stop: self.finish.take().unwrap_or(StopReason::EndTurn),
+            });
             return Ok(out);
         }
-        let chunk: Value = serde_json::from_str(data)
-            .map_err(|e| LlmError::Protocol(format!("malformed JSON in the stream ({e}): {}", cut(data))))?;
+        let chunk: Value = serde_json::from_str(data).map_err(|e| {
+            LlmError::Protocol(format!("malformed JSON in the stream ({e}): {}", cut(data)))
+        })?;
         if let Some(err) = chunk.get("error") {
             let (message, code) = crate::error::error_message(&json!({"error": err}).to_string());
             return Err(match code.as_str() {
-                "rate_limit_exceeded" => LlmError::RateLimited { retry_after: None, message },
+                "rate_limit_exceeded" => LlmError::RateLimited {
+                    retry_after: None,
+                    message,
+                },
                 "context_length_exceeded" => LlmError::ContextOverflow { message },
-                _ => LlmError::Server { status: 200, message },
+                _ => LlmError::Server {
+                    status: 200,
+                    message,
+                },
             });
         }
         let mut out = Vec::new();
         if let Some(choices) = chunk.get("choices").and_then(Value::as_array) {
-            for choice in choices.iter().filter(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0) {
+            for choice in choices
+                .iter()
+                .filter(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0)
+            {
                 let delta = choice.get("delta").unwrap_or(&Value::Null);
-                if let Some(text) = delta.get("content").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+                if let Some(text) = delta
+                    .get("content")
+                    .and_then(Value::as_str)
+                    .filter(|t| !t.is_empty())
+                {
                     out.push(StreamEvent::TextDelta(text.to_string()));
                 }
                 if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
                     for (pos, c) in calls.iter().enumerate() {
-                        let index = c.get("index").and_then(Value::as_u64).and_then(|i| usize::try_from(i).ok()).unwrap_or(pos);
+                        let index = c
+                            .get("index")
+                            .and_then(Value::as_u64)
+                            .and_then(|i| usize::try_from(i).ok())
+                            .unwrap_or(pos);
                         self.on_call_delta(index, c, &mut out);
                     }
                 }
@@ -157,25 +178,42 @@ impl OpenAiParser {
 
     fn on_call_delta(&mut self, index: usize, c: &Value, out: &mut Vec<StreamEvent>) {
         let call = self.calls.entry(index).or_default();
-        let nonempty = |v: Option<&Value>| v.and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+        let nonempty = |v: Option<&Value>| {
+            v.and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+        };
         if call.id.is_none() {
             call.id = nonempty(c.get("id"));
         }
         if call.name.is_none() {
             call.name = nonempty(c.pointer("/function/name"));
         }
-        let args = c.pointer("/function/arguments").and_then(Value::as_str).unwrap_or_default();
+        let args = c
+            .pointer("/function/arguments")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         if !call.started {
             call.buffered.push_str(args);
             if let (Some(id), Some(name)) = (&call.id, &call.name) {
                 call.started = true;
-                out.push(StreamEvent::ToolCallStart { index, id: id.clone(), name: name.clone() });
+                out.push(StreamEvent::ToolCallStart {
+                    index,
+                    id: id.clone(),
+                    name: name.clone(),
+                });
                 if !call.buffered.is_empty() {
-                    out.push(StreamEvent::ToolCallArgs { index, delta: std::mem::take(&mut call.buffered) });
+                    out.push(StreamEvent::ToolCallArgs {
+                        index,
+                        delta: std::mem::take(&mut call.buffered),
+                    });
                 }
             }
         } else if !args.is_empty() {
-            out.push(StreamEvent::ToolCallArgs { index, delta: args.to_string() });
+            out.push(StreamEvent::ToolCallArgs {
+                index,
+                delta: args.to_string(),
+            });
         }
     }
 
@@ -186,15 +224,24 @@ impl OpenAiParser {
         let mut indices: Vec<usize> = self.calls.keys().copied().collect();
         indices.sort_unstable();
         for index in indices {
-            let Some(call) = self.calls.get_mut(&index) else { continue };
+            let Some(call) = self.calls.get_mut(&index) else {
+                continue;
+            };
             if call.started {
                 continue;
             }
             if let Some(name) = call.name.clone() {
                 call.started = true;
-                out.push(StreamEvent::ToolCallStart { index, id: format!("call_{index}"), name });
+                out.push(StreamEvent::ToolCallStart {
+                    index,
+                    id: format!("call_{index}"),
+                    name,
+                });
                 if !call.buffered.is_empty() {
-                    out.push(StreamEvent::ToolCallArgs { index, delta: std::mem::take(&mut call.buffered) });
+                    out.push(StreamEvent::ToolCallArgs {
+                        index,
+                        delta: std::mem::take(&mut call.buffered),
+                    });
                 }
             }
         }
@@ -215,7 +262,9 @@ impl OpenAiParser {
                 out.push(StreamEvent::Finished { stop });
                 Ok(out)
             }
-            None => Err(LlmError::Network("the connection closed before the reply was complete".into())),
+            None => Err(LlmError::Network(
+                "the connection closed before the reply was complete".into(),
+            )),
         }
     }
 }
@@ -255,13 +304,36 @@ mod tests {
             all,
             vec![
                 StreamEvent::TextDelta("Let me look.".into()),
-                StreamEvent::ToolCallStart { index: 0, id: "call_a".into(), name: "ls".into() },
-                StreamEvent::ToolCallArgs { index: 0, delta: "{\"pa".into() },
-                StreamEvent::ToolCallArgs { index: 0, delta: "th\":\"/\"}".into() },
-                StreamEvent::ToolCallStart { index: 1, id: "call_b".into(), name: "read_file".into() },
-                StreamEvent::ToolCallArgs { index: 1, delta: "{}".into() },
-                StreamEvent::Usage(Usage { input_tokens: 12, output_tokens: 7, cached_input_tokens: 4 }),
-                StreamEvent::Finished { stop: StopReason::ToolUse },
+                StreamEvent::ToolCallStart {
+                    index: 0,
+                    id: "call_a".into(),
+                    name: "ls".into()
+                },
+                StreamEvent::ToolCallArgs {
+                    index: 0,
+                    delta: "{\"pa".into()
+                },
+                StreamEvent::ToolCallArgs {
+                    index: 0,
+                    delta: "th\":\"/\"}".into()
+                },
+                StreamEvent::ToolCallStart {
+                    index: 1,
+                    id: "call_b".into(),
+                    name: "read_file".into()
+                },
+                StreamEvent::ToolCallArgs {
+                    index: 1,
+                    delta: "{}".into()
+                },
+                StreamEvent::Usage(Usage {
+                    input_tokens: 12,
+                    output_tokens: 7,
+                    cached_input_tokens: 4
+                }),
+                StreamEvent::Finished {
+                    stop: StopReason::ToolUse
+                },
             ]
         );
         assert!(p.is_done());
@@ -270,15 +342,24 @@ mod tests {
     #[test]
     fn cut_off_and_malformed_streams_are_errors() {
         let mut p = OpenAiParser::default();
-        p.on_data(r#"{"choices":[{"index":0,"delta":{"content":"Hel"}}]}"#).unwrap();
+        p.on_data(r#"{"choices":[{"index":0,"delta":{"content":"Hel"}}]}"#)
+            .unwrap();
         assert!(matches!(p.finish(), Err(LlmError::Network(_))));
         let mut p = OpenAiParser::default();
         assert!(matches!(p.on_data("{not json"), Err(LlmError::Protocol(_))));
         let mut p = OpenAiParser::default();
-        p.on_data(r#"{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}"#).unwrap();
-        assert_eq!(p.finish().unwrap(), vec![StreamEvent::Finished { stop: StopReason::EndTurn }]);
+        p.on_data(r#"{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}"#)
+            .unwrap();
+        assert_eq!(
+            p.finish().unwrap(),
+            vec![StreamEvent::Finished {
+                stop: StopReason::EndTurn
+            }]
+        );
         let mut p = OpenAiParser::default();
-        let e = p.on_data(r#"{"error":{"message":"overloaded","code":"server_error"}}"#).unwrap_err();
+        let e = p
+            .on_data(r#"{"error":{"message":"overloaded","code":"server_error"}}"#)
+            .unwrap_err();
         assert!(matches!(e, LlmError::Server { .. }));
     }
 
@@ -289,23 +370,45 @@ mod tests {
             messages: vec![
                 Message {
                     content: vec![
-                        ContentPart::Text { text: "what is this?".into() },
-                        ContentPart::Image { media_type: "image/png".into(), data: "iVBOR".into() },
+                        ContentPart::Text {
+                            text: "what is this?".into(),
+                        },
+                        ContentPart::Image {
+                            media_type: "image/png".into(),
+                            data: "iVBOR".into(),
+                        },
                     ],
                     ..Message::user("")
                 },
-                Message::assistant("", vec![ToolCall { id: "c1".into(), name: "ls".into(), arguments: String::new() }]),
+                Message::assistant(
+                    "",
+                    vec![ToolCall {
+                        id: "c1".into(),
+                        name: "ls".into(),
+                        arguments: String::new(),
+                    }],
+                ),
                 Message::tool_result("c1", "[]", false),
             ],
-            tools: vec![ToolSpec { name: "ls".into(), description: "list".into(), parameters: json!({"type": "object"}) }],
+            tools: vec![ToolSpec {
+                name: "ls".into(),
+                description: "list".into(),
+                parameters: json!({"type": "object"}),
+            }],
             max_tokens: Some(100),
             temperature: None,
         };
         let b = request_body("gpt-4o-mini", &req);
         assert_eq!(b["messages"][0]["role"], "system");
-        assert_eq!(b["messages"][1]["content"][1]["image_url"]["url"], "data:image/png;base64,iVBOR");
+        assert_eq!(
+            b["messages"][1]["content"][1]["image_url"]["url"],
+            "data:image/png;base64,iVBOR"
+        );
         assert_eq!(b["messages"][2]["content"], Value::Null);
-        assert_eq!(b["messages"][2]["tool_calls"][0]["function"]["arguments"], "{}");
+        assert_eq!(
+            b["messages"][2]["tool_calls"][0]["function"]["arguments"],
+            "{}"
+        );
         assert_eq!(b["messages"][3]["tool_call_id"], "c1");
         assert_eq!(b["tools"][0]["function"]["name"], "ls");
         assert_eq!(b["max_tokens"], 100);

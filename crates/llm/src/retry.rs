@@ -28,7 +28,10 @@ impl Default for RetryPolicy {
 impl RetryPolicy {
     /// No retries at all.
     pub fn none() -> Self {
-        Self { max_retries: 0, ..Self::default() }
+        Self {
+            max_retries: 0,
+            ..Self::default()
+        }
     }
 
     /// The wait before retry number `attempt` (0-based), or `None` when the
@@ -40,7 +43,9 @@ impl RetryPolicy {
         if let Some(after) = retry_after {
             return (after <= self.max_retry_after).then_some(after);
         }
-        let exp = self.base_delay.saturating_mul(2u32.saturating_pow(attempt.min(16)));
+        let exp = self
+            .base_delay
+            .saturating_mul(2u32.saturating_pow(attempt.min(16)));
         let capped = exp.min(self.max_delay);
         // Full jitter between half and all of the delay spreads out clients
         // that failed together.
@@ -60,7 +65,12 @@ fn pseudo_random() -> u64 {
 /// Reads `retry-after-ms` or `retry-after` (seconds; HTTP dates are not
 /// worth parsing for model APIs, which send seconds).
 pub(crate) fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
     if let Some(ms) = text("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
         return (ms.is_finite() && ms >= 0.0).then(|| Duration::from_secs_f64(ms / 1000.0));
     }
@@ -82,11 +92,20 @@ mod tests {
             ..Default::default()
         };
         let d0 = p.delay(0, None).unwrap();
-        assert!(d0 >= Duration::from_millis(50) && d0 <= Duration::from_millis(100), "{d0:?}");
+        assert!(
+            d0 >= Duration::from_millis(50) && d0 <= Duration::from_millis(100),
+            "{d0:?}"
+        );
         let d2 = p.delay(2, None).unwrap();
-        assert!(d2 >= Duration::from_millis(150) && d2 <= Duration::from_millis(300), "{d2:?}");
+        assert!(
+            d2 >= Duration::from_millis(150) && d2 <= Duration::from_millis(300),
+            "{d2:?}"
+        );
         assert_eq!(p.delay(3, None), None);
-        assert_eq!(p.delay(0, Some(Duration::from_secs(2))), Some(Duration::from_secs(2)));
+        assert_eq!(
+            p.delay(0, Some(Duration::from_secs(2))),
+            Some(Duration::from_secs(2))
+        );
         assert_eq!(p.delay(0, Some(Duration::from_secs(600))), None);
         assert_eq!(RetryPolicy::none().delay(0, None), None);
     }
@@ -95,9 +114,15 @@ mod tests {
     fn reads_retry_after_headers() {
         let mut h = reqwest::header::HeaderMap::new();
         assert_eq!(retry_after(&h), None);
-        h.insert("retry-after", reqwest::header::HeaderValue::from_static("3"));
+        h.insert(
+            "retry-after",
+            reqwest::header::HeaderValue::from_static("3"),
+        );
         assert_eq!(retry_after(&h), Some(Duration::from_secs(3)));
-        h.insert("retry-after-ms", reqwest::header::HeaderValue::from_static("250"));
+        h.insert(
+            "retry-after-ms",
+            reqwest::header::HeaderValue::from_static("250"),
+        );
         assert_eq!(retry_after(&h), Some(Duration::from_millis(250)));
     }
 }

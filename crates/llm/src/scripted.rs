@@ -41,7 +41,11 @@ pub enum Reply {
     /// `200 text/event-stream` with these frames.
     Stream(Vec<Frame>),
     /// Any status with headers and a body (errors, rate limits).
-    Status { status: u16, headers: Vec<(String, String)>, body: String },
+    Status {
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: String,
+    },
     /// `200` with a binary body of this content type (e.g. the WAV of an
     /// OpenAI-compatible `/audio/speech`).
     Bytes { content_type: String, body: Vec<u8> },
@@ -57,7 +61,10 @@ pub struct RecordedRequest {
 
 impl RecordedRequest {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -90,29 +97,45 @@ impl ScriptedServer {
     }
 
     /// Answers every request with `f(request)` (benchmarks, endless runs).
-    pub fn with_responder(f: impl Fn(&RecordedRequest) -> Reply + Send + Sync + 'static) -> std::io::Result<Self> {
+    pub fn with_responder(
+        f: impl Fn(&RecordedRequest) -> Reply + Send + Sync + 'static,
+    ) -> std::io::Result<Self> {
         Self::launch(Script::Responder(Arc::new(f)))
     }
 
     fn launch(script: Script) -> std::io::Result<Self> {
-        let shared = Shared { script: Arc::new(Mutex::new(script)), requests: Arc::new(Mutex::new(Vec::new())) };
+        let shared = Shared {
+            script: Arc::new(Mutex::new(script)),
+            requests: Arc::new(Mutex::new(Vec::new())),
+        };
         let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let state = shared.clone();
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-        let thread = std::thread::Builder::new().name("scripted-model".into()).spawn(move || {
-            rt.block_on(async move {
-                let Ok(listener) = tokio::net::TcpListener::from_std(listener) else { return };
-                let app = axum::Router::new().fallback(handle).with_state(state);
-                tokio::select! {
-                    _ = axum::serve(listener, app) => {}
-                    _ = stopped => {}
-                }
-            });
-        })?;
-        Ok(Self { addr, shared, stop: Some(stop), thread: Some(thread) })
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let thread = std::thread::Builder::new()
+            .name("scripted-model".into())
+            .spawn(move || {
+                rt.block_on(async move {
+                    let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+                        return;
+                    };
+                    let app = axum::Router::new().fallback(handle).with_state(state);
+                    tokio::select! {
+                        _ = axum::serve(listener, app) => {}
+                        _ = stopped => {}
+                    }
+                });
+            })?;
+        Ok(Self {
+            addr,
+            shared,
+            stop: Some(stop),
+            thread: Some(thread),
+        })
     }
 
     /// The base URL to give a client (`http://127.0.0.1:PORT/v1`).
@@ -122,7 +145,11 @@ impl ScriptedServer {
 
     /// Every request received so far.
     pub fn requests(&self) -> Vec<RecordedRequest> {
-        self.shared.requests.lock().map(|r| r.clone()).unwrap_or_default()
+        self.shared
+            .requests
+            .lock()
+            .map(|r| r.clone())
+            .unwrap_or_default()
     }
 
     pub fn request_count(&self) -> usize {
@@ -141,10 +168,23 @@ impl Drop for ScriptedServer {
     }
 }
 
-async fn handle(State(shared): State<Shared>, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
+async fn handle(
+    State(shared): State<Shared>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let req = RecordedRequest {
         path: uri.path().to_string(),
-        headers: headers.iter().map(|(k, v)| (k.to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect(),
+        headers: headers
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.to_string(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect(),
         body: serde_json::from_slice(&body).unwrap_or(Value::Null),
     };
     let reply = match shared.script.lock() {
@@ -157,44 +197,67 @@ async fn handle(State(shared): State<Shared>, uri: Uri, headers: HeaderMap, body
     if let Ok(mut r) = shared.requests.lock() {
         r.push(req);
     }
-    let reply = reply.unwrap_or_else(|| status(500, None, r#"{"error":{"message":"the scripted server has no more replies"}}"#));
+    let reply = reply.unwrap_or_else(|| {
+        status(
+            500,
+            None,
+            r#"{"error":{"message":"the scripted server has no more replies"}}"#,
+        )
+    });
     match reply {
-        Reply::Status { status, headers, body } => {
-            let mut b = Response::builder().status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR));
+        Reply::Status {
+            status,
+            headers,
+            body,
+        } => {
+            let mut b = Response::builder()
+                .status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR));
             for (k, v) in headers {
                 b = b.header(k, v);
             }
-            b.header("content-type", "application/json").body(Body::from(body)).unwrap_or_default()
+            b.header("content-type", "application/json")
+                .body(Body::from(body))
+                .unwrap_or_default()
         }
-        Reply::Bytes { content_type, body } => {
-            Response::builder().header("content-type", content_type).body(Body::from(body)).unwrap_or_default()
-        }
+        Reply::Bytes { content_type, body } => Response::builder()
+            .header("content-type", content_type)
+            .body(Body::from(body))
+            .unwrap_or_default(),
         Reply::Stream(frames) => {
-            let stream = futures_util::stream::unfold(VecDeque::from(frames), |mut frames| async move {
-                loop {
-                    match frames.pop_front()? {
-                        Frame::Delay(d) => tokio::time::sleep(d).await,
-                        Frame::Disconnect => {
-                            // Let what was sent so far leave the server first: an
-                            // erroring body makes the server drop unflushed bytes.
-                            tokio::time::sleep(Duration::from_millis(30)).await;
-                            return Some((
-                                Err(std::io::Error::new(std::io::ErrorKind::ConnectionAborted, "scripted disconnect")),
-                                VecDeque::new(),
-                            ));
-                        }
-                        Frame::Data(d) => return Some((Ok(Bytes::from(format!("data: {d}\n\n"))), frames)),
-                        Frame::Event { name, data } => {
-                            return Some((Ok(Bytes::from(format!("event: {name}\ndata: {data}\n\n"))), frames))
-                        }
-                        Frame::Raw(r) => return Some((Ok(Bytes::from(r)), frames)),
-                        Frame::StampedData(d) => {
-                            let d = d.replace("__NOW_US__", &now_us().to_string());
-                            return Some((Ok(Bytes::from(format!("data: {d}\n\n"))), frames));
+            let stream =
+                futures_util::stream::unfold(VecDeque::from(frames), |mut frames| async move {
+                    loop {
+                        match frames.pop_front()? {
+                            Frame::Delay(d) => tokio::time::sleep(d).await,
+                            Frame::Disconnect => {
+                                // Let what was sent so far leave the server first: an
+                                // erroring body makes the server drop unflushed bytes.
+                                tokio::time::sleep(Duration::from_millis(30)).await;
+                                return Some((
+                                    Err(std::io::Error::new(
+                                        std::io::ErrorKind::ConnectionAborted,
+                                        "scripted disconnect",
+                                    )),
+                                    VecDeque::new(),
+                                ));
+                            }
+                            Frame::Data(d) => {
+                                return Some((Ok(Bytes::from(format!("data: {d}\n\n"))), frames))
+                            }
+                            Frame::Event { name, data } => {
+                                return Some((
+                                    Ok(Bytes::from(format!("event: {name}\ndata: {data}\n\n"))),
+                                    frames,
+                                ))
+                            }
+                            Frame::Raw(r) => return Some((Ok(Bytes::from(r)), frames)),
+                            Frame::StampedData(d) => {
+                                let d = d.replace("__NOW_US__", &now_us().to_string());
+                                return Some((Ok(Bytes::from(format!("data: {d}\n\n"))), frames));
+                            }
                         }
                     }
-                }
-            });
+                });
             Response::builder()
                 .header("content-type", "text/event-stream")
                 .header("cache-control", "no-cache")
@@ -206,14 +269,19 @@ async fn handle(State(shared): State<Shared>, uri: Uri, headers: HeaderMap, body
 
 /// Microseconds since the Unix epoch.
 pub fn now_us() -> u128 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_micros()).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros())
+        .unwrap_or(0)
 }
 
 /// An error reply (`retry_after` in seconds as the header's text).
 pub fn status(code: u16, retry_after: Option<&str>, body: &str) -> Reply {
     Reply::Status {
         status: code,
-        headers: retry_after.map(|r| vec![("retry-after".to_string(), r.to_string())]).unwrap_or_default(),
+        headers: retry_after
+            .map(|r| vec![("retry-after".to_string(), r.to_string())])
+            .unwrap_or_default(),
         body: body.to_string(),
     }
 }
@@ -244,7 +312,11 @@ pub mod openai {
     /// Frames streaming `text` in `pieces` deltas, without the ending.
     pub fn text_frames(text: &str, pieces: usize) -> Vec<Frame> {
         let mut f = vec![chunk(json!({"role": "assistant", "content": ""}), None)];
-        f.extend(split(text, pieces).into_iter().map(|p| chunk(json!({"content": p}), None)));
+        f.extend(
+            split(text, pieces)
+                .into_iter()
+                .map(|p| chunk(json!({"content": p}), None)),
+        );
         f
     }
 
@@ -257,7 +329,10 @@ pub mod openai {
                 None,
             ));
             for piece in split(args, 3) {
-                f.push(chunk(json!({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}), None));
+                f.push(chunk(
+                    json!({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}),
+                    None,
+                ));
             }
         }
         f
@@ -297,7 +372,10 @@ pub mod anthropic {
     use super::*;
 
     fn ev(name: &str, data: Value) -> Frame {
-        Frame::Event { name: name.into(), data: data.to_string() }
+        Frame::Event {
+            name: name.into(),
+            data: data.to_string(),
+        }
     }
 
     pub fn start_frames(input_tokens: u64) -> Vec<Frame> {
@@ -322,7 +400,10 @@ pub mod anthropic {
                 json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": p}}),
             ));
         }
-        f.push(ev("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+        f.push(ev(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": index}),
+        ));
         f
     }
 
@@ -339,7 +420,10 @@ pub mod anthropic {
                 json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": p}}),
             ));
         }
-        f.push(ev("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+        f.push(ev(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": index}),
+        ));
         f
     }
 

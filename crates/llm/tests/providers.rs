@@ -26,7 +26,10 @@ fn client(server: &ScriptedServer, model: &str) -> LlmClient {
 }
 
 fn ask(text: &str) -> ChatRequest {
-    ChatRequest { messages: vec![Message::user(text)], ..Default::default() }
+    ChatRequest {
+        messages: vec![Message::user(text)],
+        ..Default::default()
+    }
 }
 
 #[tokio::test]
@@ -45,14 +48,27 @@ async fn openai_text_streams_with_usage_and_bearer_key() {
             other => panic!("unexpected {other:?}"),
         }
     }
-    assert!(deltas.len() >= 3, "text should arrive in pieces: {deltas:?}");
+    assert!(
+        deltas.len() >= 3,
+        "text should arrive in pieces: {deltas:?}"
+    );
     assert_eq!(deltas.concat(), "你好，小朋友！");
-    assert_eq!(usage, Some(Usage { input_tokens: 10, output_tokens: 5, cached_input_tokens: 0 }));
+    assert_eq!(
+        usage,
+        Some(Usage {
+            input_tokens: 10,
+            output_tokens: 5,
+            cached_input_tokens: 0
+        })
+    );
     assert_eq!(finished, Some(StopReason::EndTurn));
     let reqs = server.requests();
     assert_eq!(reqs.len(), 1);
     assert_eq!(reqs[0].path, "/v1/chat/completions");
-    assert_eq!(reqs[0].header("authorization"), Some(format!("Bearer {KEY}").as_str()));
+    assert_eq!(
+        reqs[0].header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
     assert_eq!(reqs[0].body["model"], "gpt-4o-mini");
     assert_eq!(reqs[0].body["stream"], true);
 }
@@ -61,17 +77,35 @@ async fn openai_text_streams_with_usage_and_bearer_key() {
 async fn openai_parallel_tool_calls_split_across_chunks() {
     let reply = openai::tool_calls(
         Some("Let me check."),
-        &[("call_1", "ls", r#"{"path": "/notes"}"#), ("call_2", "read_file", r#"{"file_path": "/a.md", "limit": 5}"#)],
+        &[
+            ("call_1", "ls", r#"{"path": "/notes"}"#),
+            (
+                "call_2",
+                "read_file",
+                r#"{"file_path": "/a.md", "limit": 5}"#,
+            ),
+        ],
     );
     let server = ScriptedServer::start(vec![reply]).unwrap();
-    let done = client(&server, "openai:gpt-4o-mini").complete(&ask("look")).await.unwrap();
+    let done = client(&server, "openai:gpt-4o-mini")
+        .complete(&ask("look"))
+        .await
+        .unwrap();
     assert_eq!(done.text, "Let me check.");
     assert_eq!(done.stop, StopReason::ToolUse);
     assert_eq!(
         done.tool_calls,
         vec![
-            ToolCall { id: "call_1".into(), name: "ls".into(), arguments: r#"{"path": "/notes"}"#.into() },
-            ToolCall { id: "call_2".into(), name: "read_file".into(), arguments: r#"{"file_path": "/a.md", "limit": 5}"#.into() },
+            ToolCall {
+                id: "call_1".into(),
+                name: "ls".into(),
+                arguments: r#"{"path": "/notes"}"#.into()
+            },
+            ToolCall {
+                id: "call_2".into(),
+                name: "read_file".into(),
+                arguments: r#"{"file_path": "/a.md", "limit": 5}"#.into()
+            },
         ]
     );
     assert_eq!(done.usage.input_tokens, 20);
@@ -80,7 +114,13 @@ async fn openai_parallel_tool_calls_split_across_chunks() {
 #[tokio::test]
 async fn anthropic_blocks_tool_use_and_headers() {
     let server = ScriptedServer::start(vec![
-        anthropic::tool_calls(Some("好的"), &[("toolu_1", "glob", r#"{"pattern": "**/*.md"}"#), ("toolu_2", "ls", "{}")]),
+        anthropic::tool_calls(
+            Some("好的"),
+            &[
+                ("toolu_1", "glob", r#"{"pattern": "**/*.md"}"#),
+                ("toolu_2", "ls", "{}"),
+            ],
+        ),
         anthropic::text("All done."),
     ])
     .unwrap();
@@ -106,51 +146,111 @@ async fn anthropic_blocks_tool_use_and_headers() {
 async fn image_parts_reach_both_wire_formats() {
     let image = Message {
         content: vec![
-            ContentPart::Text { text: "这是什么字？".into() },
-            ContentPart::Image { media_type: "image/png".into(), data: "iVBORw0KGgo=".into() },
+            ContentPart::Text {
+                text: "这是什么字？".into(),
+            },
+            ContentPart::Image {
+                media_type: "image/png".into(),
+                data: "iVBORw0KGgo=".into(),
+            },
         ],
         ..Message::user("")
     };
-    let req = ChatRequest { messages: vec![image], ..Default::default() };
+    let req = ChatRequest {
+        messages: vec![image],
+        ..Default::default()
+    };
     let server = ScriptedServer::start(vec![openai::text("月"), anthropic::text("月")]).unwrap();
-    client(&server, "openai:gpt-4o").complete(&req).await.unwrap();
-    client(&server, "anthropic:claude-sonnet-4-0").complete(&req).await.unwrap();
+    client(&server, "openai:gpt-4o")
+        .complete(&req)
+        .await
+        .unwrap();
+    client(&server, "anthropic:claude-sonnet-4-0")
+        .complete(&req)
+        .await
+        .unwrap();
     let reqs = server.requests();
-    assert_eq!(reqs[0].body["messages"][0]["content"][1]["image_url"]["url"], "data:image/png;base64,iVBORw0KGgo=");
-    assert_eq!(reqs[1].body["messages"][0]["content"][1]["source"]["data"], "iVBORw0KGgo=");
-    assert_eq!(reqs[1].body["messages"][0]["content"][1]["source"]["media_type"], "image/png");
+    assert_eq!(
+        reqs[0].body["messages"][0]["content"][1]["image_url"]["url"],
+        "data:image/png;base64,iVBORw0KGgo="
+    );
+    assert_eq!(
+        reqs[1].body["messages"][0]["content"][1]["source"]["data"],
+        "iVBORw0KGgo="
+    );
+    assert_eq!(
+        reqs[1].body["messages"][0]["content"][1]["source"]["media_type"],
+        "image/png"
+    );
 }
 
 #[tokio::test]
 async fn rate_limit_waits_for_retry_after_then_succeeds() {
     let server = ScriptedServer::start(vec![
-        status(429, Some("0.3"), r#"{"error":{"message":"Rate limit reached","type":"requests"}}"#),
+        status(
+            429,
+            Some("0.3"),
+            r#"{"error":{"message":"Rate limit reached","type":"requests"}}"#,
+        ),
         openai::text("ok"),
     ])
     .unwrap();
     let t = Instant::now();
-    let done = client(&server, "openai:gpt-4o-mini").complete(&ask("x")).await.unwrap();
+    let done = client(&server, "openai:gpt-4o-mini")
+        .complete(&ask("x"))
+        .await
+        .unwrap();
     assert_eq!(done.text, "ok");
-    assert!(t.elapsed() >= Duration::from_millis(300), "did not wait for retry-after: {:?}", t.elapsed());
+    assert!(
+        t.elapsed() >= Duration::from_millis(300),
+        "did not wait for retry-after: {:?}",
+        t.elapsed()
+    );
     assert_eq!(server.request_count(), 2);
 }
 
 #[tokio::test]
 async fn server_errors_retry_then_give_up_with_a_typed_error() {
-    let server = ScriptedServer::start(vec![status(500, None, "boom"), openai::text("recovered")]).unwrap();
-    assert_eq!(client(&server, "openai:m").complete(&ask("x")).await.unwrap().text, "recovered");
+    let server =
+        ScriptedServer::start(vec![status(500, None, "boom"), openai::text("recovered")]).unwrap();
+    assert_eq!(
+        client(&server, "openai:m")
+            .complete(&ask("x"))
+            .await
+            .unwrap()
+            .text,
+        "recovered"
+    );
 
-    let server = ScriptedServer::start((0..5).map(|_| status(503, None, r#"{"error":{"message":"down"}}"#)).collect()).unwrap();
-    let e = client(&server, "openai:m").complete(&ask("x")).await.unwrap_err();
-    assert_eq!(e, LlmError::Server { status: 503, message: "down".into() });
+    let server = ScriptedServer::start(
+        (0..5)
+            .map(|_| status(503, None, r#"{"error":{"message":"down"}}"#))
+            .collect(),
+    )
+    .unwrap();
+    let e = client(&server, "openai:m")
+        .complete(&ask("x"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e,
+        LlmError::Server {
+            status: 503,
+            message: "down".into()
+        }
+    );
     assert_eq!(server.request_count(), 3, "one try and two retries");
 }
 
 #[tokio::test]
 async fn context_overflow_is_not_retried() {
     let body = r#"{"error":{"message":"This model's maximum context length is 128000 tokens","code":"context_length_exceeded"}}"#;
-    let server = ScriptedServer::start(vec![status(400, None, body), openai::text("never")]).unwrap();
-    let e = client(&server, "openai:m").complete(&ask("x")).await.unwrap_err();
+    let server =
+        ScriptedServer::start(vec![status(400, None, body), openai::text("never")]).unwrap();
+    let e = client(&server, "openai:m")
+        .complete(&ask("x"))
+        .await
+        .unwrap_err();
     assert!(matches!(e, LlmError::ContextOverflow { .. }), "{e:?}");
     assert_eq!(server.request_count(), 1);
 }
@@ -159,7 +259,8 @@ async fn context_overflow_is_not_retried() {
 async fn disconnect_mid_stream_is_a_network_error_after_output() {
     let mut frames = openai::text_frames("half an answ", 3);
     frames.push(Frame::Disconnect);
-    let server = ScriptedServer::start(vec![Reply::Stream(frames), openai::text("not used")]).unwrap();
+    let server =
+        ScriptedServer::start(vec![Reply::Stream(frames), openai::text("not used")]).unwrap();
     let mut s = client(&server, "openai:m").stream(&ask("x")).await.unwrap();
     let mut text = String::new();
     let err = loop {
@@ -172,13 +273,24 @@ async fn disconnect_mid_stream_is_a_network_error_after_output() {
     };
     assert_eq!(text, "half an answ");
     assert!(matches!(err, LlmError::Network(_)), "{err:?}");
-    assert_eq!(server.request_count(), 1, "text was already shown: no silent retry");
+    assert_eq!(
+        server.request_count(),
+        1,
+        "text was already shown: no silent retry"
+    );
 }
 
 #[tokio::test]
 async fn disconnect_before_any_output_is_retried() {
-    let server = ScriptedServer::start(vec![Reply::Stream(vec![Frame::Disconnect]), openai::text("second try")]).unwrap();
-    let done = client(&server, "openai:m").complete(&ask("x")).await.unwrap();
+    let server = ScriptedServer::start(vec![
+        Reply::Stream(vec![Frame::Disconnect]),
+        openai::text("second try"),
+    ])
+    .unwrap();
+    let done = client(&server, "openai:m")
+        .complete(&ask("x"))
+        .await
+        .unwrap();
     assert_eq!(done.text, "second try");
     assert_eq!(server.request_count(), 2);
 }
@@ -188,12 +300,20 @@ async fn malformed_json_is_a_protocol_error() {
     let mut frames = openai::text_frames("ok", 1);
     frames.push(Frame::Data("{\"choices\": [".into()));
     let server = ScriptedServer::start(vec![Reply::Stream(frames)]).unwrap();
-    let e = client(&server, "openai:m").complete(&ask("x")).await.unwrap_err();
+    let e = client(&server, "openai:m")
+        .complete(&ask("x"))
+        .await
+        .unwrap_err();
     assert!(matches!(e, LlmError::Protocol(_)), "{e:?}");
-    let server =
-        ScriptedServer::start(vec![Reply::Stream(vec![Frame::Event { name: "message_start".into(), data: "nope".into() }])])
-            .unwrap();
-    let e = client(&server, "anthropic:m").complete(&ask("x")).await.unwrap_err();
+    let server = ScriptedServer::start(vec![Reply::Stream(vec![Frame::Event {
+        name: "message_start".into(),
+        data: "nope".into(),
+    }])])
+    .unwrap();
+    let e = client(&server, "anthropic:m")
+        .complete(&ask("x"))
+        .await
+        .unwrap_err();
     assert!(matches!(e, LlmError::Protocol(_)), "{e:?}");
 }
 
@@ -203,7 +323,10 @@ async fn a_silent_stream_times_out() {
     frames.push(Frame::Delay(Duration::from_secs(5)));
     let server = ScriptedServer::start(vec![Reply::Stream(frames)]).unwrap();
     let t = Instant::now();
-    let e = client(&server, "openai:m").complete(&ask("x")).await.unwrap_err();
+    let e = client(&server, "openai:m")
+        .complete(&ask("x"))
+        .await
+        .unwrap_err();
     assert_eq!(e, LlmError::IdleTimeout(Duration::from_millis(500)));
     assert!(t.elapsed() < Duration::from_secs(4));
 }
@@ -211,7 +334,9 @@ async fn a_silent_stream_times_out() {
 /// A raw server on loopback that accepts connections, reads the request,
 /// sends `reply` (possibly nothing) and then keeps the connection open
 /// without another byte. Returns the base URL and a count of connections.
-async fn stalling_server(reply: &'static str) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+async fn stalling_server(
+    reply: &'static str,
+) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -235,14 +360,20 @@ async fn stalling_server(reply: &'static str) -> (String, std::sync::Arc<std::sy
 
 /// `fut`, or a test failure when it hangs (what these tests guard against).
 async fn within_10s<T>(fut: impl std::future::Future<Output = T>) -> T {
-    tokio::time::timeout(Duration::from_secs(10), fut).await.expect("the call hung")
+    tokio::time::timeout(Duration::from_secs(10), fut)
+        .await
+        .expect("the call hung")
 }
 
 fn stalling_client(base_url: String, retries: u32) -> LlmClient {
     let mut c = LlmConfig::new(ModelSpec::parse("openai:gpt-4o-mini").unwrap());
     c.base_url = Some(base_url);
     c.api_key = Some(ApiKey::new(KEY).unwrap());
-    c.retry = RetryPolicy { max_retries: retries, base_delay: Duration::from_millis(10), ..Default::default() };
+    c.retry = RetryPolicy {
+        max_retries: retries,
+        base_delay: Duration::from_millis(10),
+        ..Default::default()
+    };
     c.idle_timeout = Duration::from_millis(300);
     LlmClient::new(c).unwrap()
 }
@@ -251,15 +382,31 @@ fn stalling_client(base_url: String, retries: u32) -> LlmClient {
 async fn a_server_that_accepts_and_never_answers_times_out() {
     let (url, accepted) = stalling_server("").await;
     let t = Instant::now();
-    let e = within_10s(stalling_client(url.clone(), 0).complete(&ask("x"))).await.unwrap_err();
+    let e = within_10s(stalling_client(url.clone(), 0).complete(&ask("x")))
+        .await
+        .unwrap_err();
     assert_eq!(e, LlmError::IdleTimeout(Duration::from_millis(300)));
-    assert!(t.elapsed() >= Duration::from_millis(300), "gave up too early: {:?}", t.elapsed());
-    assert!(t.elapsed() < Duration::from_secs(5), "took {:?}", t.elapsed());
+    assert!(
+        t.elapsed() >= Duration::from_millis(300),
+        "gave up too early: {:?}",
+        t.elapsed()
+    );
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        t.elapsed()
+    );
     assert!(e.to_string().contains("sent nothing for 0.3 s"), "{e}");
     // A timeout waiting for the headers is retried like a network failure.
-    let e = within_10s(stalling_client(url, 1).complete(&ask("x"))).await.unwrap_err();
+    let e = within_10s(stalling_client(url, 1).complete(&ask("x")))
+        .await
+        .unwrap_err();
     assert_eq!(e.code(), "idle_timeout");
-    assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 3, "one call, then one try and one retry");
+    assert_eq!(
+        accepted.load(std::sync::atomic::Ordering::SeqCst),
+        3,
+        "one call, then one try and one retry"
+    );
 }
 
 #[tokio::test]
@@ -269,17 +416,30 @@ async fn an_error_body_that_never_comes_does_not_hang() {
         stalling_server("HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: 200\r\n\r\n{\"err")
             .await;
     let t = Instant::now();
-    let e = within_10s(stalling_client(url, 2).complete(&ask("x"))).await.unwrap_err();
-    assert!(t.elapsed() < Duration::from_secs(5), "took {:?}", t.elapsed());
+    let e = within_10s(stalling_client(url, 2).complete(&ask("x")))
+        .await
+        .unwrap_err();
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        t.elapsed()
+    );
     // The status still decides what the error is (auth: not retried).
     match &e {
-        LlmError::Auth { status: 401, message } => assert!(message.contains("no error body within"), "{message}"),
+        LlmError::Auth {
+            status: 401,
+            message,
+        } => assert!(message.contains("no error body within"), "{message}"),
         other => panic!("expected an auth error, got {other:?}"),
     }
     // Same for a 200 whose JSON body stalls: a typed timeout.
-    let (url, _) =
-        stalling_server("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 200\r\n\r\n{").await;
-    let e = within_10s(stalling_client(url, 0).complete(&ask("x"))).await.unwrap_err();
+    let (url, _) = stalling_server(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 200\r\n\r\n{",
+    )
+    .await;
+    let e = within_10s(stalling_client(url, 0).complete(&ask("x")))
+        .await
+        .unwrap_err();
     assert_eq!(e, LlmError::IdleTimeout(Duration::from_millis(300)));
 }
 
@@ -307,13 +467,20 @@ async fn unreachable_server_is_a_network_error() {
     let mut c = LlmConfig::new(ModelSpec::parse("vllm:qwen").unwrap());
     c.base_url = Some(format!("http://127.0.0.1:{port}/v1"));
     c.retry = RetryPolicy::none();
-    let e = LlmClient::new(c).unwrap().complete(&ask("x")).await.unwrap_err();
+    let e = LlmClient::new(c)
+        .unwrap()
+        .complete(&ask("x"))
+        .await
+        .unwrap_err();
     assert!(matches!(e, LlmError::Network(_)), "{e:?}");
 }
 
 #[test]
 fn hosted_providers_need_a_key() {
-    let e = LlmClient::new(LlmConfig::new(ModelSpec::parse("openai:gpt-4o-mini").unwrap())).unwrap_err();
+    let e = LlmClient::new(LlmConfig::new(
+        ModelSpec::parse("openai:gpt-4o-mini").unwrap(),
+    ))
+    .unwrap_err();
     assert!(e.to_string().contains(API_KEY_ENV), "{e}");
     assert!(LlmClient::new(LlmConfig::new(ModelSpec::parse("ollama:qwen2.5").unwrap())).is_ok());
 }

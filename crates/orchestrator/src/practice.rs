@@ -32,7 +32,11 @@ pub enum PracticeState {
     /// The recitation was handed to the checker as a background task.
     Checking { task_id: String },
     /// A verdict is shown with feedback; retry unless it passed.
-    Feedback { attempt_id: String, accuracy: f64, passed: bool },
+    Feedback {
+        attempt_id: String,
+        accuracy: f64,
+        passed: bool,
+    },
     /// Passed: the practice is complete.
     Done { attempt_id: String, accuracy: f64 },
 }
@@ -63,7 +67,12 @@ pub enum PracticeEvent {
     /// The microphone closed without anything to check (cancel, silence, device lost).
     Cancelled,
     /// The checker's task ended with a verdict (already recorded as an attempt).
-    Judged { task_id: String, attempt_id: String, accuracy: f64, passed: bool },
+    Judged {
+        task_id: String,
+        attempt_id: String,
+        accuracy: f64,
+        passed: bool,
+    },
     /// The checker's task failed (bad audio, crash): back to Ready to try again.
     CheckFailed { task_id: String },
     /// The child tries again after a verdict that did not pass.
@@ -104,7 +113,11 @@ fn event_name(e: &PracticeEvent) -> &'static str {
 
 impl Practice {
     pub fn new(is_review: bool) -> Self {
-        Self { state: PracticeState::Idle, attempts: 0, is_review }
+        Self {
+            state: PracticeState::Idle,
+            attempts: 0,
+            is_review,
+        }
     }
 
     /// Applies one event, or says why it does not fit the current state
@@ -117,21 +130,43 @@ impl Practice {
             (S::Idle, E::Start) => S::Ready,
             (S::Ready, E::Listen) => S::Listening,
             // Typed recitations (默写) are submitted straight from Ready.
-            (S::Ready | S::Listening, E::Submitted { task_id }) => S::Checking { task_id: task_id.clone() },
+            (S::Ready | S::Listening, E::Submitted { task_id }) => S::Checking {
+                task_id: task_id.clone(),
+            },
             (S::Listening, E::Cancelled) => S::Ready,
-            (S::Checking { task_id }, E::Judged { task_id: t, attempt_id, accuracy, passed }) if t == task_id => {
+            (
+                S::Checking { task_id },
+                E::Judged {
+                    task_id: t,
+                    attempt_id,
+                    accuracy,
+                    passed,
+                },
+            ) if t == task_id => {
                 self.attempts += 1;
                 if *passed {
-                    S::Done { attempt_id: attempt_id.clone(), accuracy: *accuracy }
+                    S::Done {
+                        attempt_id: attempt_id.clone(),
+                        accuracy: *accuracy,
+                    }
                 } else {
-                    S::Feedback { attempt_id: attempt_id.clone(), accuracy: *accuracy, passed: false }
+                    S::Feedback {
+                        attempt_id: attempt_id.clone(),
+                        accuracy: *accuracy,
+                        passed: false,
+                    }
                 }
             }
             (S::Checking { task_id }, E::CheckFailed { task_id: t }) if t == task_id => S::Ready,
             (S::Feedback { passed: false, .. }, E::Retry) => S::Ready,
             // A child who passed may practise once more: a new round, same count.
             (S::Done { .. }, E::Retry) => S::Ready,
-            _ => return Err(TransitionError { state: self.state.name(), event: event_name(&event) }),
+            _ => {
+                return Err(TransitionError {
+                    state: self.state.name(),
+                    event: event_name(&event),
+                })
+            }
         };
         self.state = next;
         Ok(&self.state)
@@ -163,7 +198,12 @@ mod tests {
     use PracticeEvent as E;
 
     fn judged(task: &str, passed: bool) -> E {
-        E::Judged { task_id: task.into(), attempt_id: format!("a-{task}"), accuracy: if passed { 95.0 } else { 70.0 }, passed }
+        E::Judged {
+            task_id: task.into(),
+            attempt_id: format!("a-{task}"),
+            accuracy: if passed { 95.0 } else { 70.0 },
+            passed,
+        }
     }
 
     #[test]
@@ -171,13 +211,25 @@ mod tests {
         let mut p = Practice::new(false);
         p.apply(E::Start).unwrap();
         p.apply(E::Listen).unwrap();
-        p.apply(E::Submitted { task_id: "t1".into() }).unwrap();
+        p.apply(E::Submitted {
+            task_id: "t1".into(),
+        })
+        .unwrap();
         assert_eq!(p.apply(judged("t1", false)).unwrap().name(), "feedback");
         assert_eq!(p.attempts, 1);
         p.apply(E::Retry).unwrap();
         p.apply(E::Listen).unwrap();
-        p.apply(E::Submitted { task_id: "t2".into() }).unwrap();
-        assert_eq!(p.apply(judged("t2", true)).unwrap(), &PracticeState::Done { attempt_id: "a-t2".into(), accuracy: 95.0 });
+        p.apply(E::Submitted {
+            task_id: "t2".into(),
+        })
+        .unwrap();
+        assert_eq!(
+            p.apply(judged("t2", true)).unwrap(),
+            &PracticeState::Done {
+                attempt_id: "a-t2".into(),
+                accuracy: 95.0
+            }
+        );
         assert_eq!(p.attempts, 2);
     }
 
@@ -185,7 +237,10 @@ mod tests {
     fn typed_recitation_submits_from_ready() {
         let mut p = Practice::new(true);
         p.apply(E::Start).unwrap();
-        p.apply(E::Submitted { task_id: "t".into() }).unwrap();
+        p.apply(E::Submitted {
+            task_id: "t".into(),
+        })
+        .unwrap();
         assert_eq!(p.state.name(), "checking");
         assert!(p.is_review);
     }
@@ -194,10 +249,18 @@ mod tests {
     fn a_late_verdict_for_another_task_is_refused() {
         let mut p = Practice::new(false);
         p.apply(E::Start).unwrap();
-        p.apply(E::Submitted { task_id: "t2".into() }).unwrap();
+        p.apply(E::Submitted {
+            task_id: "t2".into(),
+        })
+        .unwrap();
         let err = p.apply(judged("t1", true)).unwrap_err();
         assert_eq!(err.state, "checking");
-        assert_eq!(p.state, PracticeState::Checking { task_id: "t2".into() });
+        assert_eq!(
+            p.state,
+            PracticeState::Checking {
+                task_id: "t2".into()
+            }
+        );
         assert_eq!(p.attempts, 0);
     }
 
@@ -208,8 +271,14 @@ mod tests {
         p.apply(E::Listen).unwrap();
         p.apply(E::Cancelled).unwrap();
         assert_eq!(p.state, PracticeState::Ready);
-        p.apply(E::Submitted { task_id: "t".into() }).unwrap();
-        p.apply(E::CheckFailed { task_id: "t".into() }).unwrap();
+        p.apply(E::Submitted {
+            task_id: "t".into(),
+        })
+        .unwrap();
+        p.apply(E::CheckFailed {
+            task_id: "t".into(),
+        })
+        .unwrap();
         assert_eq!(p.state, PracticeState::Ready);
         assert_eq!(p.attempts, 0);
     }
@@ -217,7 +286,15 @@ mod tests {
     #[test]
     fn invalid_transitions_leave_the_state_alone() {
         let mut p = Practice::new(false);
-        for e in [E::Listen, E::Retry, E::Cancelled, judged("x", true), E::Submitted { task_id: "x".into() }] {
+        for e in [
+            E::Listen,
+            E::Retry,
+            E::Cancelled,
+            judged("x", true),
+            E::Submitted {
+                task_id: "x".into(),
+            },
+        ] {
             assert!(p.apply(e).is_err());
             assert_eq!(p.state, PracticeState::Idle);
         }
@@ -250,7 +327,10 @@ mod tests {
         // Stored while checking: the caller must look the task up.
         let mut p = Practice::new(false);
         p.apply(E::Start).unwrap();
-        p.apply(E::Submitted { task_id: "t9".into() }).unwrap();
+        p.apply(E::Submitted {
+            task_id: "t9".into(),
+        })
+        .unwrap();
         let stored = serde_json::to_string(&p).unwrap();
         let (mut resumed, pending) = serde_json::from_str::<Practice>(&stored).unwrap().resume();
         assert_eq!(pending.as_deref(), Some("t9"));
@@ -264,19 +344,32 @@ mod tests {
     }
 
     fn at(state: PracticeState, attempts: u32) -> Practice {
-        Practice { state, attempts, is_review: false }
+        Practice {
+            state,
+            attempts,
+            is_review: false,
+        }
     }
 
     fn checking() -> PracticeState {
-        PracticeState::Checking { task_id: "t1".into() }
+        PracticeState::Checking {
+            task_id: "t1".into(),
+        }
     }
 
     fn feedback() -> PracticeState {
-        PracticeState::Feedback { attempt_id: "a-t1".into(), accuracy: 70.0, passed: false }
+        PracticeState::Feedback {
+            attempt_id: "a-t1".into(),
+            accuracy: 70.0,
+            passed: false,
+        }
     }
 
     fn done() -> PracticeState {
-        PracticeState::Done { attempt_id: "a-t1".into(), accuracy: 95.0 }
+        PracticeState::Done {
+            attempt_id: "a-t1".into(),
+            accuracy: 95.0,
+        }
     }
 
     #[test]
@@ -288,16 +381,38 @@ mod tests {
 
     #[test]
     fn leave_from_every_state_returns_to_idle_and_keeps_the_count() {
-        for state in [PracticeState::Idle, PracticeState::Ready, PracticeState::Listening, checking(), feedback(), done()] {
+        for state in [
+            PracticeState::Idle,
+            PracticeState::Ready,
+            PracticeState::Listening,
+            checking(),
+            feedback(),
+            done(),
+        ] {
             let mut p = at(state.clone(), 2);
-            assert_eq!(p.apply(E::Leave).unwrap(), &PracticeState::Idle, "leave from {}", state.name());
-            assert_eq!(p.attempts, 2, "leave from {} must not change the count", state.name());
+            assert_eq!(
+                p.apply(E::Leave).unwrap(),
+                &PracticeState::Idle,
+                "leave from {}",
+                state.name()
+            );
+            assert_eq!(
+                p.attempts,
+                2,
+                "leave from {} must not change the count",
+                state.name()
+            );
         }
     }
 
     #[test]
     fn resume_leaves_ready_feedback_done_and_idle_as_they_were() {
-        for state in [PracticeState::Idle, PracticeState::Ready, feedback(), done()] {
+        for state in [
+            PracticeState::Idle,
+            PracticeState::Ready,
+            feedback(),
+            done(),
+        ] {
             let p = at(state.clone(), 1);
             let (resumed, pending) = p.clone().resume();
             assert_eq!(resumed, p, "resume from {}", state.name());
@@ -311,7 +426,11 @@ mod tests {
         assert_eq!(resumed, at(PracticeState::Ready, 1));
         assert_eq!(pending, None);
         let (resumed, pending) = at(checking(), 1).resume();
-        assert_eq!(resumed, at(checking(), 1), "the check stays pending until the caller looks it up");
+        assert_eq!(
+            resumed,
+            at(checking(), 1),
+            "the check stays pending until the caller looks it up"
+        );
         assert_eq!(pending.as_deref(), Some("t1"));
     }
 
@@ -319,34 +438,64 @@ mod tests {
     /// event is refused (and the practice is left exactly as it was).
     #[test]
     fn the_whole_transition_table() {
-        let states = [PracticeState::Idle, PracticeState::Ready, PracticeState::Listening, checking(), feedback(), done()];
+        let states = [
+            PracticeState::Idle,
+            PracticeState::Ready,
+            PracticeState::Listening,
+            checking(),
+            feedback(),
+            done(),
+        ];
         let events = [
             E::Start,
             E::Listen,
-            E::Submitted { task_id: "t2".into() },
+            E::Submitted {
+                task_id: "t2".into(),
+            },
             E::Cancelled,
             judged("t1", false),
             judged("t1", true),
             judged("other", true),
-            E::CheckFailed { task_id: "t1".into() },
-            E::CheckFailed { task_id: "other".into() },
+            E::CheckFailed {
+                task_id: "t1".into(),
+            },
+            E::CheckFailed {
+                task_id: "other".into(),
+            },
             E::Retry,
             E::Leave,
         ];
         let expected = |state: &PracticeState, event: &E| -> Option<(PracticeState, u32)> {
             use PracticeState as S;
-            let fb = S::Feedback { attempt_id: "a-t1".into(), accuracy: 70.0, passed: false };
-            let ok = S::Done { attempt_id: "a-t1".into(), accuracy: 95.0 };
+            let fb = S::Feedback {
+                attempt_id: "a-t1".into(),
+                accuracy: 70.0,
+                passed: false,
+            };
+            let ok = S::Done {
+                attempt_id: "a-t1".into(),
+                accuracy: 95.0,
+            };
             match (state, event) {
                 (_, E::Leave) => Some((S::Idle, 1)),
                 (S::Idle, E::Start) => Some((S::Ready, 1)),
                 (S::Ready, E::Listen) => Some((S::Listening, 1)),
-                (S::Ready | S::Listening, E::Submitted { .. }) => Some((S::Checking { task_id: "t2".into() }, 1)),
+                (S::Ready | S::Listening, E::Submitted { .. }) => Some((
+                    S::Checking {
+                        task_id: "t2".into(),
+                    },
+                    1,
+                )),
                 (S::Listening, E::Cancelled) => Some((S::Ready, 1)),
-                (S::Checking { .. }, E::Judged { task_id, passed, .. }) if task_id == "t1" => {
-                    Some((if *passed { ok } else { fb }, 2))
+                (
+                    S::Checking { .. },
+                    E::Judged {
+                        task_id, passed, ..
+                    },
+                ) if task_id == "t1" => Some((if *passed { ok } else { fb }, 2)),
+                (S::Checking { .. }, E::CheckFailed { task_id }) if task_id == "t1" => {
+                    Some((S::Ready, 1))
                 }
-                (S::Checking { .. }, E::CheckFailed { task_id }) if task_id == "t1" => Some((S::Ready, 1)),
                 (S::Feedback { .. } | S::Done { .. }, E::Retry) => Some((S::Ready, 1)),
                 _ => None,
             }
@@ -363,7 +512,12 @@ mod tests {
                     None => {
                         let err = got.unwrap_err();
                         assert_eq!(err.state, state.name());
-                        assert_eq!(p, at(state.clone(), 1), "a refused {event:?} changed {}", state.name());
+                        assert_eq!(
+                            p,
+                            at(state.clone(), 1),
+                            "a refused {event:?} changed {}",
+                            state.name()
+                        );
                     }
                 }
             }
@@ -373,7 +527,14 @@ mod tests {
     #[test]
     fn a_feedback_that_passed_cannot_be_retried() {
         // Only reachable from stored data; the table above never produces it.
-        let mut p = at(PracticeState::Feedback { attempt_id: "a".into(), accuracy: 90.0, passed: true }, 1);
+        let mut p = at(
+            PracticeState::Feedback {
+                attempt_id: "a".into(),
+                accuracy: 90.0,
+                passed: true,
+            },
+            1,
+        );
         assert!(p.apply(E::Retry).is_err());
         assert_eq!(p.state.name(), "feedback");
     }

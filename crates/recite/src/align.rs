@@ -60,7 +60,11 @@ pub(crate) fn align(n: usize, m: usize, fit: impl Fn(usize, usize) -> Fit) -> Ve
         for j in 1..=m {
             let best = prev[j].max(cur[j - 1]);
             let s = score(i - 1, j - 1);
-            cur[j] = if s > 0 { best.max(prev[j - 1].saturating_add(s)) } else { best };
+            cur[j] = if s > 0 {
+                best.max(prev[j - 1].saturating_add(s))
+            } else {
+                best
+            };
         }
     }
     let mut ops = Vec::with_capacity(n + m);
@@ -96,8 +100,17 @@ mod tests {
     fn lcs(a: &str, b: &str) -> (usize, Vec<Op>) {
         let a: Vec<char> = a.chars().collect();
         let b: Vec<char> = b.chars().collect();
-        let ops = align(a.len(), b.len(), |i, j| if a[i] == b[j] { Fit::Exact } else { Fit::No });
-        (ops.iter().filter(|o| matches!(o, Op::Match(..))).count(), ops)
+        let ops = align(a.len(), b.len(), |i, j| {
+            if a[i] == b[j] {
+                Fit::Exact
+            } else {
+                Fit::No
+            }
+        });
+        (
+            ops.iter().filter(|o| matches!(o, Op::Match(..))).count(),
+            ops,
+        )
     }
 
     #[test]

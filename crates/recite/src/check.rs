@@ -81,11 +81,18 @@ struct Work<'a> {
 /// Errors only for input that cannot be checked: confidences that do not
 /// fit the transcript, or a transcript so long against its reference that
 /// the alignment would not fit in memory ([`MAX_CELLS`]).
-pub fn check(reference: &Reference, transcript: &Transcript, mode: Mode) -> Result<Verdict, CheckError> {
+pub fn check(
+    reference: &Reference,
+    transcript: &Transcript,
+    mode: Mode,
+) -> Result<Verdict, CheckError> {
     if let Some(c) = &transcript.confidences {
         let chars = transcript.text.chars().count();
         if c.len() != chars {
-            return Err(CheckError::Confidences { chars, confidences: c.len() });
+            return Err(CheckError::Confidences {
+                chars,
+                confidences: c.len(),
+            });
         }
     }
     let t = transcript.units(reference, mode);
@@ -93,7 +100,10 @@ pub fn check(reference: &Reference, transcript: &Transcript, mode: Mode) -> Resu
     let (n, m) = (r.len(), t.len());
     let max_units = MAX_CELLS / (n + 1) - 1;
     if m > max_units {
-        return Err(CheckError::TranscriptTooLong { units: m, max: max_units });
+        return Err(CheckError::TranscriptTooLong {
+            units: m,
+            max: max_units,
+        });
     }
     let ops = align::align(n, m, |i, j| {
         if r[i].text == t[j].text {
@@ -150,7 +160,10 @@ pub fn check(reference: &Reference, transcript: &Transcript, mode: Mode) -> Resu
             line: k + 1,
             text: l.text.clone(),
             units: l.end - l.start,
-            correct: w.ref_match[l.start..l.end].iter().filter(|m| m.is_some()).count(),
+            correct: w.ref_match[l.start..l.end]
+                .iter()
+                .filter(|m| m.is_some())
+                .count(),
         })
         .collect();
     let mut errors = w.errors;
@@ -218,14 +231,20 @@ impl Work<'_> {
         for (i, m) in self.ref_match.iter().enumerate() {
             if let Some(j) = *m {
                 if ri < i || tj < j {
-                    gaps.push(Gap { refs: ri..i, trans: tj..j });
+                    gaps.push(Gap {
+                        refs: ri..i,
+                        trans: tj..j,
+                    });
                 }
                 ri = i + 1;
                 tj = j + 1;
             }
         }
         if ri < self.r.len() || tj < self.t.len() {
-            gaps.push(Gap { refs: ri..self.r.len(), trans: tj..self.t.len() });
+            gaps.push(Gap {
+                refs: ri..self.r.len(),
+                trans: tj..self.t.len(),
+            });
         }
         gaps
     }
@@ -250,7 +269,11 @@ impl Work<'_> {
                     }
                     if let Some((len, rs, ts)) = self.common_block(&gap_o.refs, &gap_i.trans) {
                         let anchor = gap_i.refs.start;
-                        let distance = if anchor <= rs { rs - anchor } else { anchor.saturating_sub(rs + len) };
+                        let distance = if anchor <= rs {
+                            rs - anchor
+                        } else {
+                            anchor.saturating_sub(rs + len)
+                        };
                         let plausible = len >= 2 || distance <= 2;
                         if plausible && best.is_none_or(|b| len > b.0) {
                             best = Some((len, rs, ts, anchor));
@@ -258,14 +281,20 @@ impl Work<'_> {
                     }
                 }
             }
-            let Some((len, rs, ts, anchor)) = best else { break };
+            let Some((len, rs, ts, anchor)) = best else {
+                break;
+            };
             self.report_order(len, rs, ts, anchor, gaps);
         }
     }
 
     /// Longest run of free reference units in `refs` that the free transcript
     /// units in `trans` recite, as (length, reference start, transcript start).
-    fn common_block(&self, refs: &Range<usize>, trans: &Range<usize>) -> Option<(usize, usize, usize)> {
+    fn common_block(
+        &self,
+        refs: &Range<usize>,
+        trans: &Range<usize>,
+    ) -> Option<(usize, usize, usize)> {
         let (a, b) = (refs.len(), trans.len());
         let mut prev = vec![0usize; b + 1];
         let mut cur = vec![0usize; b + 1];
@@ -274,11 +303,12 @@ impl Work<'_> {
             let i = refs.start + x;
             for y in 0..b {
                 let j = trans.start + y;
-                cur[y + 1] = if self.rs[i] == State::Free && self.ts[j] == State::Free && self.same(i, j) {
-                    prev[y] + 1
-                } else {
-                    0
-                };
+                cur[y + 1] =
+                    if self.rs[i] == State::Free && self.ts[j] == State::Free && self.same(i, j) {
+                        prev[y] + 1
+                    } else {
+                        0
+                    };
                 if cur[y + 1] > best.0 {
                     best = (cur[y + 1], i + 1 - cur[y + 1], j + 1 - cur[y + 1]);
                 }
@@ -295,14 +325,20 @@ impl Work<'_> {
         }
         // A moved line may carry a slip: pair up to a third of its length in
         // mismatched neighbours on each side as substitutions inside the block.
-        let (gap_r, gap_t) =
-            match (gaps.iter().find(|g| g.refs.contains(&rs)), gaps.iter().find(|g| g.trans.contains(&ts))) {
-                (Some(a), Some(b)) => (a.refs.clone(), b.trans.clone()),
-                _ => (rs..rs + len, ts..ts + len),
-            };
+        let (gap_r, gap_t) = match (
+            gaps.iter().find(|g| g.refs.contains(&rs)),
+            gaps.iter().find(|g| g.trans.contains(&ts)),
+        ) {
+            (Some(a), Some(b)) => (a.refs.clone(), b.trans.clone()),
+            _ => (rs..rs + len, ts..ts + len),
+        };
         let (mut lo_r, mut lo_t, mut hi_r, mut hi_t) = (rs, ts, rs + len, ts + len);
         for _ in 0..len / 3 {
-            if hi_r < gap_r.end && hi_t < gap_t.end && self.rs[hi_r] == State::Free && self.ts[hi_t] == State::Free {
+            if hi_r < gap_r.end
+                && hi_t < gap_t.end
+                && self.rs[hi_r] == State::Free
+                && self.ts[hi_t] == State::Free
+            {
                 self.substitution(hi_r, hi_t);
                 hi_r += 1;
                 hi_t += 1;
@@ -328,12 +364,26 @@ impl Work<'_> {
         }
         let wide = hi - lo > 2 * len + 10;
         let (expected, actual) = if wide {
-            (self.reference.text_of(rs..rs + len), join_units(&self.t[ts..ts + len], self.lang))
+            (
+                self.reference.text_of(rs..rs + len),
+                join_units(&self.t[ts..ts + len], self.lang),
+            )
         } else {
-            let shown: Vec<Unit> = self.t[t_lo..t_hi].iter().filter(|u| !u.filler).cloned().collect();
-            (self.reference.text_of(lo..hi), join_units(&shown, self.lang))
+            let shown: Vec<Unit> = self.t[t_lo..t_hi]
+                .iter()
+                .filter(|u| !u.filler)
+                .cloned()
+                .collect();
+            (
+                self.reference.text_of(lo..hi),
+                join_units(&shown, self.lang),
+            )
         };
-        let whole_line = self.reference.lines().iter().any(|l| l.start == rs && l.end == rs + len);
+        let whole_line = self
+            .reference
+            .lines()
+            .iter()
+            .any(|l| l.start == rs && l.end == rs + len);
         let kind = if len <= 2 && hi - lo <= 2 * len + 1 {
             ErrorKind::Swap
         } else if whole_line {
@@ -342,8 +392,15 @@ impl Work<'_> {
             ErrorKind::Move
         };
         let (line, offset) = self.reference.place(lo);
-        let mut e =
-            RecitationError::new(ErrorType::Order, kind, self.mode, self.lang, (line + 1, offset), expected, actual);
+        let mut e = RecitationError::new(
+            ErrorType::Order,
+            kind,
+            self.mode,
+            self.lang,
+            (line + 1, offset),
+            expected,
+            actual,
+        );
         e.span = if wide { rs..rs + len } else { lo..hi };
         e.heard = self.t[ts].src.start..self.t[ts + len - 1].src.end;
         self.errors.push(e);
@@ -357,10 +414,20 @@ impl Work<'_> {
                 self.fillers += 1;
             }
         }
-        let longest_line = self.reference.lines().iter().map(|l| l.end - l.start).max().unwrap_or(0);
+        let longest_line = self
+            .reference
+            .lines()
+            .iter()
+            .map(|l| l.end - l.start)
+            .max()
+            .unwrap_or(0);
         let max_restart = (2 * longest_line).max(4);
         for gap in gaps {
-            let run: Vec<usize> = gap.trans.clone().filter(|&j| self.ts[j] == State::Free).collect();
+            let run: Vec<usize> = gap
+                .trans
+                .clone()
+                .filter(|&j| self.ts[j] == State::Free)
+                .collect();
             if run.is_empty() {
                 continue;
             }
@@ -388,7 +455,9 @@ impl Work<'_> {
                     continue;
                 }
                 let before = self.preceding(head[0], head.len());
-                if before.len() == head.len() && head.iter().zip(&before).all(|(&a, &b)| self.same_t(a, b)) {
+                if before.len() == head.len()
+                    && head.iter().zip(&before).all(|(&a, &b)| self.same_t(a, b))
+                {
                     for &j in head {
                         self.ts[j] = State::Used;
                     }
@@ -401,12 +470,19 @@ impl Work<'_> {
 
     /// Up to `k` non-filler transcript units from `from` on.
     fn following(&self, from: usize, k: usize) -> Vec<usize> {
-        (from..self.t.len()).filter(|&j| !self.t[j].filler).take(k).collect()
+        (from..self.t.len())
+            .filter(|&j| !self.t[j].filler)
+            .take(k)
+            .collect()
     }
 
     /// Up to `k` non-filler transcript units before `before`, in order.
     fn preceding(&self, before: usize, k: usize) -> Vec<usize> {
-        let mut v: Vec<usize> = (0..before).rev().filter(|&j| !self.t[j].filler).take(k).collect();
+        let mut v: Vec<usize> = (0..before)
+            .rev()
+            .filter(|&j| !self.t[j].filler)
+            .take(k)
+            .collect();
         v.reverse();
         v
     }
@@ -414,7 +490,11 @@ impl Work<'_> {
     /// A first try that the child then said again: the same units, or (for
     /// two or more) the same start with at most a quarter corrected.
     fn restart_like(&self, first: &[usize], again: &[usize]) -> bool {
-        let misses = first.iter().zip(again).filter(|(&a, &b)| !self.same_t(a, b)).count();
+        let misses = first
+            .iter()
+            .zip(again)
+            .filter(|(&a, &b)| !self.same_t(a, b))
+            .count();
         match first.len() {
             0 => false,
             1 => misses == 0,
@@ -426,8 +506,16 @@ impl Work<'_> {
     /// gap, as substitutions, choosing pairs by sound similarity.
     fn pair_substitutions(&mut self, gaps: &[Gap]) {
         for gap in gaps {
-            let rr: Vec<usize> = gap.refs.clone().filter(|&i| self.rs[i] == State::Free).collect();
-            let tt: Vec<usize> = gap.trans.clone().filter(|&j| self.ts[j] == State::Free).collect();
+            let rr: Vec<usize> = gap
+                .refs
+                .clone()
+                .filter(|&i| self.rs[i] == State::Free)
+                .collect();
+            let tt: Vec<usize> = gap
+                .trans
+                .clone()
+                .filter(|&j| self.ts[j] == State::Free)
+                .collect();
             if rr.is_empty() || tt.is_empty() {
                 continue;
             }
@@ -484,7 +572,9 @@ impl Work<'_> {
     fn similar(&self, i: usize, j: usize) -> bool {
         match (&self.r[i].key, &self.t[j].key) {
             (Key::Hanzi(a), Key::Hanzi(b)) => a.same_syllable(b),
-            (Key::Word(a), Key::Word(b)) => a == b || close_spelling(&self.r[i].text, &self.t[j].text),
+            (Key::Word(a), Key::Word(b)) => {
+                a == b || close_spelling(&self.r[i].text, &self.t[j].text)
+            }
             _ => false,
         }
     }
@@ -528,13 +618,21 @@ impl Work<'_> {
                 continue;
             }
             let (line, offset) = self.reference.place(i);
-            let line_range = self.reference.lines().get(line).map_or(i..i + 1, |l| l.start..l.end);
+            let line_range = self
+                .reference
+                .lines()
+                .get(line)
+                .map_or(i..i + 1, |l| l.start..l.end);
             let mut end = i;
             while end < line_range.end && self.rs[end] == State::Free {
                 self.rs[end] = State::Used;
                 end += 1;
             }
-            let kind = if line_range == (i..end) { ErrorKind::Line } else { ErrorKind::Part };
+            let kind = if line_range == (i..end) {
+                ErrorKind::Line
+            } else {
+                ErrorKind::Part
+            };
             let mut e = RecitationError::new(
                 ErrorType::Omission,
                 kind,
@@ -591,14 +689,20 @@ impl Work<'_> {
         let heard_as = |k: usize| self.ref_match[k].or(self.ref_substituted[k]);
         match (0..i).rev().find_map(heard_as) {
             Some(j) => self.t[j].src.end,
-            None => (i..self.r.len()).find_map(heard_as).map_or(0, |j| self.t[j].src.start),
+            None => (i..self.r.len())
+                .find_map(heard_as)
+                .map_or(0, |j| self.t[j].src.start),
         }
     }
 
     fn unsure(&self, units: impl IntoIterator<Item = usize>) -> bool {
         units
             .into_iter()
-            .filter_map(|j| self.t.get(j).and_then(|u| self.transcript.confidence(&u.src)))
+            .filter_map(|j| {
+                self.t
+                    .get(j)
+                    .and_then(|u| self.transcript.confidence(&u.src))
+            })
             .any(|c| c < UNCERTAIN_BELOW)
     }
 
@@ -625,7 +729,9 @@ fn close_spelling(a: &str, b: &str) -> bool {
     for (x, ca) in a.iter().enumerate() {
         let mut cur = vec![x + 1; b.len() + 1];
         for (y, cb) in b.iter().enumerate() {
-            cur[y + 1] = (prev[y] + usize::from(ca != cb)).min(prev[y + 1] + 1).min(cur[y] + 1);
+            cur[y + 1] = (prev[y] + usize::from(ca != cb))
+                .min(prev[y + 1] + 1)
+                .min(cur[y] + 1);
         }
         prev = cur;
     }

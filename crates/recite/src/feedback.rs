@@ -54,16 +54,32 @@ pub fn compose(
         .enumerate()
         .map(|(i, e)| {
             let occurrence = occurrences.get(i).copied().unwrap_or(1).max(1);
-            let tip = if occurrence >= 2 { tips.get(i).cloned().flatten() } else { None };
+            let tip = if occurrence >= 2 {
+                tips.get(i).cloned().flatten()
+            } else {
+                None
+            };
             let (zh, en) = error_feedback(reference, verdict.mode, e, occurrence, tip.as_ref());
-            ErrorFeedback { error: i, occurrence, zh, en, tip }
+            ErrorFeedback {
+                error: i,
+                occurrence,
+                zh,
+                en,
+                tip,
+            }
         })
         .collect();
     let pct = verdict.accuracy;
     let (mut zh, mut en) = if verdict.is_perfect() {
-        ("太棒了！一个字都没错，全部背对了！".to_string(), "Wonderful! Every single word was right!".to_string())
+        (
+            "太棒了！一个字都没错，全部背对了！".to_string(),
+            "Wonderful! Every single word was right!".to_string(),
+        )
     } else if passed {
-        (format!("背得真好！正确率 {pct}%，过关啦！"), format!("Well done! {pct}% right — you passed!"))
+        (
+            format!("背得真好！正确率 {pct}%，过关啦！"),
+            format!("Well done! {pct}% right — you passed!"),
+        )
     } else if verdict.correct == 0 {
         (
             "这次好像还没背出来。没关系，我们先一起读一遍，再试试！".to_string(),
@@ -88,7 +104,9 @@ pub fn compose(
         }
         more => {
             zh.push_str(&format!("还有{more}个小地方，看看屏幕上的提示吧。"));
-            en.push_str(&format!(" There are {more} more little things to look at on the screen."));
+            en.push_str(&format!(
+                " There are {more} more little things to look at on the screen."
+            ));
         }
     }
     Feedback { zh, en, items }
@@ -109,13 +127,23 @@ fn error_feedback(
     tip: Option<&Tip>,
 ) -> (String, String) {
     let lang = reference.lang();
-    let line = reference.lines().get(e.line.saturating_sub(1)).map(|l| l.text.clone()).unwrap_or_default();
-    let (ql, qe, qa) = (quote(lang, &line), quote(lang, &e.expected), quote(lang, &e.actual));
+    let line = reference
+        .lines()
+        .get(e.line.saturating_sub(1))
+        .map(|l| l.text.clone())
+        .unwrap_or_default();
+    let (ql, qe, qa) = (
+        quote(lang, &line),
+        quote(lang, &e.expected),
+        quote(lang, &e.actual),
+    );
     let n = e.line;
     if e.uncertain {
         return (
             format!("第{n}句{ql}我可能没听清，你能再读一遍给我听吗？"),
-            format!("I may not have heard line {n} {ql} clearly — could you read it to me once more?"),
+            format!(
+                "I may not have heard line {n} {ql} clearly — could you read it to me once more?"
+            ),
         );
     }
     let first = match (e.error_type, e.kind) {
@@ -127,12 +155,21 @@ fn error_feedback(
             format!("第{n}句少了{qe}，完整的是：{line}。"),
             format!("Line {n} is missing {qe}; the whole line is: {line}."),
         ),
-        (ErrorType::Insertion, _) => {
-            (format!("第{n}句多了{qa}，原文是：{line}。"), format!("Line {n} has an extra {qa}; the text is: {line}."))
-        }
+        (ErrorType::Insertion, _) => (
+            format!("第{n}句多了{qa}，原文是：{line}。"),
+            format!("Line {n} has an extra {qa}; the text is: {line}."),
+        ),
         (ErrorType::Substitution, ErrorKind::Tone) => {
-            let p = e.expected.chars().next().and_then(sound::pinyin_with_tone).unwrap_or("");
-            (format!("{qe}读 {p}，声调再注意一下：{line}。"), format!("{qe} is read {p} — mind the tone: {line}."))
+            let p = e
+                .expected
+                .chars()
+                .next()
+                .and_then(sound::pinyin_with_tone)
+                .unwrap_or("");
+            (
+                format!("{qe}读 {p}，声调再注意一下：{line}。"),
+                format!("{qe} is read {p} — mind the tone: {line}."),
+            )
         }
         (ErrorType::Substitution, _) if mode == Mode::Text && lang == Lang::Zh => (
             format!("第{n}句的{qe}写成了{qa}，正确的是：{line}。"),
@@ -143,7 +180,11 @@ fn error_feedback(
             format!("In line {n}, {qe} came out as {qa}; the text is: {line}."),
         ),
         (ErrorType::Order, _) => {
-            let shown = if e.span.is_empty() { e.expected.clone() } else { reference.display(e.span.clone()) };
+            let shown = if e.span.is_empty() {
+                e.expected.clone()
+            } else {
+                reference.display(e.span.clone())
+            };
             (
                 format!("第{n}句附近顺序有点乱，正确的顺序是：{shown}。"),
                 format!("The order got mixed up around line {n}; it goes: {shown}."),
@@ -154,10 +195,15 @@ fn error_feedback(
         return first;
     }
     let (why_zh, why_en) = why(e);
-    let (tip_zh, tip_en) = tip.map_or((String::new(), String::new()), |t| (t.zh.clone(), t.en.clone()));
+    let (tip_zh, tip_en) = tip.map_or((String::new(), String::new()), |t| {
+        (t.zh.clone(), t.en.clone())
+    });
     (
         format!("这个地方已经是第{occurrence}次出错啦。{why_zh}小窍门：{tip_zh}"),
-        format!("This is the {} time this one slipped. {why_en} Tip: {tip_en}", ordinal_en(occurrence)),
+        format!(
+            "This is the {} time this one slipped. {why_en} Tip: {tip_en}",
+            ordinal_en(occurrence)
+        ),
     )
 }
 
@@ -172,20 +218,26 @@ fn why(e: &RecitationError) -> (&'static str, &'static str) {
             "这两个字读音一样，写的时候手会先想到更熟悉的那个字。",
             "The two characters sound the same, so your hand reaches for the more familiar one.",
         ),
-        (ErrorType::Substitution, _) => {
-            ("这个字不常用，嘴巴容易换成一个熟悉的字。", "This word is less familiar, so a more familiar one jumps in.")
-        }
+        (ErrorType::Substitution, _) => (
+            "这个字不常用，嘴巴容易换成一个熟悉的字。",
+            "This word is less familiar, so a more familiar one jumps in.",
+        ),
         (ErrorType::Omission, ErrorKind::Line) => (
             "这一句夹在别的句子中间，背快了就容易跳过去。",
             "This line sits between others, so it is easy to skip when you rush.",
         ),
-        (ErrorType::Omission, _) => ("这几个字念得快的时候容易被吞掉。", "These words get swallowed when you go fast."),
-        (ErrorType::Insertion, _) => {
-            ("背得顺口的时候，嘴巴会自己多加字。", "When it flows, your mouth adds words by itself.")
-        }
-        (ErrorType::Order, _) => {
-            ("这几句（几个字）很像，顺序容易记混。", "These parts look alike, so their order is easy to mix up.")
-        }
+        (ErrorType::Omission, _) => (
+            "这几个字念得快的时候容易被吞掉。",
+            "These words get swallowed when you go fast.",
+        ),
+        (ErrorType::Insertion, _) => (
+            "背得顺口的时候，嘴巴会自己多加字。",
+            "When it flows, your mouth adds words by itself.",
+        ),
+        (ErrorType::Order, _) => (
+            "这几句（几个字）很像，顺序容易记混。",
+            "These parts look alike, so their order is easy to mix up.",
+        ),
     }
 }
 
@@ -232,16 +284,32 @@ mod tests {
     fn first_time_gives_the_correct_text() {
         let f = run("床前明月光，举头望明月，低头思故乡。", Mode::Voice, 1);
         assert_eq!(f.items.len(), 1);
-        assert!(f.items[0].zh.contains("疑是地上霜") && f.items[0].tip.is_none(), "{}", f.items[0].zh);
+        assert!(
+            f.items[0].zh.contains("疑是地上霜") && f.items[0].tip.is_none(),
+            "{}",
+            f.items[0].zh
+        );
         assert!(f.zh.contains("疑是地上霜"));
     }
 
     #[test]
     fn second_time_explains_and_gives_a_tip() {
-        let f = run("床前明月光，疑是地上霜。举偷望明月，低头思故乡。", Mode::Voice, 2);
+        let f = run(
+            "床前明月光，疑是地上霜。举偷望明月，低头思故乡。",
+            Mode::Voice,
+            2,
+        );
         let item = &f.items[0];
-        assert!(item.zh.contains("第2次") && item.zh.contains("声调") && item.zh.contains("小窍门"), "{}", item.zh);
-        assert!(item.en.contains("2nd time") && item.en.contains("Tip:"), "{}", item.en);
+        assert!(
+            item.zh.contains("第2次") && item.zh.contains("声调") && item.zh.contains("小窍门"),
+            "{}",
+            item.zh
+        );
+        assert!(
+            item.en.contains("2nd time") && item.en.contains("Tip:"),
+            "{}",
+            item.en
+        );
         assert!(item.tip.as_ref().is_some_and(|t| item.zh.contains(&t.zh)));
     }
 
@@ -249,12 +317,20 @@ mod tests {
     fn many_errors_are_not_all_spoken() {
         let f = run("床", Mode::Text, 1);
         assert!(f.items.len() > SPOKEN_ERRORS);
-        assert!(f.zh.contains("还有1个") && f.en.contains("one more little thing"), "{}", f.en);
+        assert!(
+            f.zh.contains("还有1个") && f.en.contains("one more little thing"),
+            "{}",
+            f.en
+        );
     }
 
     #[test]
     fn order_feedback_shows_the_lines() {
-        let f = run("疑是地上霜，床前明月光。举头望明月，低头思故乡。", Mode::Voice, 1);
+        let f = run(
+            "疑是地上霜，床前明月光。举头望明月，低头思故乡。",
+            Mode::Voice,
+            1,
+        );
         assert!(f.zh.contains("床前明月光，疑是地上霜"), "{}", f.zh);
     }
 

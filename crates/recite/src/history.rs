@@ -82,7 +82,11 @@ pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<AttemptRecord> {
         check_us: u64::try_from(r.get::<_, i64>(15)?).unwrap_or(0),
         session_id: r.get(16)?,
         attempt_no: r.get(17)?,
-        purpose: if purpose == "review" { Purpose::Review } else { Purpose::Learn },
+        purpose: if purpose == "review" {
+            Purpose::Review
+        } else {
+            Purpose::Learn
+        },
         rating: r.get(19)?,
         interval_days: r.get(20)?,
         created_at: r.get(21)?,
@@ -102,7 +106,11 @@ pub struct HistoryFilter {
 }
 
 /// A child's attempts, newest first.
-pub fn list(store: &Store, profile_id: &str, filter: &HistoryFilter) -> StoreResult<Vec<AttemptRecord>> {
+pub fn list(
+    store: &Store,
+    profile_id: &str,
+    filter: &HistoryFilter,
+) -> StoreResult<Vec<AttemptRecord>> {
     let limit = if filter.limit == 0 { 100 } else { filter.limit };
     let from = filter.from.map(ts);
     let to = filter.to.map(ts);
@@ -135,8 +143,12 @@ pub fn list(store: &Store, profile_id: &str, filter: &HistoryFilter) -> StoreRes
 pub fn get(store: &Store, attempt_id: &str) -> StoreResult<AttemptRecord> {
     store.with_conn(|c| {
         use rusqlite::OptionalExtension;
-        c.query_row(&format!("SELECT {COLUMNS} FROM recite_attempts WHERE id = ?1"), [attempt_id], from_row)
-            .optional()?
-            .ok_or_else(|| deskmate_store::StoreError::NotFound(format!("attempt {attempt_id}")))
+        c.query_row(
+            &format!("SELECT {COLUMNS} FROM recite_attempts WHERE id = ?1"),
+            [attempt_id],
+            from_row,
+        )
+        .optional()?
+        .ok_or_else(|| deskmate_store::StoreError::NotFound(format!("attempt {attempt_id}")))
     })
 }

@@ -76,7 +76,9 @@ impl std::str::FromStr for Lang {
         match s.trim().to_ascii_lowercase().as_str() {
             "zh" | "zh-cn" | "cn" | "chinese" => Ok(Self::Zh),
             "en" | "english" => Ok(Self::En),
-            other => Err(CheckError::Invalid(format!("language must be zh or en, not {other:?}"))),
+            other => Err(CheckError::Invalid(format!(
+                "language must be zh or en, not {other:?}"
+            ))),
         }
     }
 }
@@ -106,7 +108,9 @@ impl std::str::FromStr for Mode {
         match s.trim().to_ascii_lowercase().as_str() {
             "voice" => Ok(Self::Voice),
             "text" => Ok(Self::Text),
-            other => Err(CheckError::Invalid(format!("mode must be voice or text, not {other:?}"))),
+            other => Err(CheckError::Invalid(format!(
+                "mode must be voice or text, not {other:?}"
+            ))),
         }
     }
 }
@@ -114,7 +118,9 @@ impl std::str::FromStr for Mode {
 /// Why a recitation could not be checked.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CheckError {
-    #[error("the reference has nothing to recite (no characters or words, only punctuation or symbols)")]
+    #[error(
+        "the reference has nothing to recite (no characters or words, only punctuation or symbols)"
+    )]
     EmptyReference,
     #[error("the reference is too long to check in one go (more than {max} characters or words); split it into parts")]
     ReferenceTooLong { max: usize },
@@ -141,7 +147,12 @@ pub enum ReciteError {
 
 /// Checks `transcript` against `reference` text in one call (the reference is
 /// prepared each time; prepare a [`Reference`] once to check it repeatedly).
-pub fn check_text(reference: &str, transcript: &str, mode: Mode, lang: Option<Lang>) -> Result<Verdict, CheckError> {
+pub fn check_text(
+    reference: &str,
+    transcript: &str,
+    mode: Mode,
+    lang: Option<Lang>,
+) -> Result<Verdict, CheckError> {
     let reference = Reference::new(reference, lang)?;
     check(&reference, &Transcript::new(transcript), mode)
 }

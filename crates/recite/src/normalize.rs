@@ -45,12 +45,19 @@ pub struct Unit {
 #[derive(Debug, Clone)]
 pub(crate) enum Piece {
     Unit(Unit),
-    Number { digits: String, year: bool, ordinal: bool, src: Range<usize> },
+    Number {
+        digits: String,
+        year: bool,
+        ordinal: bool,
+        src: Range<usize>,
+    },
     Break,
 }
 
 const ZH_FILLERS: &str = "嗯啊呃额唔哦噢诶欸哎呣";
-const EN_FILLERS: &[&str] = &["um", "umm", "uh", "uhh", "uhm", "er", "erm", "hmm", "hm", "mm", "mmm", "ah", "eh"];
+const EN_FILLERS: &[&str] = &[
+    "um", "umm", "uh", "uhh", "uhm", "er", "erm", "hmm", "hm", "mm", "mmm", "ah", "eh",
+];
 /// Abbreviations whose full stop does not end an English sentence.
 const EN_ABBREVIATIONS: &[&str] = &["mr", "mrs", "ms", "dr", "st", "jr", "sr", "mt", "vs", "etc"];
 
@@ -191,9 +198,28 @@ fn is_hyphen(c: char) -> bool {
 fn is_line_break(c: char, lang: Lang) -> bool {
     match lang {
         Lang::Zh => {
-            matches!(c, '，' | '。' | '！' | '？' | '；' | '：' | '、' | ',' | '.' | '!' | '?' | ';' | ':' | '…' | '\n')
+            matches!(
+                c,
+                '，' | '。'
+                    | '！'
+                    | '？'
+                    | '；'
+                    | '：'
+                    | '、'
+                    | ','
+                    | '.'
+                    | '!'
+                    | '?'
+                    | ';'
+                    | ':'
+                    | '…'
+                    | '\n'
+            )
         }
-        Lang::En => matches!(c, '。' | '！' | '？' | '；' | '.' | '!' | '?' | ';' | ':' | '…' | '\n'),
+        Lang::En => matches!(
+            c,
+            '。' | '！' | '？' | '；' | '.' | '!' | '?' | ';' | ':' | '…' | '\n'
+        ),
     }
 }
 
@@ -214,7 +240,9 @@ fn fold_width(c: char) -> char {
 /// conversion repeats until nothing changes: normalizing twice is the same
 /// as once.
 fn to_simplified(chars: &[char]) -> Vec<char> {
-    let Some(cc) = opencc() else { return chars.to_vec() };
+    let Some(cc) = opencc() else {
+        return chars.to_vec();
+    };
     if !chars.iter().any(|&c| is_cjk(c)) {
         return chars.to_vec();
     }
@@ -251,8 +279,12 @@ fn convert_once(cc: &OpenCC, chars: &[char]) -> Vec<char> {
 
 fn word_sound(word: &str) -> String {
     static MAP: OnceLock<std::collections::HashMap<&'static str, &'static str>> = OnceLock::new();
-    let map =
-        MAP.get_or_init(|| EN_HOMOPHONES.iter().flat_map(|group| group.iter().map(move |w| (*w, group[0]))).collect());
+    let map = MAP.get_or_init(|| {
+        EN_HOMOPHONES
+            .iter()
+            .flat_map(|group| group.iter().map(move |w| (*w, group[0])))
+            .collect()
+    });
     let plain: String = word.chars().filter(|&c| c != '\'').collect();
     match map.get(word).or_else(|| map.get(plain.as_str())) {
         Some(rep) => (*rep).to_string(),
@@ -261,12 +293,22 @@ fn word_sound(word: &str) -> String {
 }
 
 pub(crate) fn hanzi_unit(c: char, src: Range<usize>) -> Unit {
-    Unit { text: c.to_string(), key: Key::Hanzi(Readings::of(c)), src, filler: ZH_FILLERS.contains(c) }
+    Unit {
+        text: c.to_string(),
+        key: Key::Hanzi(Readings::of(c)),
+        src,
+        filler: ZH_FILLERS.contains(c),
+    }
 }
 
 pub(crate) fn word_unit(word: String, src: Range<usize>) -> Unit {
     let filler = EN_FILLERS.contains(&word.as_str());
-    Unit { key: Key::Word(word_sound(&word)), text: word, src, filler }
+    Unit {
+        key: Key::Word(word_sound(&word)),
+        text: word,
+        src,
+        filler,
+    }
 }
 
 /// Splits `text` into units, numbers and line breaks. `soft_breaks` makes a
@@ -274,7 +316,11 @@ pub(crate) fn word_unit(word: String, src: Range<usize>) -> Unit {
 /// 床前明月光 疑是地上霜).
 pub(crate) fn tokenize(text: &str, lang: Lang, soft_breaks: bool) -> Vec<Piece> {
     let raw: Vec<char> = text.chars().map(fold_width).collect();
-    let chars = if lang == Lang::Zh || raw.iter().any(|&c| is_cjk(c)) { to_simplified(&raw) } else { raw };
+    let chars = if lang == Lang::Zh || raw.iter().any(|&c| is_cjk(c)) {
+        to_simplified(&raw)
+    } else {
+        raw
+    };
     let n = chars.len();
     let mut out: Vec<Piece> = Vec::with_capacity(n);
     let mut i = 0;
@@ -327,7 +373,9 @@ fn scan_number(chars: &[char], start: usize, out: &mut Vec<Piece>) -> usize {
         } else if c == ','
             && !seen_point
             && i + 3 < n + 1
-            && chars.get(i + 1..i + 4).is_some_and(|d| d.iter().all(char::is_ascii_digit))
+            && chars
+                .get(i + 1..i + 4)
+                .is_some_and(|d| d.iter().all(char::is_ascii_digit))
             && !chars.get(i + 4).is_some_and(char::is_ascii_digit)
         {
             i += 1; // thousands separator
@@ -337,7 +385,12 @@ fn scan_number(chars: &[char], start: usize, out: &mut Vec<Piece>) -> usize {
     }
     let mut ordinal = false;
     if i + 1 < n + 1 {
-        let suffix: String = chars.get(i..(i + 2).min(n)).unwrap_or(&[]).iter().collect::<String>().to_lowercase();
+        let suffix: String = chars
+            .get(i..(i + 2).min(n))
+            .unwrap_or(&[])
+            .iter()
+            .collect::<String>()
+            .to_lowercase();
         let after_is_letter = chars.get(i + 2).is_some_and(|c| c.is_alphabetic());
         if matches!(suffix.as_str(), "st" | "nd" | "rd" | "th") && !after_is_letter && !seen_point {
             ordinal = true;
@@ -345,7 +398,12 @@ fn scan_number(chars: &[char], start: usize, out: &mut Vec<Piece>) -> usize {
         }
     }
     let year = chars.get(i) == Some(&'年');
-    out.push(Piece::Number { digits, year, ordinal, src: start..i });
+    out.push(Piece::Number {
+        digits,
+        year,
+        ordinal,
+        src: start..i,
+    });
     i
 }
 
@@ -361,7 +419,9 @@ fn scan_word(chars: &[char], start: usize, lang: Lang, out: &mut Vec<Piece>) -> 
     };
     while i < n {
         let c = chars[i];
-        let next_is_letter = chars.get(i + 1).is_some_and(|c| c.is_alphanumeric() && !is_cjk(*c));
+        let next_is_letter = chars
+            .get(i + 1)
+            .is_some_and(|c| c.is_alphanumeric() && !is_cjk(*c));
         if c.is_alphanumeric() && !is_cjk(c) {
             // Lower case without the marks some letters gain (İ → i, not i̇).
             word.extend(c.to_lowercase().filter(|l| l.is_alphanumeric()));
@@ -407,7 +467,11 @@ fn merge_contractions(pieces: &mut [Piece]) {
 /// reference stays one unit, so accuracy counts the words as written.
 pub(crate) fn reconcile_contractions(units: Vec<Unit>, reference: &[Unit]) -> Vec<Unit> {
     let has_word = |w: &str| reference.iter().any(|u| u.text == w);
-    let has_pair = |a: &str, b: &str| reference.windows(2).any(|p| p[0].text == a && p[1].text == b);
+    let has_pair = |a: &str, b: &str| {
+        reference
+            .windows(2)
+            .any(|p| p[0].text == a && p[1].text == b)
+    };
     let mut out: Vec<Unit> = Vec::with_capacity(units.len());
     for u in units {
         if let Some((_, a, b)) = CONTRACTIONS.iter().find(|(full, _, _)| *full == u.text) {
@@ -418,7 +482,10 @@ pub(crate) fn reconcile_contractions(units: Vec<Unit>, reference: &[Unit]) -> Ve
             }
         }
         if let Some(prev) = out.last() {
-            if let Some((full, _, _)) = CONTRACTIONS.iter().find(|(_, a, b)| *a == prev.text && *b == u.text) {
+            if let Some((full, _, _)) = CONTRACTIONS
+                .iter()
+                .find(|(_, a, b)| *a == prev.text && *b == u.text)
+            {
                 if has_word(full) && !has_pair(&prev.text, &u.text) {
                     let src = prev.src.start..u.src.end;
                     out.pop();
@@ -436,10 +503,15 @@ pub(crate) fn reconcile_contractions(units: Vec<Unit>, reference: &[Unit]) -> Ve
 /// words in English.
 pub(crate) fn number_units(reading: &str, lang: Lang, src: &Range<usize>) -> Vec<Unit> {
     match lang {
-        Lang::Zh => reading.chars().map(|c| hanzi_unit(c, src.clone())).collect(),
-        Lang::En => {
-            reading.split(' ').filter(|w| !w.is_empty()).map(|w| word_unit(w.to_string(), src.clone())).collect()
-        }
+        Lang::Zh => reading
+            .chars()
+            .map(|c| hanzi_unit(c, src.clone()))
+            .collect(),
+        Lang::En => reading
+            .split(' ')
+            .filter(|w| !w.is_empty())
+            .map(|w| word_unit(w.to_string(), src.clone()))
+            .collect(),
     }
 }
 
@@ -470,8 +542,16 @@ pub fn normalize(text: &str, lang: Lang) -> String {
     for piece in tokenize(text, lang, true) {
         match piece {
             Piece::Unit(u) => push(&mut current, &mut prev_word, &u),
-            Piece::Number { digits, year, ordinal, src } => {
-                let reading = number_readings(&digits, year, ordinal, lang).into_iter().next().unwrap_or_default();
+            Piece::Number {
+                digits,
+                year,
+                ordinal,
+                src,
+            } => {
+                let reading = number_readings(&digits, year, ordinal, lang)
+                    .into_iter()
+                    .next()
+                    .unwrap_or_default();
                 for u in number_units(&reading, lang, &src) {
                     push(&mut current, &mut prev_word, &u);
                 }
@@ -497,12 +577,24 @@ mod tests {
 
     #[test]
     fn chinese_punctuation_width_and_traditional() {
-        assert_eq!(normalize("牀前明月光，疑是地上霜。", Lang::Zh), "床前明月光\n疑是地上霜");
-        assert_eq!(normalize("舉頭望明月 低頭思故鄉", Lang::Zh), "举头望明月\n低头思故乡");
-        assert_eq!(normalize("ＡＢＣ　１２３！", Lang::En), "abc one hundred twenty three");
+        assert_eq!(
+            normalize("牀前明月光，疑是地上霜。", Lang::Zh),
+            "床前明月光\n疑是地上霜"
+        );
+        assert_eq!(
+            normalize("舉頭望明月 低頭思故鄉", Lang::Zh),
+            "举头望明月\n低头思故乡"
+        );
+        assert_eq!(
+            normalize("ＡＢＣ　１２３！", Lang::En),
+            "abc one hundred twenty three"
+        );
         assert_eq!(normalize("“床前”😀\u{7}明月光", Lang::Zh), "床前明月光");
         // Two-step mappings are followed to the end.
-        assert_eq!(normalize(&normalize("薴", Lang::Zh), Lang::Zh), normalize("薴", Lang::Zh));
+        assert_eq!(
+            normalize(&normalize("薴", Lang::Zh), Lang::Zh),
+            normalize("薴", Lang::Zh)
+        );
     }
 
     #[test]
@@ -514,15 +606,36 @@ mod tests {
 
     #[test]
     fn english_case_contractions_numbers_hyphens() {
-        assert_eq!(normalize("Couldn't put Humpty", Lang::En), "couldn't put humpty");
-        assert_eq!(normalize("could not put humpty", Lang::En), "could not put humpty");
+        assert_eq!(
+            normalize("Couldn't put Humpty", Lang::En),
+            "couldn't put humpty"
+        );
+        assert_eq!(
+            normalize("could not put humpty", Lang::En),
+            "could not put humpty"
+        );
         assert_eq!(normalize("I cannot", Lang::En), "i can't");
-        assert_eq!(normalize("Yes sir, 3 bags full.", Lang::En), "yes sir three bags full");
-        assert_eq!(normalize("a well-known tale", Lang::En), "a well known tale");
+        assert_eq!(
+            normalize("Yes sir, 3 bags full.", Lang::En),
+            "yes sir three bags full"
+        );
+        assert_eq!(
+            normalize("a well-known tale", Lang::En),
+            "a well known tale"
+        );
         assert_eq!(normalize("room a-3", Lang::En), "room a three");
-        assert_eq!(normalize("Mr. Fox ran. Then he hid!", Lang::En), "mr fox ran\nthen he hid");
-        assert_eq!(normalize("It’s the 1st day", Lang::En), "it's the first day");
-        assert_eq!(normalize("1,000 stars and 3.5 moons", Lang::En), "one thousand stars and three point five moons");
+        assert_eq!(
+            normalize("Mr. Fox ran. Then he hid!", Lang::En),
+            "mr fox ran\nthen he hid"
+        );
+        assert_eq!(
+            normalize("It’s the 1st day", Lang::En),
+            "it's the first day"
+        );
+        assert_eq!(
+            normalize("1,000 stars and 3.5 moons", Lang::En),
+            "one thousand stars and three point five moons"
+        );
     }
 
     #[test]
@@ -530,22 +643,54 @@ mod tests {
         let words = |text: &str| -> Vec<Unit> {
             tokenize(text, Lang::En, false)
                 .into_iter()
-                .filter_map(|p| if let Piece::Unit(u) = p { Some(u) } else { None })
+                .filter_map(|p| {
+                    if let Piece::Unit(u) = p {
+                        Some(u)
+                    } else {
+                        None
+                    }
+                })
                 .collect()
         };
-        let texts = |units: Vec<Unit>| units.into_iter().map(|u| u.text).collect::<Vec<_>>().join(" ");
+        let texts = |units: Vec<Unit>| {
+            units
+                .into_iter()
+                .map(|u| u.text)
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         let reference = words("couldn't put Humpty");
-        assert_eq!(texts(reconcile_contractions(words("could not put humpty"), &reference)), "couldn't put humpty");
+        assert_eq!(
+            texts(reconcile_contractions(
+                words("could not put humpty"),
+                &reference
+            )),
+            "couldn't put humpty"
+        );
         let reference = words("how I wonder what you are");
-        assert_eq!(texts(reconcile_contractions(words("what you're"), &reference)), "what you are");
-        assert_eq!(texts(reconcile_contractions(words("what you are"), &reference)), "what you are");
+        assert_eq!(
+            texts(reconcile_contractions(words("what you're"), &reference)),
+            "what you are"
+        );
+        assert_eq!(
+            texts(reconcile_contractions(words("what you are"), &reference)),
+            "what you are"
+        );
     }
 
     #[test]
     fn fillers_are_marked() {
         let pieces = tokenize("嗯床 um", Lang::Zh, false);
-        let fillers: Vec<bool> =
-            pieces.iter().filter_map(|p| if let Piece::Unit(u) = p { Some(u.filler) } else { None }).collect();
+        let fillers: Vec<bool> = pieces
+            .iter()
+            .filter_map(|p| {
+                if let Piece::Unit(u) = p {
+                    Some(u.filler)
+                } else {
+                    None
+                }
+            })
+            .collect();
         assert_eq!(fillers, [true, false, true]);
     }
 

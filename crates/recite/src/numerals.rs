@@ -39,7 +39,11 @@ pub fn zh_readings(digits: &str, year: bool) -> Vec<String> {
     let mut standard = zh_integer(n);
     if let Some(f) = frac_part {
         standard.push('点');
-        standard.extend(f.chars().filter_map(|c| c.to_digit(10)).map(|d| ZH_DIGITS[d as usize]));
+        standard.extend(
+            f.chars()
+                .filter_map(|c| c.to_digit(10))
+                .map(|d| ZH_DIGITS[d as usize]),
+        );
     }
     let mut out = Vec::with_capacity(4);
     if year && frac_part.is_none() && int_part.len() == 4 {
@@ -56,7 +60,11 @@ pub fn zh_readings(digits: &str, year: bool) -> Vec<String> {
     }
     // 2 before a measure word or a big unit is usually 两 (两个黄鹂, 两千).
     if standard.starts_with('二') && !standard.starts_with("二十") {
-        out.push(std::iter::once('两').chain(standard.chars().skip(1)).collect());
+        out.push(
+            std::iter::once('两')
+                .chain(standard.chars().skip(1))
+                .collect(),
+        );
     }
     if digits.len() > 1 && !out.contains(&by_digit) {
         out.push(by_digit);
@@ -138,19 +146,26 @@ const EN_ONES: [&str; 20] = [
     "eighteen",
     "nineteen",
 ];
-const EN_TENS: [&str; 10] = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+const EN_TENS: [&str; 10] = [
+    "", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+];
 
 /// English words for a run of digits (with an optional decimal point) and an
 /// optional ordinal suffix (`st`, `nd`, `rd`, `th`): "21" → ["twenty", "one"],
 /// "3rd" → ["third"]. Over-long numbers are read digit by digit.
 pub fn en_words(digits: &str, ordinal: bool) -> Vec<String> {
-    let digit_word = |c: char| c.to_digit(10).map_or("point", |d| EN_ONES[d as usize]).to_string();
+    let digit_word = |c: char| {
+        c.to_digit(10)
+            .map_or("point", |d| EN_ONES[d as usize])
+            .to_string()
+    };
     let (int_part, frac_part) = match digits.split_once('.') {
         Some((i, f)) => (i, Some(f)),
         None => (digits, None),
     };
-    let n =
-        (!int_part.is_empty() && int_part.len() <= MAX_NUMBER_DIGITS).then(|| int_part.parse::<u64>().ok()).flatten();
+    let n = (!int_part.is_empty() && int_part.len() <= MAX_NUMBER_DIGITS)
+        .then(|| int_part.parse::<u64>().ok())
+        .flatten();
     let Some(n) = n else {
         return digits.chars().map(digit_word).collect();
     };
@@ -246,7 +261,10 @@ mod tests {
         assert_eq!(en_words("3", false), ["three"]);
         assert_eq!(en_words("21", false), ["twenty", "one"]);
         assert_eq!(en_words("100", false), ["one", "hundred"]);
-        assert_eq!(en_words("1999", false), ["one", "thousand", "nine", "hundred", "ninety", "nine"]);
+        assert_eq!(
+            en_words("1999", false),
+            ["one", "thousand", "nine", "hundred", "ninety", "nine"]
+        );
         assert_eq!(en_words("3", true), ["third"]);
         assert_eq!(en_words("20", true), ["twentieth"]);
         assert_eq!(en_words("2.5", false), ["two", "point", "five"]);

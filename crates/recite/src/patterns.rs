@@ -84,7 +84,13 @@ pub fn pattern_key(e: &RecitationError, mode: Mode) -> (String, String) {
             .join(" "),
         Mode::Text => e.actual.clone(),
     };
-    let key = format!("{}|{}|{}|{}", e.error_type.as_str(), e.line, e.expected.trim(), said.trim().to_lowercase());
+    let key = format!(
+        "{}|{}|{}|{}",
+        e.error_type.as_str(),
+        e.line,
+        e.expected.trim(),
+        said.trim().to_lowercase()
+    );
     let core = match e.error_type {
         ErrorType::Insertion => e.actual.trim().to_string(),
         _ => e.expected.trim().to_string(),
@@ -133,11 +139,19 @@ pub(crate) fn record(
                      ORDER BY occurrence_count DESC, last_seen_at DESC",
                 )?;
                 let rows = stmt
-                    .query_map(params![profile_id, material_id, e.error_type.as_str(), e.line as i64], |r| {
-                        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-                    })?
+                    .query_map(
+                        params![
+                            profile_id,
+                            material_id,
+                            e.error_type.as_str(),
+                            e.line as i64
+                        ],
+                        |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
+                    )?
                     .collect::<Result<Vec<_>, _>>()?;
-                rows.into_iter().find(|(_, c)| !c.is_empty() && (c.contains(&core) || core.contains(c.as_str())))
+                rows.into_iter().find(|(_, c)| {
+                    !c.is_empty() && (c.contains(&core) || core.contains(c.as_str()))
+                })
             }
             None => None,
         };
@@ -146,11 +160,19 @@ pub(crate) fn record(
                 if hits.iter().any(|h| h.pattern_id == id) {
                     // Already counted for this attempt.
                     let same = hits.iter().find(|h| h.pattern_id == id).cloned();
-                    hits.push(same.unwrap_or(PatternHit { pattern_id: id, occurrences: 1, tip: None }));
+                    hits.push(same.unwrap_or(PatternHit {
+                        pattern_id: id,
+                        occurrences: 1,
+                        tip: None,
+                    }));
                     continue;
                 }
                 // Keep the longer core text so later substrings still find it.
-                let new_core = if core.chars().count() > old_core.chars().count() { core.clone() } else { old_core };
+                let new_core = if core.chars().count() > old_core.chars().count() {
+                    core.clone()
+                } else {
+                    old_core
+                };
                 tx.execute(
                     "UPDATE recite_error_patterns
                      SET occurrence_count = occurrence_count + 1, last_seen_at = ?2, last_attempt_id = ?3,
@@ -190,25 +212,39 @@ pub(crate) fn record(
             [&id],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )?;
-        hits.push(PatternHit { pattern_id: id, occurrences, tip: tip_zh.zip(tip_en).map(|(zh, en)| Tip { zh, en }) });
+        hits.push(PatternHit {
+            pattern_id: id,
+            occurrences,
+            tip: tip_zh.zip(tip_en).map(|(zh, en)| Tip { zh, en }),
+        });
     }
     Ok(hits)
 }
 
 /// Caches a tip on a pattern unless one was cached meanwhile; returns the
 /// tip the pattern now has.
-pub fn cache_tip(store: &Store, pattern_id: &str, tip: &Tip, source: &str, at: &str) -> StoreResult<Tip> {
+pub fn cache_tip(
+    store: &Store,
+    pattern_id: &str,
+    tip: &Tip,
+    source: &str,
+    at: &str,
+) -> StoreResult<Tip> {
     store.with_conn(|c| {
         c.execute(
             "UPDATE recite_error_patterns SET tip_zh = ?2, tip_en = ?3, tip_source = ?4, tip_at = ?5
              WHERE id = ?1 AND tip_zh IS NULL",
             params![pattern_id, tip.zh, tip.en, source, at],
         )?;
-        let (zh, en): (Option<String>, Option<String>) =
-            c.query_row("SELECT tip_zh, tip_en FROM recite_error_patterns WHERE id = ?1", [pattern_id], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?;
-        Ok(zh.zip(en).map(|(zh, en)| Tip { zh, en }).unwrap_or_else(|| tip.clone()))
+        let (zh, en): (Option<String>, Option<String>) = c.query_row(
+            "SELECT tip_zh, tip_en FROM recite_error_patterns WHERE id = ?1",
+            [pattern_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        Ok(zh
+            .zip(en)
+            .map(|(zh, en)| Tip { zh, en })
+            .unwrap_or_else(|| tip.clone()))
     })
 }
 
@@ -226,7 +262,14 @@ pub fn list(
              ORDER BY occurrence_count DESC, last_seen_at DESC LIMIT ?3"
         ))?;
         let rows = stmt
-            .query_map(params![profile_id, material_id, i64::try_from(limit).unwrap_or(i64::MAX)], from_row)?
+            .query_map(
+                params![
+                    profile_id,
+                    material_id,
+                    i64::try_from(limit).unwrap_or(i64::MAX)
+                ],
+                from_row,
+            )?
             .collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
     })
@@ -247,7 +290,15 @@ pub fn seen_between(
              ORDER BY occurrence_count DESC, last_seen_at DESC LIMIT ?4"
         ))?;
         let rows = stmt
-            .query_map(params![profile_id, from, to, i64::try_from(limit).unwrap_or(i64::MAX)], from_row)?
+            .query_map(
+                params![
+                    profile_id,
+                    from,
+                    to,
+                    i64::try_from(limit).unwrap_or(i64::MAX)
+                ],
+                from_row,
+            )?
             .collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
     })
@@ -266,7 +317,9 @@ mod tests {
 
     fn errors(transcript: &str, mode: Mode) -> Vec<RecitationError> {
         let r = Reference::new("床前明月光，疑是地上霜。举头望明月，低头思故乡。", None).unwrap();
-        check(&r, &Transcript::new(transcript), mode).unwrap().errors
+        check(&r, &Transcript::new(transcript), mode)
+            .unwrap()
+            .errors
     }
 
     /// Counts its calls, standing in for an LLM-backed writer.
@@ -276,8 +329,14 @@ mod tests {
         fn write_tip(&self, r: &TipRequest) -> Result<Tip, TipError> {
             self.0.fetch_add(1, Ordering::SeqCst);
             Ok(Tip {
-                zh: format!("雪花一「{}」一「{}」地飘下来，数着片片雪花背", r.expected, r.expected),
-                en: format!("Count the snowflakes: one 「{}」, two 「{}」", r.expected, r.expected),
+                zh: format!(
+                    "雪花一「{}」一「{}」地飘下来，数着片片雪花背",
+                    r.expected, r.expected
+                ),
+                en: format!(
+                    "Count the snowflakes: one 「{}」, two 「{}」",
+                    r.expected, r.expected
+                ),
             })
         }
         fn source(&self) -> &'static str {
@@ -289,7 +348,14 @@ mod tests {
     fn two_errors_in_one_pattern_ask_for_one_tip() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("deskmate.sqlite3")).unwrap();
-        let child = store.profiles().add(NewProfile { name: "小雪".into(), ..Default::default() }).unwrap().id;
+        let child = store
+            .profiles()
+            .add(NewProfile {
+                name: "小雪".into(),
+                ..Default::default()
+            })
+            .unwrap()
+            .id;
         store
             .materials()
             .upsert_builtin(&[NewMaterial {
@@ -308,7 +374,9 @@ mod tests {
             let new = NewAttempt {
                 profile_id: child.clone(),
                 material_id: deskmate_store::builtin_id("yong-xue"),
-                transcript: Transcript::new("一天两天三四片，五片六片七八片。九片十片无数片，飞入芦花都不见。"),
+                transcript: Transcript::new(
+                    "一天两天三四片，五片六片七八片。九片十片无数片，飞入芦花都不见。",
+                ),
                 mode: Mode::Voice,
                 at: t0 + chrono::Duration::hours(h),
                 duration_ms: None,
@@ -317,21 +385,48 @@ mod tests {
             outcomes.push(record_attempt(&store, new, &writer).unwrap());
         }
         let second = &outcomes[1];
-        assert_eq!(second.verdict.errors.len(), 2, "{:?}", second.verdict.errors);
-        assert!(second.feedback.items.iter().all(|i| i.occurrence == 2), "{:?}", second.feedback.items);
-        let tips: Vec<_> = second.feedback.items.iter().map(|i| i.tip.clone().unwrap()).collect();
+        assert_eq!(
+            second.verdict.errors.len(),
+            2,
+            "{:?}",
+            second.verdict.errors
+        );
+        assert!(
+            second.feedback.items.iter().all(|i| i.occurrence == 2),
+            "{:?}",
+            second.feedback.items
+        );
+        let tips: Vec<_> = second
+            .feedback
+            .items
+            .iter()
+            .map(|i| i.tip.clone().unwrap())
+            .collect();
         assert_eq!(tips[0], tips[1]);
         assert!(tips[0].zh.contains("片"), "{:?}", tips[0]);
-        assert_eq!(writer.0.load(Ordering::SeqCst), 1, "one pattern, one tip per attempt");
+        assert_eq!(
+            writer.0.load(Ordering::SeqCst),
+            1,
+            "one pattern, one tip per attempt"
+        );
         let stored = list(&store, &child, None, 10).unwrap();
         assert_eq!(stored.len(), 1, "{stored:?}");
-        assert_eq!((stored[0].occurrence_count, stored[0].tip_source.as_deref()), (2, Some("llm")));
+        assert_eq!(
+            (stored[0].occurrence_count, stored[0].tip_source.as_deref()),
+            (2, Some("llm"))
+        );
     }
 
     #[test]
     fn voice_keys_are_by_sound() {
-        let a = &errors("床前明烟光，疑是地上霜。举头望明月，低头思故乡。", Mode::Voice)[0];
-        let b = &errors("床前明焉光，疑是地上霜。举头望明月，低头思故乡。", Mode::Voice)[0];
+        let a = &errors(
+            "床前明烟光，疑是地上霜。举头望明月，低头思故乡。",
+            Mode::Voice,
+        )[0];
+        let b = &errors(
+            "床前明焉光，疑是地上霜。举头望明月，低头思故乡。",
+            Mode::Voice,
+        )[0];
         assert_eq!(pattern_key(a, Mode::Voice), pattern_key(b, Mode::Voice));
         assert_ne!(pattern_key(a, Mode::Text), pattern_key(b, Mode::Text));
         assert_eq!(pattern_key(a, Mode::Voice).1, "月");

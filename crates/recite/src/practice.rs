@@ -17,7 +17,8 @@ use crate::patterns::{self, PatternHit};
 use crate::schedule::{self, ScheduleChange};
 use crate::tips::{write_tip_or_template, Tip, TipRequest, TipWriter};
 use crate::{
-    check, ts, Lang, Mode, ReciteError, Reference, Transcript, Verdict, DEFAULT_PASS_THRESHOLD, PASS_THRESHOLD_SETTING,
+    check, ts, Lang, Mode, ReciteError, Reference, Transcript, Verdict, DEFAULT_PASS_THRESHOLD,
+    PASS_THRESHOLD_SETTING,
 };
 
 /// Attempts at one material less than this apart belong to one session.
@@ -59,7 +60,10 @@ pub struct AttemptOutcome {
 
 /// A child's pass mark: the profile's `recite.pass_threshold` setting, or 85.
 pub fn pass_threshold(store: &Store, profile_id: &str) -> Result<f64, ReciteError> {
-    let t = store.settings().get::<f64>(Some(profile_id), PASS_THRESHOLD_SETTING)?.unwrap_or(DEFAULT_PASS_THRESHOLD);
+    let t = store
+        .settings()
+        .get::<f64>(Some(profile_id), PASS_THRESHOLD_SETTING)?
+        .unwrap_or(DEFAULT_PASS_THRESHOLD);
     if !(0.0..=100.0).contains(&t) || t.is_nan() {
         return Err(ReciteError::Invalid(format!(
             "the pass mark setting {PASS_THRESHOLD_SETTING} is {t}; it must be between 0 and 100"
@@ -89,7 +93,11 @@ fn recited_units(text: &str, lang: Lang) -> usize {
 
 /// Checks and records one attempt (history, patterns, schedule), then
 /// composes feedback with memory tips from `tips` for repeated errors.
-pub fn record_attempt(store: &Store, new: NewAttempt, tips: &dyn TipWriter) -> Result<AttemptOutcome, ReciteError> {
+pub fn record_attempt(
+    store: &Store,
+    new: NewAttempt,
+    tips: &dyn TipWriter,
+) -> Result<AttemptOutcome, ReciteError> {
     let profile = store.profiles().get(&new.profile_id)?;
     if profile.kind != deskmate_store::ProfileKind::Child {
         return Err(ReciteError::Invalid(format!(
@@ -110,7 +118,10 @@ pub fn record_attempt(store: &Store, new: NewAttempt, tips: &dyn TipWriter) -> R
     let attempt_id = uuid::Uuid::now_v7().to_string();
     let (duration_ms, estimated) = match new.duration_ms {
         Some(d) => (d, false),
-        None => (estimated_duration_ms(recited_units(&new.transcript.text, lang), lang), true),
+        None => (
+            estimated_duration_ms(recited_units(&new.transcript.text, lang), lang),
+            true,
+        ),
     };
     let errors_json = serde_json::to_string(&verdict.errors)
         .map_err(|e| ReciteError::Invalid(format!("cannot store the errors: {e}")))?;
@@ -206,7 +217,8 @@ pub fn record_attempt(store: &Store, new: NewAttempt, tips: &dyn TipWriter) -> R
                 None => {
                     let req = TipRequest::from_error(&reference, e, new.mode, &material.title, n);
                     let (tip, source) = write_tip_or_template(tips, &req);
-                    let tip = patterns::cache_tip(store, &hit.pattern_id, &tip, source, &ts(Utc::now()))?;
+                    let tip =
+                        patterns::cache_tip(store, &hit.pattern_id, &tip, source, &ts(Utc::now()))?;
                     written.push((&hit.pattern_id, tip.clone()));
                     Some(tip)
                 }
@@ -233,7 +245,11 @@ pub fn record_attempt(store: &Store, new: NewAttempt, tips: &dyn TipWriter) -> R
 }
 
 /// The session an attempt belongs to and its number in it.
-fn session(tx: &rusqlite::Transaction<'_>, new: &NewAttempt, attempt_id: &str) -> Result<(String, u32), StoreError> {
+fn session(
+    tx: &rusqlite::Transaction<'_>,
+    new: &NewAttempt,
+    attempt_id: &str,
+) -> Result<(String, u32), StoreError> {
     if let Some(sid) = &new.session_id {
         let before: u32 = tx.query_row(
             "SELECT count(*) FROM recite_attempts WHERE profile_id = ?1 AND session_id = ?2",

@@ -42,33 +42,57 @@ impl Reference {
         let mut places = Vec::new();
         let mut lines: Vec<Line> = Vec::new();
         let mut line_start = 0;
-        let close_line =
-            |units: &[Unit], lines: &mut Vec<Line>, places: &mut Vec<(usize, usize)>, start: &mut usize| {
-                if units.len() > *start {
-                    let idx = lines.len();
-                    places.extend((0..units.len() - *start).map(|off| (idx, off)));
-                    lines.push(Line { text: join_units(&units[*start..], lang), start: *start, end: units.len() });
-                    *start = units.len();
-                }
-            };
+        let close_line = |units: &[Unit],
+                          lines: &mut Vec<Line>,
+                          places: &mut Vec<(usize, usize)>,
+                          start: &mut usize| {
+            if units.len() > *start {
+                let idx = lines.len();
+                places.extend((0..units.len() - *start).map(|off| (idx, off)));
+                lines.push(Line {
+                    text: join_units(&units[*start..], lang),
+                    start: *start,
+                    end: units.len(),
+                });
+                *start = units.len();
+            }
+        };
         for piece in normalize::tokenize(text, lang, true) {
             match piece {
                 Piece::Unit(u) => units.push(u),
-                Piece::Number { digits, year, ordinal, src } => {
-                    let reading = normalize::number_readings(&digits, year, ordinal, lang).into_iter().next();
-                    units.extend(normalize::number_units(&reading.unwrap_or_default(), lang, &src));
+                Piece::Number {
+                    digits,
+                    year,
+                    ordinal,
+                    src,
+                } => {
+                    let reading = normalize::number_readings(&digits, year, ordinal, lang)
+                        .into_iter()
+                        .next();
+                    units.extend(normalize::number_units(
+                        &reading.unwrap_or_default(),
+                        lang,
+                        &src,
+                    ));
                 }
                 Piece::Break => close_line(&units, &mut lines, &mut places, &mut line_start),
             }
             if units.len() > MAX_REFERENCE_UNITS {
-                return Err(CheckError::ReferenceTooLong { max: MAX_REFERENCE_UNITS });
+                return Err(CheckError::ReferenceTooLong {
+                    max: MAX_REFERENCE_UNITS,
+                });
             }
         }
         close_line(&units, &mut lines, &mut places, &mut line_start);
         if units.is_empty() {
             return Err(CheckError::EmptyReference);
         }
-        Ok(Self { lang, units, places, lines })
+        Ok(Self {
+            lang,
+            units,
+            places,
+            lines,
+        })
     }
 
     pub fn lang(&self) -> Lang {
@@ -159,11 +183,19 @@ pub struct Transcript {
 
 impl Transcript {
     pub fn new(text: impl Into<String>) -> Self {
-        Self { text: text.into(), confidences: None, unsure_gaps: Vec::new() }
+        Self {
+            text: text.into(),
+            confidences: None,
+            unsure_gaps: Vec::new(),
+        }
     }
 
     pub fn with_confidences(text: impl Into<String>, confidences: Vec<f32>) -> Self {
-        Self { text: text.into(), confidences: Some(confidences), unsure_gaps: Vec::new() }
+        Self {
+            text: text.into(),
+            confidences: Some(confidences),
+            unsure_gaps: Vec::new(),
+        }
     }
 
     /// Units of the transcript; numbers take the reading the reference uses
@@ -172,19 +204,36 @@ impl Transcript {
         let lang = reference.lang();
         let mut out = Vec::new();
         // Which reading each number takes, decided once per distinct number.
-        let mut chosen: std::collections::HashMap<(String, bool, bool), String> = std::collections::HashMap::new();
+        let mut chosen: std::collections::HashMap<(String, bool, bool), String> =
+            std::collections::HashMap::new();
         for piece in normalize::tokenize(&self.text, lang, false) {
             match piece {
                 Piece::Unit(u) => out.push(u),
-                Piece::Number { digits, year, ordinal, src } => {
-                    let reading =
-                        chosen.entry((digits, year, ordinal)).or_insert_with_key(|(digits, year, ordinal)| {
-                            let readings = normalize::number_readings(digits, *year, *ordinal, lang);
+                Piece::Number {
+                    digits,
+                    year,
+                    ordinal,
+                    src,
+                } => {
+                    let reading = chosen.entry((digits, year, ordinal)).or_insert_with_key(
+                        |(digits, year, ordinal)| {
+                            let readings =
+                                normalize::number_readings(digits, *year, *ordinal, lang);
                             let fits = |r: &String| {
-                                occurs_in(&normalize::number_units(r, lang, &(0..0)), reference.units(), mode)
+                                occurs_in(
+                                    &normalize::number_units(r, lang, &(0..0)),
+                                    reference.units(),
+                                    mode,
+                                )
                             };
-                            readings.iter().find(|r| fits(r)).or(readings.first()).cloned().unwrap_or_default()
-                        });
+                            readings
+                                .iter()
+                                .find(|r| fits(r))
+                                .or(readings.first())
+                                .cloned()
+                                .unwrap_or_default()
+                        },
+                    );
                     out.extend(normalize::number_units(reading, lang, &src));
                 }
                 Piece::Break => {}
@@ -199,14 +248,22 @@ impl Transcript {
     /// The lowest confidence among the characters of `src`, when known.
     pub(crate) fn confidence(&self, src: &std::ops::Range<usize>) -> Option<f32> {
         let c = self.confidences.as_ref()?;
-        c.get(src.clone())?.iter().copied().filter(|v| !v.is_nan()).reduce(f32::min)
+        c.get(src.clone())?
+            .iter()
+            .copied()
+            .filter(|v| !v.is_nan())
+            .reduce(f32::min)
     }
 }
 
 fn occurs_in(needle: &[Unit], hay: &[Unit], mode: Mode) -> bool {
     !needle.is_empty()
         && hay.len() >= needle.len()
-        && hay.windows(needle.len()).any(|w| w.iter().zip(needle).all(|(r, t)| crate::check::same(mode, r, t)))
+        && hay.windows(needle.len()).any(|w| {
+            w.iter()
+                .zip(needle)
+                .all(|(r, t)| crate::check::same(mode, r, t))
+        })
 }
 
 impl Lang {
@@ -272,7 +329,10 @@ mod tests {
     #[test]
     fn nothing_to_recite_is_an_error() {
         for text in ["", "  ", "，。！", "😀🎉", "\u{0}\u{7}"] {
-            assert!(matches!(Reference::new(text, None), Err(CheckError::EmptyReference)), "{text:?}");
+            assert!(
+                matches!(Reference::new(text, None), Err(CheckError::EmptyReference)),
+                "{text:?}"
+            );
         }
     }
 
@@ -288,10 +348,18 @@ mod tests {
     fn transcript_numbers_follow_the_reference() {
         let r = Reference::new("欲穷千里目", None).unwrap();
         let t = Transcript::new("欲穷1000里目");
-        let units: String = t.units(&r, Mode::Voice).iter().map(|u| u.text.as_str()).collect();
+        let units: String = t
+            .units(&r, Mode::Voice)
+            .iter()
+            .map(|u| u.text.as_str())
+            .collect();
         assert_eq!(units, "欲穷千里目");
         let r = Reference::new("两个黄鹂鸣翠柳", None).unwrap();
-        let units: String = Transcript::new("2个黄鹂").units(&r, Mode::Text).iter().map(|u| u.text.as_str()).collect();
+        let units: String = Transcript::new("2个黄鹂")
+            .units(&r, Mode::Text)
+            .iter()
+            .map(|u| u.text.as_str())
+            .collect();
         assert_eq!(units, "两个黄鹂");
     }
 }

@@ -40,7 +40,9 @@ impl std::str::FromStr for ReportType {
         match s {
             "daily" => Ok(Self::Daily),
             "weekly" => Ok(Self::Weekly),
-            other => Err(StoreError::Invalid(format!("a report is daily or weekly, not {other:?}"))),
+            other => Err(StoreError::Invalid(format!(
+                "a report is daily or weekly, not {other:?}"
+            ))),
         }
     }
 }
@@ -122,7 +124,11 @@ pub struct Report {
 }
 
 /// The report's local date and its period in UTC, `[start, end)`.
-pub fn period(report_type: ReportType, date: NaiveDate, tz: Tz) -> (NaiveDate, DateTime<Utc>, DateTime<Utc>) {
+pub fn period(
+    report_type: ReportType,
+    date: NaiveDate,
+    tz: Tz,
+) -> (NaiveDate, DateTime<Utc>, DateTime<Utc>) {
     match report_type {
         ReportType::Daily => {
             let (s, e) = local_day_bounds(date, tz);
@@ -148,7 +154,12 @@ struct Row {
     created_at: String,
 }
 
-fn rows(store: &Store, profile_id: &str, from: DateTime<Utc>, to: DateTime<Utc>) -> StoreResult<Vec<Row>> {
+fn rows(
+    store: &Store,
+    profile_id: &str,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+) -> StoreResult<Vec<Row>> {
     store.with_conn(|c| {
         let mut stmt = c.prepare_cached(
             "SELECT material_id, accuracy, passed, first_pass, duration_ms, purpose = 'review', interval_days, created_at
@@ -196,7 +207,8 @@ fn summarize(rows: &[Row]) -> PeriodSummary {
     PeriodSummary {
         attempts: n as u32,
         minutes: round1(rows.iter().map(|r| r.duration_ms).sum::<u64>() as f64 / 60_000.0),
-        average_accuracy: (n > 0).then(|| round2(rows.iter().map(|r| r.accuracy).sum::<f64>() / n as f64)),
+        average_accuracy: (n > 0)
+            .then(|| round2(rows.iter().map(|r| r.accuracy).sum::<f64>() / n as f64)),
         passes: rows.iter().filter(|r| r.passed).count() as u32,
         first_passes: rows.iter().filter(|r| r.first_pass).count() as u32,
         materials_practised: materials.len() as u32,
@@ -206,7 +218,10 @@ fn summarize(rows: &[Row]) -> PeriodSummary {
 }
 
 fn trend(now: &PeriodSummary, before: &PeriodSummary) -> Trend {
-    let accuracy = now.average_accuracy.zip(before.average_accuracy).map(|(a, b)| round2(a - b));
+    let accuracy = now
+        .average_accuracy
+        .zip(before.average_accuracy)
+        .map(|(a, b)| round2(a - b));
     let direction = match accuracy {
         None => "new",
         Some(d) if d >= 2.0 => "up",
@@ -264,7 +279,9 @@ pub fn generate(
     let patterns = patterns::seen_between(store, profile_id, &ts(start), &ts(end), 5)?;
     let mut by_material: BTreeMap<&str, (u32, f64, bool)> = BTreeMap::new();
     for r in &current {
-        let e = by_material.entry(r.material_id.as_str()).or_insert((0, 0.0, false));
+        let e = by_material
+            .entry(r.material_id.as_str())
+            .or_insert((0, 0.0, false));
         e.0 += 1;
         e.1 += r.accuracy;
         e.2 |= r.passed;
@@ -284,7 +301,11 @@ pub fn generate(
         })
         .filter(|m| m.average_accuracy < 100.0)
         .collect();
-    weakest.sort_by(|a, b| a.average_accuracy.total_cmp(&b.average_accuracy).then(b.attempts.cmp(&a.attempts)));
+    weakest.sort_by(|a, b| {
+        a.average_accuracy
+            .total_cmp(&b.average_accuracy)
+            .then(b.attempts.cmp(&a.attempts))
+    });
     weakest.truncate(3);
     let top_patterns = patterns
         .iter()
@@ -307,13 +328,17 @@ pub fn generate(
                 let (s, e) = (ts(s), ts(e));
                 let in_day: Vec<&Row> = current
                     .iter()
-                    .filter(|r| r.created_at.as_str() >= s.as_str() && r.created_at.as_str() < e.as_str())
+                    .filter(|r| {
+                        r.created_at.as_str() >= s.as_str() && r.created_at.as_str() < e.as_str()
+                    })
                     .collect();
                 let n = in_day.len();
                 DaySummary {
                     date: day,
                     attempts: n as u32,
-                    minutes: round1(in_day.iter().map(|r| r.duration_ms).sum::<u64>() as f64 / 60_000.0),
+                    minutes: round1(
+                        in_day.iter().map(|r| r.duration_ms).sum::<u64>() as f64 / 60_000.0,
+                    ),
                     average_accuracy: (n > 0)
                         .then(|| round2(in_day.iter().map(|r| r.accuracy).sum::<f64>() / n as f64)),
                 }
@@ -335,8 +360,8 @@ pub fn generate(
         days,
         generated_at: ts(now),
     };
-    let data =
-        serde_json::to_string(&report).map_err(|e| StoreError::Invalid(format!("cannot store the report: {e}")))?;
+    let data = serde_json::to_string(&report)
+        .map_err(|e| StoreError::Invalid(format!("cannot store the report: {e}")))?;
     store.with_conn(|c| {
         c.execute(
             "INSERT INTO recite_reports (id, profile_id, report_type, report_date, time_zone, period_start, period_end, data,
@@ -377,14 +402,21 @@ pub fn stored(
         )
         .optional()?)
     })?;
-    data.map(|d| serde_json::from_str(&d).map_err(|e| StoreError::Invalid(format!("stored report is damaged: {e}"))))
-        .transpose()
+    data.map(|d| {
+        serde_json::from_str(&d)
+            .map_err(|e| StoreError::Invalid(format!("stored report is damaged: {e}")))
+    })
+    .transpose()
 }
 
 /// How many reports of a child are stored (for tests and the doctor).
 pub fn count(store: &Store, profile_id: &str) -> StoreResult<u32> {
     store.with_conn(|c| {
-        Ok(c.query_row("SELECT count(*) FROM recite_reports WHERE profile_id = ?1", [profile_id], |r| r.get(0))?)
+        Ok(c.query_row(
+            "SELECT count(*) FROM recite_reports WHERE profile_id = ?1",
+            [profile_id],
+            |r| r.get(0),
+        )?)
     })
 }
 

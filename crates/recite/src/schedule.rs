@@ -98,10 +98,15 @@ pub struct ScheduleChange {
 }
 
 fn fsrs() -> StoreResult<FSRS> {
-    FSRS::new(&[]).map_err(|e| StoreError::Invalid(format!("the review scheduler could not start: {e}")))
+    FSRS::new(&[])
+        .map_err(|e| StoreError::Invalid(format!("the review scheduler could not start: {e}")))
 }
 
-pub(crate) fn load(tx: &Transaction<'_>, profile_id: &str, material_id: &str) -> StoreResult<Option<ReviewCard>> {
+pub(crate) fn load(
+    tx: &Transaction<'_>,
+    profile_id: &str,
+    material_id: &str,
+) -> StoreResult<Option<ReviewCard>> {
     Ok(tx
         .query_row(
             "SELECT status, stability, difficulty, reps, lapses, last_rating, last_review_at, next_review_at, interval_days
@@ -145,7 +150,12 @@ pub(crate) fn apply(
     material_id: &str,
     graded: Graded,
 ) -> StoreResult<Option<ScheduleChange>> {
-    let Graded { rating, passed, first_in_session, at } = graded;
+    let Graded {
+        rating,
+        passed,
+        first_in_session,
+        at,
+    } = graded;
     let scheduler = fsrs()?;
     let now = ts(at);
     match card {
@@ -180,8 +190,14 @@ pub(crate) fn apply(
         Some(card) if first_in_session => {
             let last = parse_ts(&card.last_review_at)?;
             let elapsed = u32::try_from((at - last).num_days().max(0)).unwrap_or(u32::MAX);
-            let memory = MemoryState { stability: card.stability, difficulty: card.difficulty };
-            let next = pick(&scheduler.next_states(Some(memory), DESIRED_RETENTION, elapsed), rating)?;
+            let memory = MemoryState {
+                stability: card.stability,
+                difficulty: card.difficulty,
+            };
+            let next = pick(
+                &scheduler.next_states(Some(memory), DESIRED_RETENTION, elapsed),
+                rating,
+            )?;
             let (interval, due) = interval_and_due(next.interval, at);
             tx.execute(
                 "UPDATE recite_reviews SET stability = ?3, difficulty = ?4, reps = reps + 1, lapses = lapses + ?5,
@@ -212,8 +228,13 @@ pub(crate) fn apply(
     }
 }
 
-fn pick(states: &Result<fsrs::NextStates, fsrs::FSRSError>, rating: Rating) -> StoreResult<fsrs::ItemState> {
-    let s = states.as_ref().map_err(|e| StoreError::Invalid(format!("the review scheduler failed: {e}")))?;
+fn pick(
+    states: &Result<fsrs::NextStates, fsrs::FSRSError>,
+    rating: Rating,
+) -> StoreResult<fsrs::ItemState> {
+    let s = states
+        .as_ref()
+        .map_err(|e| StoreError::Invalid(format!("the review scheduler failed: {e}")))?;
     let state = match rating {
         Rating::Again => &s.again,
         Rating::Hard => &s.hard,
@@ -221,7 +242,9 @@ fn pick(states: &Result<fsrs::NextStates, fsrs::FSRSError>, rating: Rating) -> S
         Rating::Easy => &s.easy,
     };
     if !state.memory.stability.is_finite() || !state.interval.is_finite() {
-        return Err(StoreError::Invalid("the review scheduler produced an invalid state".into()));
+        return Err(StoreError::Invalid(
+            "the review scheduler produced an invalid state".into(),
+        ));
     }
     Ok(state.clone())
 }
@@ -314,7 +337,9 @@ mod tests {
         assert!(first.again.interval <= first.hard.interval);
         assert!(first.hard.interval <= first.good.interval);
         assert!(first.good.interval < first.easy.interval);
-        let after = f.next_states(Some(first.good.memory), DESIRED_RETENTION, 3).unwrap();
+        let after = f
+            .next_states(Some(first.good.memory), DESIRED_RETENTION, 3)
+            .unwrap();
         assert!(after.good.interval > first.good.interval);
         assert!(after.again.interval < after.good.interval);
     }

@@ -24,7 +24,12 @@ impl Reading {
         for &b in plain.iter().take(7) {
             packed = (packed << 8) | u64::from(b);
         }
-        let tone = p.with_tone_num_end().bytes().last().filter(u8::is_ascii_digit).map_or(5, |d| d - b'0');
+        let tone = p
+            .with_tone_num_end()
+            .bytes()
+            .last()
+            .filter(u8::is_ascii_digit)
+            .map_or(5, |d| d - b'0');
         Self((packed << 8) | u64::from(tone))
     }
 
@@ -72,7 +77,12 @@ impl Readings {
 
     /// True when the two characters share a syllable, whatever the tone.
     pub fn same_syllable(&self, other: &Self) -> bool {
-        self.as_slice().iter().any(|a| other.as_slice().iter().any(|b| a.syllable() == b.syllable()))
+        self.as_slice().iter().any(|a| {
+            other
+                .as_slice()
+                .iter()
+                .any(|b| a.syllable() == b.syllable())
+        })
     }
 }
 
@@ -96,8 +106,8 @@ pub fn tone(c: char) -> Option<u8> {
 pub fn rhyme(c: char) -> Option<String> {
     let plain = pinyin_plain(c)?;
     const INITIALS: [&str; 23] = [
-        "zh", "ch", "sh", "b", "p", "m", "f", "d", "t", "n", "l", "g", "k", "h", "j", "q", "x", "r", "z", "c", "s",
-        "y", "w",
+        "zh", "ch", "sh", "b", "p", "m", "f", "d", "t", "n", "l", "g", "k", "h", "j", "q", "x",
+        "r", "z", "c", "s", "y", "w",
     ];
     let mut fin = plain;
     for i in INITIALS {
@@ -108,7 +118,12 @@ pub fn rhyme(c: char) -> Option<String> {
     }
     // Medials do not change the rhyme: guang/shuang/xiang all rhyme in -ang.
     let rhyme = match fin {
-        f if f.len() > 1 && (f.starts_with('i') || f.starts_with('u') || f.starts_with('ü') || f.starts_with('v')) => {
+        f if f.len() > 1
+            && (f.starts_with('i')
+                || f.starts_with('u')
+                || f.starts_with('ü')
+                || f.starts_with('v')) =>
+        {
             let tail = &f[f.chars().next().map_or(0, char::len_utf8)..];
             if tail.starts_with(['a', 'o', 'e']) {
                 tail

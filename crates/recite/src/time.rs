@@ -19,21 +19,31 @@ pub(crate) fn parse_ts(s: &str) -> StoreResult<DateTime<Utc>> {
 }
 
 pub(crate) fn time_zone(name: &str) -> StoreResult<Tz> {
-    name.parse::<Tz>().map_err(|_| StoreError::Invalid(format!("unknown time zone {name:?}")))
+    name.parse::<Tz>()
+        .map_err(|_| StoreError::Invalid(format!("unknown time zone {name:?}")))
 }
 
 /// The UTC instants at which local `day` starts and the next day starts in
 /// `tz`. A midnight skipped by a daylight-saving change starts the day at the
 /// first local time that exists.
 pub(crate) fn local_day_bounds(day: NaiveDate, tz: Tz) -> (DateTime<Utc>, DateTime<Utc>) {
-    (local_midnight(day, tz), local_midnight(day + Duration::days(1), tz))
+    (
+        local_midnight(day, tz),
+        local_midnight(day + Duration::days(1), tz),
+    )
 }
 
 fn local_midnight(day: NaiveDate, tz: Tz) -> DateTime<Utc> {
     let midnight = day.and_hms_opt(0, 0, 0).unwrap_or_default();
     (0..=3)
-        .find_map(|h| tz.from_local_datetime(&(midnight + Duration::hours(h))).earliest())
-        .map_or_else(|| Utc.from_utc_datetime(&midnight), |d| d.with_timezone(&Utc))
+        .find_map(|h| {
+            tz.from_local_datetime(&(midnight + Duration::hours(h)))
+                .earliest()
+        })
+        .map_or_else(
+            || Utc.from_utc_datetime(&midnight),
+            |d| d.with_timezone(&Utc),
+        )
 }
 
 #[cfg(test)]
@@ -54,13 +64,27 @@ mod tests {
     #[test]
     fn daylight_saving_days_are_23_or_25_hours() {
         // Clocks in New York jump forward on 8 March 2026 and back on 1 November.
-        let (s, e) = local_day_bounds(NaiveDate::from_ymd_opt(2026, 3, 8).unwrap(), chrono_tz::America::New_York);
+        let (s, e) = local_day_bounds(
+            NaiveDate::from_ymd_opt(2026, 3, 8).unwrap(),
+            chrono_tz::America::New_York,
+        );
         assert_eq!((e - s).num_hours(), 23);
-        let (s, e) = local_day_bounds(NaiveDate::from_ymd_opt(2026, 11, 1).unwrap(), chrono_tz::America::New_York);
+        let (s, e) = local_day_bounds(
+            NaiveDate::from_ymd_opt(2026, 11, 1).unwrap(),
+            chrono_tz::America::New_York,
+        );
         assert_eq!((e - s).num_hours(), 25);
         // Santiago skips midnight itself when summer time starts.
-        let (s, _) = local_day_bounds(NaiveDate::from_ymd_opt(2026, 9, 6).unwrap(), chrono_tz::America::Santiago);
-        assert_eq!(s.with_timezone(&chrono_tz::America::Santiago).date_naive().to_string(), "2026-09-06");
+        let (s, _) = local_day_bounds(
+            NaiveDate::from_ymd_opt(2026, 9, 6).unwrap(),
+            chrono_tz::America::Santiago,
+        );
+        assert_eq!(
+            s.with_timezone(&chrono_tz::America::Santiago)
+                .date_naive()
+                .to_string(),
+            "2026-09-06"
+        );
     }
 
     #[test]

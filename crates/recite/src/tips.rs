@@ -48,7 +48,13 @@ pub struct TipRequest {
 }
 
 impl TipRequest {
-    pub fn from_error(reference: &Reference, e: &RecitationError, mode: Mode, title: &str, occurrences: u32) -> Self {
+    pub fn from_error(
+        reference: &Reference,
+        e: &RecitationError,
+        mode: Mode,
+        title: &str,
+        occurrences: u32,
+    ) -> Self {
         let lines: Vec<String> = reference.lines().iter().map(|l| l.text.clone()).collect();
         let k = e.line.saturating_sub(1);
         Self {
@@ -100,11 +106,17 @@ pub fn write_tip_or_template(writer: &dyn TipWriter, request: &TipRequest) -> (T
     match writer.write_tip(request) {
         Ok(tip) if is_concrete(&tip, request) => (tip, writer.source()),
         Ok(_) => {
-            tracing::warn!(source = writer.source(), "tip was empty or generic; using the template tip");
+            tracing::warn!(
+                source = writer.source(),
+                "tip was empty or generic; using the template tip"
+            );
             (TemplateTips.tip(request), TemplateTips.source())
         }
         Err(e) => {
-            tracing::warn!(source = writer.source(), "tip writer failed ({e}); using the template tip");
+            tracing::warn!(
+                source = writer.source(),
+                "tip writer failed ({e}); using the template tip"
+            );
             (TemplateTips.tip(request), TemplateTips.source())
         }
     }
@@ -159,7 +171,12 @@ fn word_with(line: &str, c: char) -> String {
 
 /// The first character of every line, as a chant (床·疑·举·低).
 fn acrostic(lines: &[String]) -> String {
-    lines.iter().filter_map(|l| first_char(l)).map(String::from).collect::<Vec<_>>().join("·")
+    lines
+        .iter()
+        .filter_map(|l| first_char(l))
+        .map(String::from)
+        .collect::<Vec<_>>()
+        .join("·")
 }
 
 /// Another line ending in a character that rhymes with this line's last one.
@@ -199,10 +216,14 @@ fn zh_tip(r: &TipRequest) -> Tip {
     let line = &r.line_text;
     let chant = acrostic(&r.lines);
     let rhyme_zh = zh_rhyme_partner(r)
-        .map(|(a, b, y)| format!("这句最后的「{a}」和「{b}」押韵（都收在 -{y}），背到这里嘴巴会“顺”过去。"))
+        .map(|(a, b, y)| {
+            format!("这句最后的「{a}」和「{b}」押韵（都收在 -{y}），背到这里嘴巴会“顺”过去。")
+        })
         .unwrap_or_default();
     let rhyme_en = zh_rhyme_partner(r)
-        .map(|(a, b, y)| format!(" The last character 「{a}」 rhymes with 「{b}」 (both end in -{y})."))
+        .map(|(a, b, y)| {
+            format!(" The last character 「{a}」 rhymes with 「{b}」 (both end in -{y}).")
+        })
         .unwrap_or_default();
     let e = first_char(&r.expected);
     let a = first_char(&r.actual);
@@ -360,10 +381,18 @@ fn en_rhyme_partner(r: &TipRequest) -> Option<(String, String)> {
 fn en_tip(r: &TipRequest) -> Tip {
     let line = &r.line_text;
     let n = line.split_whitespace().count();
-    let first_words = r.lines.iter().filter_map(|l| l.split_whitespace().next()).collect::<Vec<_>>().join(" → ");
+    let first_words = r
+        .lines
+        .iter()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect::<Vec<_>>()
+        .join(" → ");
     let (rhyme_en, rhyme_zh) = en_rhyme_partner(r)
         .map(|(a, b)| {
-            (format!(" “{a}” rhymes with “{b}” — let the rhyme carry you."), format!("“{a}”和“{b}”押韵，顺着韵脚背。"))
+            (
+                format!(" “{a}” rhymes with “{b}” — let the rhyme carry you."),
+                format!("“{a}”和“{b}”押韵，顺着韵脚背。"),
+            )
         })
         .unwrap_or_default();
     match r.error_type {
@@ -433,22 +462,46 @@ mod tests {
 
     #[test]
     fn tone_tip_names_pinyin_and_tone() {
-        let (req, tip) = tip_for(POEM, "床前明月光，疑是地上霜。举偷望明月，低头思故乡。", Mode::Voice);
+        let (req, tip) = tip_for(
+            POEM,
+            "床前明月光，疑是地上霜。举偷望明月，低头思故乡。",
+            Mode::Voice,
+        );
         assert_eq!(req.kind, ErrorKind::Tone);
-        assert!(tip.zh.contains("tóu") && tip.zh.contains("第二声") && tip.zh.contains("举头"), "{}", tip.zh);
-        assert!(tip.en.contains("tóu") && tip.en.contains("rising"), "{}", tip.en);
+        assert!(
+            tip.zh.contains("tóu") && tip.zh.contains("第二声") && tip.zh.contains("举头"),
+            "{}",
+            tip.zh
+        );
+        assert!(
+            tip.en.contains("tóu") && tip.en.contains("rising"),
+            "{}",
+            tip.en
+        );
     }
 
     #[test]
     fn homophone_tip_names_both_characters() {
-        let (_, tip) = tip_for(POEM, "床前明月光，宜是地上霜。举头望明月，低头思故乡。", Mode::Text);
-        assert!(tip.zh.contains("疑") && tip.zh.contains("宜") && tip.zh.contains("yí"), "{}", tip.zh);
+        let (_, tip) = tip_for(
+            POEM,
+            "床前明月光，宜是地上霜。举头望明月，低头思故乡。",
+            Mode::Text,
+        );
+        assert!(
+            tip.zh.contains("疑") && tip.zh.contains("宜") && tip.zh.contains("yí"),
+            "{}",
+            tip.zh
+        );
     }
 
     #[test]
     fn omitted_line_tip_chains_and_rhymes() {
         let (_, tip) = tip_for(POEM, "床前明月光，举头望明月，低头思故乡。", Mode::Voice);
-        assert!(tip.zh.contains("床前明月光") && tip.zh.contains("疑是地上霜"), "{}", tip.zh);
+        assert!(
+            tip.zh.contains("床前明月光") && tip.zh.contains("疑是地上霜"),
+            "{}",
+            tip.zh
+        );
         assert!(tip.zh.contains("床·疑·举·低"), "{}", tip.zh);
         assert!(tip.zh.contains("押韵"), "{}", tip.zh);
     }
@@ -460,13 +513,20 @@ mod tests {
             "Humpty Dumpty sat on a ball. Humpty Dumpty had a great fall.",
             Mode::Voice,
         );
-        assert!(tip.en.contains("“wall”") && tip.en.contains("rhymes with “fall”"), "{}", tip.en);
+        assert!(
+            tip.en.contains("“wall”") && tip.en.contains("rhymes with “fall”"),
+            "{}",
+            tip.en
+        );
     }
 
     struct Generic;
     impl TipWriter for Generic {
         fn write_tip(&self, _: &TipRequest) -> Result<Tip, TipError> {
-            Ok(Tip { zh: "多读几遍就记住了。".into(), en: "Practice makes perfect!".into() })
+            Ok(Tip {
+                zh: "多读几遍就记住了。".into(),
+                en: "Practice makes perfect!".into(),
+            })
         }
         fn source(&self) -> &'static str {
             "llm"
@@ -485,13 +545,23 @@ mod tests {
 
     #[test]
     fn generic_or_failed_llm_tips_fall_back_to_templates() {
-        let (req, template) = tip_for(POEM, "床前明烟光，疑是地上霜。举头望明月，低头思故乡。", Mode::Voice);
+        let (req, template) = tip_for(
+            POEM,
+            "床前明烟光，疑是地上霜。举头望明月，低头思故乡。",
+            Mode::Voice,
+        );
         for writer in [&Generic as &dyn TipWriter, &Down] {
             let (tip, source) = write_tip_or_template(writer, &req);
             assert_eq!(source, "template");
             assert_eq!(tip, template);
         }
-        assert!(!is_concrete(&Tip { zh: String::new(), en: String::new() }, &req));
+        assert!(!is_concrete(
+            &Tip {
+                zh: String::new(),
+                en: String::new()
+            },
+            &req
+        ));
     }
 
     #[test]
@@ -499,15 +569,26 @@ mod tests {
         // 咏鹅's first line is the single character 鹅.
         const YONG_E: &str = "鹅，鹅，鹅，曲项向天歌。白毛浮绿水，红掌拨清波。";
         for (transcript, mode, kind) in [
-            ("饿，鹅，鹅，曲项向天歌。白毛浮绿水，红掌拨清波。", Mode::Voice, ErrorKind::Tone),
-            ("我，鹅，鹅，曲项向天歌。白毛浮绿水，红掌拨清波。", Mode::Text, ErrorKind::Other),
+            (
+                "饿，鹅，鹅，曲项向天歌。白毛浮绿水，红掌拨清波。",
+                Mode::Voice,
+                ErrorKind::Tone,
+            ),
+            (
+                "我，鹅，鹅，曲项向天歌。白毛浮绿水，红掌拨清波。",
+                Mode::Text,
+                ErrorKind::Other,
+            ),
         ] {
             let (req, tip) = tip_for(YONG_E, transcript, mode);
             assert_eq!(
                 (req.line, req.line_text.as_str(), req.error_type, req.kind),
                 (1, "鹅", ErrorType::Substitution, kind)
             );
-            assert!(tip.zh.contains("「鹅」读 é") && tip.en.contains("é"), "{tip:?}");
+            assert!(
+                tip.zh.contains("「鹅」读 é") && tip.en.contains("é"),
+                "{tip:?}"
+            );
             assert!(is_concrete(&tip, &req), "{tip:?}");
         }
     }
@@ -524,8 +605,12 @@ mod tests {
         assert_eq!(en_rhyme("wall").as_deref(), Some("all"));
     }
 
-    const TYPES: [ErrorType; 4] =
-        [ErrorType::Omission, ErrorType::Insertion, ErrorType::Substitution, ErrorType::Order];
+    const TYPES: [ErrorType; 4] = [
+        ErrorType::Omission,
+        ErrorType::Insertion,
+        ErrorType::Substitution,
+        ErrorType::Order,
+    ];
     const KINDS: [ErrorKind; 10] = [
         ErrorKind::Line,
         ErrorKind::Part,

@@ -149,7 +149,9 @@ fn labels(t: ErrorType, kind: ErrorKind, mode: Mode, lang: Lang) -> (&'static st
         (ErrorType::Omission, _, _) => ("漏内容", "missed words"),
         (ErrorType::Insertion, _, Lang::Zh) => ("多字", "extra words"),
         (ErrorType::Insertion, _, Lang::En) => ("多词", "extra words"),
-        (ErrorType::Substitution, Mode::Voice, Lang::Zh) if kind == ErrorKind::Tone => ("字音错（声调）", "wrong tone"),
+        (ErrorType::Substitution, Mode::Voice, Lang::Zh) if kind == ErrorKind::Tone => {
+            ("字音错（声调）", "wrong tone")
+        }
         (ErrorType::Substitution, Mode::Voice, Lang::Zh) => ("字音错", "wrong sound"),
         (ErrorType::Substitution, Mode::Voice, Lang::En) => ("读错词", "wrong word"),
         (ErrorType::Substitution, Mode::Text, Lang::Zh) => ("错别字", "wrong character"),

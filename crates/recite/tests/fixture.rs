@@ -9,7 +9,9 @@
 
 use std::path::PathBuf;
 
-use deskmate_recite::{check, ErrorType, Lang, Mode, Reference, TemplateTips, TipRequest, TipWriter, Transcript};
+use deskmate_recite::{
+    check, ErrorType, Lang, Mode, Reference, TemplateTips, TipRequest, TipWriter, Transcript,
+};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -45,7 +47,10 @@ fn cases() -> Vec<Case> {
             path.display()
         )
     });
-    text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 #[test]
@@ -65,19 +70,26 @@ fn fixture_agreement() {
         let a_ok = (v.accuracy - c.expected_accuracy).abs() <= one_unit + 0.01;
         let e_ok = c.expected_errors.iter().all(|x| {
             let t = ErrorType::parse(&x.error_type).unwrap();
-            v.errors.iter().any(|e| e.error_type == t && e.line.abs_diff(x.line) <= 1)
+            v.errors
+                .iter()
+                .any(|e| e.error_type == t && e.line.abs_diff(x.line) <= 1)
         });
         acc_ok += usize::from(a_ok);
         errs_ok += usize::from(e_ok);
         if c.expected_errors.is_empty() {
             clean_total += 1;
-            let clean = v.errors.iter().all(|e| e.error_type == ErrorType::Insertion && mode == Mode::Voice);
+            let clean = v
+                .errors
+                .iter()
+                .all(|e| e.error_type == ErrorType::Insertion && mode == Mode::Voice);
             clean_ok += usize::from(clean);
             if !clean {
                 report.push(format!("NOT CLEAN {} ({}): {:?}", c.id, c.note, v.errors));
             }
         }
-        if (v.accuracy - c.expected_accuracy).abs() > 0.01 || v.errors.len() != c.expected_errors.len() {
+        if (v.accuracy - c.expected_accuracy).abs() > 0.01
+            || v.errors.len() != c.expected_errors.len()
+        {
             extra.push(format!(
                 "{} ({}): {} vs {}; {:?}",
                 c.id,
@@ -99,8 +111,16 @@ fn fixture_agreement() {
             ));
         }
         if !a_ok || !e_ok {
-            let got: Vec<String> = v.errors.iter().map(|e| format!("{}@{}", e.error_type.as_str(), e.line)).collect();
-            let want: Vec<String> = c.expected_errors.iter().map(|e| format!("{}@{}", e.error_type, e.line)).collect();
+            let got: Vec<String> = v
+                .errors
+                .iter()
+                .map(|e| format!("{}@{}", e.error_type.as_str(), e.line))
+                .collect();
+            let want: Vec<String> = c
+                .expected_errors
+                .iter()
+                .map(|e| format!("{}@{}", e.error_type, e.line))
+                .collect();
             report.push(format!(
                 "{} ({}): accuracy {} vs {}; errors {:?} vs expected {:?}",
                 c.id, c.note, v.accuracy, c.expected_accuracy, got, want
@@ -109,8 +129,14 @@ fn fixture_agreement() {
     }
     let n = cases.len() as f64;
     let (acc_rate, err_rate) = (acc_ok as f64 / n * 100.0, errs_ok as f64 / n * 100.0);
-    println!("accuracy within one unit: {acc_ok}/{} ({acc_rate:.1} %)", cases.len());
-    println!("expected errors found:    {errs_ok}/{} ({err_rate:.1} %)", cases.len());
+    println!(
+        "accuracy within one unit: {acc_ok}/{} ({acc_rate:.1} %)",
+        cases.len()
+    );
+    println!(
+        "expected errors found:    {errs_ok}/{} ({err_rate:.1} %)",
+        cases.len()
+    );
     println!("clean where none expected: {clean_ok}/{clean_total}");
     for r in &report {
         println!("{r}");
@@ -119,9 +145,15 @@ fn fixture_agreement() {
     for r in &extra {
         println!("  {r}");
     }
-    assert!(acc_rate >= 98.0, "accuracy agreement {acc_rate:.1} % < 98 %");
+    assert!(
+        acc_rate >= 98.0,
+        "accuracy agreement {acc_rate:.1} % < 98 %"
+    );
     assert!(err_rate >= 98.0, "error agreement {err_rate:.1} % < 98 %");
-    assert_eq!(clean_ok, clean_total, "errors reported where none are expected");
+    assert_eq!(
+        clean_ok, clean_total,
+        "errors reported where none are expected"
+    );
 }
 
 /// No tip is empty or generic: every error of every fixture case gets a tip
@@ -139,11 +171,23 @@ fn every_fixture_error_gets_a_concrete_tip() {
             let req = TipRequest::from_error(&reference, e, mode, "", 2);
             let tip = tips.write_tip(&req).unwrap();
             for (text, which) in [(&tip.zh, "zh"), (&tip.en, "en")] {
-                assert!(text.chars().count() >= 12, "{}: {which} tip too short: {text:?}", c.id);
+                assert!(
+                    text.chars().count() >= 12,
+                    "{}: {which} tip too short: {text:?}",
+                    c.id
+                );
                 let concrete = req.expected.split_whitespace().any(|w| text.contains(w))
-                    || req.line_text.chars().filter(|ch| !ch.is_whitespace()).any(|ch| text.contains(ch))
+                    || req
+                        .line_text
+                        .chars()
+                        .filter(|ch| !ch.is_whitespace())
+                        .any(|ch| text.contains(ch))
                     || (!req.actual.is_empty() && text.contains(req.actual.as_str()));
-                assert!(concrete, "{}: {which} tip does not name the text: {text:?}", c.id);
+                assert!(
+                    concrete,
+                    "{}: {which} tip does not name the text: {text:?}",
+                    c.id
+                );
             }
             assert_ne!(tip.zh, tip.en);
             seen += 1;

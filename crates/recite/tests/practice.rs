@@ -33,7 +33,11 @@ fn fixture(time_zone: &str) -> Fixture {
     let store = Store::open(&path).unwrap();
     let child = store
         .profiles()
-        .add(NewProfile { name: "小明".into(), time_zone: Some(time_zone.into()), ..Default::default() })
+        .add(NewProfile {
+            name: "小明".into(),
+            time_zone: Some(time_zone.into()),
+            ..Default::default()
+        })
         .unwrap()
         .id;
     let material = |slug: &str, title: &str, body: &str| NewMaterial {
@@ -47,12 +51,23 @@ fn fixture(time_zone: &str) -> Fixture {
         .materials()
         .upsert_builtin(&[
             material("jys", "静夜思", POEM),
-            material("dgql", "登鹳雀楼", "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。"),
+            material(
+                "dgql",
+                "登鹳雀楼",
+                "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。",
+            ),
         ])
         .unwrap();
     let poem = deskmate_store::builtin_id("jys");
     let other = deskmate_store::builtin_id("dgql");
-    Fixture { _dir: dir, path, store, child, poem, other }
+    Fixture {
+        _dir: dir,
+        path,
+        store,
+        child,
+        poem,
+        other,
+    }
 }
 
 fn at(s: &str) -> DateTime<Utc> {
@@ -84,12 +99,20 @@ fn every_attempt_is_stored_with_its_session_and_purpose() {
     let a2 = attempt(&f, &f.poem, POEM, t0 + Duration::minutes(5));
     let a3 = attempt(&f, &f.poem, POEM, t0 + Duration::minutes(20));
     let a4 = attempt(&f, &f.poem, POEM, t0 + Duration::days(1));
-    assert_eq!((a1.attempt_no, a2.attempt_no, a3.attempt_no, a4.attempt_no), (1, 2, 3, 1));
+    assert_eq!(
+        (a1.attempt_no, a2.attempt_no, a3.attempt_no, a4.attempt_no),
+        (1, 2, 3, 1)
+    );
     assert_eq!(a1.session_id, a3.session_id);
     assert_ne!(a1.session_id, a4.session_id);
     assert_eq!(
         (a1.purpose, a2.purpose, a3.purpose, a4.purpose),
-        (Purpose::Learn, Purpose::Learn, Purpose::Learn, Purpose::Review)
+        (
+            Purpose::Learn,
+            Purpose::Learn,
+            Purpose::Learn,
+            Purpose::Review
+        )
     );
     assert!(!a1.passed && a2.passed && a2.first_pass && !a3.first_pass);
 
@@ -98,9 +121,19 @@ fn every_attempt_is_stored_with_its_session_and_purpose() {
     assert_eq!(all[0].id, a4.attempt_id, "newest first");
     let first = history::get(&f.store, &a1.attempt_id).unwrap();
     assert_eq!(first.transcript, "床前明月光，疑是地上霜。");
-    assert_eq!((first.units, first.correct, first.accuracy, first.passed), (20, 10, 50.0, false));
+    assert_eq!(
+        (first.units, first.correct, first.accuracy, first.passed),
+        (20, 10, 50.0, false)
+    );
     assert_eq!(first.errors.len(), 2);
-    assert_eq!((first.mode.as_str(), first.duration_ms, first.duration_estimated), ("voice", 30_000, false));
+    assert_eq!(
+        (
+            first.mode.as_str(),
+            first.duration_ms,
+            first.duration_estimated
+        ),
+        ("voice", 30_000, false)
+    );
     let filtered = history::list(
         &f.store,
         &f.child,
@@ -132,9 +165,15 @@ fn every_attempt_is_stored_with_its_session_and_purpose() {
         .unwrap()
     };
     assert_eq!((s(2).attempt_no, s(5).attempt_no), (1, 2));
-    let est =
-        history::list(&f.store, &f.child, &HistoryFilter { material_id: Some(f.other.clone()), ..Default::default() })
-            .unwrap();
+    let est = history::list(
+        &f.store,
+        &f.child,
+        &HistoryFilter {
+            material_id: Some(f.other.clone()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
     assert!(est[0].duration_estimated && est[0].duration_ms >= 3_000);
 }
 
@@ -145,11 +184,26 @@ fn patterns_are_deduplicated_and_counted() {
     // 偷 and 媮 are the same sound: one pattern.
     let a = attempt(&f, &f.poem, TONE_SLIP, t0);
     assert_eq!(a.feedback.items[0].occurrence, 1);
-    let b = attempt(&f, &f.poem, "床前明月光，疑是地上霜。举媮望明月，低头思故乡。", t0 + Duration::hours(2));
+    let b = attempt(
+        &f,
+        &f.poem,
+        "床前明月光，疑是地上霜。举媮望明月，低头思故乡。",
+        t0 + Duration::hours(2),
+    );
     assert_eq!(b.feedback.items[0].occurrence, 2);
     // Leaving out 地上霜, then all of 疑是地上霜: one pattern by core text.
-    attempt(&f, &f.poem, "床前明月光，疑是。举头望明月，低头思故乡。", t0 + Duration::hours(4));
-    let c = attempt(&f, &f.poem, "床前明月光，举头望明月，低头思故乡。", t0 + Duration::hours(6));
+    attempt(
+        &f,
+        &f.poem,
+        "床前明月光，疑是。举头望明月，低头思故乡。",
+        t0 + Duration::hours(4),
+    );
+    let c = attempt(
+        &f,
+        &f.poem,
+        "床前明月光，举头望明月，低头思故乡。",
+        t0 + Duration::hours(6),
+    );
     assert_eq!(c.feedback.items[0].occurrence, 2);
     let list = patterns::list(&f.store, &f.child, Some(&f.poem), 10).unwrap();
     assert_eq!(list.len(), 2, "{list:?}");
@@ -159,8 +213,16 @@ fn patterns_are_deduplicated_and_counted() {
     assert!(omission.first_seen_at < omission.last_seen_at);
     // Another material keeps its own patterns.
     attempt(&f, &f.other, "白日依山尽，黄河入海流。欲穷千里目。", t0);
-    assert_eq!(patterns::list(&f.store, &f.child, Some(&f.other), 10).unwrap().len(), 1);
-    assert_eq!(patterns::list(&f.store, &f.child, None, 10).unwrap().len(), 3);
+    assert_eq!(
+        patterns::list(&f.store, &f.child, Some(&f.other), 10)
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(
+        patterns::list(&f.store, &f.child, None, 10).unwrap().len(),
+        3
+    );
 }
 
 #[test]
@@ -185,7 +247,9 @@ fn uncertain_errors_are_not_counted_as_patterns() {
     .unwrap();
     assert!(out.verdict.errors[0].uncertain);
     assert!(out.feedback.items[0].zh.contains("没听清"));
-    assert!(patterns::list(&f.store, &f.child, None, 10).unwrap().is_empty());
+    assert!(patterns::list(&f.store, &f.child, None, 10)
+        .unwrap()
+        .is_empty());
 }
 
 #[test]
@@ -208,7 +272,8 @@ fn concurrent_attempts_lose_no_count() {
                             material_id: poem.clone(),
                             transcript: Transcript::new(TONE_SLIP),
                             mode: Mode::Voice,
-                            at: at("2026-03-02T08:00:00Z") + Duration::minutes(i64::from(k * 100 + i)),
+                            at: at("2026-03-02T08:00:00Z")
+                                + Duration::minutes(i64::from(k * 100 + i)),
                             duration_ms: None,
                             session_id: None,
                         },
@@ -223,7 +288,16 @@ fn concurrent_attempts_lose_no_count() {
     assert_eq!(list.len(), 1);
     assert_eq!(list[0].occurrence_count, threads * per_thread);
     assert_eq!(
-        history::list(&f.store, &f.child, &HistoryFilter { limit: 1000, ..Default::default() }).unwrap().len(),
+        history::list(
+            &f.store,
+            &f.child,
+            &HistoryFilter {
+                limit: 1000,
+                ..Default::default()
+            }
+        )
+        .unwrap()
+        .len(),
         20
     );
 }
@@ -271,11 +345,19 @@ fn tips_are_written_once_per_pattern_and_cached() {
         if k == 0 {
             assert!(item.tip.is_none());
         } else {
-            assert!(item.tip.as_ref().unwrap().zh.contains("李白"), "{:?}", item.tip);
+            assert!(
+                item.tip.as_ref().unwrap().zh.contains("李白"),
+                "{:?}",
+                item.tip
+            );
             assert!(item.zh.contains("李白"));
         }
     }
-    assert_eq!(writer.0.load(Ordering::SeqCst), 1, "generated once, then cached");
+    assert_eq!(
+        writer.0.load(Ordering::SeqCst),
+        1,
+        "generated once, then cached"
+    );
     let p = &patterns::list(&f.store, &f.child, None, 1).unwrap()[0];
     assert_eq!(p.tip_source.as_deref(), Some("llm"));
 
@@ -298,7 +380,12 @@ fn tips_are_written_once_per_pattern_and_cached() {
         )
         .unwrap();
         if k > 0 {
-            assert!(out.feedback.items[0].tip.as_ref().unwrap().zh.contains("tóu"));
+            assert!(out.feedback.items[0]
+                .tip
+                .as_ref()
+                .unwrap()
+                .zh
+                .contains("tóu"));
         }
     }
     assert_eq!(down.0.load(Ordering::SeqCst), 1);
@@ -318,30 +405,58 @@ fn reviews_follow_fsrs_across_days() {
     let created = first.schedule.unwrap();
     assert!(created.created && created.rating == Rating::Good);
     // A retry in the same session is practice: no change.
-    assert!(attempt(&f, &f.poem, POEM, t0 + Duration::minutes(4)).schedule.is_none());
+    assert!(attempt(&f, &f.poem, POEM, t0 + Duration::minutes(4))
+        .schedule
+        .is_none());
     // Not due the same day; due on the scheduled day (local).
-    assert!(schedule::due(&f.store, &f.child, t0 + Duration::hours(10)).unwrap().is_empty());
+    assert!(schedule::due(&f.store, &f.child, t0 + Duration::hours(10))
+        .unwrap()
+        .is_empty());
     let due_day = t0 + Duration::days(created.interval_days);
     let due = schedule::due(&f.store, &f.child, due_day).unwrap();
     assert_eq!((due.len(), due[0].overdue_days), (1, 0));
-    assert_eq!(schedule::due(&f.store, &f.child, due_day + Duration::days(3)).unwrap()[0].overdue_days, 3);
+    assert_eq!(
+        schedule::due(&f.store, &f.child, due_day + Duration::days(3)).unwrap()[0].overdue_days,
+        3
+    );
     // A perfect review on time: Easy, a longer interval.
     let good = attempt(&f, &f.poem, POEM, due_day).schedule.unwrap();
     assert_eq!(good.rating, Rating::Easy);
     assert!(good.interval_days > created.interval_days);
     // A failed review: Again, a shorter interval, a lapse.
     let when = due_day + Duration::days(good.interval_days);
-    let failed = attempt(&f, &f.poem, "床前明月光，疑是地上霜。", when).schedule.unwrap();
+    let failed = attempt(&f, &f.poem, "床前明月光，疑是地上霜。", when)
+        .schedule
+        .unwrap();
     assert_eq!(failed.rating, Rating::Again);
-    assert!(failed.interval_days < good.interval_days, "{} !< {}", failed.interval_days, good.interval_days);
+    assert!(
+        failed.interval_days < good.interval_days,
+        "{} !< {}",
+        failed.interval_days,
+        good.interval_days
+    );
     let row = history::list(&f.store, &f.child, &HistoryFilter::default()).unwrap();
     assert_eq!((row[0].rating, row[0].purpose), (Some(1), Purpose::Review));
     // A passing but imperfect review: Hard or Good by accuracy.
     let when = when + Duration::days(failed.interval_days);
-    let hard = attempt(&f, &f.poem, "床前明月光，疑是地上霜。举头望明月，低头思故", when).schedule.unwrap();
+    let hard = attempt(
+        &f,
+        &f.poem,
+        "床前明月光，疑是地上霜。举头望明月，低头思故",
+        when,
+    )
+    .schedule
+    .unwrap();
     assert_eq!(hard.rating, Rating::Good, "95 %");
     let when = when + Duration::days(hard.interval_days);
-    let hard = attempt(&f, &f.poem, "床前明月光，疑是地上霜。举头望明月，低头", when).schedule.unwrap();
+    let hard = attempt(
+        &f,
+        &f.poem,
+        "床前明月光，疑是地上霜。举头望明月，低头",
+        when,
+    )
+    .schedule
+    .unwrap();
     assert_eq!(hard.rating, Rating::Hard, "85 %");
 }
 
@@ -357,9 +472,20 @@ fn due_reviews_use_the_childs_day() {
         ("America/Los_Angeles", "2026-03-02T23:00:00-08:00", false),
     ] {
         let f = fixture(tz);
-        let first = attempt(&f, &f.poem, POEM, at("2026-03-02T00:30:00Z")).schedule.unwrap();
-        assert_eq!(first.next_review_at, "2026-03-04T00:30:00.000Z", "default FSRS: Good on a first pass is 2 days");
-        assert_eq!(!schedule::due(&f.store, &f.child, at(asked)).unwrap().is_empty(), due, "{tz} at {asked}");
+        let first = attempt(&f, &f.poem, POEM, at("2026-03-02T00:30:00Z"))
+            .schedule
+            .unwrap();
+        assert_eq!(
+            first.next_review_at, "2026-03-04T00:30:00.000Z",
+            "default FSRS: Good on a first pass is 2 days"
+        );
+        assert_eq!(
+            !schedule::due(&f.store, &f.child, at(asked))
+                .unwrap()
+                .is_empty(),
+            due,
+            "{tz} at {asked}"
+        );
     }
 }
 
@@ -368,10 +494,16 @@ fn the_pass_mark_is_a_profile_setting() {
     let f = fixture("Asia/Shanghai");
     let ninety = "床前明月光，疑是地上霜。举头望明月，低头思"; // 18/20
     assert!(attempt(&f, &f.poem, ninety, at("2026-03-02T00:00:00Z")).passed);
-    f.store.settings().set(Some(&f.child), PASS_THRESHOLD_SETTING, &95.0).unwrap();
+    f.store
+        .settings()
+        .set(Some(&f.child), PASS_THRESHOLD_SETTING, &95.0)
+        .unwrap();
     let out = attempt(&f, &f.poem, ninety, at("2026-03-05T00:00:00Z"));
     assert!(!out.passed && out.pass_threshold == 95.0);
-    f.store.settings().set(Some(&f.child), PASS_THRESHOLD_SETTING, &140.0).unwrap();
+    f.store
+        .settings()
+        .set(Some(&f.child), PASS_THRESHOLD_SETTING, &140.0)
+        .unwrap();
     let err = record_attempt(
         &f.store,
         NewAttempt {
@@ -417,11 +549,25 @@ fn bad_attempts_are_refused_and_store_nothing() {
             &TemplateTips,
         )
     };
-    assert!(try_with(&parent.id, &f.poem, POEM.into()).unwrap_err().to_string().contains("parent"));
-    assert!(try_with("nobody", &f.poem, POEM.into()).unwrap_err().to_string().contains("not found"));
-    assert!(try_with(&f.child, "nothing", POEM.into()).unwrap_err().to_string().contains("not found"));
-    assert!(try_with(&f.child, &f.poem, "床".repeat(1_000_000)).unwrap_err().to_string().contains("too long"));
-    assert!(history::list(&f.store, &f.child, &HistoryFilter::default()).unwrap().is_empty());
+    assert!(try_with(&parent.id, &f.poem, POEM.into())
+        .unwrap_err()
+        .to_string()
+        .contains("parent"));
+    assert!(try_with("nobody", &f.poem, POEM.into())
+        .unwrap_err()
+        .to_string()
+        .contains("not found"));
+    assert!(try_with(&f.child, "nothing", POEM.into())
+        .unwrap_err()
+        .to_string()
+        .contains("not found"));
+    assert!(try_with(&f.child, &f.poem, "床".repeat(1_000_000))
+        .unwrap_err()
+        .to_string()
+        .contains("too long"));
+    assert!(history::list(&f.store, &f.child, &HistoryFilter::default())
+        .unwrap()
+        .is_empty());
     // Odd but checkable input is recorded.
     let ok = try_with(&f.child, &f.poem, "😀\u{0}床前明月光".into()).unwrap();
     assert_eq!(ok.verdict.correct, 5);
@@ -429,22 +575,52 @@ fn bad_attempts_are_refused_and_store_nothing() {
 
 #[test]
 fn daily_reports_use_the_childs_day_and_are_idempotent() {
-    for (tz, counted_on) in [("Asia/Shanghai", "2026-03-03"), ("America/New_York", "2026-03-02")] {
+    for (tz, counted_on) in [
+        ("Asia/Shanghai", "2026-03-03"),
+        ("America/New_York", "2026-03-02"),
+    ] {
         let f = fixture(tz);
         // 2026-03-02T20:00Z is the 3rd in Shanghai (04:00) and the 2nd in New York (15:00).
         attempt(&f, &f.poem, TONE_SLIP, at("2026-03-02T20:00:00Z"));
         let day = NaiveDate::parse_from_str(counted_on, "%Y-%m-%d").unwrap();
-        let r = report::generate(&f.store, &f.child, ReportType::Daily, day, at("2026-03-04T00:00:00Z")).unwrap();
+        let r = report::generate(
+            &f.store,
+            &f.child,
+            ReportType::Daily,
+            day,
+            at("2026-03-04T00:00:00Z"),
+        )
+        .unwrap();
         assert_eq!(r.summary.attempts, 1, "{tz}");
-        let other = if tz == "Asia/Shanghai" { day - Duration::days(1) } else { day + Duration::days(1) };
-        let r2 = report::generate(&f.store, &f.child, ReportType::Daily, other, at("2026-03-04T00:00:00Z")).unwrap();
+        let other = if tz == "Asia/Shanghai" {
+            day - Duration::days(1)
+        } else {
+            day + Duration::days(1)
+        };
+        let r2 = report::generate(
+            &f.store,
+            &f.child,
+            ReportType::Daily,
+            other,
+            at("2026-03-04T00:00:00Z"),
+        )
+        .unwrap();
         assert_eq!(r2.summary.attempts, 0, "{tz}");
         // Regenerating overwrites.
         attempt(&f, &f.poem, POEM, at("2026-03-02T20:10:00Z"));
-        let again = report::generate(&f.store, &f.child, ReportType::Daily, day, at("2026-03-04T01:00:00Z")).unwrap();
+        let again = report::generate(
+            &f.store,
+            &f.child,
+            ReportType::Daily,
+            day,
+            at("2026-03-04T01:00:00Z"),
+        )
+        .unwrap();
         assert_eq!(again.summary.attempts, 2);
         assert_eq!(report::count(&f.store, &f.child).unwrap(), 2);
-        let stored = report::stored(&f.store, &f.child, ReportType::Daily, day).unwrap().unwrap();
+        let stored = report::stored(&f.store, &f.child, ReportType::Daily, day)
+            .unwrap()
+            .unwrap();
         assert_eq!(stored, again);
     }
 }
@@ -455,9 +631,19 @@ fn weekly_reports_compare_weeks_and_name_weak_points() {
     // Week of Monday 2026-03-02: three attempts, one poor material.
     attempt(&f, &f.poem, "床前明月光", at("2026-03-02T09:00:00+08:00"));
     attempt(&f, &f.poem, POEM, at("2026-03-02T09:05:00+08:00"));
-    attempt(&f, &f.other, "白日依山尽，黄河入海流。", at("2026-03-04T19:00:00+08:00"));
+    attempt(
+        &f,
+        &f.other,
+        "白日依山尽，黄河入海流。",
+        at("2026-03-04T19:00:00+08:00"),
+    );
     // The week before: one perfect attempt; the week after: nothing.
-    attempt(&f, &f.other, "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。", at("2026-02-25T19:00:00+08:00"));
+    attempt(
+        &f,
+        &f.other,
+        "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。",
+        at("2026-02-25T19:00:00+08:00"),
+    );
     let r = report::generate(
         &f.store,
         &f.child,
@@ -466,21 +652,37 @@ fn weekly_reports_compare_weeks_and_name_weak_points() {
         Utc::now(),
     )
     .unwrap();
-    assert_eq!(r.report_date, NaiveDate::from_ymd_opt(2026, 3, 2).unwrap(), "stored under its Monday");
+    assert_eq!(
+        r.report_date,
+        NaiveDate::from_ymd_opt(2026, 3, 2).unwrap(),
+        "stored under its Monday"
+    );
     assert_eq!(r.period_start, "2026-03-01T16:00:00.000Z");
     assert_eq!(r.period_end, "2026-03-08T16:00:00.000Z");
     let s = &r.summary;
-    assert_eq!((s.attempts, s.passes, s.first_passes, s.materials_practised), (3, 1, 1, 2));
+    assert_eq!(
+        (s.attempts, s.passes, s.first_passes, s.materials_practised),
+        (3, 1, 1, 2)
+    );
     assert_eq!(s.minutes, 1.5);
-    assert_eq!(s.average_accuracy, Some(round2((25.0 + 100.0 + 50.0) / 3.0)));
+    assert_eq!(
+        s.average_accuracy,
+        Some(round2((25.0 + 100.0 + 50.0) / 3.0))
+    );
     assert_eq!(r.previous.attempts, 1);
     assert_eq!(r.trend.attempts, 2);
     assert_eq!(r.trend.direction, "down");
     assert_eq!(r.days.len(), 7);
-    assert_eq!(r.days.iter().map(|d| d.attempts).collect::<Vec<_>>(), [2, 0, 1, 0, 0, 0, 0]);
+    assert_eq!(
+        r.days.iter().map(|d| d.attempts).collect::<Vec<_>>(),
+        [2, 0, 1, 0, 0, 0, 0]
+    );
     assert_eq!(r.weakest_materials[0].title, "登鹳雀楼");
     assert_eq!(r.weakest_materials[0].average_accuracy, 50.0);
-    assert!(r.top_patterns.iter().any(|p| p.title == "静夜思" && p.error_type == "omission"));
+    assert!(r
+        .top_patterns
+        .iter()
+        .any(|p| p.title == "静夜思" && p.error_type == "omission"));
     let same_week = report::generate(
         &f.store,
         &f.child,
@@ -510,7 +712,10 @@ fn mastery_comes_from_long_review_intervals() {
         }
         when += Duration::days(last);
     }
-    assert!(last >= schedule::MASTERED_INTERVAL_DAYS, "intervals never reached three weeks: {last}");
+    assert!(
+        last >= schedule::MASTERED_INTERVAL_DAYS,
+        "intervals never reached three weeks: {last}"
+    );
     let day = when.with_timezone(&chrono_tz::Asia::Shanghai).date_naive();
     let r = report::generate(&f.store, &f.child, ReportType::Daily, day, Utc::now()).unwrap();
     assert_eq!(r.summary.materials_mastered, 1);

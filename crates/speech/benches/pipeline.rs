@@ -16,7 +16,9 @@
 use std::path::PathBuf;
 
 use deskmate_speech::asr::{AsrConfig, AudioContext};
-use deskmate_speech::evaluation::{hear_all, read_manifest, score, verdict_of, Fits, HeardClip, SWEPT_LOW_CONFIDENCE};
+use deskmate_speech::evaluation::{
+    hear_all, read_manifest, score, verdict_of, Fits, HeardClip, SWEPT_LOW_CONFIDENCE,
+};
 use deskmate_speech::fairness::FairnessSettings;
 use deskmate_speech::{ModelPaths, SpeechPipeline};
 
@@ -48,7 +50,13 @@ fn run(
     };
     let n = clips.len();
     let log_path = std::env::var_os("BENCH_SAVE").map(PathBuf::from);
-    let mut log = log_path.as_ref().and_then(|p| std::fs::OpenOptions::new().create(true).append(true).open(p).ok());
+    let mut log = log_path.as_ref().and_then(|p| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .ok()
+    });
     let heard = match hear_all(&pipeline, dir, clips, Fits::Sweep, &mut |i, h| {
         if let Some(f) = log.as_mut() {
             use std::io::Write;
@@ -113,7 +121,12 @@ fn report(label: &str, heard: &[HeardClip]) {
             .filter(|h| {
                 h.clip.lang == "zh"
                     && h.clip.reference.matches(['。', '！', '？', '，']).count() == 4
-                    && h.clip.reference.chars().filter(|c| ('\u{4e00}'..='\u{9fff}').contains(c)).count() == hanzi
+                    && h.clip
+                        .reference
+                        .chars()
+                        .filter(|c| ('\u{4e00}'..='\u{9fff}').contains(c))
+                        .count()
+                        == hanzi
             })
             .map(|h| h.to_verdict_ms)
             .collect();
@@ -145,13 +158,21 @@ fn report(label: &str, heard: &[HeardClip]) {
     if std::env::var_os("BENCH_DELTAS").is_some() {
         println!("re-examined differences (default settings): clip, clean?, type, line, expected -> heard, delta nats");
         for h in heard {
-            let Some(v) = verdict_of(h, &FairnessSettings::default()) else { continue };
+            let Some(v) = verdict_of(h, &FairnessSettings::default()) else {
+                continue;
+            };
             for r in &v.rechecked {
-                let Some(e) = v.verdict.errors.get(r.error) else { continue };
+                let Some(e) = v.verdict.errors.get(r.error) else {
+                    continue;
+                };
                 println!(
                     "  {:<14} {:<5} {:<12} {} {:?} -> {:?} {:+.2}",
                     h.clip.id,
-                    if h.clip.expected_errors.is_empty() { "clean" } else { "err" },
+                    if h.clip.expected_errors.is_empty() {
+                        "clean"
+                    } else {
+                        "err"
+                    },
                     e.error_type.as_str(),
                     e.line,
                     e.expected,
@@ -221,8 +242,12 @@ fn main() {
         let text = std::fs::read_to_string(&saved).unwrap_or_default();
         let mut by_label: std::collections::BTreeMap<String, Vec<HeardClip>> = Default::default();
         for line in text.lines() {
-            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
-            let Some(clip) = clips.iter().find(|c| v["id"] == c.id.as_str()) else { continue };
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            let Some(clip) = clips.iter().find(|c| v["id"] == c.id.as_str()) else {
+                continue;
+            };
             let h = HeardClip {
                 clip: clip.clone(),
                 transcript: serde_json::from_value(v["transcript"].clone()).ok(),
@@ -231,7 +256,10 @@ fn main() {
                 to_verdict_ms: v["to_verdict_ms"].as_u64().unwrap_or(0),
                 fits: serde_json::from_value(v["fits"].clone()).unwrap_or_default(),
             };
-            by_label.entry(v["label"].as_str().unwrap_or("?").to_string()).or_default().push(h);
+            by_label
+                .entry(v["label"].as_str().unwrap_or("?").to_string())
+                .or_default()
+                .push(h);
         }
         for (label, heard) in &by_label {
             report(label, heard);
@@ -249,7 +277,13 @@ fn main() {
     }
     let only = std::env::var("BENCH_ONLY").unwrap_or_default();
     if only == "fit" {
-        run("audio_ctx fit", &paths, AudioContext::FitToClip, &dir, &clips);
+        run(
+            "audio_ctx fit",
+            &paths,
+            AudioContext::FitToClip,
+            &dir,
+            &clips,
+        );
         return;
     }
     let full = run("audio_ctx full", &paths, AudioContext::Full, &dir, &clips);

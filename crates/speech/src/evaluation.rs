@@ -14,8 +14,8 @@ use pinyin::ToPinyin;
 use serde::Deserialize;
 
 use crate::asr::units::is_hanzi;
-use crate::asr::{Lang, Transcript};
 use crate::asr::AsrError;
+use crate::asr::{Lang, Transcript};
 use crate::fairness::{judge, judge_with_fit, FairnessSettings, VoiceVerdict};
 use crate::pipeline::{SpeechError, SpeechPipeline};
 
@@ -139,12 +139,27 @@ fn recording_fit<'a>(
     move |base: &str, variants: Vec<String>| {
         let new: Vec<String> = {
             let m = measured.lock().map_err(|_| AsrError::WorkerGone)?;
-            variants.iter().filter(|v| !m.contains_key(&fit_key(t, base, v))).cloned().collect()
+            variants
+                .iter()
+                .filter(|v| !m.contains_key(&fit_key(t, base, v)))
+                .cloned()
+                .collect()
         };
-        let deltas = if new.is_empty() { Vec::new() } else { pipeline.asr().recheck_against(t, base, new.clone())? };
+        let deltas = if new.is_empty() {
+            Vec::new()
+        } else {
+            pipeline.asr().recheck_against(t, base, new.clone())?
+        };
         let mut m = measured.lock().map_err(|_| AsrError::WorkerGone)?;
         m.extend(new.iter().map(|v| fit_key(t, base, v)).zip(deltas));
-        Ok(variants.iter().map(|v| m.get(&fit_key(t, base, v)).copied().unwrap_or(f64::NEG_INFINITY)).collect())
+        Ok(variants
+            .iter()
+            .map(|v| {
+                m.get(&fit_key(t, base, v))
+                    .copied()
+                    .unwrap_or(f64::NEG_INFINITY)
+            })
+            .collect())
     }
 }
 
@@ -163,11 +178,13 @@ fn fit_key(t: &Transcript, base: &str, variant: &str) -> String {
 /// other rules; the margin does not change which variants are asked for).
 fn swept_settings() -> impl Iterator<Item = FairnessSettings> {
     [true, false].into_iter().flat_map(|tone| {
-        SWEPT_LOW_CONFIDENCE.into_iter().map(move |low| FairnessSettings {
-            low_confidence_below: low,
-            tone_is_uncertain: tone,
-            recheck_margin: Some(0.0),
-        })
+        SWEPT_LOW_CONFIDENCE
+            .into_iter()
+            .map(move |low| FairnessSettings {
+                low_confidence_below: low,
+                tone_is_uncertain: tone,
+                recheck_margin: Some(0.0),
+            })
     })
 }
 
@@ -310,7 +327,12 @@ pub fn verdict_of(h: &HeardClip, settings: &FairnessSettings) -> Option<VoiceVer
     let fit = |base: &str, texts: Vec<String>| -> Result<Vec<f64>, AsrError> {
         Ok(texts
             .iter()
-            .map(|t| h.fits.get(&fit_key(heard, base, t)).copied().unwrap_or(f64::NEG_INFINITY))
+            .map(|t| {
+                h.fits
+                    .get(&fit_key(heard, base, t))
+                    .copied()
+                    .unwrap_or(f64::NEG_INFINITY)
+            })
             .collect())
     };
     if h.fits.is_empty() {

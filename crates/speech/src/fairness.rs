@@ -312,7 +312,12 @@ fn recheck(
             _ => spoken_form(&e.expected, heard.lang),
         };
         let certain = reasons.get(i).is_some_and(Option::is_none);
-        fixes.push(Fix { error: i, heard: e.heard.clone(), right, certain });
+        fixes.push(Fix {
+            error: i,
+            heard: e.heard.clone(),
+            right,
+            certain,
+        });
     }
     fixes.sort_by_key(|f| (f.heard.start, f.heard.end));
     let mut best: Vec<Rechecked> = Vec::new();
@@ -324,7 +329,9 @@ fn recheck(
         Ok(d) if d.len() == texts.len() => Some(d),
         Ok(_) => None,
         Err(e) => {
-            tracing::warn!("could not re-examine the recording ({e}); keeping the differences as heard");
+            tracing::warn!(
+                "could not re-examine the recording ({e}); keeping the differences as heard"
+            );
             None
         }
     };
@@ -335,7 +342,8 @@ fn recheck(
         .filter_map(|f| Some((f.error, put_right(&heard.text, &[f], heard.lang)?)))
         .collect();
     if !singles.is_empty() {
-        let Some(deltas) = scored(&heard.text, singles.iter().map(|s| s.1.clone()).collect()) else {
+        let Some(deltas) = scored(&heard.text, singles.iter().map(|s| s.1.clone()).collect())
+        else {
             return Vec::new();
         };
         for ((error, _), delta) in singles.iter().zip(deltas) {
@@ -347,10 +355,17 @@ fn recheck(
         if run.len() < 2 || !run.iter().any(|f| f.certain) {
             continue;
         }
-        let Some(all) = put_right(&heard.text, run, heard.lang) else { continue };
+        let Some(all) = put_right(&heard.text, run, heard.lang) else {
+            continue;
+        };
         let mut leave_one_out: Vec<(usize, String)> = Vec::new();
         for (k, f) in run.iter().enumerate().filter(|(_, f)| f.certain) {
-            let others: Vec<&Fix> = run.iter().enumerate().filter(|(j, _)| *j != k).map(|(_, f)| f).collect();
+            let others: Vec<&Fix> = run
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != k)
+                .map(|(_, f)| f)
+                .collect();
             if let Some(text) = put_right(&heard.text, &others, heard.lang) {
                 leave_one_out.push((f.error, text));
             }
@@ -386,7 +401,10 @@ struct Fix {
 fn runs<'a>(fixes: &'a [Fix], text: &str) -> Vec<&'a [Fix]> {
     let chars: Vec<char> = text.chars().collect();
     let touch = |a: &std::ops::Range<usize>, b: &std::ops::Range<usize>| {
-        b.start <= a.end || chars.get(a.end..b.start).is_some_and(|gap| gap.iter().all(|c| c.is_whitespace()))
+        b.start <= a.end
+            || chars
+                .get(a.end..b.start)
+                .is_some_and(|gap| gap.iter().all(|c| c.is_whitespace()))
     };
     let mut out = Vec::new();
     let mut start = 0;
@@ -414,7 +432,10 @@ fn put_right<F: std::borrow::Borrow<Fix>>(text: &str, fixes: &[F], lang: Lang) -
 /// Mandarin; lower-case words for English.
 fn spoken_form(text: &str, lang: Lang) -> String {
     match lang {
-        Lang::Zh => text.chars().filter(|c| crate::asr::units::is_hanzi(*c)).collect(),
+        Lang::Zh => text
+            .chars()
+            .filter(|c| crate::asr::units::is_hanzi(*c))
+            .collect(),
         Lang::En => text
             .split(|c: char| !(c.is_alphanumeric() || c == '\''))
             .filter(|w| !w.is_empty())
@@ -565,13 +586,23 @@ mod tests {
     /// tests/recheck.rs and tests/agreement.rs): `fits(text)` is how well
     /// the audio fits a text, and a variant's delta is how much better it
     /// fits than the base.
-    fn by_fit(fits: impl Fn(&str) -> f64) -> impl Fn(&str, Vec<String>) -> Result<Vec<f64>, AsrError> {
-        move |base: &str, variants: Vec<String>| Ok(variants.iter().map(|v| fits(v) - fits(base)).collect())
+    fn by_fit(
+        fits: impl Fn(&str) -> f64,
+    ) -> impl Fn(&str, Vec<String>) -> Result<Vec<f64>, AsrError> {
+        move |base: &str, variants: Vec<String>| {
+            Ok(variants.iter().map(|v| fits(v) - fits(base)).collect())
+        }
     }
 
     /// A scorer that dislikes texts containing `bad`.
     fn scorer(bad: &'static str) -> impl Fn(&str, Vec<String>) -> Result<Vec<f64>, AsrError> {
-        by_fit(move |t| if !bad.is_empty() && t.contains(bad) { -10.0 } else { 0.0 })
+        by_fit(move |t| {
+            if !bad.is_empty() && t.contains(bad) {
+                -10.0
+            } else {
+                0.0
+            }
+        })
     }
 
     /// How well audio of 哩哩哩曲项向天歌 or 鹅鹅鹅曲项向天歌 fits a text:
@@ -596,7 +627,10 @@ mod tests {
         assert_eq!(v.certain_errors().count(), 1);
         assert_eq!(v.rechecked[0].delta, -10.0);
         // Re-examining off: the transcript alone decides.
-        let off = FairnessSettings { recheck_margin: None, ..Default::default() };
+        let off = FairnessSettings {
+            recheck_margin: None,
+            ..Default::default()
+        };
         let v = judge_with_fit(&r, &h, &off, &scorer("")).unwrap();
         assert_eq!(v.certain_errors().count(), 1);
         assert!(v.rechecked.is_empty());
@@ -612,12 +646,24 @@ mod tests {
             asked.lock().unwrap().extend(texts.clone());
             Ok(vec![0.0; texts.len()])
         };
-        let settings = FairnessSettings { tone_is_uncertain: false, ..Default::default() };
+        let settings = FairnessSettings {
+            tone_is_uncertain: false,
+            ..Default::default()
+        };
         let v = judge_with_fit(&r, &h, &settings, &fit).unwrap();
         let asked = asked.into_inner().unwrap();
-        assert!(asked.contains(&"床前明月光举头望明月花花低头思故乡".to_string()), "{asked:?}");
-        assert!(asked.contains(&"床前明烟光疑是地上霜举头望明月花花低头思故乡".to_string()), "{asked:?}");
-        assert!(asked.contains(&"床前明烟光举头望明月低头思故乡".to_string()), "{asked:?}");
+        assert!(
+            asked.contains(&"床前明月光举头望明月花花低头思故乡".to_string()),
+            "{asked:?}"
+        );
+        assert!(
+            asked.contains(&"床前明烟光疑是地上霜举头望明月花花低头思故乡".to_string()),
+            "{asked:?}"
+        );
+        assert!(
+            asked.contains(&"床前明烟光举头望明月低头思故乡".to_string()),
+            "{asked:?}"
+        );
         assert_eq!(v.rechecked.len(), 3);
     }
 
@@ -630,11 +676,19 @@ mod tests {
         let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &three('鹅')).unwrap();
         assert_eq!(v.verdict.errors.len(), 3, "{:?}", v.verdict.errors);
         assert_eq!(v.certain_errors().count(), 0, "{:?}", v.rechecked);
-        assert!(v.rechecked.iter().all(|r| r.delta == 9.0), "{:?}", v.rechecked);
+        assert!(
+            v.rechecked.iter().all(|r| r.delta == 9.0),
+            "{:?}",
+            v.rechecked
+        );
         // The child said 哩哩哩: all three stay the child's errors.
         let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &three('哩')).unwrap();
         assert_eq!(v.certain_errors().count(), 3);
-        assert!(v.rechecked.iter().all(|r| r.delta == -9.0), "{:?}", v.rechecked);
+        assert!(
+            v.rechecked.iter().all(|r| r.delta == -9.0),
+            "{:?}",
+            v.rechecked
+        );
     }
 
     #[test]
@@ -649,14 +703,25 @@ mod tests {
             fits(base, variants)
         };
         let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &fit).unwrap();
-        assert!(bases.into_inner().unwrap().contains(&"鹅鹅鹅曲项向天歌".to_string()));
+        assert!(bases
+            .into_inner()
+            .unwrap()
+            .contains(&"鹅鹅鹅曲项向天歌".to_string()));
         assert_eq!(v.certain_errors().count(), 0, "{:?}", v.verdict.errors);
         // Only the two certain errors get a delta; the unsure one keeps its reason.
         assert_eq!(v.rechecked.len(), 2, "{:?}", v.rechecked);
-        assert!(v.uncertain.iter().any(|u| u.reason == UncertainReason::LowConfidence));
+        assert!(v
+            .uncertain
+            .iter()
+            .any(|u| u.reason == UncertainReason::LowConfidence));
         // A run made only of unsure differences is not scored at all.
         let h = heard("哩哩哩曲项向天歌", &[0, 1, 2]);
-        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &|_b: &str, _v: Vec<String>| -> Result<Vec<f64>, AsrError> {
+        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &|_b: &str,
+                                                                       _v: Vec<String>|
+         -> Result<
+            Vec<f64>,
+            AsrError,
+        > {
             panic!("nothing certain to re-examine")
         })
         .unwrap();
@@ -665,7 +730,11 @@ mod tests {
 
     #[test]
     fn english_differences_a_space_apart_are_put_right_together() {
-        let r = Reference::new("Jack and Jill went up the hill to fetch a pail of water. Jack fell down.", None).unwrap();
+        let r = Reference::new(
+            "Jack and Jill went up the hill to fetch a pail of water. Jack fell down.",
+            None,
+        )
+        .unwrap();
         // "water. Jack" run together as one misheard word.
         let mut h = heard("", &[]);
         h.lang = Lang::En;
@@ -673,7 +742,12 @@ mod tests {
         h.units = h
             .text
             .split(' ')
-            .map(|w| HeardUnit { text: w.into(), confidence: if w == "wagerjack" { 0.4 } else { 0.98 }, start_ms: 0, end_ms: 0 })
+            .map(|w| HeardUnit {
+                text: w.into(),
+                confidence: if w == "wagerjack" { 0.4 } else { 0.98 },
+                start_ms: 0,
+                end_ms: 0,
+            })
             .collect();
         // The audio says "water jack"; what was heard fits it less well, and
         // "jack" beside "wagerjack" or "water" without "jack" worse still.
@@ -693,7 +767,13 @@ mod tests {
         };
         let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &fit).unwrap();
         let asked = asked.into_inner().unwrap();
-        assert!(asked.iter().any(|t| t.ends_with("pail of water jack fell down")), "{asked:?} {:?}", v.verdict.errors);
+        assert!(
+            asked
+                .iter()
+                .any(|t| t.ends_with("pail of water jack fell down")),
+            "{asked:?} {:?}",
+            v.verdict.errors
+        );
         assert_eq!(v.certain_errors().count(), 0, "{:?}", v.verdict.errors);
         assert_eq!(v.rechecked.len(), 1, "{:?}", v.rechecked);
         assert_eq!(v.rechecked[0].delta, 9.0);
@@ -705,10 +785,16 @@ mod tests {
             corrected("humpty sat on a wall", 7..10, "dumpty", Lang::En).as_deref(),
             Some("humpty dumpty on a wall")
         );
-        assert_eq!(corrected("humpty on a wall", 6..6, "dumpty sat", Lang::En).as_deref(), Some("humpty dumpty sat on a wall"));
+        assert_eq!(
+            corrected("humpty on a wall", 6..6, "dumpty sat", Lang::En).as_deref(),
+            Some("humpty dumpty sat on a wall")
+        );
         assert_eq!(corrected("a b", 0..1, "", Lang::En).as_deref(), Some("b"));
         assert_eq!(corrected("床前", 3..4, "", Lang::Zh), None);
-        assert_eq!(spoken_form("Humpty Dumpty, sat!", Lang::En), "humpty dumpty sat");
+        assert_eq!(
+            spoken_form("Humpty Dumpty, sat!", Lang::En),
+            "humpty dumpty sat"
+        );
         assert_eq!(spoken_form("疑是地上霜。", Lang::Zh), "疑是地上霜");
     }
 
@@ -721,8 +807,17 @@ mod tests {
         let h = heard("床前明烟光疑是地上生举偷望明月", &[9]);
         let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &scorer("明月光")).unwrap();
         let uncertain: Vec<bool> = v.verdict.errors.iter().map(|e| e.uncertain).collect();
-        assert!(uncertain.iter().any(|u| *u) && uncertain.iter().any(|u| !*u), "{:?}", v.verdict.errors);
-        let again = check(&r, &v.record_transcript(&h, &FairnessSettings::default()), Mode::Voice).unwrap();
+        assert!(
+            uncertain.iter().any(|u| *u) && uncertain.iter().any(|u| !*u),
+            "{:?}",
+            v.verdict.errors
+        );
+        let again = check(
+            &r,
+            &v.record_transcript(&h, &FairnessSettings::default()),
+            Mode::Voice,
+        )
+        .unwrap();
         let again: Vec<bool> = again.errors.iter().map(|e| e.uncertain).collect();
         assert_eq!(again, uncertain);
     }

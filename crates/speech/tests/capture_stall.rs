@@ -87,7 +87,10 @@ fn a_microphone_that_stalls_mid_recitation_ends_the_attempt_and_keeps_the_speech
     )
     .unwrap();
     let AttemptEnd::DeviceLost { detail } = &attempt.ended else {
-        panic!("the stalled microphone ended the attempt as {:?}", attempt.ended);
+        panic!(
+            "the stalled microphone ended the attempt as {:?}",
+            attempt.ended
+        );
     };
     assert!(detail.contains("no sound"), "{detail}");
     let utterance = attempt.utterance.expect("what was heard is kept");

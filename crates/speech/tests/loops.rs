@@ -15,12 +15,20 @@ use deskmate_speech::SpeechPipeline;
 /// Hears a dev clip that made whisper loop, and checks most of it was heard.
 fn heard_most_of(p: &SpeechPipeline, clip: &str, lang: Lang, units: usize) {
     let audio = file::load(&common::dev_clip(clip), 60.0).unwrap();
-    let t = p.hear(&audio, lang, Some(units)).unwrap().transcript.unwrap();
+    let t = p
+        .hear(&audio, lang, Some(units))
+        .unwrap()
+        .transcript
+        .unwrap();
     let long_loop = t
         .flags
         .iter()
         .any(|f| matches!(f, GuardFlag::Repetition { times, .. } if *times > 4));
-    assert!(!long_loop, "{clip}: whisper looped: {:?} ({})", t.flags, t.text);
+    assert!(
+        !long_loop,
+        "{clip}: whisper looped: {:?} ({})",
+        t.flags, t.text
+    );
     assert!(
         t.units.len() * 3 >= units * 2,
         "{clip}: only {} of {units} units heard: {}",

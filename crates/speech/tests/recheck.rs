@@ -28,7 +28,11 @@ fn a_dropped_line_stays_the_childs_error_and_mishearings_do_not() {
 
     // 静夜思-4: the second line was left out.
     let clip = file::load(&common::dev_clip("静夜思-4.wav"), 60.0).unwrap();
-    let heard = p.hear(&clip, Lang::Zh, Some(20)).unwrap().transcript.unwrap();
+    let heard = p
+        .hear(&clip, Lang::Zh, Some(20))
+        .unwrap()
+        .transcript
+        .unwrap();
     let v = judge_with_audio(&reference, &heard, &settings, p.asr()).unwrap();
     let omission = v
         .verdict
@@ -38,18 +42,47 @@ fn a_dropped_line_stays_the_childs_error_and_mishearings_do_not() {
         .unwrap_or_else(|| panic!("no omission on line 2: {:?}", v.verdict.errors));
     assert!(!v.verdict.errors[omission].uncertain, "{:?}", v.rechecked);
     let r = v.rechecked.iter().find(|r| r.error == omission).unwrap();
-    assert!(r.delta < -20.0, "a dropped line must fit the audio far worse: {r:?}");
+    assert!(
+        r.delta < -20.0,
+        "a dropped line must fit the audio far worse: {r:?}"
+    );
     // What is recorded gives the same verdict when checked again.
-    let again = check(&reference, &v.record_transcript(&heard, &settings), Mode::Voice).unwrap();
-    let flags = |es: &[deskmate_recite::RecitationError]| es.iter().map(|e| e.uncertain).collect::<Vec<_>>();
+    let again = check(
+        &reference,
+        &v.record_transcript(&heard, &settings),
+        Mode::Voice,
+    )
+    .unwrap();
+    let flags = |es: &[deskmate_recite::RecitationError]| {
+        es.iter().map(|e| e.uncertain).collect::<Vec<_>>()
+    };
     assert_eq!(flags(&again.errors), flags(&v.verdict.errors));
 
     // 静夜思-1: recited right; whisper hears 疑是地上霜 as 一世地上生 or so.
     let clip = file::load(&common::dev_clip("静夜思-1.wav"), 60.0).unwrap();
-    let heard = p.hear(&clip, Lang::Zh, Some(20)).unwrap().transcript.unwrap();
-    let plain = judge(&reference, &heard, &FairnessSettings { recheck_margin: None, ..settings }).unwrap();
+    let heard = p
+        .hear(&clip, Lang::Zh, Some(20))
+        .unwrap()
+        .transcript
+        .unwrap();
+    let plain = judge(
+        &reference,
+        &heard,
+        &FairnessSettings {
+            recheck_margin: None,
+            ..settings
+        },
+    )
+    .unwrap();
     let v = judge_with_audio(&reference, &heard, &settings, p.asr()).unwrap();
-    assert_eq!(v.certain_errors().count(), 0, "heard {:?}: {:?} / {:?}", heard.text, v.verdict.errors, v.rechecked);
+    assert_eq!(
+        v.certain_errors().count(),
+        0,
+        "heard {:?}: {:?} / {:?}",
+        heard.text,
+        v.verdict.errors,
+        v.rechecked
+    );
     assert!(v.certain_errors().count() <= plain.certain_errors().count());
     assert_eq!(v.fair_accuracy, 100.0, "{:?}", v.uncertain);
 }
@@ -60,7 +93,10 @@ fn re_examining_needs_the_last_recording() {
     let a = file::load(&common::dev_clip("静夜思-1.wav"), 60.0).unwrap();
     let first = p.hear(&a, Lang::Zh, Some(20)).unwrap().transcript.unwrap();
     // The same text is no difference at all.
-    assert_eq!(p.asr().recheck(&first, vec![first.text.clone()]).unwrap(), vec![0.0]);
+    assert_eq!(
+        p.asr().recheck(&first, vec![first.text.clone()]).unwrap(),
+        vec![0.0]
+    );
     let _second = p.hear(&a, Lang::Zh, Some(20)).unwrap().transcript.unwrap();
     match p.asr().recheck(&first, vec![JING_YE_SI.into()]) {
         Err(AsrError::RecordingGone) => {}
@@ -78,7 +114,11 @@ fn deltas_do_not_depend_on_what_else_is_scored_with_them() {
     // differences; each must score as it does alone.
     let p = pipeline();
     let clip = file::load(&common::dev_clip("静夜思-1.wav"), 60.0).unwrap();
-    let heard = p.hear(&clip, Lang::Zh, Some(20)).unwrap().transcript.unwrap();
+    let heard = p
+        .hear(&clip, Lang::Zh, Some(20))
+        .unwrap()
+        .transcript
+        .unwrap();
     let chars: Vec<char> = heard.text.chars().collect();
     assert!(chars.len() >= 10, "{}", heard.text);
     let swap = |at: usize, with: char| {
@@ -89,7 +129,10 @@ fn deltas_do_not_depend_on_what_else_is_scored_with_them() {
     let variants = vec![
         swap(8, '霜'),
         swap(2, '明'),
-        JING_YE_SI.chars().filter(|c| !"，。".contains(*c)).collect(),
+        JING_YE_SI
+            .chars()
+            .filter(|c| !"，。".contains(*c))
+            .collect(),
         heard.text.clone(),
         swap(8, '月'),
         chars[..5].iter().collect(),

@@ -167,6 +167,10 @@ fn a_service_that_never_answers_fails_within_its_timeout() {
     };
     let started = std::time::Instant::now();
     let e = tts.synthesize("alloy", "hello").unwrap_err();
-    assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
     assert!(matches!(e, TtsError::Failed(_)), "{e:?}");
 }

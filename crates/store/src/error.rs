@@ -32,7 +32,9 @@ pub enum StoreError {
     NameTaken { name: String },
     #[error("the text is empty: type or paste the words to recite")]
     BodyEmpty,
-    #[error("the text is too long ({chars} characters; at most {max}). Split it into shorter pieces")]
+    #[error(
+        "the text is too long ({chars} characters; at most {max}). Split it into shorter pieces"
+    )]
     BodyTooLong { chars: usize, max: usize },
     #[error("{0} not found")]
     NotFound(String),
@@ -53,13 +55,20 @@ impl StoreError {
             rusqlite::Error::SqliteFailure(f, _)
                 if matches!(
                     f.code,
-                    rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::PermissionDenied
+                    rusqlite::ErrorCode::CannotOpen
+                        | rusqlite::ErrorCode::ReadOnly
+                        | rusqlite::ErrorCode::PermissionDenied
                 ) =>
             {
                 Self::NotWritable { path }
             }
-            rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::NotADatabase => Self::NotADatabase { path },
-            other => Self::Open { path, reason: other.to_string() },
+            rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::NotADatabase => {
+                Self::NotADatabase { path }
+            }
+            other => Self::Open {
+                path,
+                reason: other.to_string(),
+            },
         }
     }
 
@@ -89,7 +98,9 @@ impl StoreError {
     /// as an RFC 3339 UTC time the front end shows in local time).
     pub fn params(&self) -> Map<String, Value> {
         let v = match self {
-            Self::Open { path, .. } | Self::NotWritable { path } | Self::NotADatabase { path } => json!({ "path": path }),
+            Self::Open { path, .. } | Self::NotWritable { path } | Self::NotADatabase { path } => {
+                json!({ "path": path })
+            }
             Self::SchemaTooNew { found, known } => json!({ "found": found, "known": known }),
             Self::NameTaken { name } => json!({ "name": name }),
             Self::BodyTooLong { chars, max } => json!({ "chars": chars, "max": max }),
@@ -113,10 +124,18 @@ mod tests {
         let e = StoreError::WrongPin { tries_left: 3 };
         assert_eq!(e.code(), "pin.wrong");
         assert_eq!(e.params()["tries_left"], 3);
-        let e = StoreError::PinLocked { until: "2026-03-01T08:05:00Z".into() };
-        assert_eq!((e.code(), e.params()["until"].as_str()), ("pin.locked", Some("2026-03-01T08:05:00Z")));
+        let e = StoreError::PinLocked {
+            until: "2026-03-01T08:05:00Z".into(),
+        };
+        assert_eq!(
+            (e.code(), e.params()["until"].as_str()),
+            ("pin.locked", Some("2026-03-01T08:05:00Z"))
+        );
         let e = StoreError::SchemaTooNew { found: 9, known: 4 };
-        assert_eq!((e.code(), e.params()["found"].as_u64()), ("db.schema_too_new", Some(9)));
+        assert_eq!(
+            (e.code(), e.params()["found"].as_u64()),
+            ("db.schema_too_new", Some(9))
+        );
         assert_eq!(StoreError::Invalid("x".into()).code(), "invalid");
         assert!(StoreError::Invalid("x".into()).params().is_empty());
     }

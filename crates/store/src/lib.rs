@@ -18,7 +18,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use rusqlite::Connection;
 
 pub use error::{StoreError, StoreResult};
-pub use materials::{builtin_id, Material, MaterialFilter, MaterialSource, Materials, NewMaterial, BODY_MAX_CHARS};
+pub use materials::{
+    builtin_id, Material, MaterialFilter, MaterialSource, Materials, NewMaterial, BODY_MAX_CHARS,
+};
 pub use migrations::schema_version_known;
 pub use profiles::{NewProfile, Profile, ProfileKind, Profiles, PIN_MAX_TRIES};
 pub use settings::Settings;
@@ -75,7 +77,10 @@ impl Store {
         // default cache (16) is smaller than what the crates sharing this one
         // connection use between them, and a miss means parsing SQL again.
         conn.set_prepared_statement_cache_capacity(64);
-        Ok(Self { conn: Arc::new(Mutex::new(conn)), path })
+        Ok(Self {
+            conn: Arc::new(Mutex::new(conn)),
+            path,
+        })
     }
 
     /// Where the database lives (`None` for in-memory).
@@ -91,7 +96,10 @@ impl Store {
 
     /// Runs `f` with the connection held. Repositories in other crates use
     /// this to keep to the one-connection rule.
-    pub fn with_conn<T>(&self, f: impl FnOnce(&mut Connection) -> StoreResult<T>) -> StoreResult<T> {
+    pub fn with_conn<T>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> StoreResult<T>,
+    ) -> StoreResult<T> {
         let mut conn = self.conn()?;
         f(&mut conn)
     }

@@ -59,14 +59,19 @@ pub struct Materials<'s> {
     store: &'s Store,
 }
 
-const COLUMNS: &str = "id, slug, source, lang, title, author, dynasty, grade, level, body, created_at, updated_at";
+const COLUMNS: &str =
+    "id, slug, source, lang, title, author, dynasty, grade, level, body, created_at, updated_at";
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<Material> {
     let source: String = row.get(2)?;
     Ok(Material {
         id: row.get(0)?,
         slug: row.get(1)?,
-        source: if source == "builtin" { MaterialSource::Builtin } else { MaterialSource::Custom },
+        source: if source == "builtin" {
+            MaterialSource::Builtin
+        } else {
+            MaterialSource::Custom
+        },
         lang: row.get(3)?,
         title: row.get(4)?,
         author: row.get(5)?,
@@ -88,21 +93,29 @@ pub fn builtin_id(slug: &str) -> String {
 
 fn validate(m: &NewMaterial) -> StoreResult<()> {
     if !matches!(m.lang.as_str(), "zh" | "en") {
-        return Err(StoreError::Invalid(format!("language must be zh or en, not {:?}", m.lang)));
+        return Err(StoreError::Invalid(format!(
+            "language must be zh or en, not {:?}",
+            m.lang
+        )));
     }
     let title = m.title.trim();
     if title.is_empty() {
         return Err(StoreError::Invalid("a material needs a title".into()));
     }
     if title.chars().count() > TITLE_MAX_CHARS {
-        return Err(StoreError::Invalid(format!("a title is at most {TITLE_MAX_CHARS} characters")));
+        return Err(StoreError::Invalid(format!(
+            "a title is at most {TITLE_MAX_CHARS} characters"
+        )));
     }
     if !m.body.chars().any(char::is_alphanumeric) {
         return Err(StoreError::BodyEmpty);
     }
     let n = m.body.chars().count();
     if n > BODY_MAX_CHARS {
-        return Err(StoreError::BodyTooLong { chars: n, max: BODY_MAX_CHARS });
+        return Err(StoreError::BodyTooLong {
+            chars: n,
+            max: BODY_MAX_CHARS,
+        });
     }
     if let Some(g) = m.grade {
         if !(1..=12).contains(&g) {
@@ -140,7 +153,10 @@ impl<'s> Materials<'s> {
         for m in items {
             validate(m)?;
             if m.slug.is_none() {
-                return Err(StoreError::Invalid(format!("built-in material {:?} has no slug", m.title)));
+                return Err(StoreError::Invalid(format!(
+                    "built-in material {:?} has no slug",
+                    m.title
+                )));
             }
         }
         let now = now_utc();
@@ -183,9 +199,13 @@ impl<'s> Materials<'s> {
 
     pub fn get(&self, id: &str) -> StoreResult<Material> {
         self.store.with_conn(|c| {
-            c.query_row(&format!("SELECT {COLUMNS} FROM materials WHERE id = ?1"), [id], from_row)
-                .optional()?
-                .ok_or_else(|| StoreError::NotFound(format!("material {id}")))
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM materials WHERE id = ?1"),
+                [id],
+                from_row,
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound(format!("material {id}")))
         })
     }
 
@@ -196,7 +216,15 @@ impl<'s> Materials<'s> {
             .as_deref()
             .map(str::trim)
             .filter(|s| !s.is_empty())
-            .map(|s| format!("%{}%", s.to_lowercase().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")));
+            .map(|s| {
+                format!(
+                    "%{}%",
+                    s.to_lowercase()
+                        .replace('\\', "\\\\")
+                        .replace('%', "\\%")
+                        .replace('_', "\\_")
+                )
+            });
         self.store.with_conn(|c| {
             let mut stmt = c.prepare(&format!(
                 "SELECT {COLUMNS} FROM materials
@@ -236,7 +264,10 @@ mod tests {
         let items = vec![poem("jingyesi", "床前明月光，疑是地上霜。")];
         assert_eq!(s.materials().upsert_builtin(&items).unwrap(), 1);
         assert_eq!(s.materials().upsert_builtin(&items).unwrap(), 0);
-        let fixed = vec![poem("jingyesi", "床前明月光，疑是地上霜。举头望明月，低头思故乡。")];
+        let fixed = vec![poem(
+            "jingyesi",
+            "床前明月光，疑是地上霜。举头望明月，低头思故乡。",
+        )];
         assert_eq!(s.materials().upsert_builtin(&fixed).unwrap(), 1);
         let all = s.materials().list(&MaterialFilter::default()).unwrap();
         assert_eq!(all.len(), 1);
@@ -247,31 +278,62 @@ mod tests {
     #[test]
     fn custom_material_validation() {
         let s = Store::open_in_memory().unwrap();
-        let base = NewMaterial { lang: "en".into(), title: "My rhyme".into(), body: "One two, buckle my shoe.".into(), ..Default::default() };
+        let base = NewMaterial {
+            lang: "en".into(),
+            title: "My rhyme".into(),
+            body: "One two, buckle my shoe.".into(),
+            ..Default::default()
+        };
         s.materials().add_custom(base.clone(), None).unwrap();
-        let empty = NewMaterial { body: " ，。 \n".into(), ..base.clone() };
+        let empty = NewMaterial {
+            body: " ，。 \n".into(),
+            ..base.clone()
+        };
         let err = s.materials().add_custom(empty, None).unwrap_err();
         assert!(err.to_string().contains("empty"));
         assert_eq!(err.code(), "material.body_empty");
-        let huge = NewMaterial { body: "a".repeat(1_000_000), ..base.clone() };
+        let huge = NewMaterial {
+            body: "a".repeat(1_000_000),
+            ..base.clone()
+        };
         let err = s.materials().add_custom(huge, None).unwrap_err();
         assert!(err.to_string().contains("too long"));
         assert_eq!(err.code(), "material.body_too_long");
         assert_eq!(err.params()["chars"], 1_000_000);
-        let bad_lang = NewMaterial { lang: "fr".into(), ..base };
+        let bad_lang = NewMaterial {
+            lang: "fr".into(),
+            ..base
+        };
         assert!(s.materials().add_custom(bad_lang, None).is_err());
-        assert_eq!(s.materials().list(&MaterialFilter::default()).unwrap().len(), 1);
+        assert_eq!(
+            s.materials()
+                .list(&MaterialFilter::default())
+                .unwrap()
+                .len(),
+            1
+        );
     }
 
     #[test]
     fn filters_by_lang_grade_and_search() {
         let s = Store::open_in_memory().unwrap();
-        s.materials().upsert_builtin(&[poem("a", "床前明月光")]).unwrap();
-        let en = NewMaterial { lang: "en".into(), title: "Twinkle 100%".into(), body: "Twinkle, twinkle".into(), ..Default::default() };
+        s.materials()
+            .upsert_builtin(&[poem("a", "床前明月光")])
+            .unwrap();
+        let en = NewMaterial {
+            lang: "en".into(),
+            title: "Twinkle 100%".into(),
+            body: "Twinkle, twinkle".into(),
+            ..Default::default()
+        };
         s.materials().add_custom(en, None).unwrap();
         let f = |lang: Option<&str>, grade: Option<u8>, search: Option<&str>| {
             s.materials()
-                .list(&MaterialFilter { lang: lang.map(Into::into), grade, search: search.map(Into::into) })
+                .list(&MaterialFilter {
+                    lang: lang.map(Into::into),
+                    grade,
+                    search: search.map(Into::into),
+                })
                 .unwrap()
                 .len()
         };

@@ -40,7 +40,9 @@ pub(crate) fn refuse_newer(conn: &Connection) -> StoreResult<()> {
 
 pub(crate) fn migrate(conn: &mut Connection) -> StoreResult<()> {
     refuse_newer(conn)?;
-    all().to_latest(conn).map_err(|e| StoreError::Migration(e.to_string()))
+    all()
+        .to_latest(conn)
+        .map_err(|e| StoreError::Migration(e.to_string()))
 }
 
 #[cfg(test)]

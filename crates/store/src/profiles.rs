@@ -2,7 +2,9 @@
 //! stored only as an argon2id hash, and wrong PINs are rate-limited in the
 //! database itself so a restart does not reset the count.
 
-use argon2::password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::password_hash::{
+    rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString,
+};
 use argon2::Argon2;
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{params, OptionalExtension, Row, TransactionBehavior};
@@ -38,7 +40,9 @@ impl std::str::FromStr for ProfileKind {
         match s {
             "parent" => Ok(Self::Parent),
             "child" => Ok(Self::Child),
-            other => Err(StoreError::Invalid(format!("profile kind must be parent or child, not {other:?}"))),
+            other => Err(StoreError::Invalid(format!(
+                "profile kind must be parent or child, not {other:?}"
+            ))),
         }
     }
 }
@@ -71,13 +75,18 @@ pub struct Profiles<'s> {
     store: &'s Store,
 }
 
-const COLUMNS: &str = "id, kind, name, grade, locale, time_zone, pin_hash IS NOT NULL, created_at, updated_at";
+const COLUMNS: &str =
+    "id, kind, name, grade, locale, time_zone, pin_hash IS NOT NULL, created_at, updated_at";
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<Profile> {
     let kind: String = row.get(1)?;
     Ok(Profile {
         id: row.get(0)?,
-        kind: if kind == "parent" { ProfileKind::Parent } else { ProfileKind::Child },
+        kind: if kind == "parent" {
+            ProfileKind::Parent
+        } else {
+            ProfileKind::Child
+        },
         name: row.get(2)?,
         grade: row.get(3)?,
         locale: row.get(4)?,
@@ -126,7 +135,9 @@ fn prepare(new: NewProfile) -> StoreResult<ProfileRow> {
         return Err(StoreError::Invalid("a profile needs a name".into()));
     }
     if name.chars().count() > NAME_MAX_CHARS {
-        return Err(StoreError::Invalid(format!("a name is at most {NAME_MAX_CHARS} characters")));
+        return Err(StoreError::Invalid(format!(
+            "a name is at most {NAME_MAX_CHARS} characters"
+        )));
     }
     if let Some(g) = new.grade {
         if !(1..=12).contains(&g) {
@@ -135,22 +146,42 @@ fn prepare(new: NewProfile) -> StoreResult<ProfileRow> {
     }
     let time_zone = new.time_zone.unwrap_or_else(|| "Asia/Shanghai".into());
     if time_zone.parse::<chrono_tz::Tz>().is_err() {
-        return Err(StoreError::Invalid(format!("unknown time zone {time_zone:?} (use a name like Asia/Shanghai)")));
+        return Err(StoreError::Invalid(format!(
+            "unknown time zone {time_zone:?} (use a name like Asia/Shanghai)"
+        )));
     }
     let locale = new.locale.unwrap_or_else(|| "zh-CN".into());
     if !matches!(locale.as_str(), "zh-CN" | "en") {
-        return Err(StoreError::Invalid(format!("locale must be zh-CN or en, not {locale:?}")));
+        return Err(StoreError::Invalid(format!(
+            "locale must be zh-CN or en, not {locale:?}"
+        )));
     }
     let pin_hash = match (kind, new.pin.as_deref()) {
         (ProfileKind::Parent, Some(pin)) => {
             validate_pin(pin)?;
             Some(hash_pin(pin)?)
         }
-        (ProfileKind::Parent, None) => return Err(StoreError::Invalid("a parent profile needs a PIN (4 to 8 digits)".into())),
-        (ProfileKind::Child, Some(_)) => return Err(StoreError::Invalid("only parent profiles have a PIN".into())),
+        (ProfileKind::Parent, None) => {
+            return Err(StoreError::Invalid(
+                "a parent profile needs a PIN (4 to 8 digits)".into(),
+            ))
+        }
+        (ProfileKind::Child, Some(_)) => {
+            return Err(StoreError::Invalid(
+                "only parent profiles have a PIN".into(),
+            ))
+        }
         (ProfileKind::Child, None) => None,
     };
-    Ok(ProfileRow { id: uuid::Uuid::now_v7().to_string(), kind, name, grade: new.grade, locale, time_zone, pin_hash })
+    Ok(ProfileRow {
+        id: uuid::Uuid::now_v7().to_string(),
+        kind,
+        name,
+        grade: new.grade,
+        locale,
+        time_zone,
+        pin_hash,
+    })
 }
 
 impl<'s> Profiles<'s> {
@@ -162,13 +193,18 @@ impl<'s> Profiles<'s> {
     /// regardless of case and surrounding spaces.
     pub fn add(&self, new: NewProfile) -> StoreResult<Profile> {
         let mut created = self.add_all(vec![new])?;
-        created.pop().ok_or_else(|| StoreError::Invalid("no profile was created".into()))
+        created
+            .pop()
+            .ok_or_else(|| StoreError::Invalid("no profile was created".into()))
     }
 
     /// Creates several profiles in one transaction: all of them or none
     /// (first-run setup creates a parent and a child together).
     pub fn add_all(&self, new: Vec<NewProfile>) -> StoreResult<Vec<Profile>> {
-        let rows = new.into_iter().map(prepare).collect::<StoreResult<Vec<_>>>()?;
+        let rows = new
+            .into_iter()
+            .map(prepare)
+            .collect::<StoreResult<Vec<_>>>()?;
         let now = now_utc();
         self.store.with_conn(|c| {
             let tx = c.transaction()?;
@@ -193,9 +229,13 @@ impl<'s> Profiles<'s> {
 
     pub fn get(&self, id: &str) -> StoreResult<Profile> {
         self.store.with_conn(|c| {
-            c.query_row(&format!("SELECT {COLUMNS} FROM profiles WHERE id = ?1"), [id], from_row)
-                .optional()?
-                .ok_or_else(|| StoreError::NotFound(format!("profile {id}")))
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM profiles WHERE id = ?1"),
+                [id],
+                from_row,
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound(format!("profile {id}")))
         })
     }
 
@@ -205,7 +245,9 @@ impl<'s> Profiles<'s> {
             let mut stmt = c.prepare(&format!(
                 "SELECT {COLUMNS} FROM profiles ORDER BY kind = 'child', name_key"
             ))?;
-            let rows = stmt.query_map([], from_row)?.collect::<Result<Vec<_>, _>>()?;
+            let rows = stmt
+                .query_map([], from_row)?
+                .collect::<Result<Vec<_>, _>>()?;
             Ok(rows)
         })
     }
@@ -231,25 +273,45 @@ impl<'s> Profiles<'s> {
                 .optional()?
                 .ok_or_else(|| StoreError::NotFound(format!("profile {id}")))?;
             let hash = hash.ok_or_else(|| StoreError::Invalid("this profile has no PIN".into()))?;
-            if let Some(until) = locked_until.as_deref().and_then(|s| DateTime::parse_from_rfc3339(s).ok()) {
+            if let Some(until) = locked_until
+                .as_deref()
+                .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
+            {
                 if now < until {
                     // Nothing to write: dropping the transaction rolls it back.
-                    let until = until.with_timezone(&Utc).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+                    let until = until
+                        .with_timezone(&Utc)
+                        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
                     return Err(StoreError::PinLocked { until });
                 }
             }
-            let parsed =
-                PasswordHash::new(&hash).map_err(|e| StoreError::Invalid(format!("stored PIN hash is damaged: {e}")))?;
-            let outcome = if Argon2::default().verify_password(pin.as_bytes(), &parsed).is_ok() {
-                tx.execute("UPDATE profiles SET failed_pin_tries = 0, locked_until = NULL WHERE id = ?1", [id])?;
+            let parsed = PasswordHash::new(&hash)
+                .map_err(|e| StoreError::Invalid(format!("stored PIN hash is damaged: {e}")))?;
+            let outcome = if Argon2::default()
+                .verify_password(pin.as_bytes(), &parsed)
+                .is_ok()
+            {
+                tx.execute(
+                    "UPDATE profiles SET failed_pin_tries = 0, locked_until = NULL WHERE id = ?1",
+                    [id],
+                )?;
                 Ok(())
             } else if tries + 1 >= PIN_MAX_TRIES {
-                let until = (now + Duration::minutes(PIN_LOCK_MINUTES)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-                tx.execute("UPDATE profiles SET failed_pin_tries = 0, locked_until = ?2 WHERE id = ?1", params![id, until])?;
+                let until = (now + Duration::minutes(PIN_LOCK_MINUTES))
+                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+                tx.execute(
+                    "UPDATE profiles SET failed_pin_tries = 0, locked_until = ?2 WHERE id = ?1",
+                    params![id, until],
+                )?;
                 Err(StoreError::PinLocked { until })
             } else {
-                tx.execute("UPDATE profiles SET failed_pin_tries = ?2 WHERE id = ?1", params![id, tries + 1])?;
-                Err(StoreError::WrongPin { tries_left: PIN_MAX_TRIES - (tries + 1) })
+                tx.execute(
+                    "UPDATE profiles SET failed_pin_tries = ?2 WHERE id = ?1",
+                    params![id, tries + 1],
+                )?;
+                Err(StoreError::WrongPin {
+                    tries_left: PIN_MAX_TRIES - (tries + 1),
+                })
             };
             tx.commit()?;
             outcome
@@ -262,7 +324,12 @@ mod tests {
     use super::*;
 
     fn parent(name: &str) -> NewProfile {
-        NewProfile { kind: Some(ProfileKind::Parent), name: name.into(), pin: Some("2468".into()), ..Default::default() }
+        NewProfile {
+            kind: Some(ProfileKind::Parent),
+            name: name.into(),
+            pin: Some("2468".into()),
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -270,18 +337,42 @@ mod tests {
         let s = Store::open_in_memory().unwrap();
         let p = s.profiles().add(parent("Mum")).unwrap();
         assert!(p.has_pin);
-        let c = s.profiles().add(NewProfile { name: "Xiaoming".into(), grade: Some(2), ..Default::default() }).unwrap();
+        let c = s
+            .profiles()
+            .add(NewProfile {
+                name: "Xiaoming".into(),
+                grade: Some(2),
+                ..Default::default()
+            })
+            .unwrap();
         assert_eq!(c.kind, ProfileKind::Child);
         let all = s.profiles().list().unwrap();
-        assert_eq!(all.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["Mum", "Xiaoming"]);
+        assert_eq!(
+            all.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+            ["Mum", "Xiaoming"]
+        );
     }
 
     #[test]
     fn duplicate_names_are_refused_case_insensitively() {
         let s = Store::open_in_memory().unwrap();
-        s.profiles().add(NewProfile { name: "Lily".into(), ..Default::default() }).unwrap();
-        let err = s.profiles().add(NewProfile { name: " lily ".into(), ..Default::default() }).unwrap_err();
-        assert!(matches!(&err, StoreError::NameTaken { name } if name == "lily"), "{err}");
+        s.profiles()
+            .add(NewProfile {
+                name: "Lily".into(),
+                ..Default::default()
+            })
+            .unwrap();
+        let err = s
+            .profiles()
+            .add(NewProfile {
+                name: " lily ".into(),
+                ..Default::default()
+            })
+            .unwrap_err();
+        assert!(
+            matches!(&err, StoreError::NameTaken { name } if name == "lily"),
+            "{err}"
+        );
         assert_eq!(err.code(), "profile.name_taken");
         assert_eq!(s.profiles().list().unwrap().len(), 1);
     }
@@ -290,14 +381,41 @@ mod tests {
     fn bad_fields_are_refused() {
         let s = Store::open_in_memory().unwrap();
         for bad in [
-            NewProfile { name: "  ".into(), ..Default::default() },
-            NewProfile { name: "A".into(), grade: Some(0), ..Default::default() },
-            NewProfile { name: "B".into(), time_zone: Some("Mars/Base".into()), ..Default::default() },
-            NewProfile { name: "C".into(), pin: Some("1234".into()), ..Default::default() },
-            NewProfile { kind: Some(ProfileKind::Parent), name: "D".into(), ..Default::default() },
-            NewProfile { kind: Some(ProfileKind::Parent), name: "E".into(), pin: Some("12a4".into()), ..Default::default() },
+            NewProfile {
+                name: "  ".into(),
+                ..Default::default()
+            },
+            NewProfile {
+                name: "A".into(),
+                grade: Some(0),
+                ..Default::default()
+            },
+            NewProfile {
+                name: "B".into(),
+                time_zone: Some("Mars/Base".into()),
+                ..Default::default()
+            },
+            NewProfile {
+                name: "C".into(),
+                pin: Some("1234".into()),
+                ..Default::default()
+            },
+            NewProfile {
+                kind: Some(ProfileKind::Parent),
+                name: "D".into(),
+                ..Default::default()
+            },
+            NewProfile {
+                kind: Some(ProfileKind::Parent),
+                name: "E".into(),
+                pin: Some("12a4".into()),
+                ..Default::default()
+            },
         ] {
-            assert!(matches!(s.profiles().add(bad).unwrap_err(), StoreError::Invalid(_)));
+            assert!(matches!(
+                s.profiles().add(bad).unwrap_err(),
+                StoreError::Invalid(_)
+            ));
         }
         assert!(s.profiles().list().unwrap().is_empty());
     }
@@ -307,7 +425,13 @@ mod tests {
         let s = Store::open_in_memory().unwrap();
         let err = s
             .profiles()
-            .add_all(vec![parent("Mum"), NewProfile { name: "mum".into(), ..Default::default() }])
+            .add_all(vec![
+                parent("Mum"),
+                NewProfile {
+                    name: "mum".into(),
+                    ..Default::default()
+                },
+            ])
             .unwrap_err();
         assert!(matches!(err, StoreError::NameTaken { .. }));
         assert!(s.profiles().list().unwrap().is_empty());
@@ -318,7 +442,13 @@ mod tests {
         let s = Store::open_in_memory().unwrap();
         let p = s.profiles().add(parent("Dad")).unwrap();
         let hash: String = s
-            .with_conn(|c| Ok(c.query_row("SELECT pin_hash FROM profiles WHERE id=?1", [&p.id], |r| r.get(0))?))
+            .with_conn(|c| {
+                Ok(
+                    c.query_row("SELECT pin_hash FROM profiles WHERE id=?1", [&p.id], |r| {
+                        r.get(0)
+                    })?,
+                )
+            })
             .unwrap();
         assert!(hash.starts_with("$argon2id$"), "{hash}");
         assert!(!hash.contains("2468"));
@@ -336,9 +466,17 @@ mod tests {
                 e => panic!("unexpected {e}"),
             }
         }
-        assert!(matches!(s.profiles().verify_pin(&p.id, "0000", t0).unwrap_err(), StoreError::PinLocked { .. }));
+        assert!(matches!(
+            s.profiles().verify_pin(&p.id, "0000", t0).unwrap_err(),
+            StoreError::PinLocked { .. }
+        ));
         // Even the right PIN is refused while locked.
-        assert!(matches!(s.profiles().verify_pin(&p.id, "2468", t0).unwrap_err(), StoreError::PinLocked { .. }));
-        s.profiles().verify_pin(&p.id, "2468", t0 + Duration::minutes(6)).unwrap();
+        assert!(matches!(
+            s.profiles().verify_pin(&p.id, "2468", t0).unwrap_err(),
+            StoreError::PinLocked { .. }
+        ));
+        s.profiles()
+            .verify_pin(&p.id, "2468", t0 + Duration::minutes(6))
+            .unwrap();
     }
 }

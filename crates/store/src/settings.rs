@@ -18,7 +18,11 @@ impl<'s> Settings<'s> {
     }
 
     /// Reads an app-wide setting (`scope = None`) or a profile's.
-    pub fn get<T: DeserializeOwned>(&self, scope: Option<&str>, key: &str) -> StoreResult<Option<T>> {
+    pub fn get<T: DeserializeOwned>(
+        &self,
+        scope: Option<&str>,
+        key: &str,
+    ) -> StoreResult<Option<T>> {
         let raw: Option<String> = self.store.with_conn(|c| {
             Ok(c.query_row(
                 "SELECT value FROM settings WHERE scope = ?1 AND key = ?2",
@@ -27,8 +31,11 @@ impl<'s> Settings<'s> {
             )
             .optional()?)
         })?;
-        raw.map(|s| serde_json::from_str(&s).map_err(|e| StoreError::Invalid(format!("setting {key} is damaged: {e}"))))
-            .transpose()
+        raw.map(|s| {
+            serde_json::from_str(&s)
+                .map_err(|e| StoreError::Invalid(format!("setting {key} is damaged: {e}")))
+        })
+        .transpose()
     }
 
     pub fn set<T: Serialize>(&self, scope: Option<&str>, key: &str, value: &T) -> StoreResult<()> {
@@ -45,7 +52,10 @@ impl<'s> Settings<'s> {
 
     pub fn remove(&self, scope: Option<&str>, key: &str) -> StoreResult<()> {
         self.store.with_conn(|c| {
-            c.execute("DELETE FROM settings WHERE scope = ?1 AND key = ?2", params![scope.unwrap_or(APP), key])?;
+            c.execute(
+                "DELETE FROM settings WHERE scope = ?1 AND key = ?2",
+                params![scope.unwrap_or(APP), key],
+            )?;
             Ok(())
         })
     }
@@ -59,10 +69,28 @@ mod tests {
     fn round_trip_by_scope() {
         let s = Store::open_in_memory().unwrap();
         s.settings().set(None, "ui.locale", &"en").unwrap();
-        s.settings().set(Some("p1"), "recite.pass_threshold", &90.0).unwrap();
-        assert_eq!(s.settings().get::<String>(None, "ui.locale").unwrap().as_deref(), Some("en"));
-        assert_eq!(s.settings().get::<f64>(Some("p1"), "recite.pass_threshold").unwrap(), Some(90.0));
-        assert_eq!(s.settings().get::<f64>(None, "recite.pass_threshold").unwrap(), None);
+        s.settings()
+            .set(Some("p1"), "recite.pass_threshold", &90.0)
+            .unwrap();
+        assert_eq!(
+            s.settings()
+                .get::<String>(None, "ui.locale")
+                .unwrap()
+                .as_deref(),
+            Some("en")
+        );
+        assert_eq!(
+            s.settings()
+                .get::<f64>(Some("p1"), "recite.pass_threshold")
+                .unwrap(),
+            Some(90.0)
+        );
+        assert_eq!(
+            s.settings()
+                .get::<f64>(None, "recite.pass_threshold")
+                .unwrap(),
+            None
+        );
         s.settings().remove(None, "ui.locale").unwrap();
         assert_eq!(s.settings().get::<String>(None, "ui.locale").unwrap(), None);
     }

@@ -12,10 +12,18 @@ const WRITER_ENV: &str = "DESKMATE_CRASH_WRITER_DB";
 /// The writer half: runs only when the parent test sets the env var.
 #[test]
 fn crash_writer() {
-    let Some(path) = std::env::var_os(WRITER_ENV) else { return };
+    let Some(path) = std::env::var_os(WRITER_ENV) else {
+        return;
+    };
     let store = Store::open(std::path::Path::new(&path)).unwrap();
     for i in 0.. {
-        store.profiles().add(NewProfile { name: format!("child {i}"), ..Default::default() }).unwrap();
+        store
+            .profiles()
+            .add(NewProfile {
+                name: format!("child {i}"),
+                ..Default::default()
+            })
+            .unwrap();
         // Report each committed row so the parent knows what must survive.
         println!("committed {i}");
     }
@@ -47,11 +55,19 @@ fn killed_mid_write_keeps_committed_rows() {
     }
     child.kill().unwrap(); // SIGKILL on Unix: no destructors, no checkpoint
     child.wait().unwrap();
-    assert!(committed >= 200, "writer stopped early after {committed} rows");
+    assert!(
+        committed >= 200,
+        "writer stopped early after {committed} rows"
+    );
 
     let store = Store::open(&db).unwrap();
-    let ok: String = store.with_conn(|c| Ok(c.query_row("PRAGMA integrity_check", [], |r| r.get(0))?)).unwrap();
+    let ok: String = store
+        .with_conn(|c| Ok(c.query_row("PRAGMA integrity_check", [], |r| r.get(0))?))
+        .unwrap();
     assert_eq!(ok, "ok");
     let rows = store.profiles().list().unwrap().len();
-    assert!(rows >= committed, "{rows} rows survived, {committed} were committed");
+    assert!(
+        rows >= committed,
+        "{rows} rows survived, {committed} were committed"
+    );
 }

@@ -16,14 +16,25 @@ const PIN: &str = "2468";
 fn parent(store: &Store) -> String {
     store
         .profiles()
-        .add(NewProfile { kind: Some(ProfileKind::Parent), name: "妈妈".into(), pin: Some(PIN.into()), ..Default::default() })
+        .add(NewProfile {
+            kind: Some(ProfileKind::Parent),
+            name: "妈妈".into(),
+            pin: Some(PIN.into()),
+            ..Default::default()
+        })
         .unwrap()
         .id
 }
 
 fn stored_tries(store: &Store, id: &str) -> u32 {
     store
-        .with_conn(|c| Ok(c.query_row("SELECT failed_pin_tries FROM profiles WHERE id = ?1", [id], |r| r.get(0))?))
+        .with_conn(|c| {
+            Ok(c.query_row(
+                "SELECT failed_pin_tries FROM profiles WHERE id = ?1",
+                [id],
+                |r| r.get(0),
+            )?)
+        })
         .unwrap()
 }
 
@@ -36,7 +47,10 @@ fn the_lock_survives_a_restart() {
         let store = Store::open(&db).unwrap();
         let id = parent(&store);
         for _ in 1..PIN_MAX_TRIES {
-            assert!(matches!(store.profiles().verify_pin(&id, "0000", t0), Err(StoreError::WrongPin { .. })));
+            assert!(matches!(
+                store.profiles().verify_pin(&id, "0000", t0),
+                Err(StoreError::WrongPin { .. })
+            ));
         }
         let err = store.profiles().verify_pin(&id, "0000", t0).unwrap_err();
         assert!(matches!(err, StoreError::PinLocked { .. }), "{err}");
@@ -45,12 +59,23 @@ fn the_lock_survives_a_restart() {
 
     let store = Store::open(&db).unwrap();
     // Still locked after reopening: even the right PIN is refused, with the same end time.
-    let err = store.profiles().verify_pin(&id, PIN, t0 + Duration::minutes(1)).unwrap_err();
-    let StoreError::PinLocked { until } = &err else { panic!("expected a lock, got {err}") };
-    assert_eq!(until, &(t0 + Duration::minutes(5)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+    let err = store
+        .profiles()
+        .verify_pin(&id, PIN, t0 + Duration::minutes(1))
+        .unwrap_err();
+    let StoreError::PinLocked { until } = &err else {
+        panic!("expected a lock, got {err}")
+    };
+    assert_eq!(
+        until,
+        &(t0 + Duration::minutes(5)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    );
     assert_eq!(err.code(), "pin.locked");
     // Once the lock has run out, the right PIN opens the parent area again.
-    store.profiles().verify_pin(&id, PIN, t0 + Duration::minutes(6)).unwrap();
+    store
+        .profiles()
+        .verify_pin(&id, PIN, t0 + Duration::minutes(6))
+        .unwrap();
 }
 
 #[test]
@@ -82,7 +107,10 @@ fn two_checks_at_once(a: Store, b: Store, id: &str) -> Vec<StoreError> {
             let (barrier, id) = (barrier.clone(), id.to_string());
             std::thread::spawn(move || {
                 barrier.wait();
-                store.profiles().verify_pin(&id, "0000", Utc::now()).unwrap_err()
+                store
+                    .profiles()
+                    .verify_pin(&id, "0000", Utc::now())
+                    .unwrap_err()
             })
         })
         .collect();
@@ -132,11 +160,20 @@ fn checks_at_once_cannot_get_past_the_lock() {
     let store = Store::open(&db).unwrap();
     let id = parent(&store);
     for _ in 1..PIN_MAX_TRIES {
-        store.profiles().verify_pin(&id, "0000", Utc::now()).unwrap_err();
+        store
+            .profiles()
+            .verify_pin(&id, "0000", Utc::now())
+            .unwrap_err();
     }
     let errors = two_checks_at_once(Store::open(&db).unwrap(), Store::open(&db).unwrap(), &id);
     for e in &errors {
-        assert!(matches!(e, StoreError::PinLocked { .. }), "expected a lock, got {e}");
+        assert!(
+            matches!(e, StoreError::PinLocked { .. }),
+            "expected a lock, got {e}"
+        );
     }
-    assert!(matches!(store.profiles().verify_pin(&id, PIN, Utc::now()), Err(StoreError::PinLocked { .. })));
+    assert!(matches!(
+        store.profiles().verify_pin(&id, PIN, Utc::now()),
+        Err(StoreError::PinLocked { .. })
+    ));
 }

@@ -9,13 +9,19 @@ fn newer_schema_is_refused_untouched() {
     let db = dir.path().join("deskmate.sqlite3");
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
-        conn.execute_batch("CREATE TABLE future (x); PRAGMA user_version = 999;").unwrap();
+        conn.execute_batch("CREATE TABLE future (x); PRAGMA user_version = 999;")
+            .unwrap();
     }
     let before = std::fs::read(&db).unwrap();
     let err = Store::open(&db).unwrap_err();
-    assert!(matches!(err, StoreError::SchemaTooNew { found: 999, .. }), "{err}");
+    assert!(
+        matches!(err, StoreError::SchemaTooNew { found: 999, .. }),
+        "{err}"
+    );
     assert!(err.to_string().contains("newer Deskmate"), "{err}");
-    assert!(err.to_string().contains(&schema_version_known().to_string()));
+    assert!(err
+        .to_string()
+        .contains(&schema_version_known().to_string()));
     assert_eq!(std::fs::read(&db).unwrap(), before);
 }
 

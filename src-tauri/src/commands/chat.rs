@@ -53,7 +53,10 @@ pub struct LlmSettingsView {
 }
 
 #[tauri::command]
-pub async fn chat_threads(app: State<'_, Deskmate>, profile_id: Option<String>) -> CmdResult<Vec<Thread>> {
+pub async fn chat_threads(
+    app: State<'_, Deskmate>,
+    profile_id: Option<String>,
+) -> CmdResult<Vec<Thread>> {
     blocking(&app, move |app| app.chat_threads(profile_id.as_deref())).await
 }
 
@@ -80,14 +83,23 @@ pub async fn chat_thread(app: State<'_, Deskmate>, thread_id: String) -> CmdResu
                 m.message
                     .tool_calls
                     .into_iter()
-                    .map(|c| ToolCallRef { id: c.id, name: c.name, arguments: c.arguments })
+                    .map(|c| ToolCallRef {
+                        id: c.id,
+                        name: c.name,
+                        arguments: c.arguments,
+                    })
                     .collect()
             }),
             tool_call_id: m.message.tool_call_id,
             created_at: m.created_at,
         })
         .collect();
-    Ok(ThreadView { thread: view.thread, messages, todos: view.state.todos, tool_calls: view.tool_calls })
+    Ok(ThreadView {
+        thread: view.thread,
+        messages,
+        todos: view.state.todos,
+        tool_calls: view.tool_calls,
+    })
 }
 
 /// Starts a run; its AG-UI events arrive on `on_event` until RUN_FINISHED or RUN_ERROR.
@@ -100,8 +112,16 @@ pub async fn chat_send(
     on_event: Channel<serde_json::Value>,
 ) -> CmdResult<RunIds> {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let msg = ChatMessage { thread_id, profile_id, text: message, images: Vec::new() };
-    let run = app.start_chat(msg, &ChatOptions::default(), tx).await.map_err(plain)?;
+    let msg = ChatMessage {
+        thread_id,
+        profile_id,
+        text: message,
+        images: Vec::new(),
+    };
+    let run = app
+        .start_chat(msg, &ChatOptions::default(), tx)
+        .await
+        .map_err(plain)?;
     tauri::async_runtime::spawn(async move {
         while let Some(event) = rx.recv().await {
             match serde_json::to_value(&event) {
@@ -114,7 +134,10 @@ pub async fn chat_send(
             }
         }
     });
-    Ok(RunIds { thread_id: run.thread_id, run_id: run.run_id })
+    Ok(RunIds {
+        thread_id: run.thread_id,
+        run_id: run.run_id,
+    })
 }
 
 #[tauri::command]
@@ -129,7 +152,11 @@ pub async fn chat_cancel(app: State<'_, Deskmate>, run_id: String) -> CmdResult<
 #[tauri::command]
 pub async fn llm_settings_get(app: State<'_, Deskmate>) -> CmdResult<LlmSettingsView> {
     let s = blocking(&app, |app| app.llm_settings()).await?;
-    Ok(LlmSettingsView { model: s.model, base_url: s.base_url, has_key: s.key_source.is_some() })
+    Ok(LlmSettingsView {
+        model: s.model,
+        base_url: s.base_url,
+        has_key: s.key_source.is_some(),
+    })
 }
 
 fn provider_of(model: &str) -> CmdResult<String> {
@@ -158,7 +185,9 @@ pub async fn llm_settings_save(
 pub async fn llm_key_delete(app: State<'_, Deskmate>) -> CmdResult<()> {
     blocking(&app, |app| {
         let model = app.llm_settings()?.model.ok_or_else(|| {
-            deskmate_app::AppError::Config("no AI provider is configured, so there is no key to delete".into())
+            deskmate_app::AppError::Config(
+                "no AI provider is configured, so there is no key to delete".into(),
+            )
         })?;
         let provider = provider_of(&model).map_err(deskmate_app::AppError::Config)?;
         app.delete_llm_api_key(&provider)
@@ -168,6 +197,14 @@ pub async fn llm_key_delete(app: State<'_, Deskmate>) -> CmdResult<()> {
 
 #[tauri::command]
 pub async fn llm_test(app: State<'_, Deskmate>) -> CmdResult<String> {
-    let report = app.test_llm_connection(&ChatOptions::default()).await.map_err(plain)?;
-    Ok(format!("{} answered in {} ms: {}", report.model, report.latency_ms, report.reply.trim()))
+    let report = app
+        .test_llm_connection(&ChatOptions::default())
+        .await
+        .map_err(plain)?;
+    Ok(format!(
+        "{} answered in {} ms: {}",
+        report.model,
+        report.latency_ms,
+        report.reply.trim()
+    ))
 }

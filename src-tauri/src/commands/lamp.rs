@@ -17,7 +17,11 @@ pub async fn lamp_status(app: State<'_, Deskmate>) -> CmdResult<Option<LampState
 }
 
 #[tauri::command]
-pub async fn lamp_connect(handle: AppHandle, app: State<'_, Deskmate>, port: Option<String>) -> CmdResult<LampState> {
+pub async fn lamp_connect(
+    handle: AppHandle,
+    app: State<'_, Deskmate>,
+    port: Option<String>,
+) -> CmdResult<LampState> {
     let state = blocking(&app, move |app| app.lamp_connect(port.map(Into::into))).await?;
     forward_notices(handle, &app)?;
     Ok(state)
@@ -52,9 +56,15 @@ pub async fn lamp_disconnect(app: State<'_, Deskmate>) -> CmdResult<()> {
 /// notices); otherwise the app acts on them directly and the window is shown
 /// the same notice a lamp would send.
 #[tauri::command]
-pub async fn lamp_panel_event(handle: AppHandle, app: State<'_, Deskmate>, event: DeviceEvent) -> CmdResult<()> {
+pub async fn lamp_panel_event(
+    handle: AppHandle,
+    app: State<'_, Deskmate>,
+    event: DeviceEvent,
+) -> CmdResult<()> {
     match blocking(&app, move |app| app.lamp_panel_press(event)).await? {
         PanelPress::ThroughLamp => Ok(()),
-        PanelPress::Direct { notice, .. } => handle.emit(NOTICE_EVENT, &notice).map_err(|e| e.to_string()),
+        PanelPress::Direct { notice, .. } => handle
+            .emit(NOTICE_EVENT, &notice)
+            .map_err(|e| e.to_string()),
     }
 }

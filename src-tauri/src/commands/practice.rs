@@ -44,8 +44,15 @@ fn task_sink(handle: AppHandle) -> TaskSink {
 }
 
 #[tauri::command]
-pub async fn reviews_due(app: State<'_, Deskmate>, profile_id: String) -> CmdResult<Vec<DueReview>> {
-    blocking(&app, move |app| app.reviews_due(&profile_id, Utc::now()).map_err(recite_error)).await
+pub async fn reviews_due(
+    app: State<'_, Deskmate>,
+    profile_id: String,
+) -> CmdResult<Vec<DueReview>> {
+    blocking(&app, move |app| {
+        app.reviews_due(&profile_id, Utc::now())
+            .map_err(recite_error)
+    })
+    .await
 }
 
 #[tauri::command]
@@ -55,11 +62,17 @@ pub async fn practice_start(
     material_id: String,
     mode: Mode,
 ) -> CmdResult<PracticeView> {
-    blocking(&app, move |app| app.practice_start(&profile_id, &material_id, mode)).await
+    blocking(&app, move |app| {
+        app.practice_start(&profile_id, &material_id, mode)
+    })
+    .await
 }
 
 #[tauri::command]
-pub async fn practice_current(app: State<'_, Deskmate>, profile_id: String) -> CmdResult<Option<PracticeView>> {
+pub async fn practice_current(
+    app: State<'_, Deskmate>,
+    profile_id: String,
+) -> CmdResult<Option<PracticeView>> {
     blocking(&app, move |app| app.practice_current(&profile_id)).await
 }
 
@@ -71,7 +84,11 @@ pub async fn practice_submit_text(
     text: String,
 ) -> CmdResult<TaskId> {
     let sink = task_sink(handle);
-    blocking(&app, move |app| app.practice_submit_text(&practice_id, text, sink)).await.map(|task_id| TaskId { task_id })
+    blocking(&app, move |app| {
+        app.practice_submit_text(&practice_id, text, sink)
+    })
+    .await
+    .map(|task_id| TaskId { task_id })
 }
 
 /// The level meter's payload on `practice://level`.
@@ -102,26 +119,46 @@ pub fn recording_sinks(handle: AppHandle) -> RecordingSinks {
             tracing::warn!("cannot send the partial transcript to the window: {e}");
         }
     });
-    RecordingSinks { levels, partials, tasks }
+    RecordingSinks {
+        levels,
+        partials,
+        tasks,
+    }
 }
 
 /// Opens the microphone and returns the attempt's task id at once; the end
 /// of speech (or `practice_record_stop`) queues the check under that id,
 /// whose progress arrives as `practice://task` events.
 #[tauri::command]
-pub async fn practice_record_start(handle: AppHandle, app: State<'_, Deskmate>, practice_id: String) -> CmdResult<TaskId> {
+pub async fn practice_record_start(
+    handle: AppHandle,
+    app: State<'_, Deskmate>,
+    practice_id: String,
+) -> CmdResult<TaskId> {
     let sinks = recording_sinks(handle);
-    blocking(&app, move |app| app.practice_record_start(&practice_id, sinks)).await.map(|task_id| TaskId { task_id })
+    blocking(&app, move |app| {
+        app.practice_record_start(&practice_id, sinks)
+    })
+    .await
+    .map(|task_id| TaskId { task_id })
 }
 
 /// Ends the recording; answers with the task id the attempt is checked under.
 #[tauri::command]
-pub async fn practice_record_stop(app: State<'_, Deskmate>, practice_id: String) -> CmdResult<TaskId> {
-    blocking(&app, move |app| app.practice_record_stop(&practice_id)).await.map(|task_id| TaskId { task_id })
+pub async fn practice_record_stop(
+    app: State<'_, Deskmate>,
+    practice_id: String,
+) -> CmdResult<TaskId> {
+    blocking(&app, move |app| app.practice_record_stop(&practice_id))
+        .await
+        .map(|task_id| TaskId { task_id })
 }
 
 #[tauri::command]
-pub async fn practice_retry(app: State<'_, Deskmate>, practice_id: String) -> CmdResult<PracticeView> {
+pub async fn practice_retry(
+    app: State<'_, Deskmate>,
+    practice_id: String,
+) -> CmdResult<PracticeView> {
     blocking(&app, move |app| app.practice_retry(&practice_id)).await
 }
 
@@ -131,16 +168,25 @@ pub async fn practice_leave(app: State<'_, Deskmate>, practice_id: String) -> Cm
 }
 
 #[tauri::command]
-pub async fn report(app: State<'_, Deskmate>, profile_id: String, kind: String, date: String) -> CmdResult<Report> {
+pub async fn report(
+    app: State<'_, Deskmate>,
+    profile_id: String,
+    kind: String,
+    date: String,
+) -> CmdResult<Report> {
     let report_type = match kind.as_str() {
         "daily" => ReportType::Daily,
         "weekly" => ReportType::Weekly,
         other => return Err(format!("a report is daily or weekly, not {other:?}")),
     };
-    let date = NaiveDate::parse_from_str(&date, "%Y-%m-%d").map_err(|_| format!("{date:?} is not a date like 2026-11-22"))?;
-    blocking(&app, move |app| app.report(&profile_id, report_type, date, Utc::now()).map_err(recite_error)).await
+    let date = NaiveDate::parse_from_str(&date, "%Y-%m-%d")
+        .map_err(|_| format!("{date:?} is not a date like 2026-11-22"))?;
+    blocking(&app, move |app| {
+        app.report(&profile_id, report_type, date, Utc::now())
+            .map_err(recite_error)
+    })
+    .await
 }
-
 
 /// A report's attempts, one by one: `from`..`to` is the report's period (RFC 3339).
 #[tauri::command]
@@ -150,5 +196,8 @@ pub async fn report_attempts(
     from: String,
     to: String,
 ) -> CmdResult<Vec<ListedAttempt>> {
-    blocking(&app, move |app| app.attempts_between(&profile_id, &from, &to)).await
+    blocking(&app, move |app| {
+        app.attempts_between(&profile_id, &from, &to)
+    })
+    .await
 }

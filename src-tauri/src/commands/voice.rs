@@ -15,7 +15,10 @@ pub async fn voice_settings_get(app: State<'_, Deskmate>) -> CmdResult<Option<Cl
 
 /// `None` (null) goes back to espeak-ng only.
 #[tauri::command]
-pub async fn voice_settings_save(app: State<'_, Deskmate>, cloud: Option<CloudVoice>) -> CmdResult<()> {
+pub async fn voice_settings_save(
+    app: State<'_, Deskmate>,
+    cloud: Option<CloudVoice>,
+) -> CmdResult<()> {
     blocking(&app, move |app| app.save_cloud_voice(cloud.as_ref())).await
 }
 

@@ -23,7 +23,10 @@ const MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
 fn modified(m: &std::fs::Metadata) -> String {
     m.modified()
         .ok()
-        .map(|t| chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+        .map(|t| {
+            chrono::DateTime::<chrono::Utc>::from(t)
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        })
         .unwrap_or_default()
 }
 
@@ -37,16 +40,24 @@ fn io_error(path: &str, e: &std::io::Error) -> ToolOutput {
 
 /// Reads a text file after the sandbox checks.
 fn read_text(sandbox: &Sandbox, path: &str) -> Result<(std::path::PathBuf, String), ToolOutput> {
-    let host = sandbox.resolve(path).map_err(|e| ToolOutput::error(e.to_string()))?;
+    let host = sandbox
+        .resolve(path)
+        .map_err(|e| ToolOutput::error(e.to_string()))?;
     let meta = std::fs::metadata(&host).map_err(|e| io_error(path, &e))?;
     if meta.is_dir() {
-        return Err(ToolOutput::error(format!("'{path}' is a directory; use ls to list it")));
+        return Err(ToolOutput::error(format!(
+            "'{path}' is a directory; use ls to list it"
+        )));
     }
     if meta.len() > MAX_FILE_BYTES {
-        return Err(ToolOutput::error(format!("'{path}' is too large ({} bytes) to read as text", meta.len())));
+        return Err(ToolOutput::error(format!(
+            "'{path}' is too large ({} bytes) to read as text",
+            meta.len()
+        )));
     }
     let bytes = std::fs::read(&host).map_err(|e| io_error(path, &e))?;
-    let text = String::from_utf8(bytes).map_err(|_| ToolOutput::error(format!("'{path}' is not a UTF-8 text file")))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| ToolOutput::error(format!("'{path}' is not a UTF-8 text file")))?;
     Ok((host, text))
 }
 
@@ -95,17 +106,25 @@ fn ls(sandbox: &Sandbox, path: &str) -> ToolOutput {
     let shown = Sandbox::display_path(path);
     let entries = match std::fs::read_dir(&host) {
         Ok(e) => e,
-        Err(e) if e.kind() == ErrorKind::NotFound => return ToolOutput::error(format!("path '{shown}' not found")),
-        Err(e) if host.is_file() => return ToolOutput::error(format!("'{shown}' is a file, not a folder ({e})")),
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            return ToolOutput::error(format!("path '{shown}' not found"))
+        }
+        Err(e) if host.is_file() => {
+            return ToolOutput::error(format!("'{shown}' is a file, not a folder ({e})"))
+        }
         Err(e) => return io_error(&shown, &e),
     };
     let mut rows = Vec::new();
     for entry in entries.flatten() {
-        let Ok(meta) = entry.path().symlink_metadata() else { continue };
+        let Ok(meta) = entry.path().symlink_metadata() else {
+            continue;
+        };
         if meta.file_type().is_symlink() {
             continue; // never shown, never followed
         }
-        let Some(mut vpath) = sandbox.virtual_path(&entry.path()) else { continue };
+        let Some(mut vpath) = sandbox.virtual_path(&entry.path()) else {
+            continue;
+        };
         if meta.is_dir() {
             vpath.push('/');
         }
@@ -155,7 +174,8 @@ impl Tool for ReadFile {
                 Ok(a) => a,
                 Err(e) => return e,
             };
-            blocking(move || read_file(&ctx.sandbox, &args.file_path, args.offset, args.limit)).await
+            blocking(move || read_file(&ctx.sandbox, &args.file_path, args.offset, args.limit))
+                .await
         })
     }
 }
@@ -171,7 +191,10 @@ pub fn read_file(sandbox: &Sandbox, path: &str, offset: usize, limit: usize) -> 
     }
     let lines: Vec<&str> = text.lines().collect();
     if offset >= lines.len() {
-        return ToolOutput::error(format!("Line offset {offset} exceeds file length ({} lines)", lines.len()));
+        return ToolOutput::error(format!(
+            "Line offset {offset} exceeds file length ({} lines)",
+            lines.len()
+        ));
     }
     let end = offset.saturating_add(limit.max(1)).min(lines.len());
     let mut out = String::new();
@@ -183,7 +206,10 @@ pub fn read_file(sandbox: &Sandbox, path: &str, offset: usize, limit: usize) -> 
         out.push_str(&format!("{:6}\t{}\n", offset + i + 1, line));
     }
     if end < lines.len() {
-        out.push_str(&format!("… {} more lines; read on with offset={end}\n", lines.len() - end));
+        out.push_str(&format!(
+            "… {} more lines; read on with offset={end}\n",
+            lines.len() - end
+        ));
     }
     ToolOutput::ok(out)
 }
@@ -250,7 +276,10 @@ pub fn write_file(sandbox: &Sandbox, path: &str, content: &str) -> ToolOutput {
         }
     }
     // create_new refuses an existing file or link atomically (O_EXCL).
-    let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&host);
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&host);
     match file {
         Ok(mut f) => match f.write_all(content.as_bytes()).and_then(|()| f.sync_all()) {
             Ok(()) => ToolOutput::ok(format!("Updated file {}", Sandbox::display_path(path))),
@@ -300,12 +329,27 @@ impl Tool for EditFile {
             let sandbox = Arc::clone(&ctx.sandbox);
             let _guard = sandbox.write_lock.lock().await;
             let sb = Arc::clone(&ctx.sandbox);
-            blocking(move || edit_file(&sb, &args.file_path, &args.old_string, &args.new_string, args.replace_all)).await
+            blocking(move || {
+                edit_file(
+                    &sb,
+                    &args.file_path,
+                    &args.old_string,
+                    &args.new_string,
+                    args.replace_all,
+                )
+            })
+            .await
         })
     }
 }
 
-pub fn edit_file(sandbox: &Sandbox, path: &str, old: &str, new: &str, replace_all: bool) -> ToolOutput {
+pub fn edit_file(
+    sandbox: &Sandbox,
+    path: &str,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+) -> ToolOutput {
     if old.is_empty() {
         return ToolOutput::error("old_string is empty; give the exact text to replace");
     }
@@ -322,11 +366,17 @@ pub fn edit_file(sandbox: &Sandbox, path: &str, old: &str, new: &str, replace_al
             "String '{old}' appears {count} times in file. Use replace_all=true to replace all instances, or provide a more specific string with surrounding context."
         ));
     }
-    let updated = if replace_all { text.replace(old, new) } else { text.replacen(old, new, 1) };
+    let updated = if replace_all {
+        text.replace(old, new)
+    } else {
+        text.replacen(old, new, 1)
+    };
     // Write beside the file and rename over it, so a crash never leaves half a file.
     let tmp = host.with_file_name(format!(
         ".{}.deskmate-edit",
-        host.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+        host.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
     ));
     let mut file = match create_edit_file(&tmp) {
         Ok(f) => f,
@@ -334,7 +384,8 @@ pub fn edit_file(sandbox: &Sandbox, path: &str, old: &str, new: &str, replace_al
     };
     let written = {
         use std::io::Write;
-        file.write_all(updated.as_bytes()).and_then(|()| file.sync_all())
+        file.write_all(updated.as_bytes())
+            .and_then(|()| file.sync_all())
     };
     drop(file);
     // rename replaces the entry at `host` itself; it never follows a link there.
@@ -342,7 +393,10 @@ pub fn edit_file(sandbox: &Sandbox, path: &str, old: &str, new: &str, replace_al
         let _ = std::fs::remove_file(&tmp);
         return ToolOutput::error(format!("cannot save '{path}': {e}"));
     }
-    ToolOutput::ok(format!("Successfully replaced {count} instance(s) of the string in '{}'", Sandbox::display_path(path)))
+    ToolOutput::ok(format!(
+        "Successfully replaced {count} instance(s) of the string in '{}'",
+        Sandbox::display_path(path)
+    ))
 }
 
 /// Creates `edit_file`'s temporary file new (`O_CREAT | O_EXCL`, which never
@@ -355,14 +409,20 @@ fn create_edit_file(tmp: &std::path::Path) -> std::io::Result<std::fs::File> {
         Ok(m) if m.is_dir() => {
             return Err(std::io::Error::new(
                 ErrorKind::AlreadyExists,
-                format!("a folder is in the way of the temporary file {}", tmp.display()),
+                format!(
+                    "a folder is in the way of the temporary file {}",
+                    tmp.display()
+                ),
             ))
         }
         Ok(_) => std::fs::remove_file(tmp)?,
         Err(e) if e.kind() == ErrorKind::NotFound => {}
         Err(e) => return Err(e),
     }
-    std::fs::OpenOptions::new().write(true).create_new(true).open(tmp)
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(tmp)
 }
 
 #[cfg(test)]
@@ -404,22 +464,38 @@ mod tests {
         let text: String = (1..=10).map(|i| format!("line {i}\n")).collect();
         write_file(&sb, "/f.txt", &text);
         let all = read_file(&sb, "/f.txt", 0, DEFAULT_READ_LIMIT);
-        assert!(all.content.starts_with("     1\tline 1\n"), "{}", all.content);
+        assert!(
+            all.content.starts_with("     1\tline 1\n"),
+            "{}",
+            all.content
+        );
         assert!(all.content.contains("    10\tline 10\n"));
         let page = read_file(&sb, "/f.txt", 3, 2);
-        assert_eq!(page.content, "     4\tline 4\n     5\tline 5\n… 5 more lines; read on with offset=5\n");
+        assert_eq!(
+            page.content,
+            "     4\tline 4\n     5\tline 5\n… 5 more lines; read on with offset=5\n"
+        );
         let out = read_file(&sb, "/f.txt", 10, 5);
         assert!(out.is_error);
-        assert_eq!(out.content, "Error: Line offset 10 exceeds file length (10 lines)");
-        assert!(read_file(&sb, "/nope.txt", 0, 10).content.contains("not found"));
+        assert_eq!(
+            out.content,
+            "Error: Line offset 10 exceeds file length (10 lines)"
+        );
+        assert!(read_file(&sb, "/nope.txt", 0, 10)
+            .content
+            .contains("not found"));
         write_file(&sb, "/empty.txt", "");
-        assert!(read_file(&sb, "/empty.txt", 0, 10).content.contains("empty contents"));
+        assert!(read_file(&sb, "/empty.txt", 0, 10)
+            .content
+            .contains("empty contents"));
         write_file(&sb, "/long.txt", &"字".repeat(3000));
         let long = read_file(&sb, "/long.txt", 0, 10);
         assert_eq!(long.content.matches('字').count(), MAX_LINE_CHARS);
         assert!(long.content.contains("[line cut]"));
         std::fs::write(sb.root().join("bin"), [0xff, 0xfe, 0x00]).unwrap();
-        assert!(read_file(&sb, "/bin", 0, 10).content.contains("not a UTF-8"));
+        assert!(read_file(&sb, "/bin", 0, 10)
+            .content
+            .contains("not a UTF-8"));
     }
 
     #[test]
@@ -427,11 +503,17 @@ mod tests {
         let (_d, sb) = sandbox();
         let out = write_file(&sb, "/deep/er/new.md", "v1");
         assert!(!out.is_error, "{}", out.content);
-        assert_eq!(std::fs::read_to_string(sb.root().join("deep/er/new.md")).unwrap(), "v1");
+        assert_eq!(
+            std::fs::read_to_string(sb.root().join("deep/er/new.md")).unwrap(),
+            "v1"
+        );
         let again = write_file(&sb, "/deep/er/new.md", "v2");
         assert!(again.is_error);
         assert!(again.content.contains("already exists"));
-        assert_eq!(std::fs::read_to_string(sb.root().join("deep/er/new.md")).unwrap(), "v1");
+        assert_eq!(
+            std::fs::read_to_string(sb.root().join("deep/er/new.md")).unwrap(),
+            "v1"
+        );
         assert!(write_file(&sb, "/", "x").is_error);
         assert!(write_file(&sb, "../escape.txt", "x").is_error);
     }
@@ -448,10 +530,15 @@ mod tests {
         assert!(one.content.contains("1 instance"));
         let all = edit_file(&sb, "/p.md", "明月", "明日", true);
         assert!(all.content.contains("2 instance"));
-        assert_eq!(std::fs::read_to_string(sb.root().join("p.md")).unwrap(), "床前明日光\n疑似地上霜\n明日\n");
+        assert_eq!(
+            std::fs::read_to_string(sb.root().join("p.md")).unwrap(),
+            "床前明日光\n疑似地上霜\n明日\n"
+        );
         let missing = edit_file(&sb, "/p.md", "不在", "x", false);
         assert_eq!(missing.content, "Error: String not found in file: '不在'");
-        assert!(edit_file(&sb, "/none.md", "a", "b", false).content.contains("not found"));
+        assert!(edit_file(&sb, "/none.md", "a", "b", false)
+            .content
+            .contains("not found"));
         assert!(edit_file(&sb, "/p.md", "", "b", false).is_error);
         // No temporary file is left behind.
         assert_eq!(std::fs::read_dir(sb.root()).unwrap().count(), 1);
@@ -470,21 +557,46 @@ mod tests {
         let out = edit_file(&sb, "/p.md", "old", "new", false);
         assert!(!out.is_error, "{}", out.content);
         assert_eq!(std::fs::read_to_string(&outside).unwrap(), "do not touch");
-        assert_eq!(std::fs::read_to_string(sb.root().join("p.md")).unwrap(), "new text");
-        assert!(!sb.root().join("p.md").symlink_metadata().unwrap().file_type().is_symlink());
-        assert!(planted.symlink_metadata().is_err(), "the planted link is gone");
+        assert_eq!(
+            std::fs::read_to_string(sb.root().join("p.md")).unwrap(),
+            "new text"
+        );
+        assert!(!sb
+            .root()
+            .join("p.md")
+            .symlink_metadata()
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert!(
+            planted.symlink_metadata().is_err(),
+            "the planted link is gone"
+        );
         // A dangling link and a stale file from a crash are no obstacle either.
         std::os::unix::fs::symlink(d.path().join("nowhere"), &planted).unwrap();
         assert!(!edit_file(&sb, "/p.md", "new", "newer", false).is_error);
-        assert!(!d.path().join("nowhere").exists(), "nothing was created outside");
+        assert!(
+            !d.path().join("nowhere").exists(),
+            "nothing was created outside"
+        );
         std::fs::write(&planted, "stale").unwrap();
         assert!(!edit_file(&sb, "/p.md", "newer", "newest", false).is_error);
-        assert_eq!(std::fs::read_to_string(sb.root().join("p.md")).unwrap(), "newest text");
+        assert_eq!(
+            std::fs::read_to_string(sb.root().join("p.md")).unwrap(),
+            "newest text"
+        );
         // A folder in the way is refused, and the file is unchanged.
         std::fs::create_dir(&planted).unwrap();
         let refused = edit_file(&sb, "/p.md", "newest", "x", false);
-        assert!(refused.is_error && refused.content.contains("folder is in the way"), "{}", refused.content);
-        assert_eq!(std::fs::read_to_string(sb.root().join("p.md")).unwrap(), "newest text");
+        assert!(
+            refused.is_error && refused.content.contains("folder is in the way"),
+            "{}",
+            refused.content
+        );
+        assert_eq!(
+            std::fs::read_to_string(sb.root().join("p.md")).unwrap(),
+            "newest text"
+        );
         assert_eq!(std::fs::read_dir(sb.root()).unwrap().count(), 2);
     }
 }

@@ -9,8 +9,8 @@ mod search_files;
 mod todos;
 mod web;
 
-use std::collections::BTreeMap;
 use std::any::Any;
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -48,14 +48,26 @@ pub struct ToolOutput {
 
 impl ToolOutput {
     pub fn ok(content: impl Into<String>) -> Self {
-        Self { content: content.into(), is_error: false, todos: None }
+        Self {
+            content: content.into(),
+            is_error: false,
+            todos: None,
+        }
     }
 
     /// A failure the model reads (prefixed `Error:` when it is not already).
     pub fn error(message: impl Into<String>) -> Self {
         let m = message.into();
-        let content = if m.starts_with("Error") { m } else { format!("Error: {m}") };
-        Self { content, is_error: true, todos: None }
+        let content = if m.starts_with("Error") {
+            m
+        } else {
+            format!("Error: {m}")
+        };
+        Self {
+            content,
+            is_error: true,
+            todos: None,
+        }
     }
 }
 
@@ -131,20 +143,31 @@ impl ToolSet {
     /// become error text for the model.
     pub async fn call(&self, ctx: ToolContext, name: &str, arguments: &str) -> ToolOutput {
         let Some(tool) = self.get(name) else {
-            return ToolOutput::error(format!("there is no tool named {name:?}; the tools are: {}", self.names().join(", ")));
+            return ToolOutput::error(format!(
+                "there is no tool named {name:?}; the tools are: {}",
+                self.names().join(", ")
+            ));
         };
-        let args =
-            if arguments.trim().is_empty() { Ok(Value::Object(Default::default())) } else { serde_json::from_str(arguments) };
+        let args = if arguments.trim().is_empty() {
+            Ok(Value::Object(Default::default()))
+        } else {
+            serde_json::from_str(arguments)
+        };
         match args {
             Ok(v @ Value::Object(_)) => {
                 // The tool's state is not shared with the loop: after a panic
                 // nothing half-changed is used again, so unwinding is safe.
-                let running = match std::panic::catch_unwind(AssertUnwindSafe(|| tool.call(ctx, v))) {
+                let running = match std::panic::catch_unwind(AssertUnwindSafe(|| tool.call(ctx, v)))
+                {
                     Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
                     Err(panic) => Err(panic),
                 };
                 running.unwrap_or_else(|panic| {
-                    tracing::error!(tool = name, "a tool panicked: {}", panic_message(panic.as_ref()));
+                    tracing::error!(
+                        tool = name,
+                        "a tool panicked: {}",
+                        panic_message(panic.as_ref())
+                    );
                     ToolOutput::error(format!(
                         "the tool {name} failed unexpectedly ({}); try something else",
                         panic_message(panic.as_ref())
@@ -152,19 +175,26 @@ impl ToolSet {
                 })
             }
             Ok(_) => ToolOutput::error(format!("the arguments for {name} must be a JSON object")),
-            Err(e) => ToolOutput::error(format!("the arguments for {name} are not valid JSON ({e}); send a JSON object")),
+            Err(e) => ToolOutput::error(format!(
+                "the arguments for {name} are not valid JSON ({e}); send a JSON object"
+            )),
         }
     }
 }
 
 /// The text a panic carried (`panic!("…")` gives a `&str` or a `String`).
 fn panic_message(panic: &(dyn Any + Send)) -> &str {
-    panic.downcast_ref::<&str>().copied().or_else(|| panic.downcast_ref::<String>().map(String::as_str)).unwrap_or("a panic")
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a panic")
 }
 
 /// Reads a tool's arguments into its argument type.
 pub(crate) fn parse_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ToolOutput> {
-    serde_json::from_value(args).map_err(|e| ToolOutput::error(format!("invalid arguments for {tool}: {e}")))
+    serde_json::from_value(args)
+        .map_err(|e| ToolOutput::error(format!("invalid arguments for {tool}: {e}")))
 }
 
 /// The JSON Schema of an argument type, without the keys providers dislike.
@@ -230,16 +260,35 @@ mod tests {
             tool_call_id: "c".into(),
         };
         let mut set = ToolSet::default();
-        set.add(Arc::new(Buggy { name: "async_bug", when_starting: false }));
-        set.add(Arc::new(Buggy { name: "start_bug", when_starting: true }));
+        set.add(Arc::new(Buggy {
+            name: "async_bug",
+            when_starting: false,
+        }));
+        set.add(Arc::new(Buggy {
+            name: "start_bug",
+            when_starting: true,
+        }));
         let out = set.call(ctx.clone(), "async_bug", "{}").await;
         assert!(out.is_error);
-        assert!(out.content.starts_with("Error: the tool async_bug failed unexpectedly"), "{}", out.content);
-        assert!(out.content.contains("index out of bounds"), "{}", out.content);
+        assert!(
+            out.content
+                .starts_with("Error: the tool async_bug failed unexpectedly"),
+            "{}",
+            out.content
+        );
+        assert!(
+            out.content.contains("index out of bounds"),
+            "{}",
+            out.content
+        );
         let out = set.call(ctx.clone(), "start_bug", "{}").await;
         assert!(out.is_error);
         assert!(out.content.contains("bad plug-in setup"), "{}", out.content);
         // The set still works afterwards.
-        assert!(set.call(ctx, "async_bug", "[]").await.content.contains("must be a JSON object"));
+        assert!(set
+            .call(ctx, "async_bug", "[]")
+            .await
+            .content
+            .contains("must be a JSON object"));
     }
 }

@@ -27,9 +27,12 @@ fn matcher(pattern: &str) -> Result<GlobMatcher, ToolOutput> {
 
 /// Every regular file under `base` (a folder or one file), as host paths.
 fn files_under(sandbox: &Sandbox, base: &str) -> Result<Vec<std::path::PathBuf>, ToolOutput> {
-    let host = sandbox.resolve(base).map_err(|e| ToolOutput::error(e.to_string()))?;
-    let meta = std::fs::symlink_metadata(&host)
-        .map_err(|_| ToolOutput::error(format!("path '{}' not found", Sandbox::display_path(base))))?;
+    let host = sandbox
+        .resolve(base)
+        .map_err(|e| ToolOutput::error(e.to_string()))?;
+    let meta = std::fs::symlink_metadata(&host).map_err(|_| {
+        ToolOutput::error(format!("path '{}' not found", Sandbox::display_path(base)))
+    })?;
     if meta.is_file() {
         return Ok(vec![host]);
     }
@@ -101,14 +104,25 @@ pub fn glob(sandbox: &Sandbox, pattern: &str, path: &str) -> ToolOutput {
         Ok(f) => f,
         Err(e) => return e,
     };
-    let found: Vec<String> =
-        files.iter().filter(|f| m.is_match(relative(&base, f))).filter_map(|f| sandbox.virtual_path(f)).collect();
+    let found: Vec<String> = files
+        .iter()
+        .filter(|f| m.is_match(relative(&base, f)))
+        .filter_map(|f| sandbox.virtual_path(f))
+        .collect();
     if found.is_empty() {
         return ToolOutput::ok(format!("No files found matching pattern '{pattern}'"));
     }
-    let mut out = found.iter().take(MAX_RESULTS).cloned().collect::<Vec<_>>().join("\n");
+    let mut out = found
+        .iter()
+        .take(MAX_RESULTS)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("\n");
     if found.len() > MAX_RESULTS {
-        out.push_str(&format!("\n… and {} more; narrow the pattern", found.len() - MAX_RESULTS));
+        out.push_str(&format!(
+            "\n… and {} more; narrow the pattern",
+            found.len() - MAX_RESULTS
+        ));
     }
     ToolOutput::ok(out)
 }
@@ -149,19 +163,39 @@ impl Tool for Grep {
                 Ok(a) => a,
                 Err(e) => return e,
             };
-            blocking(move || grep(&ctx.sandbox, &a.pattern, &a.path, a.glob.as_deref(), a.output_mode.as_deref())).await
+            blocking(move || {
+                grep(
+                    &ctx.sandbox,
+                    &a.pattern,
+                    &a.path,
+                    a.glob.as_deref(),
+                    a.output_mode.as_deref(),
+                )
+            })
+            .await
         })
     }
 }
 
-pub fn grep(sandbox: &Sandbox, pattern: &str, path: &str, glob: Option<&str>, mode: Option<&str>) -> ToolOutput {
-    let re = match regex::RegexBuilder::new(pattern).size_limit(1 << 20).build() {
+pub fn grep(
+    sandbox: &Sandbox,
+    pattern: &str,
+    path: &str,
+    glob: Option<&str>,
+    mode: Option<&str>,
+) -> ToolOutput {
+    let re = match regex::RegexBuilder::new(pattern)
+        .size_limit(1 << 20)
+        .build()
+    {
         Ok(r) => r,
         Err(e) => return ToolOutput::error(format!("invalid regex pattern '{pattern}': {e}")),
     };
     let mode = mode.unwrap_or("files_with_matches");
     if !matches!(mode, "files_with_matches" | "content" | "count") {
-        return ToolOutput::error(format!("output_mode must be files_with_matches, content or count, not '{mode}'"));
+        return ToolOutput::error(format!(
+            "output_mode must be files_with_matches, content or count, not '{mode}'"
+        ));
     }
     let filter = match glob.map(matcher).transpose() {
         Ok(f) => f,
@@ -184,11 +218,18 @@ pub fn grep(sandbox: &Sandbox, pattern: &str, path: &str, glob: Option<&str>, mo
                 continue;
             }
         }
-        if std::fs::metadata(&file).map(|m| m.len() > MAX_GREP_BYTES).unwrap_or(true) {
+        if std::fs::metadata(&file)
+            .map(|m| m.len() > MAX_GREP_BYTES)
+            .unwrap_or(true)
+        {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(&file) else { continue }; // binary or unreadable
-        let Some(vpath) = sandbox.virtual_path(&file) else { continue };
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        }; // binary or unreadable
+        let Some(vpath) = sandbox.virtual_path(&file) else {
+            continue;
+        };
         match mode {
             "content" => {
                 for (i, line) in text.lines().enumerate().filter(|(_, l)| re.is_match(l)) {
@@ -216,7 +257,10 @@ pub fn grep(sandbox: &Sandbox, pattern: &str, path: &str, glob: Option<&str>, mo
     lines.truncate(MAX_RESULTS);
     let mut out = lines.join("\n");
     if total > MAX_RESULTS {
-        out.push_str(&format!("\n… and {} more; narrow the search", total - MAX_RESULTS));
+        out.push_str(&format!(
+            "\n… and {} more; narrow the search",
+            total - MAX_RESULTS
+        ));
     }
     ToolOutput::ok(out)
 }
@@ -242,7 +286,9 @@ mod tests {
         assert_eq!(glob(&sb, "*.md", "/").content, "/a.md");
         assert_eq!(glob(&sb, "**/*.md", "/").content, "/a.md\n/notes/b.md");
         assert_eq!(glob(&sb, "*.txt", "/notes").content, "/notes/c.txt");
-        assert!(glob(&sb, "*.pdf", "/").content.starts_with("No files found"));
+        assert!(glob(&sb, "*.pdf", "/")
+            .content
+            .starts_with("No files found"));
         assert!(glob(&sb, "[", "/").is_error);
         assert!(glob(&sb, "*", "/../..").is_error);
     }
@@ -250,14 +296,33 @@ mod tests {
     #[test]
     fn grep_modes_filters_and_bad_regex() {
         let (_d, sb) = workspace();
-        assert_eq!(grep(&sb, "明月", "/", None, None).content, "/a.md\n/notes/b.md");
-        assert_eq!(grep(&sb, "明月", "/", None, Some("content")).content, "/a.md:2: 床前明月光\n/notes/b.md:1: 明月几时有");
-        assert_eq!(grep(&sb, "o", "/notes", Some("*.txt"), Some("count")).content, "/notes/c.txt: 1");
-        assert_eq!(grep(&sb, "TODO", "/notes/b.md", None, None).content, "/notes/b.md");
-        assert!(grep(&sb, "zzz", "/", None, None).content.starts_with("No matches"));
+        assert_eq!(
+            grep(&sb, "明月", "/", None, None).content,
+            "/a.md\n/notes/b.md"
+        );
+        assert_eq!(
+            grep(&sb, "明月", "/", None, Some("content")).content,
+            "/a.md:2: 床前明月光\n/notes/b.md:1: 明月几时有"
+        );
+        assert_eq!(
+            grep(&sb, "o", "/notes", Some("*.txt"), Some("count")).content,
+            "/notes/c.txt: 1"
+        );
+        assert_eq!(
+            grep(&sb, "TODO", "/notes/b.md", None, None).content,
+            "/notes/b.md"
+        );
+        assert!(grep(&sb, "zzz", "/", None, None)
+            .content
+            .starts_with("No matches"));
         let bad = grep(&sb, "(unclosed", "/", None, None);
         assert!(bad.is_error);
-        assert!(bad.content.starts_with("Error: invalid regex pattern '(unclosed'"), "{}", bad.content);
+        assert!(
+            bad.content
+                .starts_with("Error: invalid regex pattern '(unclosed'"),
+            "{}",
+            bad.content
+        );
         assert!(grep(&sb, "x", "/", None, Some("lines")).is_error);
     }
 }

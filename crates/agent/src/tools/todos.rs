@@ -66,7 +66,10 @@ impl Tool for WriteTodos {
                 return ToolOutput::error("every todo needs content");
             }
             let json = serde_json::to_string(&args.todos).unwrap_or_default();
-            ToolOutput { todos: Some(args.todos), ..ToolOutput::ok(format!("Updated todo list to {json}")) }
+            ToolOutput {
+                todos: Some(args.todos),
+                ..ToolOutput::ok(format!("Updated todo list to {json}"))
+            }
         })
     }
 }

@@ -25,7 +25,10 @@ pub struct SearchConfig {
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        Self { api_key: None, base_url: "https://api.tavily.com".into() }
+        Self {
+            api_key: None,
+            base_url: "https://api.tavily.com".into(),
+        }
     }
 }
 
@@ -33,9 +36,14 @@ impl SearchConfig {
     /// The key from [`SEARCH_KEY_ENV`], if set, and the base URL from
     /// [`SEARCH_URL_ENV`] when it is set (else Tavily's).
     pub fn from_env() -> Self {
-        let base_url = std::env::var(SEARCH_URL_ENV).ok().map(|u| u.trim().to_string()).filter(|u| !u.is_empty());
+        let base_url = std::env::var(SEARCH_URL_ENV)
+            .ok()
+            .map(|u| u.trim().to_string())
+            .filter(|u| !u.is_empty());
         Self {
-            api_key: std::env::var(SEARCH_KEY_ENV).ok().and_then(|k| ApiKey::new(k).ok()),
+            api_key: std::env::var(SEARCH_KEY_ENV)
+                .ok()
+                .and_then(|k| ApiKey::new(k).ok()),
             base_url: base_url.unwrap_or_else(|| Self::default().base_url),
         }
     }
@@ -65,7 +73,10 @@ pub struct InternetSearch {
 
 impl InternetSearch {
     pub fn new(config: SearchConfig) -> Self {
-        let http = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().ok();
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .build()
+            .ok();
         Self { config, http }
     }
 }
@@ -99,9 +110,20 @@ impl Tool for InternetSearch {
                 "max_results": args.max_results.clamp(1, 10),
                 "topic": args.topic.unwrap_or_else(|| "general".into()),
             });
-            let resp = match http.post(&url).bearer_auth(key.expose()).json(&body).send().await {
+            let resp = match http
+                .post(&url)
+                .bearer_auth(key.expose())
+                .json(&body)
+                .send()
+                .await
+            {
                 Ok(r) => r,
-                Err(e) => return ToolOutput::error(deskmate_llm::redact(&format!("search failed: {e}"), key.expose())),
+                Err(e) => {
+                    return ToolOutput::error(deskmate_llm::redact(
+                        &format!("search failed: {e}"),
+                        key.expose(),
+                    ))
+                }
             };
             let status = resp.status();
             let text = resp.text().await.unwrap_or_default();
@@ -114,7 +136,11 @@ impl Tool for InternetSearch {
             }
             let v: Value = match serde_json::from_str(&text) {
                 Ok(v) => v,
-                Err(e) => return ToolOutput::error(format!("the search service sent something unreadable: {e}")),
+                Err(e) => {
+                    return ToolOutput::error(format!(
+                        "the search service sent something unreadable: {e}"
+                    ))
+                }
             };
             let results: Vec<Value> = v
                 .get("results")

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::frame::Envelope;
 use crate::protocol::{
-    check_speed, ArmPose, Capability, DeviceEvent, DeviceInfo, DeviceState, Expression, Gesture, Light, Message,
-    NackError, ProjectorCommand, ProjectorState, PROTOCOL_VERSION,
+    check_speed, ArmPose, Capability, DeviceEvent, DeviceInfo, DeviceState, Expression, Gesture,
+    Light, Message, NackError, ProjectorCommand, ProjectorState, PROTOCOL_VERSION,
 };
 
 /// How long the lamp waits for the host to acknowledge an event before resending.
@@ -93,14 +93,21 @@ impl DeviceModel {
             }
             _ => ArmPose::Rest,
         };
-        DeviceState { light: self.light, expression: self.expression, arm, projector: self.projector.clone() }
+        DeviceState {
+            light: self.light,
+            expression: self.expression,
+            arm,
+            projector: self.projector.clone(),
+        }
     }
 
     fn has(&self, capability: Capability) -> Result<(), NackError> {
         if self.info.capabilities.contains(&capability) {
             Ok(())
         } else {
-            Err(NackError::Unsupported(format!("this lamp has no {capability:?}").to_lowercase()))
+            Err(NackError::Unsupported(
+                format!("this lamp has no {capability:?}").to_lowercase(),
+            ))
         }
     }
 
@@ -118,13 +125,21 @@ impl DeviceModel {
             }
             Message::Hello { protocol, host } => {
                 if *protocol != PROTOCOL_VERSION {
-                    return self.nack(seq, NackError::UnsupportedProtocol { supported: PROTOCOL_VERSION });
+                    return self.nack(
+                        seq,
+                        NackError::UnsupportedProtocol {
+                            supported: PROTOCOL_VERSION,
+                        },
+                    );
                 }
                 self.counters.hellos += 1;
                 self.greeted = true;
                 self.last = None;
                 return Handled {
-                    reply: Some(Message::DeviceInfo { reply_to: seq, info: self.info.clone() }),
+                    reply: Some(Message::DeviceInfo {
+                        reply_to: seq,
+                        info: self.info.clone(),
+                    }),
                     activity: Some(format!("hello from {host}")),
                 };
             }
@@ -136,12 +151,18 @@ impl DeviceModel {
         if let Some((last_seq, reply)) = &self.last {
             if *last_seq == seq {
                 self.counters.duplicates += 1;
-                return Handled { reply: Some(reply.clone()), activity: None };
+                return Handled {
+                    reply: Some(reply.clone()),
+                    activity: None,
+                };
             }
         }
         let outcome = self.apply(seq, &envelope.message);
         let handled = match outcome {
-            Ok((reply, activity)) => Handled { reply: Some(reply), activity },
+            Ok((reply, activity)) => Handled {
+                reply: Some(reply),
+                activity,
+            },
             Err(error) => self.nack(seq, error),
         };
         if let Some(reply) = &handled.reply {
@@ -153,18 +174,28 @@ impl DeviceModel {
     fn nack(&mut self, seq: u32, error: NackError) -> Handled {
         self.counters.nacks_sent += 1;
         let activity = Some(format!("refused #{seq}: {error}"));
-        Handled { reply: Some(Message::Nack { seq, error }), activity }
+        Handled {
+            reply: Some(Message::Nack { seq, error }),
+            activity,
+        }
     }
 
     /// Carries out a command; returns the answer and what changed.
-    fn apply(&mut self, seq: u32, message: &Message) -> Result<(Message, Option<String>), NackError> {
+    fn apply(
+        &mut self,
+        seq: u32,
+        message: &Message,
+    ) -> Result<(Message, Option<String>), NackError> {
         let ack = Message::Ack { seq };
         let activity = match message {
             Message::SetLight(light) => {
                 self.has(Capability::Light)?;
                 light.check().map_err(NackError::OutOfRange)?;
                 self.light = *light;
-                format!("light {} % at {} K over {} ms", light.brightness, light.temperature_k, light.transition_ms)
+                format!(
+                    "light {} % at {} K over {} ms",
+                    light.brightness, light.temperature_k, light.transition_ms
+                )
             }
             Message::ShowExpression(expression) => {
                 self.has(Capability::Face)?;
@@ -188,7 +219,11 @@ impl DeviceModel {
                     ProjectorCommand::Off => "projector off".to_string(),
                     ProjectorCommand::On => "projector on".to_string(),
                     ProjectorCommand::ShowCard(card) => {
-                        format!("projector card \"{}\" ({} lines)", card.title, card.lines.len())
+                        format!(
+                            "projector card \"{}\" ({} lines)",
+                            card.title,
+                            card.lines.len()
+                        )
                     }
                 }
             }
@@ -197,9 +232,20 @@ impl DeviceModel {
                 return Ok((ack, None));
             }
             Message::QueryState => {
-                return Ok((Message::StateReport { reply_to: seq, state: self.state() }, None));
+                return Ok((
+                    Message::StateReport {
+                        reply_to: seq,
+                        state: self.state(),
+                    },
+                    None,
+                ));
             }
-            other => return Err(NackError::Unsupported(format!("{} is sent by lamps, not to them", other.name()))),
+            other => {
+                return Err(NackError::Unsupported(format!(
+                    "{} is sent by lamps, not to them",
+                    other.name()
+                )))
+            }
         };
         self.counters.commands_applied += 1;
         Ok((ack, Some(activity)))
@@ -208,13 +254,19 @@ impl DeviceModel {
     /// Queues an event to send (until the host acknowledges it).
     pub fn raise(&mut self, event: DeviceEvent) {
         let seq = self.take_seq();
-        self.events.push(OutgoingEvent { seq, event, tries: 0, next_send: Instant::now() });
+        self.events.push(OutgoingEvent {
+            seq,
+            event,
+            tries: 0,
+            next_send: Instant::now(),
+        });
     }
 
     /// The events to (re)send now, each with its sequence number.
     pub fn due_events(&mut self, now: Instant) -> Vec<(u32, Message)> {
         // An event sent its last time and still unacknowledged is given up.
-        self.events.retain(|e| e.tries < EVENT_TRIES || e.next_send > now);
+        self.events
+            .retain(|e| e.tries < EVENT_TRIES || e.next_send > now);
         let mut due = Vec::new();
         for e in &mut self.events {
             if e.next_send <= now {
@@ -243,7 +295,13 @@ mod tests {
     use super::*;
 
     fn info(capabilities: Vec<Capability>) -> DeviceInfo {
-        DeviceInfo { protocol: 1, model: "m".into(), firmware: "f".into(), serial: "s".into(), capabilities }
+        DeviceInfo {
+            protocol: 1,
+            model: "m".into(),
+            firmware: "f".into(),
+            serial: "s".into(),
+            capabilities,
+        }
     }
 
     fn env(seq: u32, message: Message) -> Envelope {
@@ -252,8 +310,17 @@ mod tests {
 
     fn greeted(capabilities: Vec<Capability>) -> DeviceModel {
         let mut d = DeviceModel::power_on(info(capabilities));
-        let r = d.handle(&env(1, Message::Hello { protocol: 1, host: "t".into() }));
-        assert!(matches!(r.reply, Some(Message::DeviceInfo { reply_to: 1, .. })));
+        let r = d.handle(&env(
+            1,
+            Message::Hello {
+                protocol: 1,
+                host: "t".into(),
+            },
+        ));
+        assert!(matches!(
+            r.reply,
+            Some(Message::DeviceInfo { reply_to: 1, .. })
+        ));
         d
     }
 
@@ -261,15 +328,30 @@ mod tests {
     fn commands_before_hello_are_refused() {
         let mut d = DeviceModel::power_on(info(Capability::ALL.to_vec()));
         let r = d.handle(&env(5, Message::Heartbeat));
-        assert_eq!(r.reply, Some(Message::Nack { seq: 5, error: NackError::NotReady }));
+        assert_eq!(
+            r.reply,
+            Some(Message::Nack {
+                seq: 5,
+                error: NackError::NotReady
+            })
+        );
     }
 
     #[test]
     fn retried_gesture_is_acknowledged_twice_but_performed_once() {
         let mut d = greeted(Capability::ALL.to_vec());
-        let gesture = Message::ArmGesture { gesture: Gesture::Wave, speed: 50 };
-        assert_eq!(d.handle(&env(2, gesture.clone())).reply, Some(Message::Ack { seq: 2 }));
-        assert_eq!(d.handle(&env(2, gesture.clone())).reply, Some(Message::Ack { seq: 2 }));
+        let gesture = Message::ArmGesture {
+            gesture: Gesture::Wave,
+            speed: 50,
+        };
+        assert_eq!(
+            d.handle(&env(2, gesture.clone())).reply,
+            Some(Message::Ack { seq: 2 })
+        );
+        assert_eq!(
+            d.handle(&env(2, gesture.clone())).reply,
+            Some(Message::Ack { seq: 2 })
+        );
         assert_eq!(d.counters.gestures_performed, 1);
         assert_eq!(d.counters.duplicates, 1);
         d.handle(&env(3, gesture));
@@ -279,14 +361,25 @@ mod tests {
     #[test]
     fn out_of_range_and_missing_parts_are_nacked() {
         let mut d = greeted(vec![Capability::Light]);
-        let bad = Light { brightness: 150, temperature_k: 4000, transition_ms: 0 };
+        let bad = Light {
+            brightness: 150,
+            temperature_k: 4000,
+            transition_ms: 0,
+        };
         assert!(matches!(
             d.handle(&env(2, Message::SetLight(bad))).reply,
-            Some(Message::Nack { seq: 2, error: NackError::OutOfRange(_) })
+            Some(Message::Nack {
+                seq: 2,
+                error: NackError::OutOfRange(_)
+            })
         ));
         assert!(matches!(
-            d.handle(&env(3, Message::ShowExpression(Expression::Happy))).reply,
-            Some(Message::Nack { seq: 3, error: NackError::Unsupported(_) })
+            d.handle(&env(3, Message::ShowExpression(Expression::Happy)))
+                .reply,
+            Some(Message::Nack {
+                seq: 3,
+                error: NackError::Unsupported(_)
+            })
         ));
         assert_eq!(d.state().light, Light::POWER_ON);
     }

@@ -85,7 +85,12 @@ impl FaultPlan {
                 Fault::Drop => plan.drop_every = Some(3),
                 Fault::Crc => plan.corrupt_every = Some(3),
                 Fault::Slow => plan.answer_delay = Some(Duration::from_millis(80)),
-                Fault::Flap => plan.flap = Some(Flap { up: Duration::from_secs(2), down: Duration::from_millis(500) }),
+                Fault::Flap => {
+                    plan.flap = Some(Flap {
+                        up: Duration::from_secs(2),
+                        down: Duration::from_millis(500),
+                    })
+                }
             }
         }
         plan
@@ -116,7 +121,10 @@ mod tests {
 
     #[test]
     fn faults_parse_and_plan() {
-        let faults: Vec<Fault> = ["drop", "CRC", "slow", "flap"].iter().map(|s| s.parse().unwrap()).collect();
+        let faults: Vec<Fault> = ["drop", "CRC", "slow", "flap"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
         let plan = FaultPlan::from_faults(&faults);
         assert!(plan.drops(3) && !plan.drops(4) && plan.drops(6));
         assert!(plan.corrupts(3) && !plan.corrupts(1));

@@ -22,7 +22,9 @@ use serialport::{SerialPort, TTYPort};
 
 use crate::error::{LampError, LampResult};
 use crate::frame::{self, Envelope, FrameDecoder, FrameError};
-use crate::protocol::{Capability, DeviceEvent, DeviceInfo, DeviceState, Message, PROTOCOL_VERSION};
+use crate::protocol::{
+    Capability, DeviceEvent, DeviceInfo, DeviceState, Message, PROTOCOL_VERSION,
+};
 use device::{DeviceCounters, DeviceModel};
 pub use faults::{Fault, FaultPlan, Flap};
 
@@ -44,7 +46,12 @@ pub struct SimulatorConfig {
 impl SimulatorConfig {
     /// A well-behaved simulated lamp with every part, at `link`.
     pub fn new(link: impl Into<PathBuf>) -> Self {
-        Self { link: link.into(), faults: FaultPlan::default(), info: simulated_info(), activity: None }
+        Self {
+            link: link.into(),
+            faults: FaultPlan::default(),
+            info: simulated_info(),
+            activity: None,
+        }
     }
 }
 
@@ -122,7 +129,12 @@ impl Simulator {
             .name("lamp-simulator".into())
             .spawn(move || runner.run())
             .map_err(|e| LampError::Simulator(format!("cannot start the simulator thread: {e}")))?;
-        Ok(Self { link: config.link, control: tx, shared, thread: Some(thread) })
+        Ok(Self {
+            link: config.link,
+            control: tx,
+            shared,
+            thread: Some(thread),
+        })
     }
 
     /// The stable path to give the driver.
@@ -151,28 +163,36 @@ impl Simulator {
     /// Pulls the cable: closes the pty and removes the link.
     pub fn unplug(&self) -> LampResult<()> {
         let (tx, rx) = flume::bounded(1);
-        self.control.send(Control::Unplug(tx)).map_err(|_| stopped())?;
+        self.control
+            .send(Control::Unplug(tx))
+            .map_err(|_| stopped())?;
         rx.recv().map_err(|_| stopped())
     }
 
     /// Plugs the lamp back in (powered up afresh); returns the new pty path.
     pub fn replug(&self) -> LampResult<String> {
         let (tx, rx) = flume::bounded(1);
-        self.control.send(Control::Replug(tx)).map_err(|_| stopped())?;
+        self.control
+            .send(Control::Replug(tx))
+            .map_err(|_| stopped())?;
         rx.recv().map_err(|_| stopped())?
     }
 
     /// A button press, touch or presence change at the lamp.
     pub fn raise(&self, event: DeviceEvent) -> LampResult<()> {
         let (tx, rx) = flume::bounded(1);
-        self.control.send(Control::Raise(event, tx)).map_err(|_| stopped())?;
+        self.control
+            .send(Control::Raise(event, tx))
+            .map_err(|_| stopped())?;
         rx.recv().map_err(|_| stopped())?
     }
 
     /// Changes how the lamp misbehaves; in effect when this returns.
     pub fn set_faults(&self, plan: FaultPlan) -> LampResult<()> {
         let (tx, rx) = flume::bounded(1);
-        self.control.send(Control::Faults(plan, tx)).map_err(|_| stopped())?;
+        self.control
+            .send(Control::Faults(plan, tx))
+            .map_err(|_| stopped())?;
         rx.recv().map_err(|_| stopped())
     }
 }
@@ -194,13 +214,20 @@ fn stopped() -> LampError {
 /// there must be a symlink (a leftover from an earlier run), never a file.
 fn prepare_link(link: &Path) -> LampResult<()> {
     if let Some(parent) = link.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| LampError::Simulator(format!("cannot create {}: {e}", parent.display())))?;
+        std::fs::create_dir_all(parent).map_err(|e| {
+            LampError::Simulator(format!("cannot create {}: {e}", parent.display()))
+        })?;
     }
     match std::fs::symlink_metadata(link) {
-        Ok(meta) if meta.file_type().is_symlink() => std::fs::remove_file(link)
-            .map_err(|e| LampError::Simulator(format!("cannot remove the old link {}: {e}", link.display()))),
-        Ok(_) => Err(LampError::LinkOccupied { path: link.to_path_buf() }),
+        Ok(meta) if meta.file_type().is_symlink() => std::fs::remove_file(link).map_err(|e| {
+            LampError::Simulator(format!(
+                "cannot remove the old link {}: {e}",
+                link.display()
+            ))
+        }),
+        Ok(_) => Err(LampError::LinkOccupied {
+            path: link.to_path_buf(),
+        }),
         Err(_) => Ok(()),
     }
 }
@@ -213,7 +240,9 @@ fn point_link(link: &Path, target: &str) -> LampResult<()> {
     let _ = std::fs::remove_file(&tmp);
     std::os::unix::fs::symlink(target, &tmp)
         .and_then(|()| std::fs::rename(&tmp, link))
-        .map_err(|e| LampError::Simulator(format!("cannot link {} to {target}: {e}", link.display())))
+        .map_err(|e| {
+            LampError::Simulator(format!("cannot link {} to {target}: {e}", link.display()))
+        })
 }
 
 /// One power cycle: the pty and the firmware state behind it.
@@ -251,9 +280,11 @@ impl Runner {
         if let Some(p) = &self.plugged {
             return Ok(p.tty.clone());
         }
-        let (master, slave) =
-            TTYPort::pair().map_err(|e| LampError::Simulator(format!("cannot open a pseudo-terminal: {e}")))?;
-        let tty = slave.name().ok_or_else(|| LampError::Simulator("the pseudo-terminal has no path".into()))?;
+        let (master, slave) = TTYPort::pair()
+            .map_err(|e| LampError::Simulator(format!("cannot open a pseudo-terminal: {e}")))?;
+        let tty = slave
+            .name()
+            .ok_or_else(|| LampError::Simulator("the pseudo-terminal has no path".into()))?;
         point_link(&self.link, &tty)?;
         let model = DeviceModel::power_on(self.info.clone());
         self.plugged = Some(Plugged {
@@ -315,9 +346,10 @@ impl Runner {
             if self.plugged.is_some() {
                 self.serve();
             } else {
-                let wait = self
-                    .flap_at
-                    .map_or(CONTROL_POLL * 4, |at| at.saturating_duration_since(Instant::now()).min(CONTROL_POLL * 4));
+                let wait = self.flap_at.map_or(CONTROL_POLL * 4, |at| {
+                    at.saturating_duration_since(Instant::now())
+                        .min(CONTROL_POLL * 4)
+                });
                 match self.control.recv_timeout(wait) {
                     Ok(control) => {
                         if !self.on_control(control) {
@@ -347,15 +379,22 @@ impl Runner {
                         p.model.raise(event);
                         Ok(())
                     }
-                    None => Err(LampError::Simulator("the simulated lamp is unplugged".into())),
+                    None => Err(LampError::Simulator(
+                        "the simulated lamp is unplugged".into(),
+                    )),
                 };
                 if result.is_ok() {
-                    self.log(&format!("event {}", serde_json::to_string(&event).unwrap_or_default()));
+                    self.log(&format!(
+                        "event {}",
+                        serde_json::to_string(&event).unwrap_or_default()
+                    ));
                 }
                 let _ = done.send(result);
             }
             Control::Faults(plan, done) => {
-                self.flap_at = plan.flap.map(|f| Instant::now() + if self.plugged.is_some() { f.up } else { f.down });
+                self.flap_at = plan
+                    .flap
+                    .map(|f| Instant::now() + if self.plugged.is_some() { f.up } else { f.down });
                 self.plan = plan;
                 let _ = done.send(());
             }
@@ -368,7 +407,9 @@ impl Runner {
     /// what is due.
     fn serve(&mut self) {
         let now = Instant::now();
-        let Some(p) = self.plugged.as_mut() else { return };
+        let Some(p) = self.plugged.as_mut() else {
+            return;
+        };
         let mut wake = now + CONTROL_POLL;
         if let Some(at) = p.delayed.iter().map(|d| d.0).min() {
             wake = wake.min(at);
@@ -376,12 +417,19 @@ impl Runner {
         if let Some(at) = p.model.next_event_due() {
             wake = wake.min(at);
         }
-        let wait = wake.saturating_duration_since(now).max(Duration::from_micros(200));
+        let wait = wake
+            .saturating_duration_since(now)
+            .max(Duration::from_micros(200));
         let _ = p.master.set_timeout(wait);
         let mut buf = [0u8; 512];
         let frames = match p.master.read(&mut buf) {
             Ok(n) => p.decoder.push(&buf[..n]),
-            Err(e) if matches!(e.kind(), ErrorKind::TimedOut | ErrorKind::Interrupted | ErrorKind::WouldBlock) => {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::TimedOut | ErrorKind::Interrupted | ErrorKind::WouldBlock
+                ) =>
+            {
                 Vec::new()
             }
             Err(e) => {
@@ -403,7 +451,10 @@ impl Runner {
             Err(FrameError::BadMessage { seq, reason }) => {
                 self.stats.bad_frames += 1;
                 self.log(&format!("unreadable message #{seq}: {reason}"));
-                let nack = Message::Nack { seq, error: crate::protocol::NackError::Malformed };
+                let nack = Message::Nack {
+                    seq,
+                    error: crate::protocol::NackError::Malformed,
+                };
                 self.answer(nack);
                 return;
             }
@@ -416,10 +467,16 @@ impl Runner {
         self.stats.frames_received += 1;
         if self.plan.drops(self.stats.frames_received) {
             self.stats.frames_dropped += 1;
-            self.log(&format!("(fault) dropped {} #{}", envelope.message.name(), envelope.seq));
+            self.log(&format!(
+                "(fault) dropped {} #{}",
+                envelope.message.name(),
+                envelope.seq
+            ));
             return;
         }
-        let Some(p) = self.plugged.as_mut() else { return };
+        let Some(p) = self.plugged.as_mut() else {
+            return;
+        };
         let handled = p.model.handle(&envelope);
         // Publish before answering, so whoever reads the answer and then
         // looks at the simulator sees the change.
@@ -434,7 +491,9 @@ impl Runner {
 
     /// Sends an answer now, or later under the `slow` fault.
     fn answer(&mut self, reply: Message) {
-        let Some(p) = self.plugged.as_mut() else { return };
+        let Some(p) = self.plugged.as_mut() else {
+            return;
+        };
         let seq = p.model.take_seq();
         match self.plan.answer_delay {
             Some(delay) => p.delayed.push((Instant::now() + delay, reply, seq)),
@@ -444,7 +503,9 @@ impl Runner {
 
     fn send_due(&mut self) {
         let now = Instant::now();
-        let Some(p) = self.plugged.as_mut() else { return };
+        let Some(p) = self.plugged.as_mut() else {
+            return;
+        };
         let mut due = Vec::new();
         p.delayed.retain(|(at, message, seq)| {
             if *at <= now {
@@ -463,16 +524,25 @@ impl Runner {
     fn write(&mut self, seq: u32, message: &Message) {
         self.stats.frames_sent += 1;
         let corrupt = self.plan.corrupts(self.stats.frames_sent);
-        let encoded = if corrupt { frame::encode_with_bad_crc(seq, message) } else { frame::encode(seq, message) };
+        let encoded = if corrupt {
+            frame::encode_with_bad_crc(seq, message)
+        } else {
+            frame::encode(seq, message)
+        };
         let bytes = match encoded {
             Ok(bytes) => bytes,
             Err(e) => return self.log(&format!("cannot encode {}: {e}", message.name())),
         };
         if corrupt {
             self.stats.frames_corrupted += 1;
-            self.log(&format!("(fault) garbled the CRC of {} #{seq}", message.name()));
+            self.log(&format!(
+                "(fault) garbled the CRC of {} #{seq}",
+                message.name()
+            ));
         }
-        let Some(p) = self.plugged.as_mut() else { return };
+        let Some(p) = self.plugged.as_mut() else {
+            return;
+        };
         let _ = p.master.set_timeout(CONTROL_POLL);
         if let Err(e) = p.master.write_all(&bytes) {
             // Nobody is reading (host not attached): the line is full. A

@@ -41,7 +41,10 @@ pub fn wait_for(what: &str, mut check: impl FnMut() -> bool) {
 }
 
 /// The next notice that `pick` accepts, skipping others.
-pub fn next_notice<T>(rx: &flume::Receiver<LampNotice>, mut pick: impl FnMut(&LampNotice) -> Option<T>) -> T {
+pub fn next_notice<T>(
+    rx: &flume::Receiver<LampNotice>,
+    mut pick: impl FnMut(&LampNotice) -> Option<T>,
+) -> T {
     let deadline = Instant::now() + PATIENCE;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());

@@ -17,11 +17,12 @@ pub const MIN_ZH_CHARS: usize = 12;
 pub const MIN_EN_WORDS: usize = 5;
 
 /// Characters too common to show that a tip is about this text.
-const COMMON_HANZI: &str = "的一是不了个在有和也就都这那你我他她它们吗呢吧啊哦很要会能说读背记字句好";
+const COMMON_HANZI: &str =
+    "的一是不了个在有和也就都这那你我他她它们吗呢吧啊哦很要会能说读背记字句好";
 /// English words too common to show that a tip is about this text.
 const COMMON_WORDS: [&str; 20] = [
-    "the", "and", "but", "for", "with", "you", "your", "are", "was", "not", "this", "that", "they", "them", "his",
-    "her", "its", "has", "had", "have",
+    "the", "and", "but", "for", "with", "you", "your", "are", "was", "not", "this", "that", "they",
+    "them", "his", "her", "its", "has", "had", "have",
 ];
 
 /// Whether a written tip says something about this text rather than "read it
@@ -43,7 +44,9 @@ pub fn is_concrete(tip: &Tip, request: &TipRequest) -> bool {
         return false;
     }
     match request.lang {
-        Lang::Zh => names_hanzi(zh, request) && (names_hanzi(en, request) || names_pinyin(en, request)),
+        Lang::Zh => {
+            names_hanzi(zh, request) && (names_hanzi(en, request) || names_pinyin(en, request))
+        }
         Lang::En => names_words(zh, request) && names_words(en, request),
     }
 }
@@ -53,7 +56,9 @@ pub fn is_concrete(tip: &Tip, request: &TipRequest) -> bool {
 fn names_hanzi(tip: &str, r: &TipRequest) -> bool {
     let line: Vec<char> = r.line_text.chars().filter(|&c| is_cjk(c)).collect();
     let whole_line = !line.is_empty() && line.len() < 2 && line.iter().all(|&c| tip.contains(c));
-    let two_in_a_row = line.windows(2).any(|w| tip.contains(&w.iter().collect::<String>()));
+    let two_in_a_row = line
+        .windows(2)
+        .any(|w| tip.contains(&w.iter().collect::<String>()));
     let error_char = r
         .expected
         .chars()
@@ -66,16 +71,26 @@ fn names_hanzi(tip: &str, r: &TipRequest) -> bool {
 /// The tip gives the pinyin with tone of a character of the line or error.
 fn names_pinyin(tip: &str, r: &TipRequest) -> bool {
     let tip = tip.to_lowercase();
-    let words: Vec<&str> = tip.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
-    r.line_text.chars().chain(r.expected.chars()).chain(r.actual.chars()).filter(|&c| is_cjk(c)).any(|c| {
-        c.to_pinyin_multi().is_some_and(|readings| {
-            readings.into_iter().any(|p| {
-                // Toneless forms (he, you, can…) are English words too: only
-                // a tone mark or number counts.
-                [p.with_tone(), p.with_tone_num_end()].into_iter().any(|s| s != p.plain() && words.contains(&s))
+    let words: Vec<&str> = tip
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    r.line_text
+        .chars()
+        .chain(r.expected.chars())
+        .chain(r.actual.chars())
+        .filter(|&c| is_cjk(c))
+        .any(|c| {
+            c.to_pinyin_multi().is_some_and(|readings| {
+                readings.into_iter().any(|p| {
+                    // Toneless forms (he, you, can…) are English words too: only
+                    // a tone mark or number counts.
+                    [p.with_tone(), p.with_tone_num_end()]
+                        .into_iter()
+                        .any(|s| s != p.plain() && words.contains(&s))
+                })
             })
         })
-    })
 }
 
 /// The lowercase words of `s`, split at anything but letters, digits and `'`.
@@ -109,7 +124,9 @@ pub fn concrete_rules(r: &TipRequest) -> String {
         Lang::Zh => {
             let line: Vec<char> = r.line_text.chars().filter(|&c| is_cjk(c)).collect();
             let quote = match line.as_slice() {
-                [a, b, ..] => format!("at least two characters in a row from the line (for example 「{a}{b}」)"),
+                [a, b, ..] => format!(
+                    "at least two characters in a row from the line (for example 「{a}{b}」)"
+                ),
                 [a] => format!("the line 「{a}」"),
                 [] => "the characters of the error".to_string(),
             };
@@ -119,7 +136,12 @@ pub fn concrete_rules(r: &TipRequest) -> String {
                 .chain(r.actual.chars())
                 .chain(line.iter().copied())
                 .find(|&c| is_cjk(c) && sound::tone(c).is_some_and(|t| t < 5))
-                .map(|c| format!(" (for example {c} {})", sound::pinyin_with_tone(c).unwrap_or_default()))
+                .map(|c| {
+                    format!(
+                        " (for example {c} {})",
+                        sound::pinyin_with_tone(c).unwrap_or_default()
+                    )
+                })
                 .unwrap_or_default();
             format!(
                 "\"zh\" is in Chinese, at least {MIN_ZH_CHARS} characters, and quotes {quote}. \"en\" is in English, \
@@ -165,50 +187,135 @@ mod tests {
     }
 
     fn tip(zh: &str, en: &str) -> Tip {
-        Tip { zh: zh.into(), en: en.into() }
+        Tip {
+            zh: zh.into(),
+            en: en.into(),
+        }
     }
 
     #[test]
     fn a_chinese_tip_names_the_text_in_both_halves() {
         // 明烟光 for 明月光: expected 月, said 烟, line 床前明月光.
-        let (req, _) = tip_for(POEM, "床前明烟光，疑是地上霜。举头望明月，低头思故乡。", Mode::Voice);
+        let (req, _) = tip_for(
+            POEM,
+            "床前明烟光，疑是地上霜。举头望明月，低头思故乡。",
+            Mode::Voice,
+        );
         let zh = "「明月」是天上的月亮，不是冒出来的烟";
         // The English half may name the character or give its pinyin with tone.
-        assert!(is_concrete(&tip(zh, "Think of the bright 月 moon above the bed"), &req));
-        assert!(is_concrete(&tip(zh, "Yuè is the moon, not smoke: look up at it"), &req));
-        assert!(is_concrete(&tip(zh, "Say yue4 like the moon rising over the bed"), &req));
+        assert!(is_concrete(
+            &tip(zh, "Think of the bright 月 moon above the bed"),
+            &req
+        ));
+        assert!(is_concrete(
+            &tip(zh, "Yuè is the moon, not smoke: look up at it"),
+            &req
+        ));
+        assert!(is_concrete(
+            &tip(zh, "Say yue4 like the moon rising over the bed"),
+            &req
+        ));
         // Toneless pinyin is an English word as often as not: not enough.
-        assert!(!is_concrete(&tip(zh, "Yue is the moon, not smoke: look up at it"), &req));
-        assert!(!is_concrete(&tip(zh, "Practice makes perfect, keep reading it every day!"), &req));
+        assert!(!is_concrete(
+            &tip(zh, "Yue is the moon, not smoke: look up at it"),
+            &req
+        ));
+        assert!(!is_concrete(
+            &tip(zh, "Practice makes perfect, keep reading it every day!"),
+            &req
+        ));
         assert!(!is_concrete(&tip(zh, "月 moon"), &req), "too short");
         // The Chinese half must quote the text, not just be long.
-        assert!(!is_concrete(&tip("多读几遍就一定能记住了，加油哦！", "The moon 月 (yuè) shines on the bed"), &req));
-        assert!(!is_concrete(&tip("「明月」", "The moon 月 (yuè) shines on the bed"), &req), "too short");
+        assert!(!is_concrete(
+            &tip(
+                "多读几遍就一定能记住了，加油哦！",
+                "The moon 月 (yuè) shines on the bed"
+            ),
+            &req
+        ));
+        assert!(
+            !is_concrete(
+                &tip("「明月」", "The moon 月 (yuè) shines on the bed"),
+                &req
+            ),
+            "too short"
+        );
         // A common character alone does not show the tip is about this text.
-        let (req, _) = tip_for(POEM, "床前明月光，疑地上霜。举头望明月，低头思故乡。", Mode::Text);
+        let (req, _) = tip_for(
+            POEM,
+            "床前明月光，疑地上霜。举头望明月，低头思故乡。",
+            Mode::Text,
+        );
         assert_eq!(req.expected, "是");
-        assert!(!is_concrete(&tip("是不是很好记呀？多读几遍就会了。", "Say the line again five times"), &req));
-        assert!(is_concrete(&tip("「疑是」：好像是，月光好像是霜", "疑是 (yí shì) means it looks like"), &req));
+        assert!(!is_concrete(
+            &tip(
+                "是不是很好记呀？多读几遍就会了。",
+                "Say the line again five times"
+            ),
+            &req
+        ));
+        assert!(is_concrete(
+            &tip(
+                "「疑是」：好像是，月光好像是霜",
+                "疑是 (yí shì) means it looks like"
+            ),
+            &req
+        ));
     }
 
     #[test]
     fn a_tip_that_follows_the_rules_passes_the_check() {
-        let (req, _) = tip_for(POEM, "床前明烟光，疑是地上霜。举头望明月，低头思故乡。", Mode::Voice);
+        let (req, _) = tip_for(
+            POEM,
+            "床前明烟光，疑是地上霜。举头望明月，低头思故乡。",
+            Mode::Voice,
+        );
         let rules = concrete_rules(&req);
-        assert!(rules.contains("「床前」") && rules.contains("月 yuè") && rules.contains("at least 12"), "{rules}");
-        assert!(is_concrete(&tip("「床前」的月光亮亮的，不会冒烟", "Look up: 月 yuè is the moon"), &req));
-        let (req, _) = tip_for("鹅，鹅，鹅，曲项向天歌。", "饿，鹅，鹅，曲项向天歌。", Mode::Voice);
+        assert!(
+            rules.contains("「床前」") && rules.contains("月 yuè") && rules.contains("at least 12"),
+            "{rules}"
+        );
+        assert!(is_concrete(
+            &tip(
+                "「床前」的月光亮亮的，不会冒烟",
+                "Look up: 月 yuè is the moon"
+            ),
+            &req
+        ));
+        let (req, _) = tip_for(
+            "鹅，鹅，鹅，曲项向天歌。",
+            "饿，鹅，鹅，曲项向天歌。",
+            Mode::Voice,
+        );
         let rules = concrete_rules(&req);
-        assert!(rules.contains("the line 「鹅」") && rules.contains("鹅 é"), "{rules}");
-        assert!(is_concrete(&tip("「鹅」是大白鹅，不是肚子饿的饿哦", "鹅 é rises like a goose's neck"), &req));
+        assert!(
+            rules.contains("the line 「鹅」") && rules.contains("鹅 é"),
+            "{rules}"
+        );
+        assert!(is_concrete(
+            &tip(
+                "「鹅」是大白鹅，不是肚子饿的饿哦",
+                "鹅 é rises like a goose's neck"
+            ),
+            &req
+        ));
         let (req, _) = tip_for(
             "Humpty Dumpty sat on a wall. Humpty Dumpty had a great fall.",
             "Humpty Dumpty sat on a ball. Humpty Dumpty had a great fall.",
             Mode::Voice,
         );
         let rules = concrete_rules(&req);
-        assert!(rules.contains("\"wall\"") && rules.contains("at least 5 words"), "{rules}");
-        assert!(is_concrete(&tip("蛋蛋坐在墙上，墙是 wall 不是球", "Humpty sits on a wall, not a ball"), &req));
+        assert!(
+            rules.contains("\"wall\"") && rules.contains("at least 5 words"),
+            "{rules}"
+        );
+        assert!(is_concrete(
+            &tip(
+                "蛋蛋坐在墙上，墙是 wall 不是球",
+                "Humpty sits on a wall, not a ball"
+            ),
+            &req
+        ));
     }
 
     #[test]
@@ -219,18 +326,37 @@ mod tests {
             Mode::Voice,
         );
         let en = "Humpty sits on a WALL, and a wall is not a ball";
-        assert!(is_concrete(&tip("墙是 wall，球才是 ball，蛋蛋坐在墙上", en), &req));
-        assert!(!is_concrete(&tip("多读几遍就一定能记住了，加油哦！", en), &req));
+        assert!(is_concrete(
+            &tip("墙是 wall，球才是 ball，蛋蛋坐在墙上", en),
+            &req
+        ));
+        assert!(!is_concrete(
+            &tip("多读几遍就一定能记住了，加油哦！", en),
+            &req
+        ));
         // Only common words of the line: generic.
-        assert!(!is_concrete(&tip("多读几遍就一定能记住了，加油哦！", "Say the line and say it again"), &req));
-        assert!(!is_concrete(&tip("墙是 wall，球才是 ball，蛋蛋坐在墙上", "Say the line and say it again"), &req));
+        assert!(!is_concrete(
+            &tip(
+                "多读几遍就一定能记住了，加油哦！",
+                "Say the line and say it again"
+            ),
+            &req
+        ));
+        assert!(!is_concrete(
+            &tip(
+                "墙是 wall，球才是 ball，蛋蛋坐在墙上",
+                "Say the line and say it again"
+            ),
+            &req
+        ));
     }
 
     /// The templates pass the rule LLM tips must pass, on every error of the
     /// shared development fixture.
     #[test]
     fn template_tips_are_concrete_on_the_fixture() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/recite-dev-cases.jsonl");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/recite-dev-cases.jsonl");
         let text = std::fs::read_to_string(&path).unwrap();
         let mut seen = 0;
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -238,7 +364,12 @@ mod tests {
             let lang: Lang = c["lang"].as_str().unwrap().parse().unwrap();
             let mode: Mode = c["mode"].as_str().unwrap().parse().unwrap();
             let r = Reference::new(c["reference"].as_str().unwrap(), Some(lang)).unwrap();
-            let v = check(&r, &Transcript::new(c["transcript"].as_str().unwrap()), mode).unwrap();
+            let v = check(
+                &r,
+                &Transcript::new(c["transcript"].as_str().unwrap()),
+                mode,
+            )
+            .unwrap();
             for e in &v.errors {
                 let req = TipRequest::from_error(&r, e, mode, "", 2);
                 let tip = TemplateTips.tip(&req);

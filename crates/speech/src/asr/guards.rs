@@ -108,7 +108,8 @@ pub fn cut_inner_loops(units: &mut [HeardUnit]) -> Option<GuardFlag> {
             for period in 1..=8usize {
                 let mut times = 1;
                 while start + (times + 1) * period <= chars.len()
-                    && chars[start + times * period..start + (times + 1) * period] == chars[start..start + period]
+                    && chars[start + times * period..start + (times + 1) * period]
+                        == chars[start..start + period]
                 {
                     times += 1;
                 }
@@ -231,10 +232,26 @@ mod tests {
 
     #[test]
     fn loops_inside_one_word_are_cut() {
-        let mut u = vec![HeardUnit { text: "2tw3tw3tw3tw3tw3t".into(), confidence: 0.3, start_ms: 0, end_ms: 0 }];
-        assert_eq!(cut_inner_loops(&mut u), Some(GuardFlag::Repetition { ngram: "tw3".into(), times: 5 }));
+        let mut u = vec![HeardUnit {
+            text: "2tw3tw3tw3tw3tw3t".into(),
+            confidence: 0.3,
+            start_ms: 0,
+            end_ms: 0,
+        }];
+        assert_eq!(
+            cut_inner_loops(&mut u),
+            Some(GuardFlag::Repetition {
+                ngram: "tw3".into(),
+                times: 5
+            })
+        );
         assert_eq!(u[0].text, "2tw3");
-        let mut u = vec![HeardUnit { text: "little".into(), confidence: 0.9, start_ms: 0, end_ms: 0 }];
+        let mut u = vec![HeardUnit {
+            text: "little".into(),
+            confidence: 0.9,
+            start_ms: 0,
+            end_ms: 0,
+        }];
         assert!(cut_inner_loops(&mut u).is_none());
         assert_eq!(u[0].text, "little");
     }

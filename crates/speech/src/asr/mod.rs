@@ -17,7 +17,9 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use whisper_rs::{FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters, WhisperTokenId};
+use whisper_rs::{
+    FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters, WhisperTokenId,
+};
 
 use crate::audio::SAMPLE_RATE;
 pub use guards::GuardFlag;
@@ -214,7 +216,11 @@ impl AsrEngine {
     /// they differ. Works while the recording is the last one this engine
     /// transcribed; after another transcription it fails with
     /// [`AsrError::RecordingGone`]. Blocks: call from a blocking thread.
-    pub fn recheck(&self, transcript: &Transcript, variants: Vec<String>) -> Result<Vec<f64>, AsrError> {
+    pub fn recheck(
+        &self,
+        transcript: &Transcript,
+        variants: Vec<String>,
+    ) -> Result<Vec<f64>, AsrError> {
         self.recheck_against(transcript, &transcript.text, variants)
     }
 
@@ -357,7 +363,11 @@ unsafe extern "C" fn block_loops(
             std::slice::from_raw_parts(tokens, n_tokens as usize),
         )
     };
-    let text: Vec<i32> = decoded.iter().map(|t| t.id).filter(|id| *id < filter.eot).collect();
+    let text: Vec<i32> = decoded
+        .iter()
+        .map(|t| t.id)
+        .filter(|id| *id < filter.eot)
+        .collect();
     for id in guards::tokens_to_block(&text) {
         if let Ok(i) = usize::try_from(id) {
             if i < filter.n_vocab {
@@ -436,7 +446,9 @@ fn run(
     // filter, and writes within the logits row; `filter` outlives `full`.
     unsafe {
         params.set_filter_logits_callback(Some(block_loops));
-        params.set_filter_logits_callback_user_data(&filter as *const LoopFilter as *mut std::ffi::c_void);
+        params.set_filter_logits_callback_user_data(
+            &filter as *const LoopFilter as *mut std::ffi::c_void,
+        );
     }
     let outcome = state.full(params, &samples);
     drop(flag);

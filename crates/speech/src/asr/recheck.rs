@@ -48,7 +48,10 @@ pub(crate) fn deltas(
     if lang == Lang::Zh {
         // The same context the transcript was decoded with.
         prefix.push(ctx.token_prev());
-        prefix.extend(ctx.tokenize(MANDARIN_PROMPT, MAX_TEXT_TOKENS).map_err(whisper)?);
+        prefix.extend(
+            ctx.tokenize(MANDARIN_PROMPT, MAX_TEXT_TOKENS)
+                .map_err(whisper)?,
+        );
     }
     let lang_id = whisper_rs::get_lang_id(lang.code())
         .ok_or_else(|| AsrError::Whisper(format!("whisper has no language {}", lang.code())))?;
@@ -104,8 +107,22 @@ pub(crate) fn deltas(
         let mut context = prefix.clone();
         context.extend_from_slice(&h[..same_start]);
         let first = cache.decode_up_to(state, &context, threads)?;
-        let heard_lp = stretch_log_prob(state, &first, h_stretch, context.len(), threads, f64::NEG_INFINITY)?;
-        let variant_lp = stretch_log_prob(state, &first, v_stretch, context.len(), threads, heard_lp + SURE_BELOW)?;
+        let heard_lp = stretch_log_prob(
+            state,
+            &first,
+            h_stretch,
+            context.len(),
+            threads,
+            f64::NEG_INFINITY,
+        )?;
+        let variant_lp = stretch_log_prob(
+            state,
+            &first,
+            v_stretch,
+            context.len(),
+            threads,
+            heard_lp + SURE_BELOW,
+        )?;
         out[i] = variant_lp - heard_lp;
     }
     Ok(out)
@@ -140,7 +157,12 @@ impl Cache {
         if let (true, Some(after)) = (self.tokens == context, &self.after) {
             return Ok(after.clone());
         }
-        let common = self.tokens.iter().zip(context).take_while(|(a, b)| a == b).count();
+        let common = self
+            .tokens
+            .iter()
+            .zip(context)
+            .take_while(|(a, b)| a == b)
+            .count();
         // The last token is always decoded on its own: whisper.cpp fills
         // only the last row of a batch's logits, and whisper-rs's
         // `get_logits` reads the first row — after a batch of several
@@ -148,9 +170,13 @@ impl Cache {
         let last = context.len().saturating_sub(1);
         let from = common.min(last);
         if last > from {
-            state.decode(&context[from..last], from, threads).map_err(whisper)?;
+            state
+                .decode(&context[from..last], from, threads)
+                .map_err(whisper)?;
         }
-        state.decode(&context[last..], last, threads).map_err(whisper)?;
+        state
+            .decode(&context[last..], last, threads)
+            .map_err(whisper)?;
         let after = LogProbs::of(state.get_logits().map_err(whisper)?);
         self.tokens = context.to_vec();
         self.after = Some(after.clone());
