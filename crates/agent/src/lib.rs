@@ -29,5 +29,5 @@ pub use runtime::{
 };
 pub use sandbox::{Sandbox, SandboxError};
 pub use tokio_util::sync::CancellationToken;
-pub use tools::{SearchConfig, ThreadState, Todo, TodoStatus, ToolSet};
+pub use tools::{SearchConfig, ThreadState, Todo, TodoStatus, ToolSet, ToolTimeLimits};
 pub use turn::EventSink;

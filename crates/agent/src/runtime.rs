@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::persist::{self, Run, RunStatus, Thread};
 use crate::run_lock::ThreadLock;
-use crate::tools::{SearchConfig, ThreadState, ToolSet};
+use crate::tools::{SearchConfig, ThreadState, ToolSet, ToolTimeLimits};
 use crate::{AgentError, AgentResult, Sandbox};
 
 /// Limits and instructions of an agent.
@@ -27,6 +27,10 @@ pub struct AgentConfig {
     pub max_tokens: Option<u32>,
     pub temperature: Option<f32>,
     pub prices: PriceTable,
+    /// How long a tool call may take before the model is told it ran out
+    /// of time (default 60 s; `internet_search` 35 s). Replaces the limits
+    /// of the tool set the agent is given.
+    pub tool_time_limits: ToolTimeLimits,
 }
 
 impl Default for AgentConfig {
@@ -38,6 +42,7 @@ impl Default for AgentConfig {
             max_tokens: None,
             temperature: None,
             prices: PriceTable::builtin(),
+            tool_time_limits: ToolTimeLimits::default(),
         }
     }
 }
@@ -164,8 +169,9 @@ impl Agent {
         llm: LlmClient,
         config: AgentConfig,
         threads_dir: PathBuf,
-        tools: ToolSet,
+        mut tools: ToolSet,
     ) -> Self {
+        tools.set_time_limits(config.tool_time_limits.clone());
         let specs = tools.specs();
         Self {
             inner: Arc::new(AgentInner {

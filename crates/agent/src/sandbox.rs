@@ -20,8 +20,10 @@ pub enum SandboxError {
 pub struct Sandbox {
     root: PathBuf,
     /// Serializes changes (write, edit) so parallel tool calls do not
-    /// interleave read-modify-write cycles on a file.
-    pub(crate) write_lock: tokio::sync::Mutex<()>,
+    /// interleave read-modify-write cycles on a file. Taken on the blocking
+    /// thread that does the work, so a call abandoned at its time limit
+    /// keeps it until its work is really over.
+    pub(crate) write_lock: std::sync::Mutex<()>,
 }
 
 const MAX_COMPONENT: usize = 255;
@@ -37,7 +39,7 @@ impl Sandbox {
             .map_err(|e| SandboxError::Root(root.display().to_string(), e.to_string()))?;
         Ok(Self {
             root,
-            write_lock: tokio::sync::Mutex::new(()),
+            write_lock: std::sync::Mutex::new(()),
         })
     }
 

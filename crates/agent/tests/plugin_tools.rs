@@ -1,7 +1,8 @@
 //! Plug-in tools in real runs (a loopback model server replaying scripted
 //! streams, a real SQLite file): tool calls of one reply run at the same
 //! time, a stop while tools run still answers every call, and a plug-in
-//! that panics becomes error text instead of ending the run.
+//! that panics becomes error text instead of ending the run, and so does a
+//! call past its time limit.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -90,6 +91,10 @@ fn env() -> Env {
 
 impl Env {
     fn agent(&self, server: &ScriptedServer) -> Agent {
+        self.agent_with(server, AgentConfig::default())
+    }
+
+    fn agent_with(&self, server: &ScriptedServer, config: AgentConfig) -> Agent {
         let mut c = LlmConfig::new(ModelSpec::parse("openai:m").unwrap());
         c.base_url = Some(server.base_url());
         c.api_key = Some(ApiKey::new("sk-plugin-test").unwrap());
@@ -103,7 +108,7 @@ impl Env {
         Agent::with_tools(
             self.store.clone(),
             LlmClient::new(c).unwrap(),
-            AgentConfig::default(),
+            config,
             self.dir.path().join("threads"),
             tools,
         )
@@ -297,4 +302,49 @@ async fn a_panicking_plug_in_becomes_error_text_and_the_run_goes_on() {
         .body
         .to_string()
         .contains("failed unexpectedly"));
+}
+
+#[tokio::test]
+async fn a_call_past_its_time_limit_becomes_error_text_and_the_run_goes_on() {
+    let e = env();
+    let server = ScriptedServer::start(vec![
+        reply_with(&[nap("long", "long", 30_000), nap("short", "short", 10)]),
+        openai::text("那个太慢了"),
+    ])
+    .unwrap();
+    let config = AgentConfig {
+        tool_time_limits: ToolTimeLimits::default().with("nap", Duration::from_millis(300)),
+        ..AgentConfig::default()
+    };
+    let (out, events) = run_until(&e.agent_with(&server, config), None, "睡", |_| false).await;
+    assert_eq!(
+        (out.status, out.answer.as_str()),
+        (RunStatus::Completed, "那个太慢了"),
+        "{out:?}"
+    );
+    let got = results(&events);
+    let long = &got.iter().find(|(id, _)| id == "long").unwrap().1;
+    assert!(
+        long.starts_with("Error: the tool nap took longer than its time limit of 300 ms"),
+        "{long}"
+    );
+    let short = &got.iter().find(|(id, _)| id == "short").unwrap().1;
+    assert_eq!(short, "short slept");
+    // The long nap began and never finished: it was given up, not waited for.
+    let log = e.log.lock().unwrap().clone();
+    assert!(
+        log.iter().any(|(l, _, end)| l == "long" && end.is_none()),
+        "{log:?}"
+    );
+    let calls = persist::tool_calls(&e.store, &out.thread_id).unwrap();
+    let status = |id: &str| calls.iter().find(|c| c.id == id).unwrap().status;
+    assert_eq!(
+        (status("long"), status("short")),
+        (ToolCallStatus::Error, ToolCallStatus::Completed)
+    );
+    // The model was told.
+    assert!(server.requests()[1]
+        .body
+        .to_string()
+        .contains("time limit of 300 ms"));
 }

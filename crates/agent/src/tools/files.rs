@@ -4,7 +4,7 @@
 //! unique unless `replace_all`.
 
 use std::io::ErrorKind;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -243,10 +243,12 @@ impl Tool for WriteFile {
                 Ok(a) => a,
                 Err(e) => return e,
             };
-            let sandbox = Arc::clone(&ctx.sandbox);
-            let _guard = sandbox.write_lock.lock().await;
             let sb = Arc::clone(&ctx.sandbox);
-            blocking(move || write_file(&sb, &args.file_path, &args.content)).await
+            blocking(move || {
+                let _guard = sb.write_lock.lock().unwrap_or_else(PoisonError::into_inner);
+                write_file(&sb, &args.file_path, &args.content)
+            })
+            .await
         })
     }
 }
@@ -326,10 +328,9 @@ impl Tool for EditFile {
                 Ok(a) => a,
                 Err(e) => return e,
             };
-            let sandbox = Arc::clone(&ctx.sandbox);
-            let _guard = sandbox.write_lock.lock().await;
             let sb = Arc::clone(&ctx.sandbox);
             blocking(move || {
+                let _guard = sb.write_lock.lock().unwrap_or_else(PoisonError::into_inner);
                 edit_file(
                     &sb,
                     &args.file_path,

@@ -2,10 +2,12 @@
 //! arrive as JSON and are checked against the tool's schema; a failure is
 //! returned to the model as text starting with `Error:` — a tool never
 //! ends the run: even a panic inside a tool (a plug-in's bug) is caught and
-//! becomes error text.
+//! becomes error text — and a call that takes longer than its time limit
+//! is abandoned with error text naming the tool and the limit.
 
 mod files;
 mod search_files;
+mod time_limits;
 mod todos;
 mod web;
 
@@ -25,6 +27,7 @@ use crate::Sandbox;
 
 pub use files::{EditFile, Ls, ReadFile, WriteFile};
 pub use search_files::{Glob, Grep};
+pub use time_limits::{ToolTimeLimits, DEFAULT_TOOL_TIME_LIMIT, SEARCH_TIME_LIMIT};
 pub use todos::{ThreadState, Todo, TodoStatus, WriteTodos};
 pub use web::{InternetSearch, SearchConfig};
 
@@ -91,6 +94,7 @@ pub trait Tool: Send + Sync {
 #[derive(Clone, Default)]
 pub struct ToolSet {
     tools: BTreeMap<&'static str, Arc<dyn Tool>>,
+    time_limits: ToolTimeLimits,
 }
 
 impl std::fmt::Debug for ToolSet {
@@ -118,6 +122,15 @@ impl ToolSet {
         self.tools.insert(tool.name(), tool);
     }
 
+    /// Sets how long each tool's calls may take.
+    pub fn set_time_limits(&mut self, limits: ToolTimeLimits) {
+        self.time_limits = limits;
+    }
+
+    pub fn time_limits(&self) -> &ToolTimeLimits {
+        &self.time_limits
+    }
+
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
         self.tools.get(name)
     }
@@ -139,8 +152,8 @@ impl ToolSet {
     }
 
     /// Runs the call `name(arguments)`: unknown tools, arguments that are
-    /// not JSON and a tool that panics (while starting or while running)
-    /// become error text for the model.
+    /// not JSON, a tool that panics (while starting or while running) and a
+    /// call past its time limit become error text for the model.
     pub async fn call(&self, ctx: ToolContext, name: &str, arguments: &str) -> ToolOutput {
         let Some(tool) = self.get(name) else {
             return ToolOutput::error(format!(
@@ -157,9 +170,23 @@ impl ToolSet {
             Ok(v @ Value::Object(_)) => {
                 // The tool's state is not shared with the loop: after a panic
                 // nothing half-changed is used again, so unwinding is safe.
+                let limit = self.time_limits.for_tool(name);
                 let running = match std::panic::catch_unwind(AssertUnwindSafe(|| tool.call(ctx, v)))
                 {
-                    Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
+                    Ok(future) => {
+                        match tokio::time::timeout(limit, AssertUnwindSafe(future).catch_unwind())
+                            .await
+                        {
+                            Ok(done) => done,
+                            Err(_) => {
+                                tracing::warn!(tool = name, ?limit, "a tool call ran out of time");
+                                return ToolOutput::error(format!(
+                                    "the tool {name} took longer than its time limit of {} and was given up; its result will not come, so go on without it or try something else",
+                                    time_limits::in_words(limit)
+                                ));
+                            }
+                        }
+                    }
                     Err(panic) => Err(panic),
                 };
                 running.unwrap_or_else(|panic| {
@@ -290,5 +317,79 @@ mod tests {
             .await
             .content
             .contains("must be a JSON object"));
+    }
+
+    /// A tool that takes `ms` milliseconds: asleep on the executor, or
+    /// blocking a thread of the blocking pool as file work does.
+    struct Slow {
+        name: &'static str,
+        blocking: bool,
+    }
+
+    impl Tool for Slow {
+        fn name(&self) -> &'static str {
+            self.name
+        }
+        fn description(&self) -> &'static str {
+            "takes its time"
+        }
+        fn parameters(&self) -> Value {
+            serde_json::json!({"type": "object"})
+        }
+        fn call(&self, _ctx: ToolContext, args: Value) -> ToolFuture {
+            let ms = std::time::Duration::from_millis(args["ms"].as_u64().unwrap_or(0));
+            let blocking_work = self.blocking;
+            Box::pin(async move {
+                if blocking_work {
+                    blocking(move || {
+                        std::thread::sleep(ms);
+                        ToolOutput::ok("done at last")
+                    })
+                    .await
+                } else {
+                    tokio::time::sleep(ms).await;
+                    ToolOutput::ok("done at last")
+                }
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_call_past_its_time_limit_becomes_error_text() {
+        use std::time::Duration;
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ToolContext {
+            sandbox: Arc::new(Sandbox::open(&dir.path().join("ws")).unwrap()),
+            thread_id: "t".into(),
+            tool_call_id: "c".into(),
+        };
+        let mut set = ToolSet::default();
+        for (name, blocking) in [("sleepy", false), ("busy", true)] {
+            set.add(Arc::new(Slow { name, blocking }));
+        }
+        set.set_time_limits(
+            ToolTimeLimits::uniform(Duration::from_secs(60))
+                .with("sleepy", Duration::from_millis(200))
+                .with("busy", Duration::from_millis(1500)),
+        );
+        let out = set.call(ctx.clone(), "sleepy", r#"{"ms": 20000}"#).await;
+        assert!(out.is_error);
+        assert_eq!(
+            out.content,
+            "Error: the tool sleepy took longer than its time limit of 200 ms and was given up; its result will not come, so go on without it or try something else"
+        );
+        // Blocking work still running on its thread does not hold the answer up.
+        let out = set.call(ctx.clone(), "busy", r#"{"ms": 2500}"#).await;
+        assert!(
+            out.is_error
+                && out
+                    .content
+                    .contains("the tool busy took longer than its time limit of 1.5 s"),
+            "{}",
+            out.content
+        );
+        // Within the limit, the result comes through.
+        let out = set.call(ctx, "sleepy", r#"{"ms": 10}"#).await;
+        assert_eq!(out, ToolOutput::ok("done at last"));
     }
 }
