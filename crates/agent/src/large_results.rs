@@ -3,6 +3,9 @@
 //! `/large_tool_results/<tool_call_id>`, and the model gets a head/tail
 //! preview and the path to read the rest from.
 
+use std::io::Write;
+
+use crate::sandbox::create_new;
 use crate::Sandbox;
 
 /// Folder of the workspace that holds evicted results.
@@ -35,6 +38,24 @@ fn file_name(call_id: &str) -> String {
     }
 }
 
+/// Writes `name` in the results folder through the sandbox's handles (no
+/// link followed); a stale file of that name — or a link planted there —
+/// is removed first.
+fn save(sandbox: &Sandbox, name: &str, content: &str) -> Result<(), String> {
+    let cannot = |e: &dyn std::fmt::Display| format!("cannot save the large result: {e}");
+    let folder = sandbox
+        .check(LARGE_RESULTS_DIR)
+        .and_then(|p| sandbox.folder(&p, true))
+        .map_err(|e| format!("cannot create {LARGE_RESULTS_DIR}: {e}"))?;
+    match folder.remove_file(name) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(cannot(&e)),
+    }
+    let mut file = create_new(&folder, name).map_err(|e| cannot(&e))?;
+    file.write_all(content.as_bytes()).map_err(|e| cannot(&e))
+}
+
 /// Saves `content` when it is over `limit_tokens` and returns what the model
 /// sees instead; `Ok(None)` when it is small enough to send as it is.
 pub fn evict(
@@ -48,12 +69,7 @@ pub fn evict(
         return Ok(None);
     }
     let vpath = format!("{LARGE_RESULTS_DIR}/{}", file_name(call_id));
-    let host = sandbox.resolve(&vpath).map_err(|e| e.to_string())?;
-    if let Some(parent) = host.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {LARGE_RESULTS_DIR}: {e}"))?;
-    }
-    std::fs::write(&host, content).map_err(|e| format!("cannot save the large result: {e}"))?;
+    save(sandbox, &file_name(call_id), content)?;
     let lines: Vec<&str> = content.lines().collect();
     let cut = |l: &&str| -> String {
         let s: String = l.chars().take(PREVIEW_LINE_CHARS).collect();

@@ -27,7 +27,7 @@ pub use runtime::{
     recover_interrupted_runs, thread_dir, workspace_dir, Agent, AgentConfig, PreparedRun,
     RunOutcome, RunRequest,
 };
-pub use sandbox::{Sandbox, SandboxError};
+pub use sandbox::{Sandbox, SandboxError, SpecialKind, WorkspacePath};
 pub use tokio_util::sync::CancellationToken;
 pub use tools::{SearchConfig, ThreadState, Todo, TodoStatus, ToolSet, ToolTimeLimits};
 pub use turn::EventSink;

@@ -1,10 +1,20 @@
 //! The thread's workspace as a sandboxed virtual filesystem. Tools name
-//! files by virtual paths (`/notes/plan.md`) rooted in the workspace folder;
-//! this module turns them into host paths and refuses every way out: `..`,
-//! host paths, `~`, Windows drive or UNC paths, backslashes, NUL bytes and
-//! symbolic links anywhere along the path.
+//! files by virtual paths (`/notes/plan.md`) rooted in the workspace folder.
+//! A path is first checked by its text (`..`, host paths, `~`, Windows drive
+//! or UNC paths, backslashes, NUL bytes, over-long names are refused), then
+//! used one name at a time from a handle on the workspace folder, never
+//! following a symbolic link (see [`handles`]): the check and the use are
+//! one step, so nothing swapped in meanwhile can lead outside.
+
+mod handles;
 
 use std::path::{Component, Path, PathBuf};
+
+use cap_fs_ext::DirExt;
+use cap_std::fs::Dir;
+
+pub use handles::SpecialKind;
+pub(crate) use handles::{child, create_new, each_regular_file, io, list, read_regular, Found};
 
 /// Why a path was refused or could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -13,12 +23,55 @@ pub enum SandboxError {
     Refused { path: String, reason: &'static str },
     #[error("the workspace folder {0} cannot be used: {1}")]
     Root(String, String),
+    #[error("path '{0}' not found")]
+    Missing(String),
+    #[error("'{0}' is a file, not a folder")]
+    NotAFolder(String),
+    #[error("'{0}' is a folder; use ls to list it")]
+    IsAFolder(String),
+    #[error("'{path}' is {kind}, not a regular file or folder: it cannot be read or changed")]
+    Special { path: String, kind: SpecialKind },
+    #[error("cannot use '{path}': {message}")]
+    Io { path: String, message: String },
+}
+
+/// A virtual path that passed the checks on its text: the names from the
+/// workspace root down (none for the root itself).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkspacePath {
+    names: Vec<String>,
+}
+
+impl WorkspacePath {
+    /// The names from the root down.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    pub fn is_root(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// The path as the model sees it (`/notes/a.md`, `/` for the root).
+    pub fn shown(&self) -> String {
+        format!("/{}", self.names.join("/"))
+    }
+
+    /// The folders above and the last name; `None` for the root.
+    pub(crate) fn split_last(&self) -> Option<(&[String], &str)> {
+        self.names
+            .split_last()
+            .map(|(last, parents)| (parents, last.as_str()))
+    }
 }
 
 /// One thread's workspace.
 #[derive(Debug)]
 pub struct Sandbox {
     root: PathBuf,
+    /// The workspace folder, opened once without following a link: every
+    /// file tool starts from this handle, never from `root`'s text.
+    dir: Dir,
     /// Serializes changes (write, edit) so parallel tool calls do not
     /// interleave read-modify-write cycles on a file. Taken on the blocking
     /// thread that does the work, so a call abandoned at its time limit
@@ -30,15 +83,39 @@ const MAX_COMPONENT: usize = 255;
 const MAX_DEPTH: usize = 64;
 
 impl Sandbox {
-    /// Opens (creating if needed) the workspace at `root`.
+    /// Opens (creating if needed) the workspace at `root`. A root that is a
+    /// symbolic link is refused: following it would make wherever it points
+    /// the workspace.
     pub fn open(root: &Path) -> Result<Self, SandboxError> {
-        std::fs::create_dir_all(root)
-            .map_err(|e| SandboxError::Root(root.display().to_string(), e.to_string()))?;
-        let root = root
-            .canonicalize()
-            .map_err(|e| SandboxError::Root(root.display().to_string(), e.to_string()))?;
+        let fail = |e: &dyn std::fmt::Display| {
+            SandboxError::Root(root.display().to_string(), e.to_string())
+        };
+        match std::fs::symlink_metadata(root) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(fail(&"it is a symbolic link; give the real folder"))
+            }
+            Ok(_) => {}
+            Err(_) => std::fs::create_dir_all(root).map_err(|e| fail(&e))?,
+        }
+        let (parent, name) = match (root.parent(), root.file_name()) {
+            (Some(p), Some(n)) if !p.as_os_str().is_empty() => (p, n),
+            (_, Some(n)) => (Path::new("."), n),
+            _ => return Err(fail(&"give the path of a folder by its name")),
+        };
+        let above =
+            Dir::open_ambient_dir(parent, cap_std::ambient_authority()).map_err(|e| fail(&e))?;
+        // The last name is opened without following a link, so a link
+        // swapped in after the check above is refused too.
+        let dir = above
+            .open_dir_nofollow(name)
+            .map_err(|e| match handles::is_link_error(&e) {
+                true => fail(&"it is a symbolic link; give the real folder"),
+                false => fail(&e),
+            })?;
+        let root = parent.canonicalize().map_err(|e| fail(&e))?.join(name);
         Ok(Self {
             root,
+            dir,
             write_lock: std::sync::Mutex::new(()),
         })
     }
@@ -48,9 +125,9 @@ impl Sandbox {
         &self.root
     }
 
-    /// The host path of a virtual path, after every check. The path need
-    /// not exist; the part that exists contains no symbolic link.
-    pub fn resolve(&self, virtual_path: &str) -> Result<PathBuf, SandboxError> {
+    /// Checks a virtual path by its text and splits it into names. Whether
+    /// it exists, and what it is, is found out only when it is used.
+    pub fn check(&self, virtual_path: &str) -> Result<WorkspacePath, SandboxError> {
         let refuse = |reason| {
             Err(SandboxError::Refused {
                 path: virtual_path.to_string(),
@@ -79,8 +156,7 @@ impl Sandbox {
                 "host paths are not allowed; use paths starting at / inside the workspace",
             );
         }
-        let mut host = self.root.clone();
-        let mut depth = 0;
+        let mut names = Vec::new();
         for part in p.split('/') {
             match part {
                 "" | "." => continue,
@@ -96,37 +172,12 @@ impl Sandbox {
             ) {
                 return refuse("it contains a name that is not a plain file name");
             }
-            depth += 1;
-            if depth > MAX_DEPTH {
+            if names.len() == MAX_DEPTH {
                 return refuse("it is nested too deeply");
             }
-            host.push(part);
-            match std::fs::symlink_metadata(&host) {
-                Ok(m) if m.file_type().is_symlink() => {
-                    return refuse("symbolic links are not followed")
-                }
-                Ok(_) => {}
-                Err(_) => {}
-            }
+            names.push(part.to_string());
         }
-        // Belt and braces: whatever exists must canonicalize inside the root.
-        if let Ok(real) = host.canonicalize() {
-            if !real.starts_with(&self.root) {
-                return refuse("it leads outside the workspace");
-            }
-        }
-        Ok(host)
-    }
-
-    /// The virtual path of a host path inside the workspace.
-    pub fn virtual_path(&self, host: &Path) -> Option<String> {
-        let rel = host.strip_prefix(&self.root).ok()?;
-        let mut out = String::new();
-        for c in rel.components() {
-            out.push('/');
-            out.push_str(&c.as_os_str().to_string_lossy());
-        }
-        Some(if out.is_empty() { "/".to_string() } else { out })
+        Ok(WorkspacePath { names })
     }
 
     /// Normalizes a virtual path for display (`notes//a.md` → `/notes/a.md`).
@@ -145,18 +196,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn resolves_inside_and_refuses_escapes() {
+    fn checks_paths_by_their_text() {
         let dir = tempfile::tempdir().unwrap();
         let sb = Sandbox::open(&dir.path().join("ws")).unwrap();
-        assert_eq!(sb.resolve("/a/b.txt").unwrap(), sb.root().join("a/b.txt"));
-        assert_eq!(sb.resolve("a/./b.txt").unwrap(), sb.root().join("a/b.txt"));
-        assert_eq!(sb.resolve("/").unwrap(), sb.root());
-        assert_eq!(sb.resolve("").unwrap(), sb.root());
+        assert_eq!(sb.check("/a/b.txt").unwrap().names(), ["a", "b.txt"]);
+        assert_eq!(sb.check("a/./b.txt").unwrap().shown(), "/a/b.txt");
+        assert!(sb.check("/").unwrap().is_root());
+        assert!(sb.check("").unwrap().is_root());
         // Absolute paths are virtual: /etc/passwd is a (missing) file in the workspace.
-        assert_eq!(
-            sb.resolve("/etc/passwd").unwrap(),
-            sb.root().join("etc/passwd")
-        );
+        assert_eq!(sb.check("/etc/passwd").unwrap().shown(), "/etc/passwd");
         let host = sb.root().join("x").display().to_string();
         for bad in [
             "../x",
@@ -171,14 +219,12 @@ mod tests {
             host.as_str(),
         ] {
             assert!(
-                matches!(sb.resolve(bad), Err(SandboxError::Refused { .. })),
+                matches!(sb.check(bad), Err(SandboxError::Refused { .. })),
                 "{bad:?} was not refused"
             );
         }
-        assert_eq!(
-            sb.virtual_path(&sb.root().join("a/b")).as_deref(),
-            Some("/a/b")
-        );
+        let deep = "/d".repeat(MAX_DEPTH + 1);
+        assert!(sb.check(&deep).is_err());
         assert_eq!(Sandbox::display_path("a//b/./c"), "/a/b/c");
     }
 
@@ -202,7 +248,21 @@ mod tests {
             "/inner-link",
             "/inner-link/new.txt",
         ] {
-            assert!(sb.resolve(bad).is_err(), "{bad} was not refused");
+            let path = sb.check(bad).unwrap();
+            let found = sb.find(&path);
+            assert!(
+                matches!(found, Err(SandboxError::Refused { .. })),
+                "{bad} was not refused: {found:?}"
+            );
+            assert!(
+                matches!(sb.folder(&path, true), Err(SandboxError::Refused { .. })),
+                "{bad} was not refused as a folder"
+            );
         }
+        assert!(!outside.join("new.txt").exists());
+        assert!(matches!(
+            sb.find(&sb.check("/inner").unwrap()),
+            Ok(Found::Folder(_))
+        ));
     }
 }

@@ -3,15 +3,17 @@
 //! `write_file` only creates; `edit_file` replaces a string that must be
 //! unique unless `replace_all`.
 
-use std::io::ErrorKind;
+use std::io::{ErrorKind, Write};
 use std::sync::{Arc, PoisonError};
 
+use cap_std::fs::Dir;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{blocking, parse_args, schema, Tool, ToolContext, ToolFuture, ToolOutput};
-use crate::Sandbox;
+use crate::sandbox::{child, create_new, list, read_regular, Found};
+use crate::{Sandbox, SandboxError};
 
 /// Lines of a file `read_file` returns when no limit is given.
 pub const DEFAULT_READ_LIMIT: usize = 2000;
@@ -20,45 +22,44 @@ pub const MAX_LINE_CHARS: usize = 2000;
 /// Files larger than this are not read or edited whole.
 const MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
 
-fn modified(m: &std::fs::Metadata) -> String {
+fn modified(m: &cap_std::fs::Metadata) -> String {
     m.modified()
         .ok()
         .map(|t| {
-            chrono::DateTime::<chrono::Utc>::from(t)
+            chrono::DateTime::<chrono::Utc>::from(t.into_std())
                 .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
         })
         .unwrap_or_default()
 }
 
-fn io_error(path: &str, e: &std::io::Error) -> ToolOutput {
-    match e.kind() {
-        ErrorKind::NotFound => ToolOutput::error(format!("File '{path}' not found")),
-        ErrorKind::PermissionDenied => ToolOutput::error(format!("permission denied for '{path}'")),
-        _ => ToolOutput::error(format!("cannot use '{path}': {e}")),
-    }
+/// A text file read through the sandbox: its folder (a handle), its name
+/// and its text.
+struct TextFile {
+    parent: Dir,
+    name: String,
+    text: String,
 }
 
-/// Reads a text file after the sandbox checks.
-fn read_text(sandbox: &Sandbox, path: &str) -> Result<(std::path::PathBuf, String), ToolOutput> {
-    let host = sandbox
-        .resolve(path)
-        .map_err(|e| ToolOutput::error(e.to_string()))?;
-    let meta = std::fs::metadata(&host).map_err(|e| io_error(path, &e))?;
-    if meta.is_dir() {
+/// Reads a regular text file of the workspace, through handles only.
+fn read_text(sandbox: &Sandbox, path: &str) -> Result<TextFile, ToolOutput> {
+    let checked = sandbox.check(path)?;
+    let shown = checked.shown();
+    let (parent, name) = match sandbox.find(&checked)? {
+        Found::Folder(_) => {
+            return Err(ToolOutput::error(format!(
+                "'{shown}' is a directory; use ls to list it"
+            )))
+        }
+        Found::File { parent, name } => (parent, name),
+    };
+    let Some(bytes) = read_regular(&parent, &name, &shown, MAX_FILE_BYTES)? else {
         return Err(ToolOutput::error(format!(
-            "'{path}' is a directory; use ls to list it"
+            "'{shown}' is too large (over {MAX_FILE_BYTES} bytes) to read as text"
         )));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(ToolOutput::error(format!(
-            "'{path}' is too large ({} bytes) to read as text",
-            meta.len()
-        )));
-    }
-    let bytes = std::fs::read(&host).map_err(|e| io_error(path, &e))?;
+    };
     let text = String::from_utf8(bytes)
-        .map_err(|_| ToolOutput::error(format!("'{path}' is not a UTF-8 text file")))?;
-    Ok((host, text))
+        .map_err(|_| ToolOutput::error(format!("'{shown}' is not a UTF-8 text file")))?;
+    Ok(TextFile { parent, name, text })
 }
 
 // ---------------------------------------------------------------- ls
@@ -99,38 +100,34 @@ impl Tool for Ls {
 }
 
 fn ls(sandbox: &Sandbox, path: &str) -> ToolOutput {
-    let host = match sandbox.resolve(path) {
-        Ok(h) => h,
-        Err(e) => return ToolOutput::error(e.to_string()),
+    let checked = match sandbox.check(path) {
+        Ok(c) => c,
+        Err(e) => return e.into(),
     };
-    let shown = Sandbox::display_path(path);
-    let entries = match std::fs::read_dir(&host) {
+    let shown = checked.shown();
+    let dir = match sandbox.find(&checked) {
+        Ok(Found::Folder(dir)) => dir,
+        Ok(Found::File { .. }) => {
+            return ToolOutput::error(format!("'{shown}' is a file, not a folder"))
+        }
+        Err(e) => return e.into(),
+    };
+    let entries = match list(&dir, &shown) {
         Ok(e) => e,
-        Err(e) if e.kind() == ErrorKind::NotFound => {
-            return ToolOutput::error(format!("path '{shown}' not found"))
-        }
-        Err(e) if host.is_file() => {
-            return ToolOutput::error(format!("'{shown}' is a file, not a folder ({e})"))
-        }
-        Err(e) => return io_error(&shown, &e),
+        Err(e) => return e.into(),
     };
-    let mut rows = Vec::new();
-    for entry in entries.flatten() {
-        let Ok(meta) = entry.path().symlink_metadata() else {
-            continue;
-        };
-        if meta.file_type().is_symlink() {
-            continue; // never shown, never followed
-        }
-        let Some(mut vpath) = sandbox.virtual_path(&entry.path()) else {
-            continue;
-        };
-        if meta.is_dir() {
-            vpath.push('/');
-        }
-        rows.push(json!({"path": vpath, "is_dir": meta.is_dir(), "size": if meta.is_dir() { 0 } else { meta.len() }, "modified": modified(&meta)}));
-    }
-    rows.sort_by(|a, b| a["path"].as_str().cmp(&b["path"].as_str()));
+    let rows: Vec<Value> = entries
+        .iter()
+        .map(|entry| {
+            let is_dir = entry.meta.is_dir();
+            let mut vpath = child(&shown, &entry.name);
+            if is_dir {
+                vpath.push('/');
+            }
+            let size = if is_dir { 0 } else { entry.meta.len() };
+            json!({"path": vpath, "is_dir": is_dir, "size": size, "modified": modified(&entry.meta)})
+        })
+        .collect();
     ToolOutput::ok(Value::Array(rows).to_string())
 }
 
@@ -182,8 +179,8 @@ impl Tool for ReadFile {
 
 /// `read_file` itself, also used by tests and the large-result preview.
 pub fn read_file(sandbox: &Sandbox, path: &str, offset: usize, limit: usize) -> ToolOutput {
-    let (_, text) = match read_text(sandbox, path) {
-        Ok(t) => t,
+    let text = match read_text(sandbox, path) {
+        Ok(t) => t.text,
         Err(e) => return e,
     };
     if text.is_empty() {
@@ -254,43 +251,38 @@ impl Tool for WriteFile {
 }
 
 pub fn write_file(sandbox: &Sandbox, path: &str, content: &str) -> ToolOutput {
-    use std::io::Write;
-    let host = match sandbox.resolve(path) {
-        Ok(h) => h,
-        Err(e) => return ToolOutput::error(e.to_string()),
+    let checked = match sandbox.check(path) {
+        Ok(c) => c,
+        Err(e) => return e.into(),
     };
-    if host == sandbox.root() {
+    if checked.is_root() {
         return ToolOutput::error("give a file path, not the workspace root");
     }
-    if host.symlink_metadata().is_ok() {
-        return ToolOutput::error(format!(
-            "Cannot write to {path} because it already exists. Read and then make an edit, or write to a new path."
-        ));
-    }
-    if let Some(parent) = host.parent() {
-        if let Err(e) = std::fs::create_dir_all(parent) {
-            return ToolOutput::error(format!("cannot create the folder for '{path}': {e}"));
+    let shown = checked.shown();
+    let exists = || {
+        ToolOutput::error(format!(
+            "Cannot write to {shown} because it already exists. Read and then make an edit, or write to a new path."
+        ))
+    };
+    // Folders are made one at a time from the workspace handle, none of
+    // them a link.
+    let (parent, name) = match sandbox.parent_of(&checked, true) {
+        Ok(p) => p,
+        Err(SandboxError::NotAFolder(f)) => {
+            return ToolOutput::error(format!(
+                "cannot create the folder for '{shown}': '{f}' is a file"
+            ))
         }
-        // The folders just made are plain folders, but check again in case a
-        // link appeared in between.
-        if let Err(e) = sandbox.resolve(path) {
-            return ToolOutput::error(e.to_string());
-        }
-    }
-    // create_new refuses an existing file or link atomically (O_EXCL).
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&host);
-    match file {
+        Err(e) => return e.into(),
+    };
+    // create_new refuses an existing file, folder or link atomically (O_EXCL).
+    match create_new(&parent, &name) {
         Ok(mut f) => match f.write_all(content.as_bytes()).and_then(|()| f.sync_all()) {
-            Ok(()) => ToolOutput::ok(format!("Updated file {}", Sandbox::display_path(path))),
-            Err(e) => ToolOutput::error(format!("cannot write '{path}': {e}")),
+            Ok(()) => ToolOutput::ok(format!("Updated file {shown}")),
+            Err(e) => ToolOutput::error(format!("cannot write '{shown}': {e}")),
         },
-        Err(e) if e.kind() == ErrorKind::AlreadyExists => ToolOutput::error(format!(
-            "Cannot write to {path} because it already exists. Read and then make an edit, or write to a new path."
-        )),
-        Err(e) => io_error(path, &e),
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => exists(),
+        Err(e) => crate::sandbox::io(&shown, &e).into(),
     }
 }
 
@@ -354,10 +346,11 @@ pub fn edit_file(
     if old.is_empty() {
         return ToolOutput::error("old_string is empty; give the exact text to replace");
     }
-    let (host, text) = match read_text(sandbox, path) {
+    let TextFile { parent, name, text } = match read_text(sandbox, path) {
         Ok(t) => t,
         Err(e) => return e,
     };
+    let shown = Sandbox::display_path(path);
     let count = text.matches(old).count();
     if count == 0 {
         return ToolOutput::error(format!("String not found in file: '{old}'"));
@@ -372,58 +365,47 @@ pub fn edit_file(
     } else {
         text.replacen(old, new, 1)
     };
-    // Write beside the file and rename over it, so a crash never leaves half a file.
-    let tmp = host.with_file_name(format!(
-        ".{}.deskmate-edit",
-        host.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    ));
-    let mut file = match create_edit_file(&tmp) {
+    // Write beside the file (in the same folder handle) and rename over it,
+    // so a crash never leaves half a file.
+    let tmp = format!(".{name}.deskmate-edit");
+    let mut file = match create_edit_file(&parent, &tmp) {
         Ok(f) => f,
-        Err(e) => return ToolOutput::error(format!("cannot save '{path}': {e}")),
+        Err(e) => return ToolOutput::error(format!("cannot save '{shown}': {e}")),
     };
-    let written = {
-        use std::io::Write;
-        file.write_all(updated.as_bytes())
-            .and_then(|()| file.sync_all())
-    };
+    let written = file
+        .write_all(updated.as_bytes())
+        .and_then(|()| file.sync_all());
     drop(file);
-    // rename replaces the entry at `host` itself; it never follows a link there.
-    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, &host)) {
-        let _ = std::fs::remove_file(&tmp);
-        return ToolOutput::error(format!("cannot save '{path}': {e}"));
+    // renameat within the folder handle replaces the entry `name` itself; it
+    // never follows a link there.
+    if let Err(e) = written.and_then(|()| parent.rename(&tmp, &parent, &name)) {
+        let _ = parent.remove_file(&tmp);
+        return ToolOutput::error(format!("cannot save '{shown}': {e}"));
     }
     ToolOutput::ok(format!(
-        "Successfully replaced {count} instance(s) of the string in '{}'",
-        Sandbox::display_path(path)
+        "Successfully replaced {count} instance(s) of the string in '{shown}'"
     ))
 }
 
-/// Creates `edit_file`'s temporary file new (`O_CREAT | O_EXCL`, which never
-/// follows a symbolic link), so nothing planted at its name — a link to a
-/// file outside the workspace above all — can redirect the write. A stale
-/// one (a file or link left by a crash) is removed first: removing a link
-/// removes the link, not what it points to. A folder there is refused.
-fn create_edit_file(tmp: &std::path::Path) -> std::io::Result<std::fs::File> {
-    match tmp.symlink_metadata() {
+/// Creates `edit_file`'s temporary file new in the file's folder handle
+/// (`O_CREAT | O_EXCL`, which never follows a symbolic link), so nothing
+/// planted at its name — a link to a file outside the workspace above all —
+/// can redirect the write. A stale one (a file or link left by a crash) is
+/// removed first: removing a link removes the link, not what it points to.
+/// A folder there is refused.
+fn create_edit_file(parent: &Dir, tmp: &str) -> std::io::Result<cap_std::fs::File> {
+    match parent.symlink_metadata(tmp) {
         Ok(m) if m.is_dir() => {
             return Err(std::io::Error::new(
                 ErrorKind::AlreadyExists,
-                format!(
-                    "a folder is in the way of the temporary file {}",
-                    tmp.display()
-                ),
+                format!("a folder is in the way of the temporary file {tmp}"),
             ))
         }
-        Ok(_) => std::fs::remove_file(tmp)?,
+        Ok(_) => parent.remove_file(tmp)?,
         Err(e) if e.kind() == ErrorKind::NotFound => {}
         Err(e) => return Err(e),
     }
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(tmp)
+    create_new(parent, tmp)
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ use futures_util::FutureExt;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::Sandbox;
+use crate::{Sandbox, SandboxError};
 
 pub use files::{EditFile, Ls, ReadFile, WriteFile};
 pub use search_files::{Glob, Grep};
@@ -71,6 +71,13 @@ impl ToolOutput {
             is_error: true,
             todos: None,
         }
+    }
+}
+
+/// A path the sandbox refused or could not use is a failure the model reads.
+impl From<SandboxError> for ToolOutput {
+    fn from(e: SandboxError) -> Self {
+        Self::error(e.to_string())
     }
 }
 

@@ -3,12 +3,14 @@
 
 use std::path::Path;
 
+use cap_std::fs::Dir;
 use globset::{Glob as GlobPattern, GlobBuilder, GlobMatcher};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::{blocking, parse_args, schema, Tool, ToolContext, ToolFuture, ToolOutput};
+use crate::sandbox::{child, each_regular_file, read_regular, Found};
 use crate::Sandbox;
 
 /// At most this many paths or lines are listed.
@@ -25,31 +27,25 @@ fn matcher(pattern: &str) -> Result<GlobMatcher, ToolOutput> {
         .map_err(|e| ToolOutput::error(format!("invalid glob pattern '{pattern}': {e}")))
 }
 
-/// Every regular file under `base` (a folder or one file), as host paths.
-fn files_under(sandbox: &Sandbox, base: &str) -> Result<Vec<std::path::PathBuf>, ToolOutput> {
-    let host = sandbox
-        .resolve(base)
-        .map_err(|e| ToolOutput::error(e.to_string()))?;
-    let meta = std::fs::symlink_metadata(&host).map_err(|_| {
-        ToolOutput::error(format!("path '{}' not found", Sandbox::display_path(base)))
-    })?;
-    if meta.is_file() {
-        return Ok(vec![host]);
+/// Calls `visit(folder, name, relative path, virtual path)` for every
+/// regular file under `base` (a folder, or one file whose relative path is
+/// empty), in path order, through folder handles that follow no link.
+fn each_file(
+    sandbox: &Sandbox,
+    base: &str,
+    visit: &mut dyn FnMut(&Dir, &str, &str, &str),
+) -> Result<(), ToolOutput> {
+    let checked = sandbox.check(base)?;
+    let shown = checked.shown();
+    match sandbox.find(&checked)? {
+        Found::Folder(dir) => {
+            each_regular_file(&dir, &mut |folder, name, relative| {
+                visit(folder, name, relative, &child(&shown, relative));
+            });
+        }
+        Found::File { parent, name } => visit(&parent, &name, "", &shown),
     }
-    let mut files: Vec<_> = walkdir::WalkDir::new(&host)
-        .follow_links(false)
-        .max_depth(64)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .map(walkdir::DirEntry::into_path)
-        .collect();
-    files.sort();
-    Ok(files)
-}
-
-fn relative<'a>(base: &Path, file: &'a Path) -> &'a Path {
-    file.strip_prefix(base).unwrap_or(file)
+    Ok(())
 }
 
 // ---------------------------------------------------------------- glob
@@ -96,19 +92,14 @@ pub fn glob(sandbox: &Sandbox, pattern: &str, path: &str) -> ToolOutput {
         Ok(m) => m,
         Err(e) => return e,
     };
-    let base = match sandbox.resolve(path) {
-        Ok(b) => b,
-        Err(e) => return ToolOutput::error(e.to_string()),
-    };
-    let files = match files_under(sandbox, path) {
-        Ok(f) => f,
-        Err(e) => return e,
-    };
-    let found: Vec<String> = files
-        .iter()
-        .filter(|f| m.is_match(relative(&base, f)))
-        .filter_map(|f| sandbox.virtual_path(f))
-        .collect();
+    let mut found = Vec::new();
+    if let Err(e) = each_file(sandbox, path, &mut |_, _, relative, shown| {
+        if m.is_match(Path::new(relative)) {
+            found.push(shown.to_string());
+        }
+    }) {
+        return e;
+    }
     if found.is_empty() {
         return ToolOutput::ok(format!("No files found matching pattern '{pattern}'"));
     }
@@ -201,34 +192,19 @@ pub fn grep(
         Ok(f) => f,
         Err(e) => return e,
     };
-    let base = match sandbox.resolve(path) {
-        Ok(b) => b,
-        Err(e) => return ToolOutput::error(e.to_string()),
-    };
-    let files = match files_under(sandbox, path) {
-        Ok(f) => f,
-        Err(e) => return e,
-    };
     let mut lines = Vec::new();
-    for file in files {
+    let searched = each_file(sandbox, path, &mut |folder, name, relative, vpath| {
         if let Some(f) = &filter {
-            let rel = relative(&base, &file);
-            let name_matches = file.file_name().is_some_and(|n| f.is_match(Path::new(n)));
-            if !f.is_match(rel) && !name_matches {
-                continue;
+            if !f.is_match(Path::new(relative)) && !f.is_match(Path::new(name)) {
+                return;
             }
         }
-        if std::fs::metadata(&file)
-            .map(|m| m.len() > MAX_GREP_BYTES)
-            .unwrap_or(true)
-        {
-            continue;
-        }
-        let Ok(text) = std::fs::read_to_string(&file) else {
-            continue;
-        }; // binary or unreadable
-        let Some(vpath) = sandbox.virtual_path(&file) else {
-            continue;
+        // Too large, binary, unreadable or no longer a regular file: skipped.
+        let Ok(Some(bytes)) = read_regular(folder, name, vpath, MAX_GREP_BYTES) else {
+            return;
+        };
+        let Ok(text) = String::from_utf8(bytes) else {
+            return;
         };
         match mode {
             "content" => {
@@ -245,10 +221,13 @@ pub fn grep(
             }
             _ => {
                 if re.is_match(&text) {
-                    lines.push(vpath);
+                    lines.push(vpath.to_string());
                 }
             }
         }
+    });
+    if let Err(e) = searched {
+        return e;
     }
     if lines.is_empty() {
         return ToolOutput::ok(format!("No matches found for pattern '{pattern}'"));
