@@ -14,7 +14,9 @@ use cap_fs_ext::DirExt;
 use cap_std::fs::Dir;
 
 pub use handles::SpecialKind;
-pub(crate) use handles::{child, create_new, each_regular_file, io, list, read_regular, Found};
+pub(crate) use handles::{
+    child, create_new, each_regular_file, list, read_regular, unusable, Found,
+};
 
 /// Why a path was refused or could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -97,13 +97,14 @@ fn explain(dir: &Dir, name: &str, shown: &str, e: std::io::Error) -> SandboxErro
                 path: shown.to_string(),
                 kind,
             },
-            None => io(shown, &e),
+            None => unusable(shown, &e),
         },
-        Err(_) => io(shown, &e),
+        Err(_) => unusable(shown, &e),
     }
 }
 
-pub(crate) fn io(shown: &str, e: &std::io::Error) -> SandboxError {
+/// A path that exists (or not) but could not be used, in words.
+pub(crate) fn unusable(shown: &str, e: &std::io::Error) -> SandboxError {
     match e.kind() {
         ErrorKind::NotFound => SandboxError::Missing(shown.to_string()),
         ErrorKind::PermissionDenied => SandboxError::Io {
@@ -134,7 +135,7 @@ impl Sandbox {
     }
 
     fn descend(&self, names: &[String], create: bool) -> Result<Dir, SandboxError> {
-        let mut dir = self.dir.try_clone().map_err(|e| io("/", &e))?;
+        let mut dir = self.dir.try_clone().map_err(|e| unusable("/", &e))?;
         let mut shown = String::from("/");
         for name in names {
             shown = child(&shown, name);
@@ -210,7 +211,7 @@ pub(crate) fn open_regular(parent: &Dir, name: &str, shown: &str) -> Result<File
     let file = parent
         .open_with(name, &options)
         .map_err(|e| explain(parent, name, shown, e))?;
-    let meta = file.metadata().map_err(|e| io(shown, &e))?;
+    let meta = file.metadata().map_err(|e| unusable(shown, &e))?;
     if meta.is_dir() {
         return Err(SandboxError::IsAFolder(shown.to_string()));
     }
@@ -235,7 +236,7 @@ pub(crate) fn read_regular(
     let mut bytes = Vec::new();
     file.take(max_bytes.saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(|e| io(shown, &e))?;
+        .map_err(|e| unusable(shown, &e))?;
     if bytes.len() as u64 > max_bytes {
         return Ok(None);
     }
@@ -263,7 +264,7 @@ pub(crate) struct Listed {
 /// The regular files and folders directly in `dir`, sorted by name.
 pub(crate) fn list(dir: &Dir, shown: &str) -> Result<Vec<Listed>, SandboxError> {
     let mut out = Vec::new();
-    for entry in dir.entries().map_err(|e| io(shown, &e))?.flatten() {
+    for entry in dir.entries().map_err(|e| unusable(shown, &e))?.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         // The entry's own metadata, its link never followed.
         let Ok(meta) = dir.symlink_metadata(entry.file_name()) else {

@@ -282,7 +282,7 @@ pub fn write_file(sandbox: &Sandbox, path: &str, content: &str) -> ToolOutput {
             Err(e) => ToolOutput::error(format!("cannot write '{shown}': {e}")),
         },
         Err(e) if e.kind() == ErrorKind::AlreadyExists => exists(),
-        Err(e) => crate::sandbox::io(&shown, &e).into(),
+        Err(e) => crate::sandbox::unusable(&shown, &e).into(),
     }
 }
 
