@@ -41,6 +41,20 @@ read -r p f < <(grep -E '^test result:' "$art/cargo-test.log" | awk '{p+=$4; f+=
 passed=$((passed + p)); failed=$((failed + f))
 [ "$rust_rc" -eq 0 ] || { suites_failed+=(rust); [ "$f" -gt 0 ] || failed=$((failed + 1)); }
 
+say "Formatting and lints"
+# Each counts as one test: rustfmt's check, then clippy on every crate and
+# target with warnings as errors (the workspace denies unwrap/expect outside tests).
+lint_p=0 lint_f=0
+if cargo fmt --all --check > "$art/fmt.log" 2>&1; then lint_p=$((lint_p + 1)); else lint_f=$((lint_f + 1)); cat "$art/fmt.log"; echo "cargo fmt --check failed: run cargo fmt --all"; fi
+if limited 15m cargo clippy --workspace --all-targets --quiet -- -D warnings > "$art/clippy.log" 2>&1; then
+  lint_p=$((lint_p + 1))
+else
+  lint_f=$((lint_f + 1)); tail -n 60 "$art/clippy.log"; echo "cargo clippy failed (full log: test-artifacts/clippy.log)"
+fi
+echo "lints: $lint_p passed, $lint_f failed"
+passed=$((passed + lint_p)); failed=$((failed + lint_f))
+[ "$lint_f" -eq 0 ] || suites_failed+=(lints)
+
 say "UI unit tests"
 (cd ui && limited 10m npx vitest run --reporter=default --reporter=json --outputFile="$art/vitest.json") 2>&1 | tee "$art/vitest.log"
 ui_rc=${PIPESTATUS[0]}

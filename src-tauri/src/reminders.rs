@@ -47,12 +47,7 @@ fn notifications_work() -> bool {
 }
 
 fn english(app: &Deskmate) -> bool {
-    app.store()
-        .settings()
-        .get::<String>(None, "ui.locale")
-        .ok()
-        .flatten()
-        .is_some_and(|l| l.starts_with("en"))
+    app.locale().is_ok_and(|l| l.starts_with("en"))
 }
 
 fn check(handle: &AppHandle, app: &Deskmate, log: &mut ReminderLog, notify: bool) {

@@ -30,9 +30,9 @@ pub use deskmate_llm as llm;
 use crate::doctor::{KEYRING_SERVICE, LLM_KEY_ENV};
 use crate::{AppError, AppResult, Deskmate};
 
-const MODEL_KEY: &str = "llm.model";
-const BASE_URL_KEY: &str = "llm.base_url";
-const PRICES_KEY: &str = "llm.prices";
+use crate::settings::{
+    LLM_BASE_URL as BASE_URL_KEY, LLM_MODEL as MODEL_KEY, LLM_PRICES as PRICES_KEY,
+};
 const PRICE_TABLE_SHAPE: &str =
     "Prices are US dollars per million tokens, by provider:model or provider:*, shaped like \
      {\"prices\": {\"openai:gpt-4o-mini\": {\"input_per_mtok\": 0.15, \"output_per_mtok\": 0.6}}}.";

@@ -6,13 +6,11 @@
 
 use std::path::Path;
 
-use deskmate_speech::models::sha256_file;
+use deskmate_speech::models::{sha256_file, Manifest, ModelEntry};
 use serde::{Deserialize, Serialize};
 
-use crate::{AppError, Config, Deskmate};
+use crate::{AppError, AppResult, Config, Deskmate};
 
-/// The model manifest (`models/manifest.toml`), embedded at build time.
-const MANIFEST: &str = include_str!("../../../models/manifest.toml");
 /// Keyring service under which Deskmate keeps its secrets.
 pub const KEYRING_SERVICE: &str = "deskmate";
 /// Environment variable that overrides the LLM API key (headless use).
@@ -61,29 +59,20 @@ impl Check {
     }
 }
 
-#[derive(Debug, Deserialize)]
-pub struct Manifest {
-    #[serde(default)]
-    pub model: Vec<ManifestModel>,
+/// The model manifest (`models/manifest.toml`): parsed once, by the speech
+/// crate that also fetches what it lists.
+pub fn manifest() -> Result<Manifest, String> {
+    Manifest::embedded().map_err(|e| format!("models/manifest.toml is damaged: {e}"))
 }
 
-#[derive(Debug, Deserialize)]
-pub struct ManifestModel {
+/// One model of the manifest as the settings screen and `deskmate models
+/// status` show it: whether its files are in place (right sha256).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelStatus {
     pub name: String,
     pub purpose: String,
-    pub files: Vec<ManifestFile>,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct ManifestFile {
-    /// Relative to the models directory.
-    pub path: String,
-    pub sha256: String,
-}
-
-/// The embedded model manifest.
-pub fn manifest() -> Result<Manifest, String> {
-    toml::from_str(MANIFEST).map_err(|e| format!("models/manifest.toml is damaged: {e}"))
+    pub present: bool,
+    pub detail: String,
 }
 
 /// Runs every check for a configuration, whether or not Deskmate can open its
@@ -160,6 +149,25 @@ fn check_models(models_dir: &Path) -> Vec<Check> {
 }
 
 impl Deskmate {
+    /// Each model of the manifest and whether it is installed (the
+    /// window's settings and `deskmate models status`).
+    pub fn models_status(&self) -> AppResult<Vec<ModelStatus>> {
+        let manifest = manifest().map_err(AppError::Config)?;
+        Ok(manifest
+            .model
+            .iter()
+            .map(|m| {
+                let check = check_model(&self.config().models_dir, m);
+                ModelStatus {
+                    present: check.status == Status::Ok,
+                    detail: check.detail,
+                    name: m.name.clone(),
+                    purpose: m.purpose.clone(),
+                }
+            })
+            .collect())
+    }
+
     /// Runs every check against this (open) data directory.
     pub fn doctor(&self) -> Vec<Check> {
         other_checks(
@@ -191,7 +199,7 @@ impl Deskmate {
         let model: Option<String> = self
             .store()
             .settings()
-            .get(None, "llm.model")
+            .get(None, crate::settings::LLM_MODEL)
             .ok()
             .flatten();
         let Some(model) = model else {
@@ -222,7 +230,7 @@ impl Deskmate {
     }
 }
 
-fn check_model(dir: &Path, m: &ManifestModel) -> Check {
+fn check_model(dir: &Path, m: &ModelEntry) -> Check {
     let mut problems = Vec::new();
     let mut found = Vec::new();
     for f in &m.files {
@@ -327,6 +335,7 @@ fn check_serial() -> Check {
 mod tests {
     use super::*;
     use crate::Config;
+    use deskmate_speech::models::ModelFile;
 
     #[test]
     fn every_check_explains_itself() {
@@ -425,19 +434,21 @@ mod tests {
     fn model_sha_mismatch_is_reported() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("m.bin"), b"abc").unwrap();
-        let m = ManifestModel {
+        let m = ModelEntry {
             name: "x".into(),
             purpose: "test".into(),
-            files: vec![ManifestFile {
+            files: vec![ModelFile {
                 path: "m.bin".into(),
                 sha256: "00".into(),
             }],
+            sources: Vec::new(),
+            convert: None,
         };
         let c = check_model(dir.path(), &m);
         assert_eq!(c.status, Status::Warn);
         assert!(c.detail.contains("ba7816bf"), "{}", c.detail);
-        let good = ManifestModel {
-            files: vec![ManifestFile {
+        let good = ModelEntry {
+            files: vec![ModelFile {
                 path: "m.bin".into(),
                 sha256: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad".into(),
             }],

@@ -14,6 +14,7 @@ pub mod practice;
 pub mod recite;
 pub mod report_attempts;
 pub mod review_reminders;
+pub mod settings;
 pub mod tips;
 pub mod voice;
 pub mod voice_out;

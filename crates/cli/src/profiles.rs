@@ -17,6 +17,35 @@ pub enum ProfilesCmd {
     },
     /// Add a parent (with a PIN) or a child.
     Add(AddArgs),
+    /// First-run setup, as the window's welcome screen: a parent with a PIN and a first child, together.
+    Setup(SetupArgs),
+    /// Open the parent area: check a parent's PIN (wrong tries are counted and lock it for a while).
+    Unlock {
+        /// The parent's profile (id or name).
+        #[arg(long)]
+        profile: String,
+        #[arg(long)]
+        pin: String,
+    },
+}
+
+#[derive(Args)]
+pub struct SetupArgs {
+    #[arg(long)]
+    parent_name: String,
+    /// The parent's PIN, 4–8 digits.
+    #[arg(long)]
+    pin: String,
+    #[arg(long)]
+    child_name: String,
+    /// The child's school grade, 1–12.
+    #[arg(long)]
+    grade: Option<u8>,
+    /// zh-CN or en, for both.
+    #[arg(long)]
+    locale: Option<String>,
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -71,6 +100,33 @@ pub fn run(app: &Deskmate, cmd: ProfilesCmd) -> anyhow::Result<ExitCode> {
             } else {
                 println!("added {} {} ({})", p.kind.as_str(), p.name, p.id);
             }
+        }
+        ProfilesCmd::Setup(a) => {
+            let parent = NewProfile {
+                name: a.parent_name,
+                pin: Some(a.pin),
+                locale: a.locale.clone(),
+                ..Default::default()
+            };
+            let child = NewProfile {
+                name: a.child_name,
+                grade: a.grade,
+                locale: a.locale,
+                ..Default::default()
+            };
+            let made = app.setup_family(parent, child)?;
+            if a.json {
+                output::json(&made)?;
+            } else {
+                for p in made {
+                    println!("added {} {} ({})", p.kind.as_str(), p.name, p.id);
+                }
+            }
+        }
+        ProfilesCmd::Unlock { profile, pin } => {
+            let parent = app.find_profile(&profile)?;
+            app.unlock_parent(&parent.id, &pin)?;
+            println!("the parent area is open for {}", parent.name);
         }
     }
     Ok(ExitCode::SUCCESS)

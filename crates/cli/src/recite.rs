@@ -105,6 +105,9 @@ pub struct ReportArgs {
     /// A day in the child's time zone, YYYY-MM-DD.
     #[arg(long)]
     date: String,
+    /// Also list the attempts the report counts, one by one (as the parent's report screen does).
+    #[arg(long)]
+    attempts: bool,
     #[arg(long)]
     json: bool,
 }
@@ -399,10 +402,37 @@ pub fn run_report(app: &Deskmate, a: ReportArgs) -> anyhow::Result<ExitCode> {
         ReportType::Daily
     };
     let report = app.report(&profile.id, kind, date, Utc::now())?;
+    let attempts = if a.attempts {
+        Some(app.attempts_between(&profile.id, &report.period_start, &report.period_end)?)
+    } else {
+        None
+    };
     if a.json {
-        output::json(&report)?;
+        match attempts {
+            // The report's own fields, plus the attempts behind its figures.
+            Some(attempts) => {
+                let mut value = serde_json::to_value(&report)?;
+                if let Value::Object(map) = &mut value {
+                    map.insert("attempts".into(), serde_json::to_value(&attempts)?);
+                }
+                output::json(&value)?;
+            }
+            None => output::json(&report)?,
+        }
     } else {
         print_report(&profile.name, &report);
+        for t in attempts.iter().flatten() {
+            let mark = if t.passed { "passed" } else { "not passed" };
+            println!(
+                "  {}  {} #{} {:.1}% {mark} ({}, {})",
+                t.created_at,
+                t.title,
+                t.attempt_no,
+                t.accuracy,
+                t.mode,
+                t.purpose.as_str()
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

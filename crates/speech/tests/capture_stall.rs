@@ -9,70 +9,25 @@
 
 mod common;
 
-use std::io::Write;
 use std::time::{Duration, Instant};
 
 use deskmate_speech::audio::capture::{Capture, CLOSE_TIMEOUT};
 use deskmate_speech::listen::{listen, AttemptEnd, ListenMode, Release, STALLED_AFTER};
 use deskmate_speech::vad::{SileroVad, VadSettings};
+use deskmate_testkit::clips::dev_clip_samples;
+use deskmate_testkit::mic::FifoMic;
 
 #[test]
 fn a_microphone_that_stalls_mid_recitation_ends_the_attempt_and_keeps_the_speech() {
     let models = common::models();
-    let clip = common::dev_clip("静夜思-1.wav");
     let dir = tempfile::tempdir().unwrap();
     // 0.5 s of silence then 2.5 s of speech: the child is mid-line when the
     // microphone stops delivering.
-    let mut reader = hound::WavReader::open(&clip).unwrap();
-    let mut raw = Vec::new();
-    for s in reader.samples::<i16>().take(16_000 * 3) {
-        raw.extend_from_slice(&s.unwrap().to_le_bytes());
-    }
-    let fifo = dir.path().join("mic.fifo");
-    let made = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
-    assert!(made.success(), "mkfifo failed");
-    // Read+write keeps a writer on the pipe without waiting for a reader.
-    let mut writer = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(&fifo)
-        .unwrap();
-    let feeder = std::thread::spawn(move || {
-        writer.write_all(&raw).unwrap();
-        writer // kept open: reads block instead of ending
-    });
-
-    let conf_path = dir.path().join("asound.conf");
-    std::fs::write(
-        &conf_path,
-        format!(
-            r#"pcm.!default {{
-    type asym
-    playback.pcm {{ type null }}
-    capture.pcm {{
-        type plug
-        slave.pcm {{
-            type file
-            slave.pcm {{ type null }}
-            file "/dev/null"
-            infile "{}"
-            format "raw"
-        }}
-        slave.format S16_LE
-        slave.rate 16000
-        slave.channels 1
-    }}
-}}
-"#,
-            fifo.display()
-        ),
-    )
-    .unwrap();
+    let (samples, _) = dev_clip_samples("静夜思-1.wav");
+    let mic = FifoMic::new(dir.path());
+    let feeder = mic.feed_then_stall(&samples[..16_000 * 3]);
     // SAFETY (edition 2021 set_var): this binary runs this single test, before any ALSA use.
-    std::env::set_var("ALSA_CONFIG_PATH", &conf_path);
+    std::env::set_var("ALSA_CONFIG_PATH", mic.alsa_config());
 
     let capture = Capture::start(None).expect("the ALSA FIFO device opens as the microphone");
     let vad = SileroVad::load(&models.onnxruntime, &models.silero_vad).unwrap();

@@ -88,8 +88,6 @@ pub struct AppStatus {
     schema_version: u32,
 }
 
-const LOCALE_KEY: &str = "ui.locale";
-
 /// Runs blocking core work off the async executor.
 pub(crate) async fn blocking<T: Send + 'static>(
     app: &Deskmate,
@@ -112,11 +110,7 @@ async fn app_status(handle: tauri::AppHandle) -> CodedResult<AppStatus> {
     coded(&app, |app| {
         Ok(AppStatus {
             first_run: app.is_first_run()?,
-            locale: app
-                .store()
-                .settings()
-                .get(None, LOCALE_KEY)?
-                .unwrap_or_else(|| "zh-CN".into()),
+            locale: app.locale()?,
             data_dir: app.config().data_dir.display().to_string(),
             schema_version: app.store().schema_version()?,
         })
@@ -180,13 +174,7 @@ async fn materials_add(
 
 #[tauri::command]
 async fn locale_set(app: State<'_, Deskmate>, locale: String) -> CmdResult<()> {
-    if !matches!(locale.as_str(), "zh-CN" | "en") {
-        return Err(format!("unsupported language {locale:?}"));
-    }
-    blocking(&app, move |app| {
-        Ok(app.store().settings().set(None, LOCALE_KEY, &locale)?)
-    })
-    .await
+    blocking(&app, move |app| app.set_locale(&locale)).await
 }
 
 #[tauri::command]

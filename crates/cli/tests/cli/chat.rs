@@ -19,11 +19,8 @@ use serde_json::Value;
 const KEY: &str = "sk-cli-test-4242";
 
 fn deskmate(dir: &tempfile::TempDir) -> Command {
-    let mut cmd = Command::cargo_bin("deskmate").unwrap();
-    cmd.arg("--data-dir")
-        .arg(dir.path())
-        .env("DESKMATE_LLM_API_KEY", KEY)
-        .env_remove("DESKMATE_DATA_DIR");
+    let mut cmd = deskmate_testkit::cli::deskmate(dir.path());
+    cmd.env("DESKMATE_LLM_API_KEY", KEY);
     cmd
 }
 

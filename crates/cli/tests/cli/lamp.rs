@@ -9,16 +9,11 @@ use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 const PATIENCE: Duration = Duration::from_secs(20);
 
-fn deskmate(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("deskmate").unwrap();
-    c.arg("--data-dir").arg(dir).env_remove("DESKMATE_DATA_DIR");
-    c
-}
+use deskmate_testkit::cli::deskmate;
 
 /// A long-running `deskmate` child whose stdout lines arrive on a channel;
 /// killed when dropped.

@@ -4,17 +4,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use assert_cmd::Command;
-use serde_json::Value;
 
-fn deskmate(dir: &std::path::Path) -> Command {
-    let mut c = Command::cargo_bin("deskmate").unwrap();
-    c.arg("--data-dir").arg(dir).env_remove("DESKMATE_DATA_DIR");
-    c
-}
+use deskmate_testkit::cli::deskmate;
 
-fn json(out: &[u8]) -> Value {
-    serde_json::from_slice(out).unwrap()
-}
+use deskmate_testkit::cli::json;
 
 #[test]
 fn profiles_add_and_list() {

@@ -32,10 +32,8 @@ fn clip(name: &str) -> PathBuf {
 }
 
 fn deskmate(data: &tempfile::TempDir) -> Command {
-    let mut cmd = Command::cargo_bin("deskmate").unwrap();
-    cmd.arg("--data-dir")
-        .arg(data.path())
-        .env("DESKMATE_MODELS_DIR", models_dir());
+    let mut cmd = deskmate_testkit::cli::deskmate(data.path());
+    cmd.env("DESKMATE_MODELS_DIR", models_dir());
     cmd
 }
 

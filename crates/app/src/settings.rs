@@ -1,0 +1,61 @@
+//! The device's settings, each key defined once: the model provider
+//! (`llm.*`), the feedback voice (`voice.cloud`) and the window's language
+//! (`ui.locale`). Values are JSON in the store's `settings` table; secrets
+//! never are (API keys live in the OS keyring).
+
+use crate::{AppError, AppResult, Deskmate};
+use deskmate_store::StoreError;
+
+/// The chat model, `provider:model` (e.g. `openai:gpt-4o-mini`).
+pub const LLM_MODEL: &str = "llm.model";
+/// The provider's base URL, when not its default.
+pub const LLM_BASE_URL: &str = "llm.base_url";
+/// Prices per million tokens, for the cost stored with each model call.
+pub const LLM_PRICES: &str = "llm.prices";
+/// The OpenAI-compatible speech service for spoken feedback, if any.
+pub const VOICE_CLOUD: &str = "voice.cloud";
+/// The window's language: `zh-CN` or `en`.
+pub const UI_LOCALE: &str = "ui.locale";
+
+/// The languages the window speaks.
+pub const LOCALES: [&str; 2] = ["zh-CN", "en"];
+
+impl Deskmate {
+    /// The window's language, `zh-CN` until a parent chooses.
+    pub fn locale(&self) -> AppResult<String> {
+        Ok(self
+            .store()
+            .settings()
+            .get::<String>(None, UI_LOCALE)?
+            .unwrap_or_else(|| LOCALES[0].to_string()))
+    }
+
+    /// Sets the window's language; anything but `zh-CN` and `en` is refused.
+    pub fn set_locale(&self, locale: &str) -> AppResult<()> {
+        if !LOCALES.contains(&locale) {
+            return Err(AppError::Store(StoreError::Invalid(format!(
+                "unsupported language {locale:?} (zh-CN or en)"
+            ))));
+        }
+        Ok(self.store().settings().set(None, UI_LOCALE, &locale)?)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::Config;
+
+    #[test]
+    fn locale_defaults_to_chinese_and_refuses_what_the_window_cannot_say() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
+        assert_eq!(app.locale().unwrap(), "zh-CN");
+        app.set_locale("en").unwrap();
+        assert_eq!(app.locale().unwrap(), "en");
+        let err = app.set_locale("fr").unwrap_err();
+        assert!(err.to_string().contains("fr"), "{err}");
+        assert_eq!(app.locale().unwrap(), "en");
+    }
+}

@@ -1,0 +1,314 @@
+//! `deskmate practice`: the window's practice scene from a shell — open a
+//! material for a child, recite it typed (默写) or spoken into the
+//! microphone with the text heard so far shown live, get the verdict and its
+//! feedback, retry, leave; an unfinished practice is resumed with `current`.
+//! The same core calls as the window's buttons (`Deskmate::practice_*`), so a
+//! practice started here can be finished in the window and the other way
+//! round. With `--json`, `submit` and `record` print every progress event as
+//! one JSON line (the window's `practice://task` and `practice://partial`
+//! payloads); the last line is the verdict.
+
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand};
+use deskmate_app::live_transcript::PartialSink;
+use deskmate_app::practice::{PracticeResult, PracticeView, TaskEvent, TaskSink, TaskStatus};
+use deskmate_app::recite::Mode;
+use deskmate_app::voice::{LevelSink, RecordingSinks};
+use deskmate_app::Deskmate;
+use serde::Serialize;
+
+use crate::output;
+
+#[derive(Subcommand)]
+pub enum PracticeCmd {
+    /// Open a material for a child (a review if the child has a schedule for it).
+    Start(StartArgs),
+    /// The child's unfinished practice, resumed as the window resumes it after a restart.
+    Current {
+        /// The child's profile (id or name).
+        #[arg(long)]
+        profile: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Submit a typed recitation (默写) and wait for the verdict.
+    Submit {
+        #[arg(long)]
+        practice: String,
+        /// What the child wrote.
+        #[arg(long)]
+        text: String,
+        /// Print each progress event as a JSON line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Recite into the microphone: ends when the child falls silent (or after --seconds), then waits for the verdict.
+    Record {
+        #[arg(long)]
+        practice: String,
+        /// Stop listening after this many seconds, as the window's stop button does.
+        #[arg(long)]
+        seconds: Option<f64>,
+        /// Print each progress event (task, partial transcript) as a JSON line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Try again after a verdict.
+    Retry {
+        #[arg(long)]
+        practice: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Leave the practice (what was recorded stays recorded).
+    Leave {
+        #[arg(long)]
+        practice: String,
+    },
+}
+
+#[derive(Args)]
+pub struct StartArgs {
+    /// The child's profile (id or name).
+    #[arg(long)]
+    profile: String,
+    /// The material (id, built-in slug such as zh/jing-ye-si, or unique title).
+    #[arg(long)]
+    material: String,
+    /// voice: recited aloud and compared by sound; text: typed (默写), exact characters.
+    #[arg(long, value_parser = ["voice", "text"], default_value = "voice")]
+    mode: String,
+    #[arg(long)]
+    json: bool,
+}
+
+/// One line of `--json` progress output: a task event or a partial transcript.
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum ProgressLine<'a> {
+    Task(&'a TaskEvent),
+    Partial { practice_id: &'a str, text: &'a str },
+}
+
+/// How long a check may take before the command gives up waiting (the
+/// attempt is still recorded by the core if it finishes).
+const CHECK_WAIT: Duration = Duration::from_secs(300);
+
+pub fn run(app: &Deskmate, cmd: PracticeCmd) -> anyhow::Result<ExitCode> {
+    match cmd {
+        PracticeCmd::Start(a) => {
+            let profile = app.find_profile(&a.profile)?;
+            let material = app.find_material(&a.material)?;
+            let mode: Mode = a.mode.parse()?;
+            let view = app.practice_start(&profile.id, &material.id, mode)?;
+            show_view(&view, a.json)?;
+        }
+        PracticeCmd::Current { profile, json } => {
+            let profile = app.find_profile(&profile)?;
+            match app.practice_current(&profile.id)? {
+                Some(view) => show_view(&view, json)?,
+                None if json => output::json(&serde_json::Value::Null)?,
+                None => println!("{} has no practice open", profile.name),
+            }
+        }
+        PracticeCmd::Submit {
+            practice,
+            text,
+            json,
+        } => {
+            let (sink, events) = task_channel();
+            let task_id = app.practice_submit_text(&practice, text, sink)?;
+            let no_stop: Option<(Instant, fn() -> deskmate_app::AppResult<String>)> = None;
+            return finish(wait_for_verdict(&events, &task_id, json, no_stop)?, json);
+        }
+        PracticeCmd::Record {
+            practice,
+            seconds,
+            json,
+        } => {
+            let (tasks, events) = task_channel();
+            let partials: PartialSink = Arc::new(move |practice_id: &str, text: &str| {
+                if json {
+                    print_line(&ProgressLine::Partial { practice_id, text });
+                } else {
+                    eprintln!("heard so far: {text}");
+                }
+            });
+            let levels: LevelSink = Arc::new(|_: &str, _: f32| {});
+            let sinks = RecordingSinks {
+                levels,
+                partials,
+                tasks,
+            };
+            let task_id = app.practice_record_start(&practice, sinks)?;
+            if !json {
+                eprintln!("listening… (the recording ends when the child falls silent)");
+            }
+            let stop_at = seconds.filter(|s| s.is_finite() && *s > 0.0).map(|s| {
+                (
+                    Instant::now() + Duration::from_secs_f64(s),
+                    practice.clone(),
+                )
+            });
+            let stop = stop_at.map(|(at, id)| (at, move || app.practice_record_stop(&id)));
+            return finish(wait_for_verdict(&events, &task_id, json, stop)?, json);
+        }
+        PracticeCmd::Retry { practice, json } => {
+            let view = app.practice_retry(&practice)?;
+            show_view(&view, json)?;
+        }
+        PracticeCmd::Leave { practice } => {
+            app.practice_leave(&practice)?;
+            println!("left practice {practice}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn task_channel() -> (TaskSink, mpsc::Receiver<TaskEvent>) {
+    let (tx, rx) = mpsc::channel();
+    let tx = Mutex::new(tx);
+    let sink: TaskSink = Arc::new(move |e: TaskEvent| {
+        if let Ok(tx) = tx.lock() {
+            // The receiver is gone only when the command has given up waiting.
+            let _ = tx.send(e);
+        }
+    });
+    (sink, rx)
+}
+
+fn print_line<T: Serialize>(value: &T) {
+    match serde_json::to_string(value) {
+        Ok(line) => println!("{line}"),
+        Err(e) => eprintln!("cannot print a progress event: {e}"),
+    }
+}
+
+/// Waits for the task's last event (done or failed), printing progress; a
+/// `stop` (deadline, action) presses the stop button once at its deadline.
+fn wait_for_verdict<F>(
+    events: &mpsc::Receiver<TaskEvent>,
+    task_id: &str,
+    json: bool,
+    mut stop: Option<(Instant, F)>,
+) -> anyhow::Result<TaskEvent>
+where
+    F: FnOnce() -> deskmate_app::AppResult<String>,
+{
+    let gave_up_at = Instant::now() + CHECK_WAIT;
+    loop {
+        let now = Instant::now();
+        if now >= gave_up_at {
+            bail!(
+                "no verdict after {} s; the attempt is recorded if the check finishes (see `deskmate practice current`)",
+                CHECK_WAIT.as_secs()
+            );
+        }
+        let wake = match &stop {
+            Some((at, _)) => (*at).min(gave_up_at),
+            None => gave_up_at,
+        };
+        match events.recv_timeout(wake.saturating_duration_since(now)) {
+            Ok(event) if event.task_id == task_id => {
+                if json {
+                    print_line(&ProgressLine::Task(&event));
+                } else {
+                    eprintln!("{}", status_word(event.status));
+                }
+                if matches!(event.status, TaskStatus::Done | TaskStatus::Failed) {
+                    return Ok(event);
+                }
+            }
+            Ok(_) => {}
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if let Some((at, press)) = stop.take() {
+                    if Instant::now() >= at {
+                        // Already ended by silence: nothing to stop, the verdict is coming.
+                        let _ = press();
+                    } else {
+                        stop = Some((at, press));
+                    }
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                bail!("the check ended without a verdict")
+            }
+        }
+    }
+}
+
+fn status_word(status: TaskStatus) -> &'static str {
+    match status {
+        TaskStatus::Listening => "listening…",
+        TaskStatus::Queued => "queued…",
+        TaskStatus::Transcribing => "transcribing…",
+        TaskStatus::Checking => "checking…",
+        TaskStatus::Done => "done",
+        TaskStatus::Failed => "failed",
+    }
+}
+
+fn finish(last: TaskEvent, json: bool) -> anyhow::Result<ExitCode> {
+    match (last.status, last.result) {
+        (TaskStatus::Done, Some(result)) => {
+            if !json {
+                print_result(&result);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        _ => {
+            let why = last
+                .error
+                .unwrap_or_else(|| "the check did not give a verdict".into());
+            if json {
+                Ok(ExitCode::FAILURE)
+            } else {
+                Err(anyhow::Error::msg(why)).context("the attempt was not checked")
+            }
+        }
+    }
+}
+
+fn show_view(view: &PracticeView, json: bool) -> anyhow::Result<()> {
+    if json {
+        return output::json(view);
+    }
+    let kind = if view.is_review { "review" } else { "practice" };
+    println!(
+        "{kind} {} — {} ({}), {} attempt(s), {}",
+        view.id,
+        view.material.title,
+        view.mode.as_str(),
+        view.attempts,
+        serde_json::to_value(&view.state)
+            .ok()
+            .and_then(|v| v.get("state").and_then(|s| s.as_str()).map(str::to_owned))
+            .unwrap_or_else(|| "open".into())
+    );
+    if let Some(result) = &view.last_result {
+        print_result(result);
+    }
+    Ok(())
+}
+
+fn print_result(r: &PracticeResult) {
+    let mark = if r.passed { "passed" } else { "not passed" };
+    println!(
+        "attempt {}: {:.1}% ({}/{}), {mark}",
+        r.attempt_number, r.accuracy, r.correct, r.units
+    );
+    println!("heard: {}", r.transcript);
+    println!("{}", r.feedback.zh);
+    println!("{}", r.feedback.en);
+    if let Some(tip) = &r.feedback.tip_zh {
+        println!("tip: {tip}");
+    }
+    if let Some(at) = &r.next_review_at {
+        println!("next review: {at}");
+    }
+}

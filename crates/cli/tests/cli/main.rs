@@ -1,0 +1,10 @@
+//! The `deskmate` command's integration tests, one binary (one link on two
+//! cores instead of one per file): each module drives the real binary
+//! through `deskmate_testkit::cli`, with a data directory of its own.
+
+mod chat;
+mod foundation;
+mod lamp;
+mod practice;
+mod recite;
+mod speech;

@@ -1,0 +1,32 @@
+//! The family most tests start from: a child (小明, grade 2) on a device
+//! whose built-in library is loaded, and 静夜思 to recite.
+
+use deskmate_store::{Material, MaterialFilter, NewProfile, Profile, Store};
+
+/// The text of 静夜思 as the built-in library has it.
+pub const JING_YE_SI: &str = "床前明月光，疑是地上霜。举头望明月，低头思故乡。";
+
+/// Adds the child 小明 and finds 静夜思 (the library must be loaded, as
+/// `Deskmate::open` does).
+pub fn child_with_jing_ye_si(store: &Store) -> (Profile, Material) {
+    let child = store
+        .profiles()
+        .add(NewProfile {
+            name: "小明".into(),
+            grade: Some(2),
+            ..Default::default()
+        })
+        .unwrap();
+    let poem = store
+        .materials()
+        .list(&MaterialFilter {
+            search: Some("静夜思".into()),
+            ..Default::default()
+        })
+        .unwrap()
+        .into_iter()
+        .find(|m| m.title == "静夜思")
+        .expect("the built-in library has 静夜思");
+    assert_eq!(poem.body, JING_YE_SI, "静夜思's text changed");
+    (child, poem)
+}
