@@ -120,11 +120,11 @@ export type CheckedLine = {
  */
 id: unknown, accuracy: number, passed: boolean, units: number, correct: number, errors: Array<CheckedError>, };
 
-export type LineFailure = { id: unknown, 
+export type LineFailure = { 
 /**
  * `line N: why`.
  */
-error: string, };
+error: string, id: unknown, };
 
 export type StageTimings = { decode_ms: number, vad_ms: number, asr_ms: number, check_ms: number, 
 /**

@@ -34,13 +34,14 @@ pub struct CheckedError {
     pub actual: String,
 }
 
-/// A batch line that could not be checked.
+/// A batch line that could not be checked. (`error` comes first: the
+/// output has always had its keys in that order.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct LineFailure {
-    #[ts(type = "unknown")]
-    pub id: Value,
     /// `line N: why`.
     pub error: String,
+    #[ts(type = "unknown")]
+    pub id: Value,
 }
 
 /// How long each stage of checking a recording took, in milliseconds.
@@ -53,4 +54,22 @@ pub struct StageTimings {
     /// Decode + VAD + ASR + check (model loading excluded, reported as load_ms).
     pub total_ms: u64,
     pub load_ms: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_line_is_what_the_cli_always_printed() {
+        let failure = LineFailure {
+            error: "line 2: not a check request".into(),
+            id: Value::from(7),
+        };
+        let before = serde_json::json!({ "id": 7, "error": "line 2: not a check request" });
+        assert_eq!(
+            serde_json::to_string(&failure).unwrap(),
+            serde_json::to_string(&before).unwrap()
+        );
+    }
 }
