@@ -10,20 +10,13 @@ use std::time::Duration;
 use chrono::Utc;
 use deskmate_app::review_reminders::ReminderLog;
 use deskmate_app::Deskmate;
-use serde::Serialize;
+use deskmate_protocol::practice::REVIEWS_DUE_EVENT;
+use deskmate_protocol::ReviewsDueEvent;
 use tauri::{AppHandle, Emitter};
 use tauri_plugin_notification::NotificationExt;
 
-pub const DUE_EVENT: &str = "reviews://due";
-
 /// How often the schedule is looked at again.
 const EVERY: Duration = Duration::from_secs(60 * 60);
-
-#[derive(Clone, Serialize)]
-struct DueEvent<'a> {
-    profile_id: &'a str,
-    count: usize,
-}
 
 /// Whether a desktop notification service answers (it is asked once).
 fn notifications_work() -> bool {
@@ -60,13 +53,11 @@ fn check(handle: &AppHandle, app: &Deskmate, log: &mut ReminderLog, notify: bool
         }
     };
     for r in &reminders {
-        if let Err(e) = handle.emit(
-            DUE_EVENT,
-            DueEvent {
-                profile_id: &r.profile_id,
-                count: r.count,
-            },
-        ) {
+        let event = ReviewsDueEvent {
+            profile_id: r.profile_id.clone(),
+            count: r.count,
+        };
+        if let Err(e) = handle.emit(REVIEWS_DUE_EVENT, event) {
             tracing::warn!("cannot tell the window reviews are due: {e}");
         }
     }

@@ -10,7 +10,9 @@
 use deskmate_app::{Config, Deskmate};
 use tauri::{AppHandle, Manager};
 
-use crate::commands::{self, CmdError};
+use deskmate_protocol::WireError;
+
+use crate::commands::{self, wire};
 
 /// Managed instead of [`Deskmate`] while the data cannot be opened.
 struct StartupFailure {
@@ -30,11 +32,9 @@ pub fn show_failure(config: Config) -> tauri::Result<i32> {
 
 /// Tries to open the data again. Success restarts the app (this never
 /// returns then); failure is the reason, coded for the UI.
-pub async fn open_again(handle: &AppHandle) -> CmdError {
+pub async fn open_again(handle: &AppHandle) -> WireError {
     let Some(failure) = handle.try_state::<StartupFailure>() else {
-        return CmdError::from(
-            "Deskmate has not finished starting; try again in a moment".to_string(),
-        );
+        return WireError::generic("Deskmate has not finished starting; try again in a moment");
     };
     let config = failure.config.clone();
     match tauri::async_runtime::spawn_blocking(move || Deskmate::open(config)).await {
@@ -43,7 +43,7 @@ pub async fn open_again(handle: &AppHandle) -> CmdError {
             tracing::info!("the data directory can be used now; restarting");
             handle.restart()
         }
-        Ok(Err(e)) => CmdError::from(e),
-        Err(e) => CmdError::from(e.to_string()),
+        Ok(Err(e)) => wire(e),
+        Err(e) => WireError::generic(e.to_string()),
     }
 }

@@ -2,82 +2,69 @@
  * Typed layer over the Tauri commands of the Rust core.
  *
  * One function per command. Argument keys are camelCase here; Tauri maps them
- * to the Rust snake_case parameter names. Returned structs keep the Rust
- * snake_case field names. Every function rejects with a plain-language
- * string that can be shown to the user as-is.
+ * to the Rust snake_case parameter names. The argument and result types are
+ * generated from the Rust types (./protocol.ts; regenerate with
+ * `UPDATE_PROTOCOL_TS=1 cargo test -p deskmate-app --test typescript`), so
+ * they are exactly what the shell sends, snake_case fields and all. Every
+ * function rejects with a plain-language string that can be shown to the
+ * user as-is (the core's coded `WireError`, said by ./errors.ts).
  */
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { errorText } from "./errors";
+import type {
+  AgUiEvent,
+  AppStatus,
+  Check,
+  CloudVoice,
+  DeviceEvent,
+  DueReview,
+  FeedbackView,
+  LampState,
+  ListedAttempt,
+  LlmSettingsView,
+  Material,
+  MaterialFilter,
+  MessageView,
+  Mode,
+  ModelProgress,
+  ModelStatus,
+  NewMaterial,
+  NewProfile,
+  PracticeView,
+  Profile,
+  Report,
+  ReportType,
+  RunIds,
+  Status,
+  StoredToolCall,
+  TaskId,
+  Thread,
+  ThreadView,
+  Todo,
+  TodoStatus,
+  ToolCallRef,
+  VoiceTest,
+} from "./protocol";
 
-export type ProfileKind = "parent" | "child";
+export type * from "./protocol";
+
+/** The languages of materials and feedback (a material's `lang` is one of these). */
 export type Lang = "zh" | "en";
+/** The UI languages (`AppStatus.locale` is one of these once the UI has set it). */
 export type Locale = "zh-CN" | "en";
 
-export interface Profile {
-  id: string;
-  kind: ProfileKind;
-  name: string;
-  grade: number | null;
-  locale: string;
-  time_zone: string;
-  has_pin: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface Material {
-  id: string;
-  slug: string | null;
-  source: "builtin" | "custom";
-  lang: Lang;
-  title: string;
-  author: string | null;
-  dynasty: string | null;
-  grade: number | null;
-  level: number | null;
-  body: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface MaterialFilter {
-  lang?: Lang | null;
-  grade?: number | null;
-  search?: string | null;
-}
-
-export interface NewProfile {
-  kind: ProfileKind;
-  name: string;
-  grade?: number | null;
-  pin?: string | null;
-  locale?: string | null;
-  time_zone?: string | null;
-}
-
-export interface NewMaterial {
-  lang: Lang;
-  title: string;
-  body: string;
-  author?: string | null;
-  grade?: number | null;
-}
-
-export type CheckStatus = "ok" | "warn" | "fail";
-
-export interface Check {
-  name: string;
-  status: CheckStatus;
-  detail: string;
-  fix: string | null;
-}
-
-export interface AppStatus {
-  first_run: boolean;
-  locale: Locale;
-  data_dir: string;
-  schema_version: number;
-}
+/** Names the screens use for the generated types. */
+export type CheckStatus = Status;
+export type PracticeMode = Mode;
+export type PracticeFeedback = FeedbackView;
+export type TaskRef = TaskId;
+export type ReportKind = ReportType;
+export type ThreadSummary = Thread;
+export type ChatToolCall = ToolCallRef;
+export type ChatSendResult = RunIds;
+export type LlmSettings = LlmSettingsView;
+/** A message of the chat screen; `is_error` only when read from the agent's own stored shape (`normalizeThreadView`). */
+export type ChatMessage = MessageView & { is_error?: boolean };
 
 async function call<T>(cmd: string, args?: Record<string, unknown> | (() => Record<string, unknown>)): Promise<T> {
   try {
@@ -130,161 +117,6 @@ export function doctor(): Promise<Check[]> {
 // A. Recitation practice and reports
 // ---------------------------------------------------------------------------
 
-export type PracticeMode = "voice" | "text";
-
-/** A review the schedule says is due (most overdue first). */
-export interface DueReview {
-  material_id: string;
-  title: string;
-  lang: Lang | string;
-  /** RFC 3339. The spec names it `due_at`; `deskmate_recite::schedule::DueReview` names it `next_review_at`. */
-  due_at?: string;
-  next_review_at?: string;
-  /** Days past the due date in the child's time zone (0 = due today). */
-  overdue_days: number;
-}
-
-/** `crates/recite/src/verdict.rs` ErrorType, plus "uncertain" should the shell flatten the flag into the type. */
-export type RecitationErrorType = "omission" | "insertion" | "substitution" | "order" | "uncertain";
-
-export interface RecitationError {
-  type: RecitationErrorType;
-  /** line | part | extra | tone | sound | homophone | spelling | other | swap | move */
-  kind: string;
-  /** 1-based line of the reference. */
-  line: number;
-  /** 0-based unit offset in the line (a character for Chinese, a word for English). */
-  offset: number;
-  expected: string;
-  actual: string;
-  label_zh?: string;
-  label_en?: string;
-  /** Speech recognition was unsure: the child may well have been right. */
-  uncertain?: boolean;
-}
-
-export interface PracticeFeedback {
-  zh: string;
-  en: string;
-  tip_zh: string | null;
-  tip_en: string | null;
-}
-
-export interface PracticeResult {
-  attempt_id: string;
-  attempt_number: number;
-  /** 0–100. */
-  accuracy: number;
-  passed: boolean;
-  units: number;
-  correct: number;
-  transcript: string;
-  errors: RecitationError[];
-  /** The reference split into lines (index = line − 1). */
-  lines: string[];
-  feedback: PracticeFeedback;
-  /** When the review schedule next asks for this material (RFC 3339), if this attempt scheduled it. */
-  next_review_at?: string | null;
-  review_interval_days?: number | null;
-}
-
-export type PracticeStateName = "idle" | "ready" | "listening" | "checking" | "feedback" | "done";
-
-export interface PracticeState {
-  state: PracticeStateName;
-  task_id?: string;
-  attempt_id?: string;
-  accuracy?: number;
-  passed?: boolean;
-}
-
-export interface PracticeView {
-  id: string;
-  profile_id: string;
-  material: Material;
-  mode: PracticeMode;
-  is_review: boolean;
-  /** Verdicts received so far in this practice. */
-  attempts: number;
-  state: PracticeState;
-  last_result: PracticeResult | null;
-}
-
-/** `listening`: the microphone is open (a recording's task id exists from then on). */
-export type TaskStatus = "listening" | "queued" | "transcribing" | "checking" | "done" | "failed";
-
-export interface TaskRef {
-  task_id: string;
-}
-
-export type ReportKind = "daily" | "weekly";
-
-/** `crates/recite/src/report.rs` PeriodSummary. */
-export interface PeriodSummary {
-  attempts: number;
-  minutes: number;
-  average_accuracy: number | null;
-  passes: number;
-  first_passes: number;
-  materials_practised: number;
-  materials_mastered: number;
-  reviews: number;
-}
-
-export type TrendDirection = "up" | "down" | "steady" | "new";
-
-export interface Trend {
-  attempts: number;
-  minutes: number;
-  /** Percentage points; null when either period has no attempts. */
-  average_accuracy: number | null;
-  direction: TrendDirection | string;
-}
-
-export interface WeakPattern {
-  material_id: string;
-  title: string;
-  error_type: string;
-  line: number;
-  expected: string;
-  actual: string;
-  occurrences: number;
-}
-
-export interface WeakMaterial {
-  material_id: string;
-  title: string;
-  attempts: number;
-  average_accuracy: number;
-  passed: boolean;
-}
-
-export interface DaySummary {
-  /** YYYY-MM-DD */
-  date: string;
-  attempts: number;
-  minutes: number;
-  average_accuracy: number | null;
-}
-
-export interface Report {
-  profile_id: string;
-  report_type: ReportKind;
-  /** The day, or the Monday of the week (YYYY-MM-DD). */
-  report_date: string;
-  time_zone: string;
-  period_start: string;
-  period_end: string;
-  summary: PeriodSummary;
-  previous: PeriodSummary;
-  trend: Trend;
-  top_patterns: WeakPattern[];
-  weakest_materials: WeakMaterial[];
-  /** Weekly reports: each day of the week (absent on daily reports). */
-  days?: DaySummary[];
-  generated_at: string;
-}
-
 export function reviewsDue(profileId: string): Promise<DueReview[]> {
   return call<DueReview[]>("reviews_due", { profileId });
 }
@@ -322,20 +154,6 @@ export function report(profileId: string, kind: ReportKind, date: string): Promi
   return call<Report>("report", { profileId, kind, date });
 }
 
-/** `crates/app/src/report_attempts.rs` ListedAttempt. */
-export interface ListedAttempt {
-  id: string;
-  material_id: string;
-  title: string;
-  mode: PracticeMode | string;
-  accuracy: number;
-  passed: boolean;
-  purpose: "learn" | "review";
-  /** The attempt's number within its practice. */
-  attempt_no: number;
-  created_at: string;
-}
-
 /** A report's attempts, oldest first; `from`/`to` are the report's `period_start`/`period_end`. */
 export function reportAttempts(profileId: string, from: string, to: string): Promise<ListedAttempt[]> {
   return call<ListedAttempt[]>("report_attempts", { profileId, from, to });
@@ -345,100 +163,12 @@ export function reportAttempts(profileId: string, from: string, to: string): Pro
 // B. Chat
 // ---------------------------------------------------------------------------
 
-export interface ThreadSummary {
-  id: string;
-  title: string;
-  profile_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export type ChatRole = "user" | "assistant" | "tool" | "system";
-
-export interface ChatToolCall {
-  id: string;
-  name: string;
-  arguments: string;
-}
-
-export interface ChatMessage {
-  id: string;
-  role: ChatRole;
-  content: string;
-  tool_calls: ChatToolCall[] | null;
-  tool_call_id: string | null;
-  /** For a tool result: whether the tool failed (optional; otherwise read from an "Error…" content). */
-  is_error?: boolean;
-  created_at: string;
-}
-
-export type TodoStatus = "pending" | "in_progress" | "completed";
-
-export interface Todo {
-  content: string;
-  status: TodoStatus;
-}
-
-/** A tool call as stored (`deskmate_agent::persist::StoredToolCall`): the shell's `chat_thread` adds these. */
-export interface StoredToolCall {
-  id: string;
-  name: string;
-  arguments: string;
-  /** pending | completed | error | interrupted */
-  status: string;
-  result: string | null;
-}
-
-export interface ThreadView {
-  thread: ThreadSummary;
-  messages: ChatMessage[];
-  todos: Todo[];
-  /** Every tool call with its status and result (optional; otherwise read from the tool messages). */
-  tool_calls?: StoredToolCall[];
-}
-
-export interface ChatSendResult {
-  thread_id: string;
-  run_id: string;
-}
-
-/** AG-UI events as `crates/agent/src/events.rs` serializes them (camelCase, `type` tag). */
-export type AgUiEvent =
-  | { type: "RUN_STARTED"; threadId: string; runId: string }
-  | { type: "RUN_FINISHED"; threadId: string; runId: string; result?: unknown }
-  | { type: "RUN_ERROR"; message: string; code?: string }
-  | { type: "STEP_STARTED"; stepName: string }
-  | { type: "STEP_FINISHED"; stepName: string }
-  | { type: "TEXT_MESSAGE_START"; messageId: string; role: string }
-  | { type: "TEXT_MESSAGE_CONTENT"; messageId: string; delta: string }
-  | { type: "TEXT_MESSAGE_END"; messageId: string }
-  | { type: "TOOL_CALL_START"; toolCallId: string; toolCallName: string; parentMessageId?: string }
-  | { type: "TOOL_CALL_ARGS"; toolCallId: string; delta: string }
-  | { type: "TOOL_CALL_END"; toolCallId: string }
-  | { type: "TOOL_CALL_RESULT"; messageId: string; toolCallId: string; content: string; role?: string }
-  | { type: "STATE_SNAPSHOT"; snapshot: unknown }
-  | { type: "STATE_DELTA"; delta: JsonPatchOp[] };
-
-export interface JsonPatchOp {
-  op: "add" | "remove" | "replace" | "move" | "copy" | "test";
-  path: string;
-  value?: unknown;
-  from?: string;
-}
-
-export interface LlmSettings {
-  /** "provider:model", e.g. "openai:gpt-4o-mini"; null when none is configured. */
-  model: string | null;
-  base_url: string | null;
-  has_key: boolean;
-}
-
 export function chatThreads(profileId: string | null): Promise<ThreadSummary[]> {
   return call<ThreadSummary[]>("chat_threads", { profileId });
 }
 
-export async function chatThread(threadId: string): Promise<ThreadView> {
-  return normalizeThreadView(await call<unknown>("chat_thread", { threadId }));
+export function chatThread(threadId: string): Promise<ThreadView> {
+  return call<ThreadView>("chat_thread", { threadId });
 }
 
 /** Starts a run; `onEvent` gets its AG-UI events as they stream in (through a Tauri `Channel`). */
@@ -460,8 +190,10 @@ export function chatCancel(runId: string): Promise<null> {
 }
 
 export async function llmSettingsGet(): Promise<LlmSettings> {
+  // The shell answers with `LlmSettingsView`. `key_source` is the core's own
+  // `LlmSettings` field, still read because api.test.ts asserts it (no
+  // command sends it); remove both together.
   const raw = await call<LlmSettings & { key_source?: string | null }>("llm_settings_get");
-  // `deskmate_app::chat::LlmSettings` carries `key_source` rather than `has_key`; accept either.
   const has_key = typeof raw.has_key === "boolean" ? raw.has_key : raw.key_source != null;
   return { model: raw.model ?? null, base_url: raw.base_url ?? null, has_key };
 }
@@ -476,23 +208,6 @@ export function llmKeyDelete(): Promise<null> {
 
 export function llmTest(): Promise<string> {
   return call<string>("llm_test");
-}
-
-/** An OpenAI-compatible speech service for spoken feedback (`deskmate_app::voice_out::CloudVoice`). */
-export interface CloudVoice {
-  base_url: string;
-  model: string;
-  voice: string;
-  /** Whose chat API key to send (a provider name), or none. */
-  key_provider: string | null;
-}
-
-/** What a test phrase did (`deskmate_app::voice_out::VoiceTest`). */
-export interface VoiceTest {
-  text: string;
-  backend: string;
-  fell_back: string | null;
-  seconds: number;
 }
 
 /** The cloud voice, or null when feedback is spoken offline by espeak-ng. */
@@ -524,14 +239,26 @@ function contentText(content: unknown): string {
   return "";
 }
 
+/** What `normalizeThreadView` reads out of a stored thread. */
+export interface NormalizedThreadView {
+  thread: ThreadSummary;
+  messages: ChatMessage[];
+  todos: Todo[];
+  tool_calls?: ToolCallSummary[];
+}
+
+/** What the chat's tool cards need of a stored tool call (`StoredToolCall` has more). */
+export type ToolCallSummary = Pick<StoredToolCall, "id" | "name" | "arguments" | "result"> & { status: string };
+
 /**
- * Brings a `chat_thread` answer to the spec's `ThreadView` shape. Accepts the
- * spec shape (`messages: ChatMessage[]`, `todos`) and also the agent crate's
- * own `persist::ThreadView` (`messages: StoredMessage[]` wrapping
- * `message: {role, content: parts[], tool_calls, tool_call_id, is_error}`,
- * `state: {todos}`), so the screen works whichever the shell returns.
+ * Reads the agent crate's own stored shape (`persist::ThreadView`:
+ * `messages: StoredMessage[]` wrapping `message: {role, content: parts[],
+ * tool_calls, tool_call_id, is_error}`, `state: {todos}`) — or the
+ * `ThreadView` the shell sends — into the chat screen's shape. `chatThread`
+ * no longer needs it (the shell sends the generated `ThreadView`); it stays
+ * for reading a stored thread exported by other means, as api.test.ts asserts.
  */
-export function normalizeThreadView(raw: unknown): ThreadView {
+export function normalizeThreadView(raw: unknown): NormalizedThreadView {
   const r = isObj(raw) ? raw : {};
   const thread = (isObj(r.thread) ? r.thread : {}) as unknown as ThreadSummary;
   const messages: ChatMessage[] = (Array.isArray(r.messages) ? r.messages : []).map((m: unknown, i: number) => {
@@ -546,7 +273,7 @@ export function normalizeThreadView(raw: unknown): ThreadView {
       : null;
     return {
       id: str(outer.id) || `m${i}`,
-      role: (str(inner.role) || "assistant") as ChatRole,
+      role: (str(inner.role) || "assistant") as ChatMessage["role"],
       content: contentText(inner.content),
       tool_calls: calls && calls.length > 0 ? calls : null,
       tool_call_id: typeof inner.tool_call_id === "string" ? inner.tool_call_id : null,
@@ -557,7 +284,7 @@ export function normalizeThreadView(raw: unknown): ThreadView {
   const state = isObj(r.state) ? r.state : {};
   const todosRaw = Array.isArray(r.todos) ? r.todos : Array.isArray(state.todos) ? state.todos : [];
   const todos = todosRaw.filter(isObj).map((x) => ({ content: str(x.content), status: str(x.status) as TodoStatus }));
-  const view: ThreadView = { thread, messages, todos };
+  const view: NormalizedThreadView = { thread, messages, todos };
   if (Array.isArray(r.tool_calls)) {
     view.tool_calls = r.tool_calls.filter(isObj).map((c) => ({
       id: str(c.id),
@@ -574,59 +301,6 @@ export function normalizeThreadView(raw: unknown): ThreadView {
 // C. Desk lamp and offline models
 // ---------------------------------------------------------------------------
 
-/** `crates/lamp/src/state.rs` ConnectionState. */
-export type ConnectionState = "disconnected" | "connecting" | "connected";
-
-/** `crates/lamp/src/protocol.rs` Light: brightness 0–100 %, colour temperature 2700–6500 K. */
-export interface Light {
-  brightness: number;
-  temperature_k: number;
-  transition_ms: number;
-}
-
-export type Expression = "happy" | "encourage" | "thinking" | "listening" | "sad" | "surprised" | "sleep";
-export type Gesture = "nod" | "shake" | "wave" | "point" | "celebrate";
-
-/** Externally tagged: `"rest"` or `{ "moving": { gesture, speed } }`. */
-export type ArmPose = "rest" | { moving: { gesture: Gesture; speed: number } };
-
-export interface Card {
-  title: string;
-  lines: string[];
-}
-
-export interface ProjectorState {
-  on: boolean;
-  card: Card | null;
-}
-
-/** Externally tagged: `{ "button": "start" | "stop" }`, `"touch"`, `{ "presence": bool }`. */
-export type DeviceEvent = { button: "start" | "stop" } | "touch" | { presence: boolean };
-
-export interface DeviceInfo {
-  protocol: number;
-  model: string;
-  firmware: string;
-  serial: string;
-  capabilities: string[];
-}
-
-export interface LampState {
-  connection: ConnectionState;
-  port: string | null;
-  device: DeviceInfo | null;
-  light: Light;
-  expression: Expression;
-  arm: ArmPose;
-  projector: ProjectorState;
-}
-
-/** `lamp://notice` payload, tagged by `kind`. */
-export type LampNotice =
-  | { kind: "event"; event: DeviceEvent; at_unix_ms: number }
-  | { kind: "connection"; state: ConnectionState; port: string | null; at_unix_ms: number }
-  | { kind: "state"; state: LampState; at_unix_ms: number };
-
 export function lampStatus(): Promise<LampState | null> {
   return call<LampState | null>("lamp_status");
 }
@@ -641,23 +315,6 @@ export function lampDisconnect(): Promise<null> {
 
 export function lampPanelEvent(event: DeviceEvent): Promise<null> {
   return call<null>("lamp_panel_event", { event });
-}
-
-export interface ModelStatus {
-  name: string;
-  purpose: string;
-  present: boolean;
-  detail: string;
-}
-
-export type ModelPhase = "download" | "convert" | "verify" | "done" | "error";
-
-export interface ModelProgress {
-  name: string;
-  phase: ModelPhase;
-  done_bytes: number;
-  total_bytes: number;
-  message: string | null;
 }
 
 export function modelsStatus(): Promise<ModelStatus[]> {

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { errorText, formatLockTime, localizeCoreError, type CoreError } from "./errors";
+import { CORE_ERROR_WORDS, SAID_BY_MESSAGE, errorText, formatLockTime, localizeCoreError, type CoreError } from "./errors";
+import { ERROR_CODES } from "./protocol";
 import { translate, type MessageKey, type Vars } from "./i18n";
 import { renderWithI18n } from "./test/helpers";
 
@@ -53,6 +54,41 @@ describe("core error codes in the user's language", () => {
     expect(formatLockTime("2026-03-01T06:05:00Z", "zh-CN", "Asia/Shanghai")).toBe("14:05");
     expect(formatLockTime("2026-03-01T06:05:00Z", "en", "America/New_York")).toBe("01:05");
     expect(formatLockTime("2026-03-01T06:05:00Z", "en", "UTC")).toBe("06:05");
+  });
+});
+
+describe("every code the core can send has words in both languages", () => {
+  // What any sentence may need; each code's own params are a subset.
+  const params = { tries_left: 3, until: "2026-03-01T06:05:00Z", name: "小明", chars: 30000, max: 20000, units: 900, found: 9, known: 4, path: "/srv/dm" };
+
+  it("each code of ERROR_CODES (generated from the core) is said in zh-CN and in en", () => {
+    expect(ERROR_CODES.length).toBeGreaterThan(50);
+    const unsaid: string[] = [];
+    for (const code of ERROR_CODES) {
+      if (SAID_BY_MESSAGE.includes(code)) continue;
+      const e: CoreError = { code, message: "the core's English text", params };
+      const zhText = localizeCoreError(e, "zh-CN", zh);
+      const enText = localizeCoreError(e, "en", en);
+      if (zhText === null || enText === null || zhText === enText || !/[\u4e00-\u9fff]/.test(zhText)) unsaid.push(code);
+    }
+    expect(unsaid).toEqual([]);
+  });
+
+  it("the words table names no code the core does not send, and generic codes show the message", () => {
+    const known = new Set<string>(ERROR_CODES);
+    expect(Object.keys(CORE_ERROR_WORDS).filter((c) => !known.has(c))).toEqual([]);
+    expect(SAID_BY_MESSAGE.filter((c) => !known.has(c))).toEqual([]);
+    for (const code of SAID_BY_MESSAGE) {
+      expect(errorText({ code, message: "profile p9 not found", params: {} })).toBe("profile p9 not found");
+    }
+  });
+
+  it("a sentence missing a value it names falls back to the core's message", () => {
+    const e: CoreError = { code: "recite.reference_too_long", message: "too long to check", params: {} };
+    expect(localizeCoreError(e, "zh-CN", zh)).toBeNull();
+    expect(localizeCoreError({ ...e, params: { max: 5000 } }, "zh-CN", zh)).toBe(
+      "这篇内容太长了，一次检查不了（最多 5000 个字或词）。请分成几段来背。",
+    );
   });
 });
 

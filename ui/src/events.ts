@@ -1,37 +1,16 @@
 /**
  * Typed subscriptions to the events the Rust core emits (`listen` from
- * `@tauri-apps/api/event`). Payload fields are snake_case, as sent.
+ * `@tauri-apps/api/event`). The payload types are generated from the Rust
+ * types (./protocol.ts); fields are snake_case, as sent.
  *
  * `subscribe` returns a plain synchronous unsubscribe function, so it fits a
  * `useEffect` cleanup; outside the Tauri window it quietly does nothing.
  * Unit tests replace this module with `src/test/fakeEvents.ts`.
  */
 import { listen } from "@tauri-apps/api/event";
-import type { LampNotice, PracticeResult, TaskStatus } from "./api";
+import type { LampNotice, LevelEvent, PartialEvent, ReviewsDueEvent, TaskEvent } from "./protocol";
 
-export interface LevelEvent {
-  practice_id: string;
-  /** 0..1 */
-  level: number;
-}
-
-export interface PartialEvent {
-  practice_id: string;
-  text: string;
-}
-
-export interface TaskEvent {
-  practice_id: string;
-  task_id: string;
-  status: TaskStatus;
-  error: string | null;
-  result: PracticeResult | null;
-}
-
-export interface ReviewsDueEvent {
-  profile_id: string;
-  count: number;
-}
+export type { LevelEvent, PartialEvent, ReviewsDueEvent, TaskEvent };
 
 export interface EventPayloads {
   "practice://level": LevelEvent;

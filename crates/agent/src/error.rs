@@ -26,3 +26,36 @@ pub enum AgentError {
 }
 
 pub type AgentResult<T> = Result<T, AgentError>;
+
+impl AgentError {
+    /// A stable, machine-readable name for the failure; the store's and the
+    /// model provider's codes pass through.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::ThreadNotFound(_) => "chat.thread_not_found",
+            Self::Busy(_) => "chat.busy",
+            Self::EmptyMessage => "chat.empty_message",
+            Self::Store(e) => e.code(),
+            Self::Sandbox(_) => "chat.sandbox",
+            Self::Llm(e) => e.wire_code(),
+            Self::Io(_) => "chat.io",
+        }
+    }
+
+    /// The codes the agent adds (besides the store's and the provider's).
+    pub const CODES: &'static [&'static str] = &[
+        "chat.thread_not_found",
+        "chat.busy",
+        "chat.empty_message",
+        "chat.sandbox",
+        "chat.io",
+    ];
+
+    /// The values a translated message needs (the store's, passed through).
+    pub fn params(&self) -> serde_json::Map<String, serde_json::Value> {
+        match self {
+            Self::Store(e) => e.params(),
+            _ => serde_json::Map::new(),
+        }
+    }
+}

@@ -9,15 +9,7 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
 use crate::tools::ThreadState;
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Thread {
-    pub id: String,
-    pub profile_id: Option<String>,
-    pub title: String,
-    pub created_at: String,
-    pub updated_at: String,
-}
+pub use deskmate_protocol::chat::{StoredToolCall, Thread, ToolCallStatus};
 
 /// A message as stored: its place in the thread and the message itself.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -27,28 +19,6 @@ pub struct StoredMessage {
     pub seq: i64,
     pub message: Message,
     pub created_at: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ToolCallStatus {
-    Pending,
-    Completed,
-    Error,
-    Interrupted,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StoredToolCall {
-    pub id: String,
-    pub message_id: String,
-    pub run_id: Option<String>,
-    pub name: String,
-    pub arguments: String,
-    pub status: ToolCallStatus,
-    pub result: Option<String>,
-    pub started_at: String,
-    pub finished_at: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -94,13 +94,13 @@ fn active_runs() -> &'static Mutex<HashMap<String, CancellationToken>> {
 }
 
 fn llm_error(e: LlmError) -> AppError {
-    AppError::Config(e.to_string())
+    AppError::Llm(e)
 }
 
 fn agent_error(e: AgentError) -> AppError {
     match e {
         AgentError::Store(s) => AppError::Store(s),
-        other => AppError::Config(other.to_string()),
+        other => AppError::Agent(other),
     }
 }
 

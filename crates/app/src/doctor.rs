@@ -17,6 +17,7 @@ pub const KEYRING_SERVICE: &str = "deskmate";
 pub const LLM_KEY_ENV: &str = "DESKMATE_LLM_API_KEY";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Ok,
@@ -25,6 +26,7 @@ pub enum Status {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Check {
     pub name: String,
     pub status: Status,

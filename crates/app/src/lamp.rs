@@ -16,9 +16,7 @@ use deskmate_agent::tools::{SearchConfig, Tool, ToolContext, ToolFuture, ToolOut
 #[cfg(unix)]
 use deskmate_lamp::simulator::{Simulator, SimulatorConfig};
 use deskmate_lamp::tools::ToolSpec;
-use deskmate_lamp::{
-    DeviceEvent, Lamp, LampConfig, LampError, LampNotice, LampState, PortSelector,
-};
+use deskmate_lamp::{DeviceEvent, Lamp, LampConfig, LampNotice, LampState, PortSelector};
 
 use crate::{AppError, AppResult, Deskmate};
 
@@ -55,13 +53,7 @@ pub enum PanelPress {
 }
 
 fn poisoned() -> AppError {
-    AppError::Lamp("the lamp slot was poisoned".into())
-}
-
-impl From<LampError> for AppError {
-    fn from(e: LampError) -> Self {
-        AppError::Lamp(e.to_string())
-    }
+    AppError::Poisoned("the lamp slot was poisoned")
 }
 
 impl Deskmate {
@@ -123,9 +115,9 @@ impl Deskmate {
     /// Hosting the simulator needs a Unix pseudo-terminal.
     #[cfg(not(unix))]
     pub fn lamp_host_simulator(&self) -> AppResult<PathBuf> {
-        Err(AppError::Lamp(
+        Err(AppError::Lamp(deskmate_lamp::LampError::Simulator(
             "the lamp simulator needs a Unix pseudo-terminal (Linux or macOS)".into(),
-        ))
+        )))
     }
 
     /// Whether the lamp is the simulator this app hosts.

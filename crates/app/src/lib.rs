@@ -5,6 +5,7 @@
 pub mod chat;
 mod config;
 pub mod doctor;
+mod error;
 pub mod family;
 pub mod lamp;
 pub mod lamp_buttons;
@@ -19,56 +20,10 @@ pub mod tips;
 pub mod voice;
 pub mod voice_out;
 
-use std::path::PathBuf;
-
 pub use config::{Config, DATA_DIR_ENV, MODELS_DIR_ENV};
 pub use deskmate_store as store;
-use deskmate_store::{Store, StoreError};
-
-#[derive(Debug, thiserror::Error)]
-pub enum AppError {
-    #[error("{0}")]
-    Config(String),
-    #[error("cannot use the data directory {path}: {reason}")]
-    DataDir { path: PathBuf, reason: String },
-    #[error("{0}")]
-    Store(#[from] StoreError),
-    #[error("built-in material library is damaged: {0}")]
-    Library(String),
-    #[error("{0}")]
-    Lamp(String),
-}
-
-pub type AppResult<T> = Result<T, AppError>;
-
-impl AppError {
-    /// A stable, machine-readable name for the failure (the store's codes pass
-    /// through), so a front end can explain it in the user's language.
-    pub fn code(&self) -> &'static str {
-        match self {
-            Self::Store(e) => e.code(),
-            Self::DataDir { .. } => "data_dir.unusable",
-            Self::Config(_) => "config",
-            Self::Library(_) => "library.damaged",
-            // The lamp's errors and any added later: the message says it all.
-            _ => "error",
-        }
-    }
-
-    /// The values a translated message needs (e.g. the data directory's path).
-    pub fn params(&self) -> serde_json::Map<String, serde_json::Value> {
-        let mut params = serde_json::Map::new();
-        match self {
-            Self::Store(e) => return e.params(),
-            Self::DataDir { path, reason } => {
-                params.insert("path".into(), path.display().to_string().into());
-                params.insert("reason".into(), reason.clone().into());
-            }
-            _ => {}
-        }
-        params
-    }
-}
+use deskmate_store::Store;
+pub use error::{AppError, AppResult};
 
 /// The running app's services.
 #[derive(Debug, Clone)]

@@ -21,6 +21,7 @@ use crate::{AppError, AppResult, Deskmate};
 
 /// A practice as the practice screen shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PracticeView {
     pub id: String,
     pub profile_id: String,
@@ -34,6 +35,7 @@ pub struct PracticeView {
 
 /// One verdict with what to tell the child.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PracticeResult {
     pub attempt_id: String,
     pub attempt_number: u32,
@@ -55,6 +57,7 @@ pub struct PracticeResult {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FeedbackView {
     pub zh: String,
     pub en: String,
@@ -64,6 +67,7 @@ pub struct FeedbackView {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum TaskStatus {
     /// The microphone is open; the task id exists from here on.
@@ -77,6 +81,7 @@ pub enum TaskStatus {
 
 /// Progress of one submission, sent to the UI as it happens.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TaskEvent {
     pub practice_id: String,
     pub task_id: String,
@@ -241,7 +246,10 @@ impl Deskmate {
                 let transcript = Transcript::new(text.clone());
                 app.run_check(row, id, text, transcript, None, sink)
             })
-            .map_err(|e| AppError::Config(format!("cannot start checking: {e}")))?;
+            .map_err(|e| AppError::Thread {
+                what: "cannot start checking",
+                reason: e.to_string(),
+            })?;
         Ok(task_id)
     }
 
@@ -298,7 +306,7 @@ impl Deskmate {
                         result
                     })
             }
-            Err(e) => Err(AppError::Config(e.to_string())),
+            Err(e) => Err(AppError::from(e)),
         };
         match done {
             Ok(result) => sink(event(TaskStatus::Done, None, Some(result))),

@@ -16,6 +16,7 @@ pub const LISTED_MAX: usize = 200;
 
 /// One attempt as a report lists it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ListedAttempt {
     pub id: String,
     pub material_id: String,
@@ -33,7 +34,7 @@ fn instant(what: &str, value: &str) -> AppResult<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(value)
         .map(|d| d.with_timezone(&Utc))
         .map_err(|_| {
-            AppError::Config(format!(
+            AppError::Invalid(format!(
                 "the {what} {value:?} is not a time like 2026-11-22T00:00:00Z"
             ))
         })
@@ -53,9 +54,7 @@ impl Deskmate {
             to: Some(instant("period end", to)?),
             limit: LISTED_MAX,
         };
-        let mut records = self
-            .recitation_history(profile_id, &filter)
-            .map_err(|e| AppError::Config(e.to_string()))?;
+        let mut records = self.recitation_history(profile_id, &filter)?;
         records.reverse();
         let mut titles: HashMap<String, String> = HashMap::new();
         let mut out = Vec::with_capacity(records.len());

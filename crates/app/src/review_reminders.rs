@@ -10,7 +10,7 @@ use chrono::{DateTime, Duration, Utc};
 use deskmate_store::ProfileKind;
 use serde::Serialize;
 
-use crate::{AppError, AppResult, Deskmate};
+use crate::{AppResult, Deskmate};
 
 /// One child's reviews due today.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -65,9 +65,7 @@ impl Deskmate {
             if profile.kind != ProfileKind::Child {
                 continue;
             }
-            let due = self
-                .reviews_due(&profile.id, at)
-                .map_err(|e| AppError::Config(e.to_string()))?;
+            let due = self.reviews_due(&profile.id, at)?;
             if due.is_empty() {
                 continue;
             }

@@ -64,10 +64,6 @@ impl std::fmt::Debug for SpeechSlot {
     }
 }
 
-fn speech_error(e: impl std::fmt::Display) -> AppError {
-    AppError::Config(e.to_string())
-}
-
 impl Deskmate {
     /// The speech pipeline, loaded from the models directory on first use.
     pub fn speech(&self) -> AppResult<Arc<SpeechPipeline>> {
@@ -75,16 +71,12 @@ impl Deskmate {
             .speech_slot()
             .pipeline
             .lock()
-            .map_err(|_| AppError::Config("speech slot poisoned".into()))?;
+            .map_err(|_| AppError::Poisoned("speech slot poisoned"))?;
         if let Some(p) = slot.as_ref() {
             return Ok(p.clone());
         }
-        let pipeline = SpeechPipeline::from_models_dir(&self.config().models_dir).map_err(|e| {
-            AppError::Config(format!(
-                "voice recitation needs the offline speech models ({e}); a parent can fetch them in Settings, \
-                 or run `deskmate models fetch`. Typed recitation (默写) works without them"
-            ))
-        })?;
+        let pipeline = SpeechPipeline::from_models_dir(&self.config().models_dir)
+            .map_err(|e| AppError::ModelsNeeded(e.to_string()))?;
         let pipeline = Arc::new(pipeline);
         *slot = Some(pipeline.clone());
         Ok(pipeline)
@@ -130,7 +122,10 @@ impl Deskmate {
         std::thread::Builder::new()
             .name("practice-listen".into())
             .spawn(move || app.hear_attempt(row, material, pipeline, recording, sinks))
-            .map_err(|e| AppError::Config(format!("cannot open the microphone: {e}")))?;
+            .map_err(|e| AppError::Thread {
+                what: "cannot open the microphone",
+                reason: e.to_string(),
+            })?;
         Ok(task_id)
     }
 
@@ -148,7 +143,7 @@ impl Deskmate {
                 r.release.release();
                 Ok(r.task_id)
             }
-            None => Err(AppError::Config(
+            None => Err(AppError::Practice(
                 "the microphone is not open for this practice".into(),
             )),
         }
@@ -205,10 +200,10 @@ impl Deskmate {
             sinks.partials.clone(),
         );
         let heard = (|| {
-            let capture = Capture::start(None).map_err(speech_error)?;
+            let capture = Capture::start(None).map_err(|e| AppError::Speech(e.into()))?;
             let paths = pipeline.model_paths();
-            let vad =
-                SileroVad::load(&paths.onnxruntime, &paths.silero_vad).map_err(speech_error)?;
+            let vad = SileroVad::load(&paths.onnxruntime, &paths.silero_vad)
+                .map_err(|e| AppError::Speech(e.into()))?;
             let mut on_level = |l: Level| (sinks.levels)(&practice_id, l.rms);
             let mut on_speech = |u: Utterance| {
                 live.offer(u.samples);
@@ -224,7 +219,7 @@ impl Deskmate {
                 &mut on_level,
                 Some(&mut so_far),
             )
-            .map_err(speech_error)
+            .map_err(|e| AppError::Speech(e.into()))
         })();
         // The final transcription goes first: a partial still running is cancelled.
         live.finish();

@@ -53,6 +53,7 @@ const CLOUD_VOICE_TIMEOUT: Duration = Duration::from_secs(8);
 
 /// An OpenAI-compatible speech service to speak feedback with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CloudVoice {
     /// e.g. `https://api.openai.com/v1` (the service's `/v1`).
     pub base_url: String,
@@ -68,6 +69,7 @@ pub struct CloudVoice {
 
 /// What [`Deskmate::voice_test`] did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct VoiceTest {
     pub text: String,
     /// The synthesizer that spoke (`openai:…` or `espeak-ng@…`).
@@ -370,10 +372,7 @@ impl Deskmate {
         } else {
             "你好！我会这样读出你的反馈。"
         };
-        let spoken = self
-            .voices()?
-            .say(lang, text)
-            .map_err(|e| AppError::Config(format!("no voice could speak: {e}")))?;
+        let spoken = self.voices()?.say(lang, text).map_err(AppError::Voice)?;
         let test = VoiceTest {
             text: text.to_string(),
             backend: spoken.backend,
@@ -392,7 +391,7 @@ impl Deskmate {
         let mut orders = slot
             .orders
             .lock()
-            .map_err(|_| AppError::Config("the voice slot was poisoned".into()))?;
+            .map_err(|_| AppError::Poisoned("the voice slot was poisoned"))?;
         if orders.is_some() {
             return Ok(());
         }
@@ -413,7 +412,10 @@ impl Deskmate {
                 };
                 worker.run(rx);
             })
-            .map_err(|e| AppError::Config(format!("cannot start spoken feedback: {e}")))?;
+            .map_err(|e| AppError::Thread {
+                what: "cannot start spoken feedback",
+                reason: e.to_string(),
+            })?;
         *orders = Some(tx);
         slot.enabled.store(true, Ordering::SeqCst);
         Ok(())

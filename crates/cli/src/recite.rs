@@ -15,7 +15,8 @@ use deskmate_app::recite::{
     ReportType, Transcript, Verdict, DEFAULT_PASS_THRESHOLD,
 };
 use deskmate_app::Deskmate;
-use serde::{Deserialize, Serialize};
+use deskmate_protocol::{CheckedError, CheckedLine, LineFailure};
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::output;
@@ -203,28 +204,7 @@ struct BatchLine {
     lang: Option<String>,
 }
 
-#[derive(Serialize)]
-struct BatchError {
-    #[serde(rename = "type")]
-    error_type: &'static str,
-    kind: &'static str,
-    line: usize,
-    offset: usize,
-    expected: String,
-    actual: String,
-}
-
-#[derive(Serialize)]
-struct BatchResult {
-    id: Value,
-    accuracy: f64,
-    passed: bool,
-    units: usize,
-    correct: usize,
-    errors: Vec<BatchError>,
-}
-
-fn check_line(line: &str, threshold: f64) -> Result<BatchResult, (Value, String)> {
+fn check_line(line: &str, threshold: f64) -> Result<CheckedLine, (Value, String)> {
     let input: BatchLine = serde_json::from_str(line).map_err(|e| {
         let id = serde_json::from_str::<Value>(line).ok().and_then(|v| v.get("id").cloned()).unwrap_or(Value::Null);
         (id, format!("not a check request ({e}); expected {{\"id\",\"reference\",\"transcript\",\"mode\",\"lang\"}}"))
@@ -247,7 +227,7 @@ fn check_line(line: &str, threshold: f64) -> Result<BatchResult, (Value, String)
     let reference = Reference::new(&input.reference, lang).map_err(|e| fail(e.to_string()))?;
     let v = check(&reference, &Transcript::new(input.transcript), mode)
         .map_err(|e| fail(e.to_string()))?;
-    Ok(BatchResult {
+    Ok(CheckedLine {
         id: input.id,
         accuracy: v.accuracy,
         passed: v.passed(threshold),
@@ -256,9 +236,9 @@ fn check_line(line: &str, threshold: f64) -> Result<BatchResult, (Value, String)
         errors: v
             .errors
             .iter()
-            .map(|e| BatchError {
-                error_type: e.error_type.as_str(),
-                kind: e.kind.as_str(),
+            .map(|e| CheckedError {
+                error_type: e.error_type.as_str().to_string(),
+                kind: e.kind.as_str().to_string(),
                 line: e.line,
                 offset: e.offset,
                 expected: e.expected.clone(),
@@ -291,9 +271,10 @@ fn run_batch(path: &PathBuf, threshold: f64) -> anyhow::Result<ExitCode> {
             Ok(result) => serde_json::to_string(&result)?,
             Err((id, error)) => {
                 failed += 1;
-                serde_json::to_string(
-                    &serde_json::json!({ "id": id, "error": format!("line {}: {error}", n + 1) }),
-                )?
+                serde_json::to_string(&LineFailure {
+                    id,
+                    error: format!("line {}: {error}", n + 1),
+                })?
             }
         };
         writeln!(out, "{json}")?;

@@ -233,16 +233,8 @@ pub struct ReciteAudioArgs {
     json: bool,
 }
 
-#[derive(Serialize)]
-struct Timings {
-    decode_ms: u64,
-    vad_ms: u64,
-    asr_ms: u64,
-    check_ms: u64,
-    /// Decode + VAD + ASR + check (model loading excluded, reported as load_ms).
-    total_ms: u64,
-    load_ms: u64,
-}
+/// The stage timings `recite-audio --json` prints (a protocol type).
+type Timings = deskmate_protocol::StageTimings;
 
 pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<ExitCode> {
     let material = match &a.material {

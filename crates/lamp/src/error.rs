@@ -52,3 +52,95 @@ pub enum LampError {
 }
 
 pub type LampResult<T> = Result<T, LampError>;
+
+impl LampError {
+    /// A stable, machine-readable name for the failure (`lamp.not_found`, …),
+    /// so a front end can say it in the user's language.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::NoLampFound => "lamp.not_found",
+            Self::Discovery(_) => "lamp.discovery",
+            Self::Open { .. } => "lamp.open_failed",
+            Self::Handshake { .. } => "lamp.handshake",
+            Self::Disconnected { .. } => "lamp.disconnected",
+            Self::Timeout { .. } => "lamp.timeout",
+            Self::Rejected { .. } => "lamp.rejected",
+            Self::LinkLost { .. } => "lamp.link_lost",
+            Self::Invalid(_) => "lamp.invalid",
+            Self::Stopped => "lamp.stopped",
+            Self::UnexpectedReply { .. } => "lamp.unexpected_reply",
+            Self::UnknownTool(_) => "lamp.unknown_tool",
+            Self::ToolArguments { .. } => "lamp.tool_arguments",
+            Self::Simulator(_) => "lamp.simulator",
+            Self::LinkOccupied { .. } => "lamp.link_occupied",
+        }
+    }
+
+    /// Every code [`code`](Self::code) can return.
+    pub const CODES: &'static [&'static str] = &[
+        "lamp.not_found",
+        "lamp.discovery",
+        "lamp.open_failed",
+        "lamp.handshake",
+        "lamp.disconnected",
+        "lamp.timeout",
+        "lamp.rejected",
+        "lamp.link_lost",
+        "lamp.invalid",
+        "lamp.stopped",
+        "lamp.unexpected_reply",
+        "lamp.unknown_tool",
+        "lamp.tool_arguments",
+        "lamp.simulator",
+        "lamp.link_occupied",
+    ];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_is_listed() {
+        let all = [
+            LampError::NoLampFound,
+            LampError::Discovery("x".into()),
+            LampError::Open {
+                port: "p".into(),
+                reason: "r".into(),
+            },
+            LampError::Handshake {
+                port: "p".into(),
+                reason: "r".into(),
+            },
+            LampError::Disconnected { port: "p".into() },
+            LampError::Timeout {
+                command: "c",
+                seq: 1,
+                tries: 3,
+            },
+            LampError::Rejected {
+                command: "c",
+                error: NackError::Busy,
+            },
+            LampError::LinkLost { command: "c" },
+            LampError::Invalid("x".into()),
+            LampError::Stopped,
+            LampError::UnexpectedReply {
+                command: "c",
+                got: "g",
+            },
+            LampError::UnknownTool("t".into()),
+            LampError::ToolArguments {
+                tool: "t".into(),
+                reason: "r".into(),
+            },
+            LampError::Simulator("s".into()),
+            LampError::LinkOccupied {
+                path: PathBuf::from("/x"),
+            },
+        ];
+        let codes: Vec<_> = all.iter().map(LampError::code).collect();
+        assert_eq!(codes, LampError::CODES);
+    }
+}

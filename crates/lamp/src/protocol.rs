@@ -73,6 +73,7 @@ impl Message {
 
 /// What a lamp says about itself in answer to `Hello`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DeviceInfo {
     pub protocol: u8,
     pub model: String,
@@ -83,6 +84,7 @@ pub struct DeviceInfo {
 
 /// A part of the lamp a host may rely on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Capability {
     Light,
@@ -113,6 +115,7 @@ impl Capability {
 /// The light: brightness in percent, colour temperature in kelvin and how
 /// long the lamp takes to fade to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Light {
     pub brightness: u8,
     pub temperature_k: u16,
@@ -168,6 +171,7 @@ macro_rules! named_enum {
     ($(#[$meta:meta])* $name:ident, $what:literal { $($variant:ident => $text:literal),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+        #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
         #[serde(rename_all = "snake_case")]
         pub enum $name { $($variant),+ }
 
@@ -267,6 +271,7 @@ pub fn check_speed(speed: u8) -> Result<(), String> {
 
 /// Where the arm is: at rest, or in the middle of a gesture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ArmPose {
     Rest,
@@ -275,6 +280,7 @@ pub enum ArmPose {
 
 /// A card the projector shows: a title and a few lines of text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Card {
     pub title: String,
     pub lines: Vec<String>,
@@ -330,6 +336,7 @@ pub enum ProjectorCommand {
 
 /// What the projector is doing.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ProjectorState {
     pub on: bool,
     pub card: Option<Card>,
@@ -363,6 +370,7 @@ impl ProjectorState {
 
 /// Something that happened at the lamp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum DeviceEvent {
     /// A button was pressed.

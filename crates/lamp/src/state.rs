@@ -13,6 +13,7 @@ use crate::protocol::{
 
 /// Whether the driver has a working link to a lamp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ConnectionState {
     /// No lamp: never found, or unplugged. Commands fail at once.
@@ -26,6 +27,7 @@ pub enum ConnectionState {
 /// A snapshot of the lamp as the driver knows it — everything a virtual lamp
 /// panel shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LampState {
     pub connection: ConnectionState,
     /// The port in use, or last used.
@@ -40,6 +42,7 @@ pub struct LampState {
 
 /// Something the driver tells its subscribers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LampNotice {
     /// The lamp reported an event (a button, a touch, presence).

@@ -73,6 +73,40 @@ impl LlmError {
     }
 
     /// Builds the error for an HTTP error status and its body.
+    /// [`code`](Self::code) as it leaves the core: `llm.` + the code
+    /// (`llm.auth`, `llm.rate_limited`, …), so it cannot be mistaken for
+    /// another crate's `config` or `not_found`.
+    pub fn wire_code(&self) -> &'static str {
+        match self {
+            LlmError::Config(_) => "llm.config",
+            LlmError::Auth { .. } => "llm.auth",
+            LlmError::RateLimited { .. } => "llm.rate_limited",
+            LlmError::Quota { .. } => "llm.quota",
+            LlmError::ContextOverflow { .. } => "llm.context_overflow",
+            LlmError::NotFound { .. } => "llm.not_found",
+            LlmError::BadRequest { .. } => "llm.bad_request",
+            LlmError::Server { .. } => "llm.server",
+            LlmError::Network(_) => "llm.network",
+            LlmError::IdleTimeout(_) => "llm.idle_timeout",
+            LlmError::Protocol(_) => "llm.protocol",
+        }
+    }
+
+    /// Every code [`wire_code`](Self::wire_code) can return.
+    pub const WIRE_CODES: &'static [&'static str] = &[
+        "llm.config",
+        "llm.auth",
+        "llm.rate_limited",
+        "llm.quota",
+        "llm.context_overflow",
+        "llm.not_found",
+        "llm.bad_request",
+        "llm.server",
+        "llm.network",
+        "llm.idle_timeout",
+        "llm.protocol",
+    ];
+
     pub(crate) fn from_status(status: u16, retry_after: Option<Duration>, body: &str) -> Self {
         let (message, code) = error_message(body);
         let lower = format!("{message} {code}").to_lowercase();
@@ -226,6 +260,46 @@ mod tests {
             LlmError::Server { status: 529, .. }
         ));
         assert!(!LlmError::from_status(400, None, "bad").is_retryable());
+    }
+
+    #[test]
+    fn wire_codes_are_the_codes_under_llm() {
+        let all = [
+            LlmError::Config("x".into()),
+            LlmError::Auth {
+                status: 401,
+                message: "m".into(),
+            },
+            LlmError::RateLimited {
+                retry_after: None,
+                message: "m".into(),
+            },
+            LlmError::Quota {
+                message: "m".into(),
+            },
+            LlmError::ContextOverflow {
+                message: "m".into(),
+            },
+            LlmError::NotFound {
+                message: "m".into(),
+            },
+            LlmError::BadRequest {
+                status: 400,
+                message: "m".into(),
+            },
+            LlmError::Server {
+                status: 500,
+                message: "m".into(),
+            },
+            LlmError::Network("m".into()),
+            LlmError::IdleTimeout(Duration::from_secs(1)),
+            LlmError::Protocol("m".into()),
+        ];
+        let wire: Vec<_> = all.iter().map(LlmError::wire_code).collect();
+        assert_eq!(wire, LlmError::WIRE_CODES);
+        for e in &all {
+            assert_eq!(e.wire_code(), format!("llm.{}", e.code()));
+        }
     }
 
     #[test]

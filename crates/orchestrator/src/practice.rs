@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 /// Where a practice is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum PracticeState {
     /// Nothing chosen yet.

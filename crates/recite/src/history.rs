@@ -13,6 +13,7 @@ use crate::verdict::RecitationError;
 
 /// Why the child recited: learning a new text, or reviewing a scheduled one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Purpose {
     Learn,

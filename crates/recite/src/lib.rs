@@ -85,6 +85,7 @@ impl std::str::FromStr for Lang {
 
 /// How the recitation reached us.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// From speech recognition: compared by sound; fillers and restarts forgiven.
@@ -143,6 +144,56 @@ pub enum ReciteError {
     Store(#[from] deskmate_store::StoreError),
     #[error("{0}")]
     Invalid(String),
+}
+
+impl CheckError {
+    /// A stable, machine-readable name for the failure (`recite.reference_empty`, …).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::EmptyReference => "recite.reference_empty",
+            Self::ReferenceTooLong { .. } => "recite.reference_too_long",
+            Self::TranscriptTooLong { .. } => "recite.transcript_too_long",
+            Self::Confidences { .. } => "recite.confidences",
+            Self::Invalid(_) => "invalid",
+        }
+    }
+
+    /// Every code [`code`](Self::code) can return.
+    pub const CODES: &'static [&'static str] = &[
+        "recite.reference_empty",
+        "recite.reference_too_long",
+        "recite.transcript_too_long",
+        "recite.confidences",
+        "invalid",
+    ];
+}
+
+impl ReciteError {
+    /// The failure's stable code: the check's or the store's, passed through.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Check(e) => e.code(),
+            Self::Store(e) => e.code(),
+            Self::Invalid(_) => "invalid",
+        }
+    }
+
+    /// The values a translated message needs (the store's, passed through).
+    pub fn params(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut params = serde_json::Map::new();
+        match self {
+            Self::Store(e) => return e.params(),
+            Self::Check(CheckError::ReferenceTooLong { max }) => {
+                params.insert("max".into(), (*max).into());
+            }
+            Self::Check(CheckError::TranscriptTooLong { units, max }) => {
+                params.insert("units".into(), (*units).into());
+                params.insert("max".into(), (*max).into());
+            }
+            _ => {}
+        }
+        params
+    }
 }
 
 /// Checks `transcript` against `reference` text in one call (the reference is

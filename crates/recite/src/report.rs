@@ -19,6 +19,7 @@ use crate::schedule::MASTERED_INTERVAL_DAYS;
 use crate::{local_day_bounds, parse_ts, time_zone, ts};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum ReportType {
     Daily,
@@ -49,6 +50,7 @@ impl std::str::FromStr for ReportType {
 
 /// Figures for one period.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PeriodSummary {
     pub attempts: u32,
     pub minutes: f64,
@@ -65,6 +67,7 @@ pub struct PeriodSummary {
 
 /// Change against the previous period of the same length.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Trend {
     pub attempts: i64,
     pub minutes: f64,
@@ -75,6 +78,7 @@ pub struct Trend {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct WeakPattern {
     pub material_id: String,
     pub title: String,
@@ -86,6 +90,7 @@ pub struct WeakPattern {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct WeakMaterial {
     pub material_id: String,
     pub title: String,
@@ -96,7 +101,9 @@ pub struct WeakMaterial {
 
 /// One local day of a weekly report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DaySummary {
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub date: NaiveDate,
     pub attempts: u32,
     pub minutes: f64,
@@ -104,10 +111,12 @@ pub struct DaySummary {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Report {
     pub profile_id: String,
     pub report_type: ReportType,
     /// The day, or the Monday of the week, in the child's time zone.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub report_date: NaiveDate,
     pub time_zone: String,
     pub period_start: String,
@@ -119,6 +128,7 @@ pub struct Report {
     pub weakest_materials: Vec<WeakMaterial>,
     /// Weekly reports: each day of the week.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<DaySummary>>", optional))]
     pub days: Vec<DaySummary>,
     pub generated_at: String,
 }

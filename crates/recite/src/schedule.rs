@@ -257,6 +257,7 @@ fn interval_and_due(interval: f32, at: DateTime<Utc>) -> (i64, String) {
 
 /// A material whose review is due.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DueReview {
     pub material_id: String,
     pub title: String,

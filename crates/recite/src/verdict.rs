@@ -7,6 +7,7 @@ use crate::{Lang, Mode};
 
 /// What went wrong. The `--batch` JSON uses exactly these four names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum ErrorType {
     /// Reference content that was not recited (漏内容).
@@ -50,6 +51,7 @@ impl ErrorType {
 /// | substitution, text | `homophone` (同音/近音字), `other`; English: `spelling` (a near miss), `other` |
 /// | order | `swap` (neighbours swapped), `line` (a whole line moved), `move` (a block moved) |
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum ErrorKind {
     Line,
@@ -83,6 +85,7 @@ impl ErrorKind {
 
 /// One error, placed in the reference.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RecitationError {
     #[serde(rename = "type")]
     pub error_type: ErrorType,

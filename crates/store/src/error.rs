@@ -94,6 +94,24 @@ impl StoreError {
         }
     }
 
+    /// Every code [`code`](Self::code) can return.
+    pub const CODES: &'static [&'static str] = &[
+        "db.open_failed",
+        "data_dir.not_writable",
+        "db.not_deskmate",
+        "db.schema_too_new",
+        "db.migration_failed",
+        "invalid",
+        "conflict",
+        "profile.name_taken",
+        "material.body_empty",
+        "material.body_too_long",
+        "not_found",
+        "pin.wrong",
+        "pin.locked",
+        "db.error",
+    ];
+
     /// The values a translated message needs (e.g. `tries_left`, or `until`
     /// as an RFC 3339 UTC time the front end shows in local time).
     pub fn params(&self) -> Map<String, Value> {
@@ -137,6 +155,27 @@ mod tests {
             ("db.schema_too_new", Some(9))
         );
         assert_eq!(StoreError::Invalid("x".into()).code(), "invalid");
+        let all = [
+            StoreError::Open {
+                path: "p".into(),
+                reason: "r".into(),
+            },
+            StoreError::NotWritable { path: "p".into() },
+            StoreError::NotADatabase { path: "p".into() },
+            StoreError::SchemaTooNew { found: 9, known: 4 },
+            StoreError::Migration("m".into()),
+            StoreError::Invalid("x".into()),
+            StoreError::Conflict("x".into()),
+            StoreError::NameTaken { name: "n".into() },
+            StoreError::BodyEmpty,
+            StoreError::BodyTooLong { chars: 2, max: 1 },
+            StoreError::NotFound("x".into()),
+            StoreError::WrongPin { tries_left: 1 },
+            StoreError::PinLocked { until: "u".into() },
+            StoreError::Poisoned,
+        ];
+        let codes: Vec<_> = all.iter().map(StoreError::code).collect();
+        assert_eq!(codes, StoreError::CODES);
         assert!(StoreError::Invalid("x".into()).params().is_empty());
     }
 }

@@ -12,6 +12,7 @@ pub const BODY_MAX_CHARS: usize = 20_000;
 const TITLE_MAX_CHARS: usize = 100;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum MaterialSource {
     Builtin,
@@ -19,6 +20,7 @@ pub enum MaterialSource {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Material {
     pub id: String,
     pub slug: Option<String>,
@@ -36,6 +38,7 @@ pub struct Material {
 
 /// A material to insert. Built-in materials carry a slug; custom ones do not.
 #[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct NewMaterial {
     pub slug: Option<String>,
     pub lang: String,
@@ -48,6 +51,7 @@ pub struct NewMaterial {
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct MaterialFilter {
     pub lang: Option<String>,
     pub grade: Option<u8>,

@@ -19,6 +19,7 @@ const PIN_LOCK_MINUTES: i64 = 5;
 const NAME_MAX_CHARS: usize = 40;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum ProfileKind {
     Parent,
@@ -49,6 +50,7 @@ impl std::str::FromStr for ProfileKind {
 
 /// A profile as the rest of the app sees it; the PIN hash never leaves this module.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Profile {
     pub id: String,
     pub kind: ProfileKind,
@@ -62,6 +64,7 @@ pub struct Profile {
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct NewProfile {
     pub kind: Option<ProfileKind>,
     pub name: String,

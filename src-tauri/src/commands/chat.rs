@@ -2,54 +2,23 @@
 //! Tauri channel, stopping a run, and the model provider settings (the key
 //! goes to the OS keyring, never to the database).
 
-use deskmate_app::chat::agent::{StoredToolCall, Thread, Todo};
-use deskmate_app::chat::llm::{ContentPart, ModelSpec};
+use deskmate_app::chat::agent::Thread;
+use deskmate_app::chat::llm::{ContentPart, ModelSpec, Role};
 use deskmate_app::chat::{ChatMessage, ChatOptions};
-use deskmate_app::Deskmate;
-use serde::Serialize;
+use deskmate_app::{AppError, Deskmate};
+use deskmate_protocol::{ChatRole, LlmSettingsView, MessageView, RunIds, ThreadView, ToolCallRef};
 use tauri::ipc::Channel;
 use tauri::State;
 
-use super::{blocking, plain, CmdResult};
+use super::{blocking, wire, CmdResult};
 
-/// A message as the chat screen draws it.
-#[derive(Serialize)]
-pub struct MessageView {
-    id: String,
-    role: &'static str,
-    content: String,
-    tool_calls: Option<Vec<ToolCallRef>>,
-    tool_call_id: Option<String>,
-    created_at: String,
-}
-
-#[derive(Serialize)]
-pub struct ToolCallRef {
-    id: String,
-    name: String,
-    arguments: String,
-}
-
-#[derive(Serialize)]
-pub struct ThreadView {
-    thread: Thread,
-    messages: Vec<MessageView>,
-    todos: Vec<Todo>,
-    /// Every tool call with its status and result, for the tool cards.
-    tool_calls: Vec<StoredToolCall>,
-}
-
-#[derive(Serialize)]
-pub struct RunIds {
-    thread_id: String,
-    run_id: String,
-}
-
-#[derive(Serialize)]
-pub struct LlmSettingsView {
-    model: Option<String>,
-    base_url: Option<String>,
-    has_key: bool,
+fn chat_role(role: Role) -> ChatRole {
+    match role {
+        Role::System => ChatRole::System,
+        Role::User => ChatRole::User,
+        Role::Assistant => ChatRole::Assistant,
+        Role::Tool => ChatRole::Tool,
+    }
 }
 
 #[tauri::command]
@@ -68,7 +37,7 @@ pub async fn chat_thread(app: State<'_, Deskmate>, thread_id: String) -> CmdResu
         .into_iter()
         .map(|m| MessageView {
             id: m.id,
-            role: m.message.role.as_str(),
+            role: chat_role(m.message.role),
             content: m
                 .message
                 .content
@@ -121,7 +90,7 @@ pub async fn chat_send(
     let run = app
         .start_chat(msg, &ChatOptions::default(), tx)
         .await
-        .map_err(plain)?;
+        .map_err(wire)?;
     tauri::async_runtime::spawn(async move {
         while let Some(event) = rx.recv().await {
             match serde_json::to_value(&event) {
@@ -145,7 +114,9 @@ pub async fn chat_cancel(app: State<'_, Deskmate>, run_id: String) -> CmdResult<
     if app.cancel_chat_run(&run_id) {
         Ok(())
     } else {
-        Err("that answer has already finished".into())
+        Err(wire(AppError::Invalid(
+            "that answer has already finished".into(),
+        )))
     }
 }
 
@@ -159,8 +130,8 @@ pub async fn llm_settings_get(app: State<'_, Deskmate>) -> CmdResult<LlmSettings
     })
 }
 
-fn provider_of(model: &str) -> CmdResult<String> {
-    ModelSpec::parse(model).map(|s| s.provider).map_err(plain)
+fn provider_of(model: &str) -> Result<String, AppError> {
+    Ok(ModelSpec::parse(model)?.provider)
 }
 
 #[tauri::command]
@@ -170,7 +141,7 @@ pub async fn llm_settings_save(
     base_url: Option<String>,
     api_key: Option<String>,
 ) -> CmdResult<()> {
-    let provider = provider_of(&model)?;
+    let provider = provider_of(&model).map_err(wire)?;
     blocking(&app, move |app| {
         app.save_llm_settings(&model, base_url.as_deref())?;
         match api_key.as_deref().map(str::trim) {
@@ -185,11 +156,9 @@ pub async fn llm_settings_save(
 pub async fn llm_key_delete(app: State<'_, Deskmate>) -> CmdResult<()> {
     blocking(&app, |app| {
         let model = app.llm_settings()?.model.ok_or_else(|| {
-            deskmate_app::AppError::Config(
-                "no AI provider is configured, so there is no key to delete".into(),
-            )
+            AppError::Config("no AI provider is configured, so there is no key to delete".into())
         })?;
-        let provider = provider_of(&model).map_err(deskmate_app::AppError::Config)?;
+        let provider = provider_of(&model)?;
         app.delete_llm_api_key(&provider)
     })
     .await
@@ -200,7 +169,7 @@ pub async fn llm_test(app: State<'_, Deskmate>) -> CmdResult<String> {
     let report = app
         .test_llm_connection(&ChatOptions::default())
         .await
-        .map_err(plain)?;
+        .map_err(wire)?;
     Ok(format!(
         "{} answered in {} ms: {}",
         report.model,

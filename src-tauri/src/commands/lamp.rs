@@ -3,11 +3,13 @@
 //! notices are forwarded to the UI as `lamp://notice` events.
 
 use deskmate_app::lamp::PanelPress;
+use deskmate_app::AppError;
 use deskmate_app::Deskmate;
 use deskmate_lamp::{DeviceEvent, LampState};
+use deskmate_protocol::WireError;
 use tauri::{AppHandle, Emitter, State};
 
-use super::{blocking, CmdResult};
+use super::{blocking, wire, CmdResult};
 
 pub const NOTICE_EVENT: &str = "lamp://notice";
 
@@ -40,7 +42,12 @@ pub fn forward_notices(handle: AppHandle, app: &Deskmate) -> CmdResult<()> {
                     }
                 }
             })
-            .map_err(|e| format!("cannot follow the lamp: {e}"))?;
+            .map_err(|e| {
+                wire(AppError::Thread {
+                    what: "cannot follow the lamp",
+                    reason: e.to_string(),
+                })
+            })?;
     }
     Ok(())
 }
@@ -65,6 +72,6 @@ pub async fn lamp_panel_event(
         PanelPress::ThroughLamp => Ok(()),
         PanelPress::Direct { notice, .. } => handle
             .emit(NOTICE_EVENT, &notice)
-            .map_err(|e| e.to_string()),
+            .map_err(|e| WireError::generic(e.to_string())),
     }
 }

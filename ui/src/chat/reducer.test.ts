@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AgUiEvent, ThreadView } from "../api";
+import type { AgUiEvent, NormalizedThreadView } from "../api";
 import { chatReducer, initialChatView, itemsFromMessages, type ChatAction, type ChatView } from "./reducer";
 
 const ev = (event: AgUiEvent): ChatAction => ({ type: "event", event });
@@ -109,7 +109,7 @@ describe("chat reducer: AG-UI events → what the screen shows", () => {
   });
 
   it("loads a stored thread: text, tool cards with their results, todos; tool and system messages are not bubbles", () => {
-    const view: ThreadView = {
+    const view: NormalizedThreadView = {
       thread: { id: "th1", title: "作业", profile_id: "c1", created_at: "", updated_at: "" },
       messages: [
         { id: "1", role: "system", content: "You are Deskmate", tool_calls: null, tool_call_id: null, created_at: "" },

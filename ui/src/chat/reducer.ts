@@ -2,7 +2,7 @@
  * The chat screen's visible state as a pure reducer over AG-UI events
  * (`crates/agent/src/events.rs`) and the screen's own actions.
  */
-import type { AgUiEvent, ChatMessage, StoredToolCall, ThreadView, Todo, TodoStatus } from "../api";
+import type { AgUiEvent, ChatMessage, NormalizedThreadView, Todo, TodoStatus, ToolCallSummary } from "../api";
 import { applyPatch } from "./jsonPatch";
 
 export type ToolStatus = "pending" | "completed" | "error";
@@ -28,7 +28,7 @@ export interface ChatView {
 
 export type ChatAction =
   | { type: "reset" }
-  | { type: "load"; view: ThreadView }
+  | { type: "load"; view: NormalizedThreadView }
   | { type: "user"; id: string; text: string }
   | { type: "sent"; thread_id: string; run_id: string }
   | { type: "failed"; message: string }
@@ -79,7 +79,7 @@ function storedStatus(status: string): ToolStatus | null {
  * tool call with its result. `stored` (the thread's tool calls with their
  * status), when given, is the authority on each card's status and result.
  */
-export function itemsFromMessages(messages: ChatMessage[], stored: StoredToolCall[] = []): ChatItem[] {
+export function itemsFromMessages(messages: ChatMessage[], stored: ToolCallSummary[] = []): ChatItem[] {
   const items: ChatItem[] = [];
   const tools = new Map<string, Extract<ChatItem, { kind: "tool" }>>();
   for (const m of messages) {

@@ -5,7 +5,7 @@ import * as api from "../api";
 import type { MaterialFilter } from "../api";
 import { emit, resetEvents } from "../test/fakeEvents";
 import { material, profile, renderWithI18n } from "../test/helpers";
-import { lampState, practiceResult, practiceView } from "../test/samples";
+import { lampState, practiceResult, practiceView, REVIEW_CARD } from "../test/samples";
 import { ChildHome, dueFirst } from "./ChildHome";
 
 vi.mock("../api");
@@ -146,8 +146,8 @@ describe("child home: the library", () => {
 
   it("puts the reviews due first, most overdue first, and opens one for practice", async () => {
     vi.mocked(api.reviewsDue).mockResolvedValue([
-      { material_id: "m1", title: "静夜思", lang: "zh", due_at: "2026-03-05T00:00:00Z", overdue_days: 0 },
-      { material_id: "m2", title: "Twinkle, Twinkle, Little Star", lang: "en", due_at: "2026-03-02T00:00:00Z", overdue_days: 3 },
+      { material_id: "m1", title: "静夜思", lang: "zh", next_review_at: "2026-03-05T00:00:00Z", overdue_days: 0, ...REVIEW_CARD },
+      { material_id: "m2", title: "Twinkle, Twinkle, Little Star", lang: "en", next_review_at: "2026-03-02T00:00:00Z", overdue_days: 3, ...REVIEW_CARD },
     ]);
     const user = userEvent.setup();
     renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
@@ -167,7 +167,7 @@ describe("child home: the library", () => {
 
   it("lists the materials due for review first in the library, marked, without asking twice", async () => {
     vi.mocked(api.reviewsDue).mockResolvedValue([
-      { material_id: "m2", title: "Twinkle, Twinkle, Little Star", lang: "en", due_at: "2026-03-05T00:00:00Z", overdue_days: 0 },
+      { material_id: "m2", title: "Twinkle, Twinkle, Little Star", lang: "en", next_review_at: "2026-03-05T00:00:00Z", overdue_days: 0, ...REVIEW_CARD },
     ]);
     renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
     await waitFor(() => expect(screen.getAllByTestId("material-card")[0]).toHaveAttribute("data-title", "Twinkle, Twinkle, Little Star"));
@@ -183,7 +183,7 @@ describe("child home: the library", () => {
     await waitFor(() => expect(api.reviewsDue).toHaveBeenCalledTimes(1));
     expect(screen.queryByTestId("due-review")).not.toBeInTheDocument();
     vi.mocked(api.reviewsDue).mockResolvedValue([
-      { material_id: "m1", title: "静夜思", lang: "zh", due_at: "2026-03-05T00:00:00Z", overdue_days: 0 },
+      { material_id: "m1", title: "静夜思", lang: "zh", next_review_at: "2026-03-05T00:00:00Z", overdue_days: 0, ...REVIEW_CARD },
     ]);
     emit("reviews://due", { profile_id: "someone-else", count: 1 });
     emit("reviews://due", { profile_id: "c1", count: 1 });
@@ -230,7 +230,7 @@ describe("child home: the library", () => {
 
 describe("dueFirst", () => {
   const m = (id: string) => material({ id, title: id, body: id });
-  const d = (id: string, overdue_days: number) => ({ material_id: id, title: id, lang: "zh", next_review_at: "", overdue_days });
+  const d = (id: string, overdue_days: number) => ({ material_id: id, title: id, lang: "zh", next_review_at: "", overdue_days, ...REVIEW_CARD });
 
   it("puts due materials first, most overdue first, and keeps the rest in order", () => {
     const list = [m("a"), m("b"), m("c"), m("d")];

@@ -1,5 +1,5 @@
 /** Sample data shaped like the Rust core's answers, for unit tests. */
-import type { LampState, PracticeResult, PracticeView, RecitationError, Report } from "../api";
+import type { DueReview, LampState, PracticeResult, PracticeView, RecitationError, Report } from "../api";
 import { material } from "./helpers";
 
 export const jingyesi = material({
@@ -13,9 +13,20 @@ export const jingyesi = material({
 
 export const JINGYESI_LINES = ["床前明月光", "疑是地上霜", "举头望明月", "低头思故乡"];
 
-export function recErr(over: Partial<RecitationError> & Pick<RecitationError, "type" | "line" | "offset">): RecitationError {
-  return { kind: "part", expected: "", actual: "", label_zh: "", label_en: "", uncertain: false, ...over };
+/** `type` may be "uncertain", which the core never sends, to test that the UI still reads it. */
+export function recErr(
+  over: Partial<Omit<RecitationError, "type">> & Pick<RecitationError, "line" | "offset"> & { type: RecitationError["type"] | "uncertain" },
+): RecitationError {
+  return { kind: "part", expected: "", actual: "", label_zh: "", label_en: "", uncertain: false, ...over } as RecitationError;
 }
+
+/** The schedule's figures of a due review, for fixtures that care only about which and when. */
+export const REVIEW_CARD: Pick<DueReview, "interval_days" | "reps" | "lapses" | "stability"> = {
+  interval_days: 3,
+  reps: 2,
+  lapses: 0,
+  stability: 3.5,
+};
 
 export function practiceView(over: Partial<PracticeView> = {}): PracticeView {
   return {
@@ -51,6 +62,8 @@ export function practiceResult(over: Partial<PracticeResult> = {}): PracticeResu
       tip_zh: "“举头”是抬起头，头要读第二声。",
       tip_en: "“举头” means raising your head.",
     },
+    next_review_at: null,
+    review_interval_days: null,
     ...over,
   };
 }

@@ -7,20 +7,7 @@ use serde_json::Value;
 
 use super::{parse_args, schema, Tool, ToolContext, ToolFuture, ToolOutput};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TodoStatus {
-    Pending,
-    InProgress,
-    Completed,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct Todo {
-    /// What to do, in a short sentence.
-    pub content: String,
-    pub status: TodoStatus,
-}
+pub use deskmate_protocol::chat::{Todo, TodoStatus};
 
 /// What a thread keeps besides its messages.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -125,6 +125,7 @@ describe("chat", () => {
         { id: "2", role: "assistant", content: "你好呀！", tool_calls: null, tool_call_id: null, created_at: "" },
       ],
       todos: [{ content: "背静夜思", status: "pending" }],
+      tool_calls: [],
     });
     const user = userEvent.setup();
     renderWithI18n(<ChatScreen profile={ming} onBack={vi.fn()} />);

@@ -3,7 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import * as api from "../../api";
 import { profile, renderWithI18n } from "../../test/helpers";
-import { dailyReport, weeklyReport } from "../../test/samples";
+import { dailyReport, weeklyReport, REVIEW_CARD } from "../../test/samples";
 import { chartPoints } from "./ReportCharts";
 import { ReportBody, ReportsTab, todayLocal } from "./ReportsTab";
 
@@ -18,7 +18,7 @@ describe("reports", () => {
     vi.mocked(api.profilesList).mockResolvedValue([mum, ming, lan]);
     vi.mocked(api.report).mockResolvedValue(dailyReport);
     vi.mocked(api.reviewsDue).mockResolvedValue([
-      { material_id: "m3", title: "春晓", lang: "zh", due_at: "2026-03-05T00:00:00Z", overdue_days: 2 },
+      { material_id: "m3", title: "春晓", lang: "zh", next_review_at: "2026-03-05T00:00:00Z", overdue_days: 2, ...REVIEW_CARD },
     ]);
   });
 
@@ -83,7 +83,7 @@ describe("reports", () => {
     renderWithI18n(
       <ReportBody
         report={weeklyReport}
-        due={[{ material_id: "m3", title: "春晓", lang: "zh", due_at: "2026-03-05T00:00:00Z", overdue_days: 2 }]}
+        due={[{ material_id: "m3", title: "春晓", lang: "zh", next_review_at: "2026-03-05T00:00:00Z", overdue_days: 2, ...REVIEW_CARD }]}
       />,
     );
     expect(screen.getByTestId("report-body")).toHaveAttribute("data-kind", "weekly");

@@ -1,0 +1,247 @@
+//! The app's error: one variant per source (the store, recitation, the model
+//! provider, the agent, speech, the speech models, the lamp, spoken
+//! feedback) and a few of the app's own. [`AppError::code`] hands each
+//! source's stable code through, so a front end can say the failure in the
+//! user's language; [`AppError::CODES`] lists every code the core can send
+//! (the UI's words are checked against it).
+
+use std::path::PathBuf;
+
+use deskmate_agent::AgentError;
+use deskmate_lamp::LampError;
+use deskmate_llm::LlmError;
+use deskmate_recite::{CheckError, ReciteError};
+use deskmate_speech::tts::TtsError;
+use deskmate_speech::{AudioError, ModelError, SpeechError};
+use deskmate_store::StoreError;
+use serde_json::{Map, Value};
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// A setting that cannot be used (no data directory, no chat model, a bad price table…).
+    #[error("{0}")]
+    Config(String),
+    #[error("cannot use the data directory {path}: {reason}")]
+    DataDir { path: PathBuf, reason: String },
+    #[error("{0}")]
+    Store(#[from] StoreError),
+    #[error("built-in material library is damaged: {0}")]
+    Library(String),
+    #[error("{0}")]
+    Lamp(#[from] LampError),
+    #[error("{0}")]
+    Recite(#[from] ReciteError),
+    #[error("{0}")]
+    Llm(#[from] LlmError),
+    #[error("{0}")]
+    Agent(#[from] AgentError),
+    #[error("{0}")]
+    Speech(#[from] SpeechError),
+    #[error("{0}")]
+    Models(#[from] ModelError),
+    /// Voice recitation without the offline speech models.
+    #[error("voice recitation needs the offline speech models ({0}); a parent can fetch them in Settings, or run `deskmate models fetch`. Typed recitation (默写) works without them")]
+    ModelsNeeded(String),
+    /// Fetching the models failed; the message says where they come from.
+    #[error("{0}")]
+    ModelsFetch(String),
+    #[error("no voice could speak: {0}")]
+    Voice(#[from] TtsError),
+    /// A practice step asked for at the wrong moment (e.g. stop with no microphone open).
+    #[error("{0}")]
+    Practice(String),
+    /// A lock some earlier crash in this process left poisoned.
+    #[error("{0}")]
+    Poisoned(&'static str),
+    /// A worker thread could not be started.
+    #[error("{what}: {reason}")]
+    Thread { what: &'static str, reason: String },
+    /// A request the front end made that cannot be met as asked.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+pub type AppResult<T> = Result<T, AppError>;
+
+/// The codes the app adds itself.
+const OWN_CODES: &[&str] = &[
+    "error",
+    "config",
+    "data_dir.unusable",
+    "library.damaged",
+    "speech.microphone",
+    "speech.audio",
+    "speech.vad",
+    "speech.asr",
+    "models.missing",
+    "models.checksum",
+    "models.format",
+    "models.manifest",
+    "models.download",
+    "models.io",
+    "models.needed",
+    "models.fetch_failed",
+    "voice.failed",
+    "practice.not_now",
+    "internal.poisoned",
+    "internal.thread",
+];
+
+impl AppError {
+    /// A stable, machine-readable name for the failure (each source's own
+    /// code passes through), so a front end can say it in the user's language.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Config(_) => "config",
+            Self::DataDir { .. } => "data_dir.unusable",
+            Self::Store(e) => e.code(),
+            Self::Library(_) => "library.damaged",
+            Self::Lamp(e) => e.code(),
+            Self::Recite(e) => e.code(),
+            Self::Llm(e) => e.wire_code(),
+            Self::Agent(e) => e.code(),
+            Self::Speech(e) => speech_code(e),
+            Self::Models(e) => model_code(e),
+            Self::ModelsNeeded(_) => "models.needed",
+            Self::ModelsFetch(_) => "models.fetch_failed",
+            Self::Voice(_) => "voice.failed",
+            Self::Practice(_) => "practice.not_now",
+            Self::Poisoned(_) => "internal.poisoned",
+            Self::Thread { .. } => "internal.thread",
+            Self::Invalid(_) => "invalid",
+        }
+    }
+
+    /// Every code the core can send, sorted: the app's own and every
+    /// source's, each once. `ui/src/protocol.ts` carries it as
+    /// `ERROR_CODES`, and the UI has words for each.
+    pub fn codes() -> Vec<&'static str> {
+        let mut all: Vec<&'static str> = [
+            OWN_CODES,
+            StoreError::CODES,
+            CheckError::CODES,
+            LampError::CODES,
+            LlmError::WIRE_CODES,
+            AgentError::CODES,
+        ]
+        .concat();
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+
+    /// The values a translated message needs (e.g. the data directory's path).
+    pub fn params(&self) -> Map<String, Value> {
+        let mut params = Map::new();
+        match self {
+            Self::Store(e) => return e.params(),
+            Self::Recite(e) => return e.params(),
+            Self::Agent(e) => return e.params(),
+            Self::DataDir { path, reason } => {
+                params.insert("path".into(), path.display().to_string().into());
+                params.insert("reason".into(), reason.clone().into());
+            }
+            _ => {}
+        }
+        params
+    }
+}
+
+impl From<CheckError> for AppError {
+    fn from(e: CheckError) -> Self {
+        Self::Recite(ReciteError::Check(e))
+    }
+}
+
+/// The speech crate's failures by where they happened: the microphone (or
+/// an audio file), the voice detector, the recognizer, the models.
+fn speech_code(e: &SpeechError) -> &'static str {
+    match e {
+        SpeechError::Audio(AudioError::Device(_)) => "speech.microphone",
+        SpeechError::Audio(_) => "speech.audio",
+        SpeechError::Vad(_) => "speech.vad",
+        SpeechError::Asr(_) => "speech.asr",
+        SpeechError::Models(m) => model_code(m),
+    }
+}
+
+fn model_code(e: &ModelError) -> &'static str {
+    match e {
+        ModelError::Missing(_) => "models.missing",
+        ModelError::Checksum { .. } => "models.checksum",
+        ModelError::Format(_) => "models.format",
+        ModelError::Manifest(_) => "models.manifest",
+        ModelError::Download(_) => "models.download",
+        ModelError::Io(_) => "models.io",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_keep_their_codes() {
+        let e = AppError::from(StoreError::WrongPin { tries_left: 2 });
+        assert_eq!(
+            (e.code(), e.params()["tries_left"].as_u64()),
+            ("pin.wrong", Some(2))
+        );
+        let e = AppError::from(LlmError::Auth {
+            status: 401,
+            message: "no".into(),
+        });
+        assert_eq!(e.code(), "llm.auth");
+        let e = AppError::from(AgentError::Llm(LlmError::Network("down".into())));
+        assert_eq!(e.code(), "llm.network");
+        let e = AppError::from(ReciteError::Store(StoreError::NotFound("profile p".into())));
+        assert_eq!(e.code(), "not_found");
+        let e = AppError::from(CheckError::EmptyReference);
+        assert_eq!(e.code(), "recite.reference_empty");
+        let e = AppError::from(LampError::NoLampFound);
+        assert_eq!(e.code(), "lamp.not_found");
+        let e = AppError::from(SpeechError::Audio(AudioError::Device("no input".into())));
+        assert_eq!(e.code(), "speech.microphone");
+        // The message is the source's own.
+        assert_eq!(
+            AppError::from(LampError::Stopped).to_string(),
+            "the lamp driver has stopped"
+        );
+    }
+
+    #[test]
+    fn every_code_is_in_the_list() {
+        let codes = AppError::codes();
+        let samples = [
+            AppError::Config("c".into()),
+            AppError::DataDir {
+                path: "/x".into(),
+                reason: "r".into(),
+            },
+            AppError::Library("l".into()),
+            AppError::Speech(SpeechError::Audio(AudioError::Format("f".into()))),
+            AppError::Models(ModelError::Download("d".into())),
+            AppError::ModelsNeeded("m".into()),
+            AppError::ModelsFetch("m".into()),
+            AppError::Practice("p".into()),
+            AppError::Poisoned("the speech slot was poisoned"),
+            AppError::Thread {
+                what: "cannot start checking",
+                reason: "r".into(),
+            },
+            AppError::Invalid("i".into()),
+            AppError::from(AgentError::EmptyMessage),
+        ];
+        for e in &samples {
+            assert!(
+                codes.contains(&e.code()),
+                "{} is not in AppError::codes()",
+                e.code()
+            );
+        }
+        let mut sorted = codes.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted, codes);
+    }
+}

@@ -1,0 +1,107 @@
+//! `ui/src/protocol.ts` is generated from the Rust types the UI receives
+//! (the protocol crate's views and events, and the core's data types, which
+//! derive `ts_rs::TS` behind their `ts` feature). This test renders it again
+//! and fails when the checked-in file differs; with `UPDATE_PROTOCOL_TS=1`
+//! it writes the file instead.
+#![cfg(feature = "ts")]
+
+use std::path::PathBuf;
+
+use deskmate_app::doctor::{Check, Status};
+use deskmate_app::practice::{FeedbackView, PracticeResult, PracticeView, TaskEvent, TaskStatus};
+use deskmate_app::report_attempts::ListedAttempt;
+use deskmate_app::voice_out::{CloudVoice, VoiceTest};
+use deskmate_app::AppError;
+use deskmate_lamp::{
+    ArmPose, Button, Capability, Card, ConnectionState, DeviceEvent, DeviceInfo, Expression,
+    Gesture, LampNotice, LampState, Light, ProjectorState,
+};
+use deskmate_orchestrator::PracticeState;
+use deskmate_protocol::typescript::{add_protocol_types, Module};
+use deskmate_recite::history::Purpose;
+use deskmate_recite::report::{
+    DaySummary, PeriodSummary, Report, ReportType, Trend, WeakMaterial, WeakPattern,
+};
+use deskmate_recite::schedule::DueReview;
+use deskmate_recite::{ErrorKind, ErrorType, Mode, RecitationError};
+use deskmate_store::{
+    Material, MaterialFilter, MaterialSource, NewMaterial, NewProfile, Profile, ProfileKind,
+};
+
+const HEADER: &str = "\
+// Generated from the Rust types by `UPDATE_PROTOCOL_TS=1 cargo test -p deskmate-app --test typescript`
+// (crates/app/tests/typescript.rs). Do not edit by hand: change the Rust type and regenerate.
+/* eslint-disable */";
+
+fn generated() -> String {
+    let mut m = Module::new(HEADER);
+    add_protocol_types(&mut m);
+    m.raw("// Family and library (deskmate-store)")
+        .add::<ProfileKind>()
+        .add::<Profile>()
+        .add::<NewProfile>()
+        .add::<MaterialSource>()
+        .add::<Material>()
+        .add::<NewMaterial>()
+        .add::<MaterialFilter>()
+        .raw("// Recitation (deskmate-recite, deskmate-orchestrator, deskmate-app)")
+        .add::<Mode>()
+        .add::<ErrorType>()
+        .add::<ErrorKind>()
+        .add::<RecitationError>()
+        .add::<FeedbackView>()
+        .add::<PracticeResult>()
+        .add::<PracticeState>()
+        .add::<PracticeView>()
+        .add::<TaskStatus>()
+        .add::<TaskEvent>()
+        .add::<DueReview>()
+        .raw("// Reports")
+        .add::<ReportType>()
+        .add::<PeriodSummary>()
+        .add::<Trend>()
+        .add::<WeakPattern>()
+        .add::<WeakMaterial>()
+        .add::<DaySummary>()
+        .add::<Report>()
+        .add::<Purpose>()
+        .add::<ListedAttempt>()
+        .raw("// Settings: doctor and the feedback voice")
+        .add::<Status>()
+        .add::<Check>()
+        .add::<CloudVoice>()
+        .add::<VoiceTest>()
+        .raw("// The desk lamp (deskmate-lamp)")
+        .add::<ConnectionState>()
+        .add::<Capability>()
+        .add::<DeviceInfo>()
+        .add::<Light>()
+        .add::<Expression>()
+        .add::<Gesture>()
+        .add::<ArmPose>()
+        .add::<Card>()
+        .add::<ProjectorState>()
+        .add::<Button>()
+        .add::<DeviceEvent>()
+        .add::<LampState>()
+        .add::<LampNotice>()
+        .raw("// Every code a failure can carry (WireError.code); ui/src/errors.ts has words for each")
+        .strings("ERROR_CODES", "ErrorCode", &AppError::codes());
+    m.render()
+}
+
+#[test]
+fn ui_protocol_ts_matches_the_rust_types() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/protocol.ts");
+    let want = generated();
+    if std::env::var_os("UPDATE_PROTOCOL_TS").is_some() {
+        std::fs::write(&path, &want).unwrap();
+        return;
+    }
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        have == want,
+        "ui/src/protocol.ts is not what the Rust types generate. Regenerate it with\n  \
+         UPDATE_PROTOCOL_TS=1 cargo test -p deskmate-app --test typescript\nand commit the result."
+    );
+}

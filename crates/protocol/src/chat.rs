@@ -1,0 +1,115 @@
+//! The chat screen's views: threads, their messages and tool calls, the
+//! model's todo list, a started run's ids and the provider settings. The
+//! agent stores threads, tool calls and todos in exactly these shapes
+//! (`deskmate_agent` re-exports them).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// A conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct Thread {
+    pub id: String,
+    pub profile_id: Option<String>,
+    pub title: String,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolCallStatus {
+    Pending,
+    Completed,
+    Error,
+    Interrupted,
+}
+
+/// A tool call as stored, with its status and result (the chat's tool cards).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct StoredToolCall {
+    pub id: String,
+    pub message_id: String,
+    pub run_id: Option<String>,
+    pub name: String,
+    pub arguments: String,
+    pub status: ToolCallStatus,
+    pub result: Option<String>,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum TodoStatus {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+/// One step of the plan the model keeps for a longer task (`write_todos`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct Todo {
+    /// What to do, in a short sentence.
+    pub content: String,
+    pub status: TodoStatus,
+}
+
+/// Who said a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum ChatRole {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+/// A message as the chat screen draws it: its text parts joined.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct MessageView {
+    pub id: String,
+    pub role: ChatRole,
+    pub content: String,
+    /// The calls an assistant message asked for; `null` when none.
+    pub tool_calls: Option<Vec<ToolCallRef>>,
+    /// For a tool result: the call it answers.
+    pub tool_call_id: Option<String>,
+    pub created_at: String,
+}
+
+/// A tool call an assistant message asked for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct ToolCallRef {
+    pub id: String,
+    pub name: String,
+    /// The arguments as the model wrote them (JSON text).
+    pub arguments: String,
+}
+
+/// A thread with everything the chat screen shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct ThreadView {
+    pub thread: Thread,
+    pub messages: Vec<MessageView>,
+    pub todos: Vec<Todo>,
+    /// Every tool call with its status and result, for the tool cards.
+    pub tool_calls: Vec<StoredToolCall>,
+}
+
+/// A started run's ids; its events follow on the run's channel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct RunIds {
+    pub thread_id: String,
+    pub run_id: String,
+}
+
+/// The model provider settings as the settings screen shows them: never the key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct LlmSettingsView {
+    /// `provider:model`, e.g. `openai:gpt-4o-mini`; `null` when none is configured.
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    pub has_key: bool,
+}

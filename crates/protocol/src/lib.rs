@@ -1,0 +1,27 @@
+//! The types that cross a boundary: what the window, the CLI's `--json`
+//! output and the coming HTTP API receive — views, AG-UI events, task,
+//! progress and notice events, the wire error `{code, message, params}`,
+//! and the CLI's check output.
+//! Serde types only, no I/O. Each derives [`ts_rs::TS`]; the UI's TypeScript
+//! (`ui/src/protocol.ts`) is generated from them and from the core's data
+//! types (see [`typescript`] and the README).
+
+pub mod agui;
+pub mod chat;
+pub mod check;
+pub mod error;
+pub mod models;
+pub mod practice;
+pub mod status;
+pub mod typescript;
+
+pub use agui::AgUiEvent;
+pub use chat::{
+    ChatRole, LlmSettingsView, MessageView, RunIds, StoredToolCall, Thread, ThreadView, Todo,
+    TodoStatus, ToolCallRef, ToolCallStatus,
+};
+pub use check::{CheckedError, CheckedLine, LineFailure, StageTimings};
+pub use error::WireError;
+pub use models::{ModelPhase, ModelProgress, ModelStatus};
+pub use practice::{LevelEvent, PartialEvent, ReviewsDueEvent, TaskId};
+pub use status::AppStatus;

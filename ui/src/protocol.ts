@@ -1,0 +1,424 @@
+// Generated from the Rust types by `UPDATE_PROTOCOL_TS=1 cargo test -p deskmate-app --test typescript`
+// (crates/app/tests/typescript.rs). Do not edit by hand: change the Rust type and regenerate.
+/* eslint-disable */
+
+// The wire error
+
+export type WireError = { code: string, message: string, params: Record<string, unknown>, };
+
+// App status
+
+export type AppStatus = { first_run: boolean, 
+/**
+ * The UI language set last (`zh-CN` until one is chosen).
+ */
+locale: string, data_dir: string, schema_version: number, };
+
+// Chat
+
+export type Thread = { id: string, profile_id: string | null, title: string, created_at: string, updated_at: string, };
+
+export type ToolCallStatus = "pending" | "completed" | "error" | "interrupted";
+
+export type StoredToolCall = { id: string, message_id: string, run_id: string | null, name: string, arguments: string, status: ToolCallStatus, result: string | null, started_at: string, finished_at: string | null, };
+
+export type TodoStatus = "pending" | "in_progress" | "completed";
+
+export type Todo = { 
+/**
+ * What to do, in a short sentence.
+ */
+content: string, status: TodoStatus, };
+
+export type ChatRole = "system" | "user" | "assistant" | "tool";
+
+export type ToolCallRef = { id: string, name: string, 
+/**
+ * The arguments as the model wrote them (JSON text).
+ */
+arguments: string, };
+
+export type MessageView = { id: string, role: ChatRole, content: string, 
+/**
+ * The calls an assistant message asked for; `null` when none.
+ */
+tool_calls: Array<ToolCallRef> | null, 
+/**
+ * For a tool result: the call it answers.
+ */
+tool_call_id: string | null, created_at: string, };
+
+export type ThreadView = { thread: Thread, messages: Array<MessageView>, todos: Array<Todo>, 
+/**
+ * Every tool call with its status and result, for the tool cards.
+ */
+tool_calls: Array<StoredToolCall>, };
+
+export type RunIds = { thread_id: string, run_id: string, };
+
+export type LlmSettingsView = { 
+/**
+ * `provider:model`, e.g. `openai:gpt-4o-mini`; `null` when none is configured.
+ */
+model: string | null, base_url: string | null, has_key: boolean, };
+
+export type JsonPatchOpKind = "add" | "remove" | "replace" | "move" | "copy" | "test";
+
+export type JsonPatchOp = { op: JsonPatchOpKind, path: string, value?: unknown, from?: string, };
+
+export type AgUiEvent = { "type": "RUN_STARTED", threadId: string, runId: string, } | { "type": "RUN_FINISHED", threadId: string, runId: string, result?: unknown, } | { "type": "RUN_ERROR", message: string, code?: string, } | { "type": "STEP_STARTED", stepName: string, } | { "type": "STEP_FINISHED", stepName: string, } | { "type": "TEXT_MESSAGE_START", messageId: string, role: string, } | { "type": "TEXT_MESSAGE_CONTENT", messageId: string, delta: string, } | { "type": "TEXT_MESSAGE_END", messageId: string, } | { "type": "TOOL_CALL_START", toolCallId: string, toolCallName: string, parentMessageId?: string, } | { "type": "TOOL_CALL_ARGS", toolCallId: string, delta: string, } | { "type": "TOOL_CALL_END", toolCallId: string, } | { "type": "TOOL_CALL_RESULT", messageId: string, toolCallId: string, content: string, role?: string, } | { "type": "STATE_SNAPSHOT", snapshot: unknown, } | { "type": "STATE_DELTA", delta: Array<JsonPatchOp>, };
+
+// Practice events
+
+export type TaskId = { task_id: string, };
+
+export type LevelEvent = { practice_id: string, 
+/**
+ * 0..1
+ */
+level: number, };
+
+export type PartialEvent = { practice_id: string, text: string, };
+
+export type ReviewsDueEvent = { profile_id: string, count: number, };
+
+// Offline speech models
+
+export type ModelStatus = { name: string, purpose: string, present: boolean, 
+/**
+ * What the doctor found (a path, or what is wrong).
+ */
+detail: string, };
+
+export type ModelPhase = "download" | "convert" | "verify" | "done" | "error";
+
+export type ModelProgress = { 
+/**
+ * The model's name, or `all` for a failure of the whole fetch.
+ */
+name: string, phase: ModelPhase, done_bytes: number, total_bytes: number, message: string | null, };
+
+// The CLI's check output
+
+export type CheckedError = { 
+/**
+ * omission | insertion | substitution | order
+ */
+type: string, kind: string, 
+/**
+ * 1-based line of the reference.
+ */
+line: number, 
+/**
+ * 0-based unit offset within the line.
+ */
+offset: number, expected: string, actual: string, };
+
+export type CheckedLine = { 
+/**
+ * The request's `id`, echoed as given (any JSON value; `null` when absent).
+ */
+id: unknown, accuracy: number, passed: boolean, units: number, correct: number, errors: Array<CheckedError>, };
+
+export type LineFailure = { 
+/**
+ * `line N: why`.
+ */
+error: string, id: unknown, };
+
+export type StageTimings = { decode_ms: number, vad_ms: number, asr_ms: number, check_ms: number, 
+/**
+ * Decode + VAD + ASR + check (model loading excluded, reported as load_ms).
+ */
+total_ms: number, load_ms: number, };
+
+// Family and library (deskmate-store)
+
+export type ProfileKind = "parent" | "child";
+
+export type Profile = { id: string, kind: ProfileKind, name: string, grade: number | null, locale: string, time_zone: string, has_pin: boolean, created_at: string, updated_at: string, };
+
+export type NewProfile = { kind?: ProfileKind | null, name: string, grade?: number | null, locale?: string | null, time_zone?: string | null, pin?: string | null, };
+
+export type MaterialSource = "builtin" | "custom";
+
+export type Material = { id: string, slug: string | null, source: MaterialSource, lang: string, title: string, author: string | null, dynasty: string | null, grade: number | null, level: number | null, body: string, created_at: string, updated_at: string, };
+
+export type NewMaterial = { slug?: string | null, lang: string, title: string, author?: string | null, dynasty?: string | null, grade?: number | null, level?: number | null, body: string, };
+
+export type MaterialFilter = { lang?: string | null, grade?: number | null, 
+/**
+ * Case-insensitive substring of title, author or body.
+ */
+search?: string | null, };
+
+// Recitation (deskmate-recite, deskmate-orchestrator, deskmate-app)
+
+export type Mode = "voice" | "text";
+
+export type ErrorType = "omission" | "insertion" | "substitution" | "order";
+
+export type ErrorKind = "line" | "part" | "extra" | "tone" | "sound" | "homophone" | "spelling" | "other" | "swap" | "move";
+
+export type RecitationError = { type: ErrorType, kind: ErrorKind, 
+/**
+ * 1-based line (sentence) of the reference.
+ */
+line: number, 
+/**
+ * 0-based unit offset within the line.
+ */
+offset: number, 
+/**
+ * What the reference says here (empty for an insertion).
+ */
+expected: string, 
+/**
+ * What was recited here (empty for an omission).
+ */
+actual: string, 
+/**
+ * Short label for a child or parent, Chinese.
+ */
+label_zh: string, 
+/**
+ * Short label, English.
+ */
+label_en: string, 
+/**
+ * Speech recognition was unsure of the recited units involved (only
+ * with per-unit confidences): the child may well have been right.
+ * Uncertain errors still count in accuracy but are said gently and not
+ * recorded as error patterns.
+ */
+uncertain: boolean, };
+
+export type FeedbackView = { zh: string, en: string, 
+/**
+ * The memory tip for an error seen before, if any.
+ */
+tip_zh: string | null, tip_en: string | null, };
+
+export type PracticeResult = { attempt_id: string, attempt_number: number, accuracy: number, passed: boolean, units: number, correct: number, transcript: string, errors: Array<RecitationError>, 
+/**
+ * The reference's lines; an error's `line` is an index + 1.
+ */
+lines: Array<string>, feedback: FeedbackView, 
+/**
+ * When the review schedule next asks for this material (RFC 3339),
+ * if this attempt scheduled one.
+ */
+next_review_at: string | null, review_interval_days: number | null, };
+
+export type PracticeState = { "state": "idle" } | { "state": "ready" } | { "state": "listening" } | { "state": "checking", task_id: string, } | { "state": "feedback", attempt_id: string, accuracy: number, passed: boolean, } | { "state": "done", attempt_id: string, accuracy: number, };
+
+export type PracticeView = { id: string, profile_id: string, material: Material, mode: Mode, is_review: boolean, attempts: number, state: PracticeState, last_result: PracticeResult | null, };
+
+export type TaskStatus = "listening" | "queued" | "transcribing" | "checking" | "done" | "failed";
+
+export type TaskEvent = { practice_id: string, task_id: string, status: TaskStatus, error: string | null, result: PracticeResult | null, };
+
+export type DueReview = { material_id: string, title: string, lang: string, next_review_at: string, 
+/**
+ * Days past the due date in the child's time zone (0 = due today).
+ */
+overdue_days: number, interval_days: number, reps: number, lapses: number, stability: number, };
+
+// Reports
+
+export type ReportType = "daily" | "weekly";
+
+export type PeriodSummary = { attempts: number, minutes: number, 
+/**
+ * Mean accuracy of the attempts, `None` without attempts.
+ */
+average_accuracy: number | null, passes: number, 
+/**
+ * Materials passed for the first time ever in this period.
+ */
+first_passes: number, materials_practised: number, 
+/**
+ * Materials a review scheduled at least three weeks ahead in this period.
+ */
+materials_mastered: number, reviews: number, };
+
+export type Trend = { attempts: number, minutes: number, 
+/**
+ * Percentage points; `None` when either period has no attempts.
+ */
+average_accuracy: number | null, 
+/**
+ * `up`, `down`, `steady` (within 2 points), or `new` (nothing to compare).
+ */
+direction: string, };
+
+export type WeakPattern = { material_id: string, title: string, error_type: string, line: number, expected: string, actual: string, occurrences: number, };
+
+export type WeakMaterial = { material_id: string, title: string, attempts: number, average_accuracy: number, passed: boolean, };
+
+export type DaySummary = { date: string, attempts: number, minutes: number, average_accuracy: number | null, };
+
+export type Report = { profile_id: string, report_type: ReportType, 
+/**
+ * The day, or the Monday of the week, in the child's time zone.
+ */
+report_date: string, time_zone: string, period_start: string, period_end: string, summary: PeriodSummary, previous: PeriodSummary, trend: Trend, top_patterns: Array<WeakPattern>, weakest_materials: Array<WeakMaterial>, 
+/**
+ * Weekly reports: each day of the week.
+ */
+days?: Array<DaySummary>, generated_at: string, };
+
+export type Purpose = "learn" | "review";
+
+export type ListedAttempt = { id: string, material_id: string, title: string, mode: string, accuracy: number, passed: boolean, purpose: Purpose, 
+/**
+ * The attempt's number within its practice session.
+ */
+attempt_no: number, created_at: string, };
+
+// Settings: doctor and the feedback voice
+
+export type Status = "ok" | "warn" | "fail";
+
+export type Check = { name: string, status: Status, detail: string, fix: string | null, };
+
+export type CloudVoice = { 
+/**
+ * e.g. `https://api.openai.com/v1` (the service's `/v1`).
+ */
+base_url: string, 
+/**
+ * e.g. `tts-1`.
+ */
+model: string, 
+/**
+ * e.g. `alloy` (used for both languages).
+ */
+voice: string, 
+/**
+ * Whose API key to send: a chat provider name (`deskmate llm key
+ * PROVIDER`); none for a service without keys.
+ */
+key_provider: string | null, };
+
+export type VoiceTest = { text: string, 
+/**
+ * The synthesizer that spoke (`openai:…` or `espeak-ng@…`).
+ */
+backend: string, 
+/**
+ * Why the cloud voice was not used although configured.
+ */
+fell_back: string | null, seconds: number, };
+
+// The desk lamp (deskmate-lamp)
+
+export type ConnectionState = "disconnected" | "connecting" | "connected";
+
+export type Capability = "light" | "face" | "arm" | "projector" | "microphone" | "speaker" | "buttons" | "touch" | "presence";
+
+export type DeviceInfo = { protocol: number, model: string, firmware: string, serial: string, capabilities: Array<Capability>, };
+
+export type Light = { brightness: number, temperature_k: number, transition_ms: number, };
+
+export type Expression = "happy" | "encourage" | "thinking" | "listening" | "sad" | "surprised" | "sleep";
+
+export type Gesture = "nod" | "shake" | "wave" | "point" | "celebrate";
+
+export type ArmPose = "rest" | { "moving": { gesture: Gesture, speed: number, } };
+
+export type Card = { title: string, lines: Array<string>, };
+
+export type ProjectorState = { on: boolean, card: Card | null, };
+
+export type Button = "start" | "stop";
+
+export type DeviceEvent = { "button": Button } | "touch" | { "presence": boolean };
+
+export type LampState = { connection: ConnectionState, 
+/**
+ * The port in use, or last used.
+ */
+port: string | null, 
+/**
+ * What the lamp said about itself at the last handshake.
+ */
+device: DeviceInfo | null, light: Light, expression: Expression, arm: ArmPose, projector: ProjectorState, };
+
+export type LampNotice = { "kind": "event", event: DeviceEvent, at_unix_ms: number, } | { "kind": "connection", state: ConnectionState, port: string | null, at_unix_ms: number, } | { "kind": "state", state: LampState, at_unix_ms: number, };
+
+// Every code a failure can carry (WireError.code); ui/src/errors.ts has words for each
+
+export const ERROR_CODES = [
+  "chat.busy",
+  "chat.empty_message",
+  "chat.io",
+  "chat.sandbox",
+  "chat.thread_not_found",
+  "config",
+  "conflict",
+  "data_dir.not_writable",
+  "data_dir.unusable",
+  "db.error",
+  "db.migration_failed",
+  "db.not_deskmate",
+  "db.open_failed",
+  "db.schema_too_new",
+  "error",
+  "internal.poisoned",
+  "internal.thread",
+  "invalid",
+  "lamp.disconnected",
+  "lamp.discovery",
+  "lamp.handshake",
+  "lamp.invalid",
+  "lamp.link_lost",
+  "lamp.link_occupied",
+  "lamp.not_found",
+  "lamp.open_failed",
+  "lamp.rejected",
+  "lamp.simulator",
+  "lamp.stopped",
+  "lamp.timeout",
+  "lamp.tool_arguments",
+  "lamp.unexpected_reply",
+  "lamp.unknown_tool",
+  "library.damaged",
+  "llm.auth",
+  "llm.bad_request",
+  "llm.config",
+  "llm.context_overflow",
+  "llm.idle_timeout",
+  "llm.network",
+  "llm.not_found",
+  "llm.protocol",
+  "llm.quota",
+  "llm.rate_limited",
+  "llm.server",
+  "material.body_empty",
+  "material.body_too_long",
+  "models.checksum",
+  "models.download",
+  "models.fetch_failed",
+  "models.format",
+  "models.io",
+  "models.manifest",
+  "models.missing",
+  "models.needed",
+  "not_found",
+  "pin.locked",
+  "pin.wrong",
+  "practice.not_now",
+  "profile.name_taken",
+  "recite.confidences",
+  "recite.reference_empty",
+  "recite.reference_too_long",
+  "recite.transcript_too_long",
+  "speech.asr",
+  "speech.audio",
+  "speech.microphone",
+  "speech.vad",
+  "voice.failed",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
