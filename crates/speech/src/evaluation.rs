@@ -458,6 +458,7 @@ pub fn settings_grid() -> Vec<FairnessSettings> {
     let mut grid = Vec::new();
     for accept_from in [
         None,
+        Some(-8.0),
         Some(-6.0),
         Some(-4.0),
         Some(-3.0),

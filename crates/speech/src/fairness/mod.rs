@@ -18,8 +18,15 @@
 //!   `uncertain`. A real slip — a wrong character, a dropped line — makes
 //!   the right text fit much worse, and stays the child's error.
 //!
+//! Each difference is then decided by [`crate::decision::DecisionRule`]:
+//! with [`FairnessSettings::accept_from`] set, a difference the audio fits
+//! the material as well as what was heard is **accepted** — put right in the
+//! transcript that is recorded, nothing said — and tone-only and
+//! low-confidence ones are re-examined too instead of re-asked by rule.
+//!
 //! Uncertain errors are reported as spans to re-ask, and left out of the
-//! fair accuracy; the checker's own verdict is kept in its usual shape.
+//! fair accuracy; the verdict is the checker's own, on the recorded
+//! transcript, so what the child sees is what is stored.
 
 use deskmate_recite::{
     check, CheckError, ErrorKind, ErrorType, Mode, RecitationError, Reference, Verdict,
