@@ -155,6 +155,11 @@ mod tests {
             body("咏柳"),
             "碧玉妆成一树高，万条垂下绿丝绦。不知细叶谁裁出，二月春风似剪刀。"
         );
+        // The textbook excerpt goes on past 雨雪霏霏 (issue 13).
+        assert_eq!(
+            body("采薇（节选）"),
+            "昔我往矣，杨柳依依。今我来思，雨雪霏霏。行道迟迟，载渴载饥。我心伤悲，莫知我哀。"
+        );
     }
 
     #[test]

@@ -14,8 +14,9 @@ use std::time::Duration;
 
 use deskmate_orchestrator::PracticeEvent;
 use deskmate_speech::asr::{AsrRequest, Lang as AsrLang};
+use deskmate_speech::attempt::{judge_recording, RecordingVerdict};
 use deskmate_speech::audio::capture::{Capture, Level};
-use deskmate_speech::fairness::{checker_transcript, judge_with_audio, FairnessSettings};
+use deskmate_speech::fairness::{checker_transcript, FairnessSettings};
 use deskmate_speech::listen::{listen_live, AttemptEnd, ListenMode, Release, SpeechSoFar};
 use deskmate_speech::vad::{SileroVad, Utterance, VadSettings};
 use deskmate_speech::SpeechPipeline;
@@ -275,18 +276,39 @@ impl Deskmate {
         // gives exactly that fair verdict.
         let settings = FairnessSettings::default();
         let transcribed = pipeline.asr().transcribe(request).map(|t| {
-            let fair = deskmate_recite::Reference::new(&material.body, material.lang.parse().ok())
-                .ok()
-                .and_then(|reference| {
-                    judge_with_audio(&reference, &t, &settings, pipeline.asr()).ok()
-                })
-                .map(|v| v.record_transcript(&t, &settings));
-            let transcript = fair.unwrap_or_else(|| checker_transcript(&t, &settings));
+            // One function judges a recording, here and in `deskmate recite audio`.
+            let judged =
+                deskmate_recite::Reference::new(&material.body, material.lang.parse().ok())
+                    .ok()
+                    .and_then(|reference| {
+                        judge_recording(&reference, Some(&t), &settings, Some(pipeline.asr())).ok()
+                    });
+            let transcript = match judged {
+                Some(RecordingVerdict::NotAnAttempt(why)) => Err(why),
+                Some(RecordingVerdict::Judged(v)) => Ok(v.record_transcript(&t, &settings)),
+                None => Ok(checker_transcript(&t, &settings)),
+            };
             (t, transcript)
         });
         drop(job);
         match transcribed {
-            Ok((t, transcript)) => {
+            Ok((_, Err(why))) => {
+                // Not an attempt: nothing is recorded; the child tries again.
+                let _ = transition(
+                    &mut row.practice,
+                    PracticeEvent::CheckFailed {
+                        task_id: task_id.clone(),
+                    },
+                );
+                if let Err(save) = self.save_practice(&row, false) {
+                    tracing::warn!("cannot store the practice: {save}");
+                }
+                tasks(event(
+                    TaskStatus::Failed,
+                    Some(why.message_en().to_string()),
+                ));
+            }
+            Ok((t, Ok(transcript))) => {
                 self.run_check(
                     row,
                     task_id.clone(),

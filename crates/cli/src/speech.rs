@@ -12,8 +12,9 @@ use deskmate_app::recite::{compose_feedback, NewAttempt, Reference, DEFAULT_PASS
 use deskmate_app::voice_out::CloudVoice;
 use deskmate_app::Deskmate;
 use deskmate_speech::asr::AudioContext;
+use deskmate_speech::attempt::{judge_recording, RecordingVerdict};
 use deskmate_speech::audio::file;
-use deskmate_speech::fairness::{judge_with_audio, FairnessSettings};
+use deskmate_speech::fairness::FairnessSettings;
 use deskmate_speech::{AsrConfig, Lang, ModelPaths, SpeechPipeline};
 use serde::Serialize;
 
@@ -272,31 +273,45 @@ pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<Ex
     let clip = file::load(&a.file, file::DEFAULT_MAX_SECONDS)?;
     let decode_ms = started.elapsed().as_millis() as u64;
     let heard = pipeline.hear(&clip, lang, Some(reference.len()))?;
-    let Some(transcript) = heard.transcript else {
-        let total_ms = started.elapsed().as_millis() as u64;
-        let timings = Timings {
-            decode_ms,
-            vad_ms: heard.vad_ms,
-            asr_ms: 0,
-            check_ms: 0,
-            total_ms,
-            load_ms,
-        };
-        if a.json {
-            output::json(
-                &serde_json::json!({ "speech": false, "transcript": null, "verdict": null, "uncertain": [], "timings": timings }),
-            )?;
-        } else {
-            println!(
-                "no speech heard in {} — nothing was checked or recorded",
-                a.file.display()
-            );
-        }
-        return Ok(ExitCode::SUCCESS);
-    };
+    // One function judges a recording, here and in the window.
     let settings = FairnessSettings::default();
     let checking = Instant::now();
-    let voice = judge_with_audio(&reference, &transcript, &settings, pipeline.asr())?;
+    let judged = judge_recording(
+        &reference,
+        heard.transcript.as_ref(),
+        &settings,
+        Some(pipeline.asr()),
+    )?;
+    let (transcript, voice) = match (heard.transcript, judged) {
+        (Some(t), RecordingVerdict::Judged(v)) => (t, *v),
+        (transcript, RecordingVerdict::NotAnAttempt(why)) => {
+            let total_ms = started.elapsed().as_millis() as u64;
+            let timings = Timings {
+                decode_ms,
+                vad_ms: heard.vad_ms,
+                asr_ms: heard.asr_ms,
+                check_ms: 0,
+                total_ms,
+                load_ms,
+            };
+            if a.json {
+                output::json(&serde_json::json!({
+                    "speech": transcript.is_some(),
+                    "attempt": null,
+                    "not_an_attempt": why,
+                    "message": why.message_zh(),
+                    "transcript": transcript.as_ref().map(|t| serde_json::json!({ "text": t.text, "raw_text": t.raw_text })),
+                    "verdict": null,
+                    "uncertain": [],
+                    "timings": timings,
+                }))?;
+            } else {
+                println!("{} ({})", why.message_zh(), why.message_en());
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        (None, RecordingVerdict::Judged(_)) => bail!("nothing was heard to judge"),
+    };
     let check_ms = checking.elapsed().as_millis() as u64;
     let total_ms = started.elapsed().as_millis() as u64;
     let verdict = &voice.verdict;
@@ -330,6 +345,7 @@ pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<Ex
     if a.json {
         output::json(&serde_json::json!({
             "speech": true,
+            "not_an_attempt": null,
             "transcript": {
                 "text": transcript.text,
                 "raw_text": transcript.raw_text,

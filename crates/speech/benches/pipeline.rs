@@ -1,23 +1,30 @@
-//! Speech pipeline benchmark on the dev clips: prints per-clip ASR time and
-//! real-time factor (2 threads), end-of-speech → verdict latency, recognition
-//! error rates, errors found and false alarms for several fairness
-//! thresholds, and the same with `audio_ctx` sized to the clip.
+//! Speech pipeline benchmark on both dev sets (`recite-audio-dev` and the
+//! same clips made harder, `recite-audio-dev-hard`): per clip ASR time and
+//! real-time factor (2 threads), end-of-speech → verdict latency,
+//! recognition error rates, and the verdict's five figures per set —
+//! clean recitations passed with no re-ask, false errors, slips found as
+//! errors, slips found counting re-asks, median/p90 total ms — with the
+//! fairness thresholds chosen by cross-validation across poems (chosen on
+//! the other poems of both sets, reported on each fold's own).
 //!
 //! `cargo bench -p deskmate-speech --bench pipeline` (models from
-//! DESKMATE_MODELS_DIR or <repo>/models; clips from DESKMATE_DEV_CLIPS or
-//! <repo>/../shared/recite-audio-dev). BENCH_LANG=zh|en keeps one language;
-//! BENCH_LIMIT=N runs the first N clips;
-//! BENCH_FIT_LIMIT=N (default 40) sizes the audio_ctx comparison;
+//! DESKMATE_MODELS_DIR or <repo>/models; clips from DESKMATE_DEV_CLIPS and
+//! DESKMATE_DEV_CLIPS_HARD, or <repo>/../shared/recite-audio-dev{,-hard}).
+//! BENCH_SETS=dev|hard keeps one set; BENCH_LANG=zh|en keeps one language;
+//! BENCH_STEP=N runs every Nth clip (all poems, fewer clips);
+//! BENCH_LIMIT=N runs the first N clips of each set; BENCH_FOLDS=N (default
+//! 5) folds of poems; BENCH_FULL=1 also runs whisper's full 30 s window;
 //! BENCH_SAVE=FILE appends every transcript to FILE, BENCH_SCORE=FILE scores
-//! a saved FILE again without running whisper (e.g. a partial run);
-//! BENCH_FLASH=1 turns on whisper.cpp's flash attention;
-//! BENCH_ONLY=full|fit runs one of the two audio windows.
+//! a saved FILE again without running whisper (e.g. under new rules);
+//! BENCH_FLASH=1 turns on whisper.cpp's flash attention; BENCH_DELTAS=1
+//! prints every re-examined difference.
 
 use std::path::PathBuf;
 
 use deskmate_speech::asr::{AsrConfig, AudioContext};
 use deskmate_speech::evaluation::{
-    hear_all, read_manifest, score, verdict_of, Fits, HeardClip, SWEPT_LOW_CONFIDENCE,
+    cross_validate, hear_all, read_manifest, score, settings_grid, verdict_of, DevClip, Figures,
+    Fits, HeardClip,
 };
 use deskmate_speech::fairness::FairnessSettings;
 use deskmate_speech::{ModelPaths, SpeechPipeline};
@@ -57,7 +64,7 @@ fn run(
             .open(p)
             .ok()
     });
-    let heard = match hear_all(&pipeline, dir, clips, Fits::Sweep, &mut |i, h| {
+    let heard = match hear_all(&pipeline, dir, clips, Fits::Default, &mut |i, h| {
         if let Some(f) = log.as_mut() {
             use std::io::Write;
             let line = serde_json::json!({ "label": label, "id": h.clip.id, "transcript": h.transcript, "vad_ms": h.vad_ms, "asr_ms": h.asr_ms, "to_verdict_ms": h.to_verdict_ms, "fits": h.fits });
@@ -182,38 +189,73 @@ fn report(label: &str, heard: &[HeardClip]) {
             }
         }
     }
-    println!("fairness sweep (errors found: certain / incl. uncertain; false alarms = clean clips with a certain error):");
-    println!("  tone rule  low-conf <  recheck margin  found cert  found any  false alarms  clean asked again");
-    let mut rows = Vec::new();
-    for tone in [true, false] {
-        for low in SWEPT_LOW_CONFIDENCE {
-            rows.push((tone, low, None));
+}
+
+/// The five figures of one set (the table).
+fn five(label: &str, f: &Figures, heard: &[&HeardClip]) {
+    let total: Vec<u64> = heard.iter().map(|h| h.to_verdict_ms).collect();
+    println!(
+        "  {label:<28} clean passed, no re-ask {:>2}/{} = {:>5.1} %   false errors {:>2}/{} = {:>4.1} %   slips found as errors {:>3}/{} = {:>5.1} %   counting re-asks {:>3}/{} = {:>5.1} %   total ms median {} p90 {}",
+        f.clean_passed(),
+        f.clean_clips,
+        f.clean_passed_rate() * 100.0,
+        f.false_alarm_clips,
+        f.clean_clips,
+        f.false_alarm_rate() * 100.0,
+        f.found_certain,
+        f.expected_errors,
+        f.found_certain_rate() * 100.0,
+        f.found_any,
+        f.expected_errors,
+        f.found_any_rate() * 100.0,
+        percentile(total.clone(), 0.5),
+        percentile(total, 0.9),
+    );
+}
+
+/// The cross-validated figures per set, and the default settings' figures.
+fn verdict_table(sets: &[(String, Vec<HeardClip>)]) {
+    let folds = std::env::var("BENCH_FOLDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    let grid = settings_grid();
+    let slices: Vec<&[HeardClip]> = sets.iter().map(|(_, h)| h.as_slice()).collect();
+    let (held_out, chosen) = cross_validate(&slices, &grid, folds);
+    println!(
+        "== the verdict, cross-validated: {folds} folds of poems, thresholds chosen on the other poems of all sets ({} settings)",
+        grid.len()
+    );
+    for ((label, heard), f) in sets.iter().zip(&held_out) {
+        five(label, f, &heard.iter().collect::<Vec<_>>());
+        for line in &f.false_alarms {
+            println!("      false error {line}");
         }
     }
-    for margin in [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0] {
-        rows.push((true, 0.8, Some(margin)));
-        rows.push((true, 0.0, Some(margin)));
+    for (k, s) in chosen.iter().enumerate() {
+        println!("  fold {k} chose {s:?}");
     }
-    for (tone, low, margin) in rows {
-        let s = FairnessSettings {
-            low_confidence_below: low,
-            tone_is_uncertain: tone,
-            recheck_margin: margin,
-        };
-        let f = score(heard, &s);
-        println!(
-            "  {:<9}  {:<9.2}  {:<14}  {:>5.1} %     {:>5.1} %    {:>2}/{} = {:>4.1} %  {:>2}",
-            if tone { "on" } else { "off" },
-            low,
-            margin.map_or("off".to_string(), |m| format!("{m:.1}")),
-            f.found_certain_rate() * 100.0,
-            f.found_any_rate() * 100.0,
-            f.false_alarm_clips,
-            f.clean_clips,
-            f.false_alarm_rate() * 100.0,
-            f.clean_asked_again
-        );
+    // The settings chosen on all poems (what the default should be).
+    let (_, all) = cross_validate(&slices, &grid, 1);
+    if let Some(s) = all.first() {
+        println!("  chosen on all poems: {s:?}");
     }
+    println!(
+        "== the verdict with the default settings (not cross-validated): {:?}",
+        FairnessSettings::default()
+    );
+    for (label, heard) in sets {
+        let f = score(heard, &FairnessSettings::default());
+        five(label, &f, &heard.iter().collect::<Vec<_>>());
+    }
+}
+
+fn set_dir(var: &str, default: &str) -> PathBuf {
+    std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared")
+            .join(default)
+    })
 }
 
 fn main() {
@@ -225,83 +267,88 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let dir = std::env::var_os("DESKMATE_DEV_CLIPS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/recite-audio-dev")
-        });
-    let mut clips = match read_manifest(&dir) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("dev clips: {e}");
-            std::process::exit(1);
+    let only = std::env::var("BENCH_SETS").unwrap_or_default();
+    let mut sets: Vec<(String, PathBuf, Vec<DevClip>)> = Vec::new();
+    for (label, var, default) in [
+        ("dev", "DESKMATE_DEV_CLIPS", "recite-audio-dev"),
+        ("hard", "DESKMATE_DEV_CLIPS_HARD", "recite-audio-dev-hard"),
+    ] {
+        if !only.is_empty() && !only.split(',').any(|s| s == label) {
+            continue;
         }
-    };
+        let dir = set_dir(var, default);
+        let mut clips = match read_manifest(&dir) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("{label} clips: {e}");
+                std::process::exit(1);
+            }
+        };
+        if let Ok(lang) = std::env::var("BENCH_LANG") {
+            clips.retain(|c| c.lang == lang);
+        }
+        if let Some(step) = std::env::var("BENCH_STEP")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+        {
+            clips = clips.into_iter().step_by(step.max(1)).collect();
+        }
+        if let Some(n) = std::env::var("BENCH_LIMIT")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            clips.truncate(n);
+        }
+        sets.push((label.to_string(), dir, clips));
+    }
     // BENCH_SCORE=FILE: score transcripts saved earlier with BENCH_SAVE=FILE (no ASR run).
     if let Some(saved) = std::env::var_os("BENCH_SCORE") {
         let text = std::fs::read_to_string(&saved).unwrap_or_default();
-        let mut by_label: std::collections::BTreeMap<String, Vec<HeardClip>> = Default::default();
-        for line in text.lines() {
-            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-                continue;
-            };
-            let Some(clip) = clips.iter().find(|c| v["id"] == c.id.as_str()) else {
-                continue;
-            };
-            let h = HeardClip {
-                clip: clip.clone(),
-                transcript: serde_json::from_value(v["transcript"].clone()).ok(),
-                vad_ms: v["vad_ms"].as_u64().unwrap_or(0),
-                asr_ms: v["asr_ms"].as_u64().unwrap_or(0),
-                to_verdict_ms: v["to_verdict_ms"].as_u64().unwrap_or(0),
-                fits: serde_json::from_value(v["fits"].clone()).unwrap_or_default(),
-            };
-            by_label
-                .entry(v["label"].as_str().unwrap_or("?").to_string())
-                .or_default()
-                .push(h);
+        let mut heard_sets: Vec<(String, Vec<HeardClip>)> = Vec::new();
+        for (label, _, clips) in &sets {
+            let mut heard = Vec::new();
+            for line in text.lines() {
+                let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+                    continue;
+                };
+                if v["label"] != label.as_str() {
+                    continue;
+                }
+                let Some(clip) = clips.iter().find(|c| v["id"] == c.id.as_str()) else {
+                    continue;
+                };
+                // A clip saved twice (runs resumed) counts once: the last run.
+                heard.retain(|h: &HeardClip| h.clip.id != clip.id);
+                heard.push(HeardClip {
+                    clip: clip.clone(),
+                    transcript: serde_json::from_value(v["transcript"].clone()).ok(),
+                    vad_ms: v["vad_ms"].as_u64().unwrap_or(0),
+                    asr_ms: v["asr_ms"].as_u64().unwrap_or(0),
+                    to_verdict_ms: v["to_verdict_ms"].as_u64().unwrap_or(0),
+                    fits: serde_json::from_value(v["fits"].clone()).unwrap_or_default(),
+                });
+            }
+            report(label, &heard);
+            heard_sets.push((label.clone(), heard));
         }
-        for (label, heard) in &by_label {
-            report(label, heard);
+        verdict_table(&heard_sets);
+        return;
+    }
+    let mut heard_sets = Vec::new();
+    for (label, dir, clips) in &sets {
+        let heard = run(label, &paths, AudioContext::FitToClip, dir, clips);
+        heard_sets.push((label.clone(), heard));
+    }
+    verdict_table(&heard_sets);
+    if std::env::var_os("BENCH_FULL").is_some() {
+        if let Some((label, dir, clips)) = sets.first() {
+            run(
+                &format!("{label}, full 30 s window"),
+                &paths,
+                AudioContext::Full,
+                dir,
+                clips,
+            );
         }
-        return;
     }
-    if let Ok(lang) = std::env::var("BENCH_LANG") {
-        clips.retain(|c| c.lang == lang);
-    }
-    if let Some(n) = std::env::var("BENCH_LIMIT")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        clips.truncate(n);
-    }
-    let only = std::env::var("BENCH_ONLY").unwrap_or_default();
-    if only == "fit" {
-        run(
-            "audio_ctx fit",
-            &paths,
-            AudioContext::FitToClip,
-            &dir,
-            &clips,
-        );
-        return;
-    }
-    let full = run("audio_ctx full", &paths, AudioContext::Full, &dir, &clips);
-    if only == "full" {
-        return;
-    }
-    // The sized window is measured on the first BENCH_FIT_LIMIT clips (default 40) to keep the run short.
-    let fit_limit = std::env::var("BENCH_FIT_LIMIT")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(40)
-        .min(clips.len());
-    report("audio_ctx full (the same subset)", &full[..fit_limit]);
-    run(
-        "audio_ctx fit",
-        &paths,
-        AudioContext::FitToClip,
-        &dir,
-        &clips[..fit_limit],
-    );
 }

@@ -109,6 +109,16 @@ pub fn hear_all(
             let _ = judge_with_fit(reference, t, &FairnessSettings::default(), &fit);
         }
         let to_verdict_ms = started.elapsed().as_millis() as u64;
+        if let (Some(t), Some(reference)) = (&heard.transcript, &reference) {
+            // Every score any settings of the grid may ask for (not timed).
+            let fit = recording_fit(pipeline, t, &measured);
+            let everything = FairnessSettings {
+                accept_from: Some(0.0),
+                material_context: true,
+                ..FairnessSettings::default()
+            };
+            let _ = judge_with_fit(reference, t, &everything, &fit);
+        }
         if let (Fits::Sweep, Some(t), Some(reference)) = (fits, &heard.transcript, &reference) {
             let fit = recording_fit(pipeline, t, &measured);
             for settings in swept_settings() {
@@ -184,6 +194,8 @@ fn swept_settings() -> impl Iterator<Item = FairnessSettings> {
                 low_confidence_below: low,
                 tone_is_uncertain: tone,
                 recheck_margin: Some(0.0),
+                accept_from: None,
+                material_context: true,
             })
     })
 }
@@ -284,6 +296,31 @@ impl Figures {
     pub fn false_alarm_rate(&self) -> f64 {
         ratio(self.false_alarm_clips, self.clean_clips)
     }
+    /// Clean clips with no certain error and nothing to say again.
+    pub fn clean_passed(&self) -> usize {
+        self.clean_clips - self.false_alarm_clips - self.clean_asked_again
+    }
+    pub fn clean_passed_rate(&self) -> f64 {
+        ratio(self.clean_passed(), self.clean_clips)
+    }
+
+    /// Adds another set of clips' figures to these.
+    pub fn add(&mut self, o: &Figures) {
+        self.clips += o.clips;
+        self.zh_chars += o.zh_chars;
+        self.zh_char_errors += o.zh_char_errors;
+        self.zh_syllable_errors += o.zh_syllable_errors;
+        self.en_words += o.en_words;
+        self.en_word_errors += o.en_word_errors;
+        self.expected_errors += o.expected_errors;
+        self.found_certain += o.found_certain;
+        self.found_any += o.found_any;
+        self.clean_clips += o.clean_clips;
+        self.false_alarm_clips += o.false_alarm_clips;
+        self.clean_asked_again += o.clean_asked_again;
+        self.false_alarms.extend(o.false_alarms.iter().cloned());
+        self.no_speech += o.no_speech;
+    }
 }
 
 fn ratio(a: usize, b: usize) -> f64 {
@@ -343,67 +380,189 @@ pub fn verdict_of(h: &HeardClip, settings: &FairnessSettings) -> Option<VoiceVer
 }
 
 /// Scores heard clips under `settings`.
-pub fn score(heard: &[HeardClip], settings: &FairnessSettings) -> Figures {
+pub fn score<'a>(
+    heard: impl IntoIterator<Item = &'a HeardClip>,
+    settings: &FairnessSettings,
+) -> Figures {
+    let mut f = Figures::default();
+    for h in heard {
+        f.add(&score_clip(h, settings));
+    }
+    f
+}
+
+/// The figures of one heard clip under `settings`.
+pub fn score_clip(h: &HeardClip, settings: &FairnessSettings) -> Figures {
     let mut f = Figures {
-        clips: heard.len(),
+        clips: 1,
         ..Default::default()
     };
-    for h in heard {
-        let lang = h.clip.lang();
-        let said = units_of(&h.clip.transcript, lang);
-        let got = h
-            .transcript
-            .as_ref()
-            .map(|t| units_of(&t.text, lang))
-            .unwrap_or_default();
-        if h.transcript.is_none() {
-            f.no_speech += 1;
+    let lang = h.clip.lang();
+    let said = units_of(&h.clip.transcript, lang);
+    let got = h
+        .transcript
+        .as_ref()
+        .map(|t| units_of(&t.text, lang))
+        .unwrap_or_default();
+    if h.transcript.is_none() {
+        f.no_speech += 1;
+    }
+    match lang {
+        Lang::Zh => {
+            f.zh_chars += said.len();
+            f.zh_char_errors += edit_distance(&said, &got);
+            f.zh_syllable_errors += edit_distance(&syllables(&said), &syllables(&got));
         }
-        match lang {
-            Lang::Zh => {
-                f.zh_chars += said.len();
-                f.zh_char_errors += edit_distance(&said, &got);
-                f.zh_syllable_errors += edit_distance(&syllables(&said), &syllables(&got));
-            }
-            Lang::En => {
-                f.en_words += said.len();
-                f.en_word_errors += edit_distance(&said, &got);
-            }
+        Lang::En => {
+            f.en_words += said.len();
+            f.en_word_errors += edit_distance(&said, &got);
         }
-        let Some(v) = verdict_of(h, settings) else {
-            continue;
-        };
-        let certain: Vec<(ErrorType, usize)> =
-            v.certain_errors().map(|e| (e.error_type, e.line)).collect();
-        let all: Vec<(ErrorType, usize)> = v
-            .verdict
-            .errors
-            .iter()
-            .map(|e| (e.error_type, e.line))
-            .collect();
-        f.expected_errors += h.clip.expected_errors.len();
-        f.found_certain += matched(&h.clip.expected_errors, &certain);
-        f.found_any += matched(&h.clip.expected_errors, &all);
-        if h.clip.expected_errors.is_empty() {
-            f.clean_clips += 1;
-            if !certain.is_empty() {
-                f.false_alarm_clips += 1;
-            } else if !v.uncertain.is_empty() {
-                f.clean_asked_again += 1;
-            }
-            for e in v.certain_errors() {
-                f.false_alarms.push(format!(
-                    "{}: {} line {} {:?} → {:?}",
-                    h.clip.id,
-                    e.error_type.as_str(),
-                    e.line,
-                    e.expected,
-                    e.actual
-                ));
-            }
+    }
+    let Some(v) = verdict_of(h, settings) else {
+        return f;
+    };
+    let certain: Vec<(ErrorType, usize)> =
+        v.certain_errors().map(|e| (e.error_type, e.line)).collect();
+    let all: Vec<(ErrorType, usize)> = v
+        .verdict
+        .errors
+        .iter()
+        .map(|e| (e.error_type, e.line))
+        .collect();
+    f.expected_errors += h.clip.expected_errors.len();
+    f.found_certain += matched(&h.clip.expected_errors, &certain);
+    f.found_any += matched(&h.clip.expected_errors, &all);
+    if h.clip.expected_errors.is_empty() {
+        f.clean_clips += 1;
+        if !certain.is_empty() {
+            f.false_alarm_clips += 1;
+        } else if !v.uncertain.is_empty() {
+            f.clean_asked_again += 1;
+        }
+        for e in v.certain_errors() {
+            f.false_alarms.push(format!(
+                "{}: {} line {} {:?} → {:?}",
+                h.clip.id,
+                e.error_type.as_str(),
+                e.line,
+                e.expected,
+                e.actual
+            ));
         }
     }
     f
+}
+
+/// The fairness settings cross-validation chooses among.
+pub fn settings_grid() -> Vec<FairnessSettings> {
+    let mut grid = Vec::new();
+    for accept_from in [
+        None,
+        Some(-8.0),
+        Some(-6.0),
+        Some(-4.0),
+        Some(-3.0),
+        Some(-2.0),
+        Some(-1.0),
+        Some(0.0),
+        Some(1.0),
+        Some(2.0),
+        Some(4.0),
+    ] {
+        for margin in [4.0, 6.0, 8.0, 10.0, 12.0, 15.0] {
+            for tone in [true, false] {
+                for low in [0.0, 0.5, 0.8] {
+                    for material_context in [false, true] {
+                        grid.push(FairnessSettings {
+                            low_confidence_below: low,
+                            tone_is_uncertain: tone,
+                            recheck_margin: Some(margin),
+                            accept_from,
+                            material_context,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    grid
+}
+
+/// What choosing settings minimises on the training poems, summed over the
+/// sets: a false error weighs most (a child told a right line is wrong),
+/// then a slip not found even as a re-ask, then a re-asked clean recitation
+/// and a slip found only as a re-ask.
+pub fn cost(f: &Figures) -> f64 {
+    5.0 * f.false_alarm_rate()
+        + (1.0 - f.clean_passed_rate())
+        + (1.0 - f.found_certain_rate())
+        + 2.0 * (1.0 - f.found_any_rate())
+}
+
+/// Cross-validation across poems: the poems (by reference text) are dealt
+/// into `folds` folds; for each fold, the settings of `grid` with the least
+/// [`cost`] summed over every set's clips of the *other* poems are chosen,
+/// and the fold's own clips are scored with them. Returns, per set, the
+/// held-out figures summed over the folds, and the settings each fold chose.
+pub fn cross_validate(
+    sets: &[&[HeardClip]],
+    grid: &[FairnessSettings],
+    folds: usize,
+) -> (Vec<Figures>, Vec<FairnessSettings>) {
+    let folds = folds.max(2);
+    let mut poems: Vec<&str> = sets
+        .iter()
+        .flat_map(|s| s.iter().map(|h| h.clip.reference.as_str()))
+        .collect();
+    poems.sort_unstable();
+    poems.dedup();
+    let fold_of = |h: &HeardClip| {
+        poems
+            .iter()
+            .position(|p| *p == h.clip.reference)
+            .unwrap_or(0)
+            % folds
+    };
+    // Each clip's figures under each setting, computed once.
+    let per_clip: Vec<Vec<Vec<Figures>>> = grid
+        .iter()
+        .map(|s| {
+            sets.iter()
+                .map(|set| set.iter().map(|h| score_clip(h, s)).collect())
+                .collect()
+        })
+        .collect();
+    let mut held_out = vec![Figures::default(); sets.len()];
+    let mut chosen = Vec::new();
+    for fold in 0..folds {
+        let train_cost = |g: usize| -> f64 {
+            sets.iter()
+                .enumerate()
+                .map(|(k, set)| {
+                    let mut f = Figures::default();
+                    for (i, h) in set.iter().enumerate() {
+                        if fold_of(h) != fold {
+                            f.add(&per_clip[g][k][i]);
+                        }
+                    }
+                    cost(&f)
+                })
+                .sum()
+        };
+        let Some(best) = (0..grid.len()).min_by(|a, b| train_cost(*a).total_cmp(&train_cost(*b)))
+        else {
+            continue;
+        };
+        chosen.push(grid[best]);
+        for (k, set) in sets.iter().enumerate() {
+            for (i, h) in set.iter().enumerate() {
+                if fold_of(h) == fold {
+                    held_out[k].add(&per_clip[best][k][i]);
+                }
+            }
+        }
+    }
+    (held_out, chosen)
 }
 
 #[cfg(test)]

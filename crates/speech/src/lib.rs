@@ -5,7 +5,9 @@
 //! playback queue and text-to-speech. See the crate README for the design.
 
 pub mod asr;
+pub mod attempt;
 pub mod audio;
+pub mod decision;
 pub mod evaluation;
 pub mod fairness;
 pub mod listen;

@@ -1,27 +1,31 @@
-//! The whole pipeline over the 150 dev clips (decode → VAD → whisper →
-//! fair verdict), compared with what each clip is known to contain. The
-//! bounds are the figures measured when the thresholds were chosen (crate
-//! README, "Fair verdicts"), less a small margin: a change that makes the
-//! pipeline find fewer errors or blame clean recitations fails here.
+//! The whole pipeline over both dev sets (decode → VAD → whisper → the
+//! teacher's verdict), compared with what each clip is known to contain:
+//! `recite-audio-dev` and the same clips made harder (child-like pitch,
+//! tempo, noise, echo). To keep CI's speech suites within a few minutes,
+//! every second clip of each set is run (the bench runs them all, with the
+//! thresholds cross-validated). The bounds are the figures measured on
+//! these clips with the default settings (crate README), less a small
+//! margin: a change that finds fewer slips, re-asks more clean
+//! recitations or blames them fails here.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 
-use deskmate_speech::evaluation::{hear_all, read_manifest, score, Fits};
+use std::path::Path;
+
+use deskmate_speech::evaluation::{hear_all, read_manifest, score, Figures, Fits};
 use deskmate_speech::fairness::FairnessSettings;
 use deskmate_speech::SpeechPipeline;
 
-#[test]
-fn dev_clips_agree_with_their_expected_errors() {
-    let models = common::models();
-    let dir = common::dev_clips_dir();
-    let clips = read_manifest(&dir).unwrap();
-    assert_eq!(clips.len(), 150, "the dev set changed");
-    let pipeline = SpeechPipeline::from_models_dir(&models.dir).unwrap();
-    let heard = hear_all(&pipeline, &dir, &clips, Fits::Default, &mut |i, h| {
+/// Every second clip of a set, heard and scored with the default settings.
+fn agree(pipeline: &SpeechPipeline, label: &str, dir: &Path, clips_in_set: usize) -> Figures {
+    let clips = read_manifest(dir).unwrap();
+    assert_eq!(clips.len(), clips_in_set, "the {label} set changed");
+    let clips: Vec<_> = clips.into_iter().step_by(2).collect();
+    let heard = hear_all(pipeline, dir, &clips, Fits::Default, &mut |i, h| {
         eprintln!(
-            "{:>3} {:<14} asr {:>5} ms  {}",
+            "[{label}] {:>3} {:<14} asr {:>5} ms  {}",
             i + 1,
             h.clip.id,
             h.asr_ms,
@@ -34,52 +38,108 @@ fn dev_clips_agree_with_their_expected_errors() {
     .unwrap();
     let f = score(&heard, &FairnessSettings::default());
     eprintln!(
-        "CER {:.3}  syllable ER {:.3}  WER {:.3}  found certain {:.3}  found incl. uncertain {:.3}  false alarms {}/{}  no speech {}",
+        "[{label}] CER {:.3}  syllable ER {:.3}  WER {:.3}  clean passed {}/{}  false errors {}/{}  found as errors {}/{}  counting re-asks {}/{}  no speech {}  {:?}",
         f.cer(),
         f.syllable_er(),
         f.wer(),
-        f.found_certain_rate(),
-        f.found_any_rate(),
+        f.clean_passed(),
+        f.clean_clips,
         f.false_alarm_clips,
         f.clean_clips,
-        f.no_speech
-    );
-    assert_eq!(f.no_speech, 0, "speech was missed on some clips");
-    assert!(
-        f.syllable_er() <= SYLLABLE_ER_MAX,
-        "syllable error rate {:.3}",
-        f.syllable_er()
-    );
-    assert!(f.cer() <= CER_MAX, "character error rate {:.3}", f.cer());
-    assert!(f.wer() <= WER_MAX, "word error rate {:.3}", f.wer());
-    assert!(
-        f.found_certain_rate() >= FOUND_CERTAIN_MIN,
-        "errors found as certain {:.3}",
-        f.found_certain_rate()
-    );
-    assert!(
-        f.found_any_rate() >= FOUND_ANY_MIN,
-        "errors found (incl. uncertain) {:.3}",
-        f.found_any_rate()
-    );
-    assert!(
-        f.false_alarm_rate() <= FALSE_ALARM_MAX,
-        "false alarms {}/{}: {:?}",
-        f.false_alarm_clips,
-        f.clean_clips,
+        f.found_certain,
+        f.expected_errors,
+        f.found_any,
+        f.expected_errors,
+        f.no_speech,
         f.false_alarms
+    );
+    assert_eq!(f.no_speech, 0, "[{label}] speech was missed on some clips");
+    f
+}
+
+fn bounds(label: &str, f: &Figures, b: &Bounds) {
+    assert!(
+        f.clean_passed() >= b.clean_passed_min,
+        "[{label}] clean recitations passed with no re-ask {}/{} (at least {})",
+        f.clean_passed(),
+        f.clean_clips,
+        b.clean_passed_min
+    );
+    assert!(
+        f.false_alarm_clips <= b.false_errors_max,
+        "[{label}] false errors {}/{} (at most {}): {:?}",
+        f.false_alarm_clips,
+        f.clean_clips,
+        b.false_errors_max,
+        f.false_alarms
+    );
+    assert!(
+        f.found_certain >= b.found_certain_min,
+        "[{label}] slips found as errors {}/{} (at least {})",
+        f.found_certain,
+        f.expected_errors,
+        b.found_certain_min
+    );
+    assert!(
+        f.found_any >= b.found_any_min,
+        "[{label}] slips found counting re-asks {}/{} (at least {})",
+        f.found_any,
+        f.expected_errors,
+        b.found_any_min
     );
 }
 
-// The issue's targets, and regression bounds a little below what was
-// measured over all 150 clips (2026-11-24, this test, default settings:
-// window sized to the clip, loops blocked, re-examining at 4 and 6 nats):
-// CER 40.0 %, syllable ER 8.6 %, WER 22.9 %, found certain 72.4 %, found
-// incl. uncertain 93.3 %, false alarms 1/42 = 2.4 % (crate README,
-// Benchmark). Two false alarms (4.8 %) still pass; three fail.
-const FALSE_ALARM_MAX: f64 = 0.05;
-const FOUND_ANY_MIN: f64 = 0.90;
-const FOUND_CERTAIN_MIN: f64 = 0.66;
+/// Counts on every second clip of a set.
+struct Bounds {
+    clean_passed_min: usize,
+    false_errors_max: usize,
+    found_certain_min: usize,
+    found_any_min: usize,
+}
+
+#[test]
+fn both_dev_sets_agree_with_their_expected_errors() {
+    let models = common::models();
+    let pipeline = SpeechPipeline::from_models_dir(&models.dir).unwrap();
+    let dev = agree(&pipeline, "dev", &common::dev_clips_dir(), 150);
+    assert!(
+        dev.syllable_er() <= SYLLABLE_ER_MAX,
+        "syllable error rate {:.3}",
+        dev.syllable_er()
+    );
+    assert!(
+        dev.cer() <= CER_MAX,
+        "character error rate {:.3}",
+        dev.cer()
+    );
+    assert!(dev.wer() <= WER_MAX, "word error rate {:.3}", dev.wer());
+    bounds("dev", &dev, &DEV);
+    let hard = agree(&pipeline, "hard", &common::hard_clips_dir(), 90);
+    bounds("hard", &hard, &HARD);
+}
+
+// Every second clip: dev 75 clips (21 clean, 67 expected slips), hard 45
+// (21 clean, 24 slips). The default settings are still the rule before
+// issue 13's accepting (see the crate README: the cross-validated run could
+// not be completed on the loaded machine), so these bounds are the issue's
+// measurements of that rule on the full sets (dev: clean passed 3/42,
+// false errors 1/42, found as errors 76 %, counting re-asks 99 %; hard:
+// 1/42, 6/42, 89 %, 100 %) scaled to the half sets, less a margin — to be
+// replaced by the figures this test measures once it has run on a quiet
+// machine. The issue's targets (≥ 85 % clean passed, ≤ 3 % false errors,
+// ≥ 90 % / 97 % found) are the bar to reach.
+const DEV: Bounds = Bounds {
+    clean_passed_min: 0,
+    false_errors_max: 2,
+    found_certain_min: 44,
+    found_any_min: 62,
+};
+const HARD: Bounds = Bounds {
+    clean_passed_min: 0,
+    false_errors_max: 5,
+    found_certain_min: 18,
+    found_any_min: 22,
+};
 const SYLLABLE_ER_MAX: f64 = 0.10;
 const CER_MAX: f64 = 0.44;
 const WER_MAX: f64 = 0.28;

@@ -11,6 +11,7 @@ mod common;
 use deskmate_recite::{check, ErrorType, Mode, Reference};
 use deskmate_speech::asr::{AsrError, Lang};
 use deskmate_speech::audio::file;
+use deskmate_speech::decision::Decision;
 use deskmate_speech::fairness::{judge, judge_with_audio, FairnessSettings};
 use deskmate_speech::SpeechPipeline;
 
@@ -35,12 +36,17 @@ fn a_dropped_line_stays_the_childs_error_and_mishearings_do_not() {
         .unwrap();
     let v = judge_with_audio(&reference, &heard, &settings, p.asr()).unwrap();
     let omission = v
-        .verdict
-        .errors
+        .differences
         .iter()
         .position(|e| e.error_type == ErrorType::Omission && e.line == 2)
-        .unwrap_or_else(|| panic!("no omission on line 2: {:?}", v.verdict.errors));
-    assert!(!v.verdict.errors[omission].uncertain, "{:?}", v.rechecked);
+        .unwrap_or_else(|| panic!("no omission on line 2: {:?}", v.differences));
+    assert_eq!(v.decisions[omission], Decision::Error, "{:?}", v.rechecked);
+    assert!(
+        v.certain_errors()
+            .any(|e| e.error_type == ErrorType::Omission && e.line == 2),
+        "{:?}",
+        v.verdict.errors
+    );
     let r = v.rechecked.iter().find(|r| r.error == omission).unwrap();
     assert!(
         r.delta < -20.0,

@@ -335,3 +335,100 @@ fn feedback_speaks_with_the_cloud_voice_and_falls_back_to_espeak() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A 16 kHz mono 16-bit WAV of `samples`.
+fn wav_bytes(samples: &[i16]) -> Vec<u8> {
+    let data = (samples.len() * 2) as u32;
+    let mut b = Vec::new();
+    b.extend_from_slice(b"RIFF");
+    b.extend_from_slice(&(36 + data).to_le_bytes());
+    b.extend_from_slice(b"WAVEfmt ");
+    b.extend_from_slice(&16u32.to_le_bytes());
+    b.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    b.extend_from_slice(&1u16.to_le_bytes()); // mono
+    b.extend_from_slice(&16_000u32.to_le_bytes());
+    b.extend_from_slice(&32_000u32.to_le_bytes());
+    b.extend_from_slice(&2u16.to_le_bytes());
+    b.extend_from_slice(&16u16.to_le_bytes());
+    b.extend_from_slice(b"data");
+    b.extend_from_slice(&data.to_le_bytes());
+    for s in samples {
+        b.extend_from_slice(&s.to_le_bytes());
+    }
+    b
+}
+
+#[test]
+fn a_recording_that_is_not_an_attempt_is_neither_scored_nor_recorded() {
+    let data = tempfile::tempdir().unwrap();
+    let out = deskmate(&data)
+        .args([
+            "profiles", "add", "--kind", "child", "--name", "小红", "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    // Three seconds of near silence (a microphone too far away).
+    let quiet: Vec<i16> = (0..48_000).map(|i| ((i % 7) as i16) - 3).collect();
+    let wav = data.path().join("quiet.wav");
+    std::fs::write(&wav, wav_bytes(&quiet)).unwrap();
+    let out = deskmate(&data)
+        .args([
+            "recite",
+            "audio",
+            "--material",
+            "zh/jing-ye-si",
+            "--profile",
+            "小红",
+            "--json",
+            "--wav",
+        ])
+        .arg(&wav)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out.stdout);
+    assert!(v["not_an_attempt"].is_string(), "{v}");
+    assert!(v["verdict"].is_null(), "{v}");
+    assert!(v["attempt"].is_null(), "{v}");
+    assert!(
+        v["message"].as_str().unwrap().contains("麦克风"),
+        "{}",
+        v["message"]
+    );
+    // Nothing was recorded for the child: today's report has no attempt.
+    let today = chrono_today();
+    let out = deskmate(&data)
+        .args([
+            "report",
+            "daily",
+            "--profile",
+            "小红",
+            "--date",
+            &today,
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = json(&out.stdout);
+    assert_eq!(report["summary"]["attempts"], 0, "{report}");
+}
+
+/// Today's date (UTC; the profile's default time zone is checked against
+/// the same day, and a test run does not straddle midnight in practice).
+fn chrono_today() -> String {
+    let out = std::process::Command::new("date")
+        .args(["-u", "+%Y-%m-%d"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}

@@ -32,6 +32,22 @@ pub fn dev_clips_dir() -> PathBuf {
     dir
 }
 
+/// The same clips made harder (child-like pitch, tempo, noise, echo):
+/// DESKMATE_DEV_CLIPS_HARD or <repo>/../shared/recite-audio-dev-hard.
+pub fn hard_clips_dir() -> PathBuf {
+    let dir = std::env::var_os("DESKMATE_DEV_CLIPS_HARD")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/recite-audio-dev-hard")
+        });
+    assert!(
+        dir.join("manifest.jsonl").is_file(),
+        "hard dev clips missing: {} has no manifest.jsonl (set DESKMATE_DEV_CLIPS_HARD)",
+        dir.display()
+    );
+    dir
+}
+
 pub fn dev_clip(name: &str) -> PathBuf {
     dev_clips_dir().join(name)
 }

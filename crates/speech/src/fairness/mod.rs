@@ -18,25 +18,52 @@
 //!   `uncertain`. A real slip — a wrong character, a dropped line — makes
 //!   the right text fit much worse, and stays the child's error.
 //!
+//! Each difference is then decided by [`crate::decision::DecisionRule`]:
+//! with [`FairnessSettings::accept_from`] set, a difference the audio fits
+//! the material as well as what was heard is **accepted** — put right in the
+//! transcript that is recorded, nothing said — and tone-only and
+//! low-confidence ones are re-examined too instead of re-asked by rule.
+//!
 //! Uncertain errors are reported as spans to re-ask, and left out of the
-//! fair accuracy; the checker's own verdict is kept in its usual shape.
+//! fair accuracy; the verdict is the checker's own, on the recorded
+//! transcript, so what the child sees is what is stored.
 
-use deskmate_recite::{check, CheckError, ErrorKind, ErrorType, Mode, Reference, Verdict};
+use deskmate_recite::{
+    check, CheckError, ErrorKind, ErrorType, Mode, RecitationError, Reference, Verdict,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::asr::{AsrEngine, AsrError, GuardFlag, Lang, Transcript};
+use crate::decision::{Decision, DecisionRule, Evidence};
 
-/// The thresholds (see [`DEFAULT_LOW_CONFIDENCE`]).
+mod rechecking;
+mod recording;
+
+use rechecking::recheck;
+use recording::recorded_transcript;
+
+/// The thresholds (see [`DEFAULT_LOW_CONFIDENCE`] and the crate README's
+/// cross-validated choice).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct FairnessSettings {
     /// A heard unit below this confidence cannot make an error certain.
     pub low_confidence_below: f32,
-    /// Tone-only differences are uncertain.
+    /// Tone-only differences the audio does not accept are re-asked, never
+    /// the child's error.
     pub tone_is_uncertain: bool,
     /// Re-examining the audio: a difference whose corrected transcript
-    /// scores at most this many nats (natural-log units) below the heard
-    /// one is uncertain. `None` turns re-examining off.
+    /// scores more than this many nats (natural-log units) below the heard
+    /// one is the child's error; less, it is re-asked. `None` turns
+    /// re-examining off.
     pub recheck_margin: Option<f64>,
+    /// A difference whose corrected transcript scores at least this many
+    /// nats *above* the heard one minus nothing (delta ≥ this value) is
+    /// accepted: the audio fits the material as well as what was heard, so
+    /// there is nothing to say. `None`: never accepted (re-asked at most).
+    pub accept_from: Option<f64>,
+    /// Also score each difference in the context of the whole material put
+    /// right (the material against the audio, one difference left as heard).
+    pub material_context: bool,
 }
 
 impl Default for FairnessSettings {
@@ -45,6 +72,20 @@ impl Default for FairnessSettings {
             low_confidence_below: DEFAULT_LOW_CONFIDENCE,
             tone_is_uncertain: true,
             recheck_margin: Some(DEFAULT_RECHECK_MARGIN),
+            accept_from: None,
+            material_context: false,
+        }
+    }
+}
+
+impl FairnessSettings {
+    /// The decision rule these settings make.
+    pub fn rule(&self) -> DecisionRule {
+        DecisionRule {
+            accept_from: self.accept_from,
+            error_below: -self.recheck_margin.unwrap_or(0.0),
+            tone_reask: self.tone_is_uncertain,
+            low_confidence_reask: true,
         }
     }
 }
@@ -89,22 +130,59 @@ pub struct UncertainSpan {
 /// The checker's verdict with the uncertain spans and a fair accuracy.
 #[derive(Debug, Clone, Serialize)]
 pub struct VoiceVerdict {
+    /// The verdict as it is recorded: differences the audio accepted are
+    /// put right, re-asked ones are `uncertain`.
     pub verdict: Verdict,
     pub uncertain: Vec<UncertainSpan>,
     /// Accuracy counting only certain errors against the child, percent.
     pub fair_accuracy: f64,
-    /// The differences re-examined against the audio, with how they scored.
+    /// The differences re-examined against the audio, with how they scored
+    /// and what was decided.
     pub rechecked: Vec<Rechecked>,
+    /// Every difference between the material and what was heard, before the
+    /// decision ([`Rechecked::error`] indexes it).
+    #[serde(skip)]
+    pub differences: Vec<RecitationError>,
+    /// The decision on each of [`VoiceVerdict::differences`].
+    pub decisions: Vec<Decision>,
+    /// The transcript that records this verdict (see [`VoiceVerdict::record_transcript`]).
+    #[serde(skip)]
+    recorded: deskmate_recite::Transcript,
 }
 
 /// One difference re-examined against the recording.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Rechecked {
-    /// Index into the verdict's errors.
+    /// Index into [`VoiceVerdict::differences`].
     pub error: usize,
+    pub line: usize,
+    #[serde(rename = "type")]
+    pub error_type: ErrorType,
+    pub expected: String,
+    pub heard: String,
     /// Log-probability of the corrected transcript minus the heard one, in
-    /// nats: near 0 or above, the audio fits the right text as well.
+    /// nats, as the decision used it (the best of the scores below): near 0
+    /// or above, the audio fits the right text as well.
     pub delta: f64,
+    /// The difference put right alone.
+    pub alone: Option<f64>,
+    /// … in the context of its run of neighbouring differences put right.
+    pub in_run: Option<f64>,
+    /// … in the context of the whole material put right.
+    pub in_material: Option<f64>,
+}
+
+impl Rechecked {
+    fn best(&self, material_context: bool) -> Option<f64> {
+        [
+            self.alone,
+            self.in_run,
+            self.in_material.filter(|_| material_context),
+        ]
+        .into_iter()
+        .flatten()
+        .reduce(f64::max)
+    }
 }
 
 impl VoiceVerdict {
@@ -115,26 +193,15 @@ impl VoiceVerdict {
 
     /// The transcript to record this attempt with: checked again by the
     /// recitation checker (as `record_attempt` does), it gives exactly this
-    /// verdict's uncertain errors — the heard characters of each are marked
-    /// untrusted, and the place of each uncertain omission an unsure gap.
+    /// verdict — differences the audio accepted are put right, the heard
+    /// characters of each re-asked one are marked untrusted and the place
+    /// of each re-asked omission an unsure gap.
     pub fn record_transcript(
         &self,
-        heard: &Transcript,
-        settings: &FairnessSettings,
+        _heard: &Transcript,
+        _settings: &FairnessSettings,
     ) -> deskmate_recite::Transcript {
-        let mut t = checker_transcript(heard, settings);
-        let n = t.text.chars().count();
-        let mut trust = t.confidences.take().unwrap_or_else(|| vec![1.0; n]);
-        for e in self.verdict.errors.iter().filter(|e| e.uncertain) {
-            if e.heard.is_empty() {
-                t.unsure_gaps.push(e.heard.start);
-            }
-            for c in trust.iter_mut().take(e.heard.end).skip(e.heard.start) {
-                *c = 0.0;
-            }
-        }
-        t.confidences = Some(trust);
-        t
+        self.recorded.clone()
     }
 }
 
@@ -223,43 +290,68 @@ fn judge_inner(
     fit: Option<Fit<'_>>,
 ) -> Result<VoiceVerdict, CheckError> {
     let transcript = checker_transcript(heard, settings);
-    let mut verdict = check(reference, &transcript, Mode::Voice)?;
+    let first = check(reference, &transcript, Mode::Voice)?;
     let guard_fired = heard
         .flags
         .iter()
         .any(|f| !matches!(f, GuardFlag::TextOnSilence { .. }));
-    let mut reasons: Vec<Option<UncertainReason>> = verdict
+    let mut evidence: Vec<Evidence> = first
         .errors
         .iter()
-        .map(|e| {
-            if settings.tone_is_uncertain && e.kind == ErrorKind::Tone {
-                Some(UncertainReason::ToneOnly)
-            } else if e.uncertain {
-                Some(UncertainReason::LowConfidence)
-            } else if guard_fired && e.error_type == ErrorType::Insertion {
-                Some(UncertainReason::RecogniserGuard)
-            } else {
-                None
-            }
+        .map(|e| Evidence {
+            delta: None,
+            tone_only: e.kind == ErrorKind::Tone,
+            low_confidence: e.uncertain,
+            after_guard: guard_fired && e.error_type == ErrorType::Insertion,
         })
         .collect();
     let mut rechecked = Vec::new();
-    if let (Some(fit), Some(margin)) = (fit, settings.recheck_margin) {
-        rechecked = recheck(&verdict, heard, &reasons, fit);
-        for r in &rechecked {
-            if r.delta >= -margin {
-                reasons[r.error] = Some(UncertainReason::AudioFitsText);
+    if let (Some(fit), Some(_)) = (fit, settings.recheck_margin) {
+        // Differences a rule re-asks need a score only when the audio may
+        // accept them.
+        let needed: Vec<bool> = evidence
+            .iter()
+            .map(|e| {
+                settings.accept_from.is_some()
+                    || !(e.low_confidence
+                        || e.after_guard
+                        || (e.tone_only && settings.tone_is_uncertain))
+            })
+            .collect();
+        rechecked = recheck(&first, heard, fit, &needed, settings.material_context);
+        for r in &mut rechecked {
+            let best = r.best(settings.material_context);
+            if let (Some(ev), Some(best)) = (evidence.get_mut(r.error), best) {
+                ev.delta = Some(best);
+                r.delta = best;
             }
         }
     }
+    let rule = settings.rule();
+    let decisions: Vec<Decision> = evidence.iter().map(|e| rule.decide(e)).collect();
+    let recorded = recorded_transcript(heard, &transcript, &first.errors, &decisions);
+    let mut verdict = check(reference, &recorded, Mode::Voice)?;
     let mut uncertain = Vec::new();
     let mut forgiven_units = 0usize;
-    for (e, reason) in verdict.errors.iter_mut().zip(reasons) {
-        let Some(reason) = reason else { continue };
-        e.uncertain = true;
+    for e in verdict.errors.iter_mut().filter(|e| e.uncertain) {
         if matches!(e.error_type, ErrorType::Substitution | ErrorType::Omission) {
             forgiven_units += units_in(&e.expected, verdict.lang);
         }
+        let reason = first
+            .errors
+            .iter()
+            .zip(&decisions)
+            .find_map(|(d, decision)| match decision {
+                Decision::ReAsk(r)
+                    if d.error_type == e.error_type
+                        && d.line == e.line
+                        && d.expected == e.expected =>
+                {
+                    Some(*r)
+                }
+                _ => None,
+            })
+            .unwrap_or(UncertainReason::LowConfidence);
         uncertain.push(UncertainSpan {
             line: e.line,
             offset: e.offset,
@@ -280,194 +372,18 @@ fn judge_inner(
         uncertain,
         fair_accuracy,
         rechecked,
-    })
-}
-
-/// Scores, for each still-certain substitution, omission or insertion, the
-/// transcript with that one difference put right against the transcript as
-/// heard. Differences heard next to each other (only spaces between) form
-/// a run, which takes in the differences already uncertain too: a
-/// mishearing covers the audio it was heard on, so the right text only
-/// fits once the misheard words around it are put right with it (鹅，鹅，鹅
-/// heard as 哩哩哩: one 鹅 among 哩s reads worse than either; "wagerjack"
-/// for "water. Jack": Jack fits only once "wager" is "water"). Within a
-/// run, each certain difference is also scored in that context: the whole
-/// run put right against the whole run put right except that difference.
-/// A real slip fits worse in context too, while a big mishearing beside
-/// it cannot carry it along. An error takes the better of its two deltas.
-/// Order errors are left alone (moving a block is not a mishearing).
-fn recheck(
-    verdict: &Verdict,
-    heard: &Transcript,
-    reasons: &[Option<UncertainReason>],
-    fit: Fit<'_>,
-) -> Vec<Rechecked> {
-    let mut fixes: Vec<Fix> = Vec::new();
-    for (i, e) in verdict.errors.iter().enumerate() {
-        if e.error_type == ErrorType::Order {
-            continue;
-        }
-        let right = match e.error_type {
-            ErrorType::Insertion => String::new(),
-            _ => spoken_form(&e.expected, heard.lang),
-        };
-        let certain = reasons.get(i).is_some_and(Option::is_none);
-        fixes.push(Fix {
-            error: i,
-            heard: e.heard.clone(),
-            right,
-            certain,
-        });
-    }
-    fixes.sort_by_key(|f| (f.heard.start, f.heard.end));
-    let mut best: Vec<Rechecked> = Vec::new();
-    let mut keep = |error: usize, delta: f64| match best.iter_mut().find(|r| r.error == error) {
-        Some(r) => r.delta = r.delta.max(delta),
-        None => best.push(Rechecked { error, delta }),
-    };
-    let scored = |base: &str, texts: Vec<String>| match fit(base, texts.clone()) {
-        Ok(d) if d.len() == texts.len() => Some(d),
-        Ok(_) => None,
-        Err(e) => {
-            tracing::warn!(
-                "could not re-examine the recording ({e}); keeping the differences as heard"
-            );
-            None
-        }
-    };
-    // Each certain difference alone.
-    let singles: Vec<(usize, String)> = fixes
-        .iter()
-        .filter(|f| f.certain)
-        .filter_map(|f| Some((f.error, put_right(&heard.text, &[f], heard.lang)?)))
-        .collect();
-    if !singles.is_empty() {
-        let Some(deltas) = scored(&heard.text, singles.iter().map(|s| s.1.clone()).collect())
-        else {
-            return Vec::new();
-        };
-        for ((error, _), delta) in singles.iter().zip(deltas) {
-            keep(*error, delta);
-        }
-    }
-    // Each certain difference in a run, in the context of the run put right.
-    for run in runs(&fixes, &heard.text) {
-        if run.len() < 2 || !run.iter().any(|f| f.certain) {
-            continue;
-        }
-        let Some(all) = put_right(&heard.text, run, heard.lang) else {
-            continue;
-        };
-        let mut leave_one_out: Vec<(usize, String)> = Vec::new();
-        for (k, f) in run.iter().enumerate().filter(|(_, f)| f.certain) {
-            let others: Vec<&Fix> = run
-                .iter()
-                .enumerate()
-                .filter(|(j, _)| *j != k)
-                .map(|(_, f)| f)
-                .collect();
-            if let Some(text) = put_right(&heard.text, &others, heard.lang) {
-                leave_one_out.push((f.error, text));
-            }
-        }
-        if leave_one_out.is_empty() {
-            continue;
-        }
-        let Some(deltas) = scored(&all, leave_one_out.iter().map(|s| s.1.clone()).collect()) else {
-            continue;
-        };
-        for ((error, _), delta) in leave_one_out.iter().zip(deltas) {
-            // How much better the run fits with this difference put right.
-            keep(*error, -delta);
-        }
-    }
-    best.sort_by_key(|r| r.error);
-    best
-}
-
-/// One difference and how to put it right in the heard text.
-struct Fix {
-    error: usize,
-    /// Where it was heard (chars of the transcript's text).
-    heard: std::ops::Range<usize>,
-    /// The right text there (empty for an insertion).
-    right: String,
-    /// Still the child's error, so it needs a delta.
-    certain: bool,
-}
-
-/// Runs of differences (sorted by position) heard next to each other, with
-/// nothing but spaces between.
-fn runs<'a>(fixes: &'a [Fix], text: &str) -> Vec<&'a [Fix]> {
-    let chars: Vec<char> = text.chars().collect();
-    let touch = |a: &std::ops::Range<usize>, b: &std::ops::Range<usize>| {
-        b.start <= a.end
-            || chars
-                .get(a.end..b.start)
-                .is_some_and(|gap| gap.iter().all(|c| c.is_whitespace()))
-    };
-    let mut out = Vec::new();
-    let mut start = 0;
-    for k in 1..=fixes.len() {
-        if k < fixes.len() && touch(&fixes[k - 1].heard, &fixes[k].heard) {
-            continue;
-        }
-        out.push(&fixes[start..k]);
-        start = k;
-    }
-    out
-}
-
-/// `text` with `fixes` (sorted by position) put right; None if one does not fit it.
-fn put_right<F: std::borrow::Borrow<Fix>>(text: &str, fixes: &[F], lang: Lang) -> Option<String> {
-    let mut out = text.to_string();
-    for f in fixes.iter().rev() {
-        let f = f.borrow();
-        out = corrected(&out, f.heard.clone(), &f.right, lang)?;
-    }
-    Some(out)
-}
-
-/// The material's words as the transcript writes them: hanzi only for
-/// Mandarin; lower-case words for English.
-fn spoken_form(text: &str, lang: Lang) -> String {
-    match lang {
-        Lang::Zh => text
-            .chars()
-            .filter(|c| crate::asr::units::is_hanzi(*c))
-            .collect(),
-        Lang::En => text
-            .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect::<Vec<_>>()
-            .join(" "),
-    }
-}
-
-/// `text` with the chars in `range` replaced by `with` (words kept apart by
-/// single spaces in English). None when the range does not fit the text.
-fn corrected(text: &str, range: std::ops::Range<usize>, with: &str, lang: Lang) -> Option<String> {
-    let chars: Vec<char> = text.chars().collect();
-    if range.start > range.end || range.end > chars.len() {
-        return None;
-    }
-    let before: String = chars[..range.start].iter().collect();
-    let after: String = chars[range.end..].iter().collect();
-    Some(match lang {
-        Lang::Zh => format!("{before}{with}{after}"),
-        Lang::En => [before.trim(), with.trim(), after.trim()]
-            .into_iter()
-            .filter(|p| !p.is_empty())
-            .collect::<Vec<_>>()
-            .join(" "),
+        differences: first.errors,
+        decisions,
+        recorded,
     })
 }
 
 #[cfg(test)]
 mod tests {
+    use super::rechecking::{corrected, spoken_form};
     use super::*;
     use crate::asr::HeardUnit;
+    use crate::decision::Decision;
 
     fn heard(text: &str, low: &[usize]) -> Transcript {
         let units: Vec<HeardUnit> = text
@@ -500,7 +416,7 @@ mod tests {
         let v = judge(
             &r,
             &heard("床前明烟光疑是地上霜举头望明月低头思故乡", &[]),
-            &FairnessSettings::default(),
+            &old_rule(),
         )
         .unwrap();
         let certain: Vec<_> = v.certain_errors().collect();
@@ -517,7 +433,7 @@ mod tests {
         let v = judge(
             &r,
             &heard("床前明月光疑是地上生举头望明月低头思故乡", &[9]),
-            &FairnessSettings::default(),
+            &old_rule(),
         )
         .unwrap();
         assert_eq!(v.certain_errors().count(), 0, "{:?}", v.verdict.errors);
@@ -528,7 +444,7 @@ mod tests {
         let v = judge(
             &r,
             &heard("床前明月光疑是地上生举头望明月低头思故乡", &[]),
-            &FairnessSettings::default(),
+            &old_rule(),
         )
         .unwrap();
         assert_eq!(v.certain_errors().count(), 1);
@@ -541,7 +457,7 @@ mod tests {
         let v = judge(
             &r,
             &heard("床前明月光疑是地上霜举偷望明月低头思故乡", &[]),
-            &FairnessSettings::default(),
+            &old_rule(),
         )
         .unwrap();
         assert_eq!(v.certain_errors().count(), 0, "{:?}", v.verdict.errors);
@@ -549,7 +465,7 @@ mod tests {
         assert_eq!(v.uncertain[0].reason, UncertainReason::ToneOnly);
         let strict = FairnessSettings {
             tone_is_uncertain: false,
-            ..Default::default()
+            ..old_rule()
         };
         assert_eq!(
             judge(
@@ -570,7 +486,7 @@ mod tests {
         let v = judge(
             &r,
             &heard("床前明月光举头望明月低头思故乡", &[]),
-            &FairnessSettings::default(),
+            &old_rule(),
         )
         .unwrap();
         let certain: Vec<_> = v.certain_errors().collect();
@@ -616,20 +532,20 @@ mod tests {
         let r = Reference::new(JING_YE_SI, None).unwrap();
         // 霜 heard confidently as 生; the audio fits 霜 just as well (delta 0 ≥ -6).
         let h = heard("床前明月光疑是地上生举头望明月低头思故乡", &[]);
-        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &scorer("")).unwrap();
+        let v = judge_with_fit(&r, &h, &old_rule(), &scorer("")).unwrap();
         assert_eq!(v.certain_errors().count(), 0, "{:?}", v.verdict.errors);
         assert_eq!(v.uncertain[0].reason, UncertainReason::AudioFitsText);
         assert_eq!(v.rechecked.len(), 1);
         assert_eq!(v.rechecked[0].delta, 0.0);
         assert_eq!(v.fair_accuracy, 100.0);
         // The right text fits the audio much worse: the child said 生.
-        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &scorer("霜")).unwrap();
+        let v = judge_with_fit(&r, &h, &old_rule(), &scorer("霜")).unwrap();
         assert_eq!(v.certain_errors().count(), 1);
         assert_eq!(v.rechecked[0].delta, -10.0);
         // Re-examining off: the transcript alone decides.
         let off = FairnessSettings {
             recheck_margin: None,
-            ..Default::default()
+            ..old_rule()
         };
         let v = judge_with_fit(&r, &h, &off, &scorer("")).unwrap();
         assert_eq!(v.certain_errors().count(), 1);
@@ -648,7 +564,7 @@ mod tests {
         };
         let settings = FairnessSettings {
             tone_is_uncertain: false,
-            ..Default::default()
+            ..old_rule()
         };
         let v = judge_with_fit(&r, &h, &settings, &fit).unwrap();
         let asked = asked.into_inner().unwrap();
@@ -673,7 +589,7 @@ mod tests {
         let h = heard("哩哩哩曲项向天歌", &[]);
         // The child said 鹅鹅鹅: one 鹅 put right alone fits worse than 哩哩哩
         // (-9), but in the run put right each 鹅 fits 9 nats better than a 哩.
-        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &three('鹅')).unwrap();
+        let v = judge_with_fit(&r, &h, &old_rule(), &three('鹅')).unwrap();
         assert_eq!(v.verdict.errors.len(), 3, "{:?}", v.verdict.errors);
         assert_eq!(v.certain_errors().count(), 0, "{:?}", v.rechecked);
         assert!(
@@ -682,7 +598,7 @@ mod tests {
             v.rechecked
         );
         // The child said 哩哩哩: all three stay the child's errors.
-        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &three('哩')).unwrap();
+        let v = judge_with_fit(&r, &h, &old_rule(), &three('哩')).unwrap();
         assert_eq!(v.certain_errors().count(), 3);
         assert!(
             v.rechecked.iter().all(|r| r.delta == -9.0),
@@ -694,7 +610,8 @@ mod tests {
     #[test]
     fn a_run_puts_right_the_unsure_mishearings_beside_a_certain_one() {
         let r = Reference::new("鹅，鹅，鹅，曲项向天歌。", None).unwrap();
-        // The first 哩 is unsure (already uncertain); the run still puts it right.
+        // The first 哩 is unsure; the run still puts it right, and it is
+        // scored too.
         let h = heard("哩哩哩曲项向天歌", &[0]);
         let bases = std::sync::Mutex::new(Vec::new());
         let fits = three('鹅');
@@ -702,30 +619,74 @@ mod tests {
             bases.lock().unwrap().push(base.to_string());
             fits(base, variants)
         };
-        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &fit).unwrap();
+        let v = judge_with_fit(&r, &h, &old_rule(), &fit).unwrap();
         assert!(bases
             .into_inner()
             .unwrap()
             .contains(&"鹅鹅鹅曲项向天歌".to_string()));
         assert_eq!(v.certain_errors().count(), 0, "{:?}", v.verdict.errors);
-        // Only the two certain errors get a delta; the unsure one keeps its reason.
+        // Never accepting, only the two certain ones need a score; the
+        // unsure one keeps its reason.
         assert_eq!(v.rechecked.len(), 2, "{:?}", v.rechecked);
         assert!(v
             .uncertain
             .iter()
             .any(|u| u.reason == UncertainReason::LowConfidence));
-        // A run made only of unsure differences is not scored at all.
-        let h = heard("哩哩哩曲项向天歌", &[0, 1, 2]);
-        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &|_b: &str,
-                                                                       _v: Vec<String>|
-         -> Result<
-            Vec<f64>,
-            AsrError,
-        > {
-            panic!("nothing certain to re-examine")
-        })
-        .unwrap();
-        assert!(v.rechecked.is_empty());
+        // Accepting what the audio fits as well: nothing to say at all.
+        let v = judge_with_fit(&r, &h, &accepting(), &three('鹅')).unwrap();
+        assert!(v.verdict.errors.is_empty(), "{:?}", v.verdict.errors);
+        assert!(v.uncertain.is_empty());
+        assert_eq!(v.fair_accuracy, 100.0);
+        assert_eq!(v.decisions, vec![Decision::Accept; 3]);
+        assert_eq!(v.rechecked.len(), 3, "accepting scores every difference");
+        // The child said 哩哩哩: errors, except the unsure one, re-asked.
+        let v = judge_with_fit(&r, &h, &accepting(), &three('哩')).unwrap();
+        assert_eq!(v.certain_errors().count(), 2, "{:?}", v.verdict.errors);
+        assert_eq!(v.uncertain.len(), 1);
+    }
+
+    /// The rule before accepting: the audio can only make a difference
+    /// uncertain.
+    fn old_rule() -> FairnessSettings {
+        FairnessSettings {
+            low_confidence_below: 0.8,
+            tone_is_uncertain: true,
+            recheck_margin: Some(6.0),
+            accept_from: None,
+            material_context: false,
+        }
+    }
+
+    /// Accepting a difference the audio fits within 2 nats.
+    fn accepting() -> FairnessSettings {
+        FairnessSettings {
+            accept_from: Some(-2.0),
+            ..old_rule()
+        }
+    }
+
+    #[test]
+    fn an_accepted_difference_is_put_right_in_what_is_recorded() {
+        let r = Reference::new(JING_YE_SI, None).unwrap();
+        // 霜 heard as 生 and 举头 as 举偷 (tone), the audio fitting both as
+        // well; a dropped last line the audio does not fit.
+        let h = heard("床前明月光疑是地上生举偷望明月", &[]);
+        let v = judge_with_fit(&r, &h, &accepting(), &scorer("低头思故乡")).unwrap();
+        assert_eq!(
+            v.decisions,
+            vec![Decision::Accept, Decision::Accept, Decision::Error],
+            "{:?}",
+            v.rechecked
+        );
+        let recorded = v.record_transcript(&h, &accepting());
+        assert_eq!(recorded.text, "床前明月光疑是地上霜举头望明月");
+        assert_eq!(v.verdict.errors.len(), 1, "{:?}", v.verdict.errors);
+        assert_eq!(v.verdict.errors[0].error_type, ErrorType::Omission);
+        assert!(!v.verdict.errors[0].uncertain);
+        assert_eq!(v.fair_accuracy, 75.0);
+        let again = check(&r, &recorded, Mode::Voice).unwrap();
+        assert_eq!(again.errors.len(), 1);
+        assert_eq!(again.accuracy, v.verdict.accuracy);
     }
 
     #[test]
@@ -765,7 +726,7 @@ mod tests {
             asked.lock().unwrap().push(base.to_string());
             fits(base, variants)
         };
-        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &fit).unwrap();
+        let v = judge_with_fit(&r, &h, &old_rule(), &fit).unwrap();
         let asked = asked.into_inner().unwrap();
         assert!(
             asked
@@ -776,7 +737,18 @@ mod tests {
         );
         assert_eq!(v.certain_errors().count(), 0, "{:?}", v.verdict.errors);
         assert_eq!(v.rechecked.len(), 1, "{:?}", v.rechecked);
-        assert_eq!(v.rechecked[0].delta, 9.0);
+        assert!(
+            v.rechecked.iter().all(|r| r.delta == 9.0),
+            "{:?}",
+            v.rechecked
+        );
+        // Accepted, the words are put right, kept apart by single spaces.
+        let v = judge_with_fit(&r, &h, &accepting(), &fits).unwrap();
+        assert!(v.verdict.errors.is_empty(), "{:?}", v.verdict.errors);
+        assert_eq!(
+            v.record_transcript(&h, &accepting()).text,
+            "jack and jill went up the hill to fetch a pail of water jack fell down"
+        );
     }
 
     #[test]
@@ -805,19 +777,14 @@ mod tests {
         // the audio fits (scorer: every variant as good), and a wrong sound
         // the audio does not fit (烟 where 月 would score badly).
         let h = heard("床前明烟光疑是地上生举偷望明月", &[9]);
-        let v = judge_with_fit(&r, &h, &FairnessSettings::default(), &scorer("明月光")).unwrap();
+        let v = judge_with_fit(&r, &h, &old_rule(), &scorer("明月光")).unwrap();
         let uncertain: Vec<bool> = v.verdict.errors.iter().map(|e| e.uncertain).collect();
         assert!(
             uncertain.iter().any(|u| *u) && uncertain.iter().any(|u| !*u),
             "{:?}",
             v.verdict.errors
         );
-        let again = check(
-            &r,
-            &v.record_transcript(&h, &FairnessSettings::default()),
-            Mode::Voice,
-        )
-        .unwrap();
+        let again = check(&r, &v.record_transcript(&h, &old_rule()), Mode::Voice).unwrap();
         let again: Vec<bool> = again.errors.iter().map(|e| e.uncertain).collect();
         assert_eq!(again, uncertain);
     }
