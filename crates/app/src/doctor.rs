@@ -67,15 +67,6 @@ pub fn manifest() -> Result<Manifest, String> {
     Manifest::embedded().map_err(|e| format!("models/manifest.toml is damaged: {e}"))
 }
 
-/// One model of the manifest as the settings screen and `deskmate models
-/// status` show it: whether its files are in place (right sha256).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ModelStatus {
-    pub name: String,
-    pub purpose: String,
-    pub present: bool,
-    pub detail: String,
-}
 
 /// Runs every check for a configuration, whether or not Deskmate can open its
 /// data directory: if it cannot (not writable, a database from a newer
@@ -153,14 +144,14 @@ fn check_models(models_dir: &Path) -> Vec<Check> {
 impl Deskmate {
     /// Each model of the manifest and whether it is installed (the
     /// window's settings and `deskmate models status`).
-    pub fn models_status(&self) -> AppResult<Vec<ModelStatus>> {
+    pub fn models_status(&self) -> AppResult<Vec<deskmate_protocol::ModelStatus>> {
         let manifest = manifest().map_err(AppError::Config)?;
         Ok(manifest
             .model
             .iter()
             .map(|m| {
                 let check = check_model(&self.config().models_dir, m);
-                ModelStatus {
+                deskmate_protocol::ModelStatus {
                     present: check.status == Status::Ok,
                     detail: check.detail,
                     name: m.name.clone(),

@@ -119,26 +119,26 @@ fn both_dev_sets_agree_with_their_expected_errors() {
 }
 
 // Every second clip: dev 75 clips (21 clean, 67 expected slips), hard 45
-// (21 clean, 24 slips). The default settings are still the rule before
-// issue 13's accepting (see the crate README: the cross-validated run could
-// not be completed on the loaded machine), so these bounds are the issue's
-// measurements of that rule on the full sets (dev: clean passed 3/42,
-// false errors 1/42, found as errors 76 %, counting re-asks 99 %; hard:
-// 1/42, 6/42, 89 %, 100 %) scaled to the half sets, less a margin — to be
-// replaced by the figures this test measures once it has run on a quiet
-// machine. The issue's targets (≥ 85 % clean passed, ≤ 3 % false errors,
-// ≥ 90 % / 97 % found) are the bar to reach.
+// (21 clean, 24 slips), with the default settings (issue 13's accepting
+// off). Measured on 2026-11-24 on the 2-core CI machine with
+// `cargo test -p deskmate-speech --test agreement -- --nocapture`:
+// dev: clean passed 2/21, false errors 1/21, found as errors 45/67,
+// counting re-asks 65/67; hard: 1/21, 3/21, 16/24, 17/24 (191 s for both).
+// The bounds are those figures less a margin of about one clip in twenty
+// (whisper's floating point may differ on another CPU). The issue's
+// targets (≥ 85 % clean passed, ≤ 3 % false errors, ≥ 90 % / 97 % found)
+// are the bar to reach; none is reached yet.
 const DEV: Bounds = Bounds {
-    clean_passed_min: 0,
+    clean_passed_min: 1,
     false_errors_max: 2,
-    found_certain_min: 44,
+    found_certain_min: 42,
     found_any_min: 62,
 };
 const HARD: Bounds = Bounds {
     clean_passed_min: 0,
-    false_errors_max: 5,
-    found_certain_min: 18,
-    found_any_min: 22,
+    false_errors_max: 4,
+    found_certain_min: 14,
+    found_any_min: 15,
 };
 const SYLLABLE_ER_MAX: f64 = 0.10;
 const CER_MAX: f64 = 0.44;

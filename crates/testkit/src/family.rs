@@ -3,7 +3,7 @@
 
 use deskmate_store::{Material, MaterialFilter, NewProfile, Profile, Store};
 
-/// The text of 静夜思 as the built-in library has it.
+/// The text of 静夜思 as the built-in library has it (lines joined).
 pub const JING_YE_SI: &str = "床前明月光，疑是地上霜。举头望明月，低头思故乡。";
 
 /// Adds the child 小明 and finds 静夜思 (the library must be loaded, as
@@ -27,6 +27,6 @@ pub fn child_with_jing_ye_si(store: &Store) -> (Profile, Material) {
         .into_iter()
         .find(|m| m.title == "静夜思")
         .expect("the built-in library has 静夜思");
-    assert_eq!(poem.body, JING_YE_SI, "静夜思's text changed");
+    assert_eq!(poem.body.replace('\n', ""), JING_YE_SI, "静夜思's text changed");
     (child, poem)
 }

@@ -46,7 +46,6 @@ pub(crate) async fn blocking<T: Send + 'static>(
         .map_err(wire)
 }
 
-
 /// Also answers when Deskmate could not open its data at start: then it tries
 /// again (restarting the app once that works) or fails with the reason.
 #[tauri::command]

@@ -2,7 +2,6 @@
 //! `deskmate doctor`) and fetching what is missing, with progress streamed to
 //! the settings screen over a channel.
 
-use deskmate_app::doctor::Status;
 use deskmate_app::{AppError, Deskmate};
 use deskmate_protocol::{ModelPhase, ModelProgress, ModelStatus};
 use deskmate_speech::models::fetch::{self, FetchOptions, FetchProgress};
@@ -14,23 +13,7 @@ use super::{blocking, CmdResult};
 
 #[tauri::command]
 pub async fn models_status(app: State<'_, Deskmate>) -> CmdResult<Vec<ModelStatus>> {
-    blocking(&app, |app| {
-        let manifest = deskmate_app::doctor::manifest().map_err(AppError::Config)?;
-        let checks = app.doctor();
-        Ok(manifest
-            .model
-            .into_iter()
-            .map(|m| {
-                let check = checks.iter().find(|c| c.name == m.name);
-                ModelStatus {
-                    present: check.is_some_and(|c| c.status == Status::Ok),
-                    detail: check.map(|c| c.detail.clone()).unwrap_or_default(),
-                    name: m.name,
-                    purpose: m.purpose,
-                }
-            })
-            .collect())
-    })
+    blocking(&app, |app| app.models_status())
     .await
 }
 
