@@ -67,7 +67,6 @@ pub fn manifest() -> Result<Manifest, String> {
     Manifest::embedded().map_err(|e| format!("models/manifest.toml is damaged: {e}"))
 }
 
-
 /// Runs every check for a configuration, whether or not Deskmate can open its
 /// data directory: if it cannot (not writable, a database from a newer
 /// Deskmate…), the `data` check fails with the fix and every other check

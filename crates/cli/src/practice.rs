@@ -123,8 +123,7 @@ pub fn run(app: &Deskmate, cmd: PracticeCmd) -> anyhow::Result<ExitCode> {
         } => {
             let (sink, events) = task_channel();
             let task_id = app.practice_submit_text(&practice, text, sink)?;
-            let no_stop: Option<(Instant, fn() -> deskmate_app::AppResult<String>)> = None;
-            return finish(wait_for_verdict(&events, &task_id, json, no_stop)?, json);
+            return finish(wait_for_verdict(&events, &task_id, json, None)?, json);
         }
         PracticeCmd::Record {
             practice,
@@ -149,13 +148,13 @@ pub fn run(app: &Deskmate, cmd: PracticeCmd) -> anyhow::Result<ExitCode> {
             if !json {
                 eprintln!("listening… (the recording ends when the child falls silent)");
             }
-            let stop_at = seconds.filter(|s| s.is_finite() && *s > 0.0).map(|s| {
-                (
-                    Instant::now() + Duration::from_secs_f64(s),
-                    practice.clone(),
-                )
-            });
-            let stop = stop_at.map(|(at, id)| (at, move || app.practice_record_stop(&id)));
+            let press_stop = || app.practice_record_stop(&practice);
+            let stop = seconds
+                .filter(|s| s.is_finite() && *s > 0.0)
+                .map(|s| StopButton {
+                    at: Instant::now() + Duration::from_secs_f64(s),
+                    press: &press_stop,
+                });
             return finish(wait_for_verdict(&events, &task_id, json, stop)?, json);
         }
         PracticeCmd::Retry { practice, json } => {
@@ -189,17 +188,20 @@ fn print_line<T: Serialize>(value: &T) {
     }
 }
 
-/// Waits for the task's last event (done or failed), printing progress; a
-/// `stop` (deadline, action) presses the stop button once at its deadline.
-fn wait_for_verdict<F>(
+/// The recording's stop button, pressed once at a deadline (`--seconds`).
+struct StopButton<'a> {
+    at: Instant,
+    press: &'a dyn Fn() -> deskmate_app::AppResult<String>,
+}
+
+/// Waits for the task's last event (done or failed), printing progress,
+/// pressing `stop` when its deadline comes.
+fn wait_for_verdict(
     events: &mpsc::Receiver<TaskEvent>,
     task_id: &str,
     json: bool,
-    mut stop: Option<(Instant, F)>,
-) -> anyhow::Result<TaskEvent>
-where
-    F: FnOnce() -> deskmate_app::AppResult<String>,
-{
+    mut stop: Option<StopButton<'_>>,
+) -> anyhow::Result<TaskEvent> {
     let gave_up_at = Instant::now() + CHECK_WAIT;
     loop {
         let now = Instant::now();
@@ -210,7 +212,7 @@ where
             );
         }
         let wake = match &stop {
-            Some((at, _)) => (*at).min(gave_up_at),
+            Some(button) => button.at.min(gave_up_at),
             None => gave_up_at,
         };
         match events.recv_timeout(wake.saturating_duration_since(now)) {
@@ -226,12 +228,12 @@ where
             }
             Ok(_) => {}
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                if let Some((at, press)) = stop.take() {
-                    if Instant::now() >= at {
+                if let Some(button) = stop.take() {
+                    if Instant::now() >= button.at {
                         // Already ended by silence: nothing to stop, the verdict is coming.
-                        let _ = press();
+                        let _ = (button.press)();
                     } else {
-                        stop = Some((at, press));
+                        stop = Some(button);
                     }
                 }
             }

@@ -27,6 +27,10 @@ pub fn child_with_jing_ye_si(store: &Store) -> (Profile, Material) {
         .into_iter()
         .find(|m| m.title == "静夜思")
         .expect("the built-in library has 静夜思");
-    assert_eq!(poem.body.replace('\n', ""), JING_YE_SI, "静夜思's text changed");
+    assert_eq!(
+        poem.body.replace('\n', ""),
+        JING_YE_SI,
+        "静夜思's text changed"
+    );
     (child, poem)
 }

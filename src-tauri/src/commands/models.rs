@@ -13,8 +13,7 @@ use super::{blocking, CmdResult};
 
 #[tauri::command]
 pub async fn models_status(app: State<'_, Deskmate>) -> CmdResult<Vec<ModelStatus>> {
-    blocking(&app, |app| app.models_status())
-    .await
+    blocking(&app, |app| app.models_status()).await
 }
 
 /// Installs the models from the registry files the setup scripts downloaded
