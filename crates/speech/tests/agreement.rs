@@ -125,7 +125,10 @@ fn both_dev_sets_agree_with_their_expected_errors() {
 // dev: clean passed 2/21, false errors 1/21, found as errors 45/67,
 // counting re-asks 65/67; hard: 1/21, 3/21, 16/24, 17/24 (191 s for both).
 // The bounds are those figures less a margin of about one clip in twenty
-// (whisper's floating point may differ on another CPU). The issue's
+// (whisper's floating point may differ on another CPU), except the hard
+// set's one clean pass, kept as is so that bound can fail. The default
+// thresholds were tuned on the dev clips in an earlier round, so only the
+// hard set's figures are held out from that tuning. The issue's
 // targets (≥ 85 % clean passed, ≤ 3 % false errors, ≥ 90 % / 97 % found)
 // are the bar to reach; none is reached yet.
 const DEV: Bounds = Bounds {
@@ -135,7 +138,7 @@ const DEV: Bounds = Bounds {
     found_any_min: 62,
 };
 const HARD: Bounds = Bounds {
-    clean_passed_min: 0,
+    clean_passed_min: 1,
     false_errors_max: 4,
     found_certain_min: 14,
     found_any_min: 15,

@@ -30,6 +30,21 @@ pub fn dev_clips_dir() -> PathBuf {
     dir
 }
 
+/// The same clips made harder (child-like pitch, tempo, noise, echo):
+/// `DESKMATE_DEV_CLIPS_HARD`, or `../shared/recite-audio-dev-hard`; panics
+/// with the fix when it is missing.
+pub fn hard_clips_dir() -> PathBuf {
+    let dir = std::env::var_os("DESKMATE_DEV_CLIPS_HARD")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("../shared/recite-audio-dev-hard"));
+    assert!(
+        dir.join("manifest.jsonl").is_file(),
+        "hard dev clips missing: {} has no manifest.jsonl (set DESKMATE_DEV_CLIPS_HARD)",
+        dir.display()
+    );
+    dir
+}
+
 /// One dev clip by file name (e.g. `静夜思-1.wav`); panics when it is missing.
 pub fn dev_clip(name: &str) -> PathBuf {
     let clip = dev_clips_dir().join(name);

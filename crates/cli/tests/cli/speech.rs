@@ -20,16 +20,7 @@ fn models_dir() -> PathBuf {
     dir
 }
 
-fn clip(name: &str) -> PathBuf {
-    let dir = std::env::var_os("DESKMATE_DEV_CLIPS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/recite-audio-dev")
-        });
-    let p = dir.join(name);
-    assert!(p.is_file(), "dev clip missing: {}", p.display());
-    p
-}
+use deskmate_testkit::clips::dev_clip as clip;
 
 fn deskmate(data: &tempfile::TempDir) -> Command {
     let mut cmd = deskmate_testkit::cli::deskmate(data.path());

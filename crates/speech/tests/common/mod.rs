@@ -4,8 +4,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![allow(dead_code)] // each test binary uses part of this
 
-use std::path::PathBuf;
-
 use deskmate_speech::ModelPaths;
 
 /// The speech models, from DESKMATE_MODELS_DIR or <repo>/models.
@@ -17,40 +15,10 @@ pub fn models() -> ModelPaths {
     }
 }
 
-/// The synthetic dev clips: DESKMATE_DEV_CLIPS or <repo>/../shared/recite-audio-dev.
-pub fn dev_clips_dir() -> PathBuf {
-    let dir = std::env::var_os("DESKMATE_DEV_CLIPS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/recite-audio-dev")
-        });
-    assert!(
-        dir.join("manifest.jsonl").is_file(),
-        "dev clips missing: {} has no manifest.jsonl (set DESKMATE_DEV_CLIPS)",
-        dir.display()
-    );
-    dir
-}
-
-/// The same clips made harder (child-like pitch, tempo, noise, echo):
-/// DESKMATE_DEV_CLIPS_HARD or <repo>/../shared/recite-audio-dev-hard.
-pub fn hard_clips_dir() -> PathBuf {
-    let dir = std::env::var_os("DESKMATE_DEV_CLIPS_HARD")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/recite-audio-dev-hard")
-        });
-    assert!(
-        dir.join("manifest.jsonl").is_file(),
-        "hard dev clips missing: {} has no manifest.jsonl (set DESKMATE_DEV_CLIPS_HARD)",
-        dir.display()
-    );
-    dir
-}
-
-pub fn dev_clip(name: &str) -> PathBuf {
-    dev_clips_dir().join(name)
-}
+// The dev clips' places, shared with the other crates' tests; each test
+// binary uses some of them.
+#[allow(unused_imports)]
+pub use deskmate_testkit::clips::{dev_clip, dev_clips_dir, hard_clips_dir};
 
 /// How many characters of `expected` appear, in order, in `heard` (LCS length).
 pub fn chars_in_common(heard: &str, expected: &str) -> usize {
