@@ -159,8 +159,8 @@ pub fn record_attempt(
         let change = schedule::apply(&tx, card.as_ref(), &new.profile_id, &new.material_id, graded)?;
         tx.execute(
             &format!(
-                "INSERT INTO recite_attempts ({}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
-                 ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
+                "INSERT INTO recite_attempts ({}, error_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
+                 ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
                 crate::history::COLUMNS
             ),
             params![
@@ -185,7 +185,10 @@ pub fn record_attempt(
                 purpose.as_str(),
                 change.as_ref().map(|c| c.rating as u8),
                 change.as_ref().map(|c| c.interval_days),
-                at
+                at,
+                // The errors the child is told about; an uncertain span is a
+                // request to say it again, not an error.
+                verdict.errors.iter().filter(|e| !e.uncertain).count() as i64
             ],
         )?;
         let certain: Vec<_> = verdict.errors.iter().filter(|e| !e.uncertain).collect();
@@ -227,7 +230,7 @@ pub fn record_attempt(
         };
         tip_list.push(tip);
     }
-    let feedback = feedback::compose(&reference, &verdict, passed, &occurrences, &tip_list);
+    let feedback = feedback::compose(&reference, &verdict, threshold, &occurrences, &tip_list);
     Ok(AttemptOutcome {
         attempt_id,
         material_id: material.id,
@@ -244,34 +247,63 @@ pub fn record_attempt(
     })
 }
 
-/// The session an attempt belongs to and its number in it.
+/// The session an attempt belongs to and its number in it, decided inside the
+/// caller's write transaction so that attempts recorded at the same moment by
+/// several processes (or, with sync, several devices) get what one-at-a-time
+/// recording gives: one session, numbers 1, 2, 3, … with none repeated.
+///
+/// Without an explicit session, the attempt joins the session of the attempt
+/// nearest to it in time, before *or after*, when that is at most
+/// [`SESSION_GAP_MINUTES`] away: a process that read its clock first may
+/// commit last. Its number is one more than the highest in that session, so
+/// numbers follow the order attempts were recorded in.
 fn session(
     tx: &rusqlite::Transaction<'_>,
     new: &NewAttempt,
     attempt_id: &str,
 ) -> Result<(String, u32), StoreError> {
-    if let Some(sid) = &new.session_id {
-        let before: u32 = tx.query_row(
-            "SELECT count(*) FROM recite_attempts WHERE profile_id = ?1 AND session_id = ?2",
+    let next_no = |sid: &str| -> Result<u32, StoreError> {
+        let highest: u32 = tx.query_row(
+            "SELECT coalesce(max(attempt_no), 0) FROM recite_attempts WHERE profile_id = ?1 AND session_id = ?2",
             params![new.profile_id, sid],
             |r| r.get(0),
         )?;
-        return Ok((sid.clone(), before + 1));
+        Ok(highest + 1)
+    };
+    if let Some(sid) = &new.session_id {
+        return Ok((sid.clone(), next_no(sid)?));
     }
-    let last: Option<(String, u32, String)> = tx
-        .query_row(
-            "SELECT session_id, attempt_no, created_at FROM recite_attempts
-             WHERE profile_id = ?1 AND material_id = ?2 AND created_at <= ?3
-             ORDER BY created_at DESC LIMIT 1",
-            params![new.profile_id, new.material_id, ts(new.at)],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .optional()?;
-    if let Some((sid, no, created)) = last {
-        let created = crate::parse_ts(&created)?;
-        if new.at - created <= Duration::minutes(SESSION_GAP_MINUTES) {
-            return Ok((sid, no + 1));
+    let at = ts(new.at);
+    let neighbour = |sql: &str| -> Result<Option<(String, DateTime<Utc>)>, StoreError> {
+        let row: Option<(String, String)> = tx
+            .query_row(sql, params![new.profile_id, new.material_id, at], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()?;
+        row.map(|(sid, created)| Ok((sid, crate::parse_ts(&created)?)))
+            .transpose()
+    };
+    let before = neighbour(
+        "SELECT session_id, created_at FROM recite_attempts
+         WHERE profile_id = ?1 AND material_id = ?2 AND created_at <= ?3
+         ORDER BY created_at DESC LIMIT 1",
+    )?;
+    let after = neighbour(
+        "SELECT session_id, created_at FROM recite_attempts
+         WHERE profile_id = ?1 AND material_id = ?2 AND created_at > ?3
+         ORDER BY created_at ASC LIMIT 1",
+    )?;
+    let gap = |t: DateTime<Utc>| (new.at - t).num_milliseconds().abs();
+    let nearest = [before, after]
+        .into_iter()
+        .flatten()
+        .filter(|(_, t)| gap(*t) <= Duration::minutes(SESSION_GAP_MINUTES).num_milliseconds())
+        .min_by_key(|(_, t)| gap(*t));
+    match nearest {
+        Some((sid, _)) => {
+            let no = next_no(&sid)?;
+            Ok((sid, no))
         }
+        None => Ok((attempt_id.to_string(), 1)),
     }
-    Ok((attempt_id.to_string(), 1))
 }
