@@ -26,9 +26,9 @@ use deskmate_store::{Material, MaterialFilter, Profile, StoreError};
 use crate::Deskmate;
 
 /// Feedback for a check outside any child's history (every error counts as
-/// a first occurrence, so no memory tips).
-pub fn compose_feedback(reference: &Reference, verdict: &Verdict, passed: bool) -> Feedback {
-    deskmate_recite::feedback::compose(reference, verdict, passed, &[], &[])
+/// a first occurrence, so no memory tips), against the pass mark `threshold`.
+pub fn compose_feedback(reference: &Reference, verdict: &Verdict, threshold: f64) -> Feedback {
+    deskmate_recite::feedback::compose(reference, verdict, threshold, &[], &[])
 }
 
 impl Deskmate {
@@ -142,6 +142,22 @@ impl Deskmate {
             }
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// Adds a parent's own material to the library, once it is known to be
+    /// recitable: it must have something to recite and at most
+    /// [`deskmate_recite::MAX_REFERENCE_UNITS`] characters or words — the
+    /// one limit, so every material the library holds can be checked.
+    pub fn add_material(
+        &self,
+        material: deskmate_store::NewMaterial,
+        created_by: Option<&str>,
+    ) -> Result<Material, ReciteError> {
+        // A blank text is the library's to refuse (it says "empty").
+        if !material.body.trim().is_empty() {
+            Reference::new(&material.body, Some(material.lang.parse()?))?;
+        }
+        Ok(self.store().materials().add_custom(material, created_by)?)
     }
 
     /// A material by id, by built-in slug (`zh/jing-ye-si`), or by its exact

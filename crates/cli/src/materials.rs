@@ -73,7 +73,7 @@ pub fn run(app: &Deskmate, cmd: MaterialsCmd) -> anyhow::Result<ExitCode> {
         } => {
             let body = std::fs::read_to_string(&body_file)
                 .with_context(|| format!("cannot read {} as UTF-8 text", body_file.display()))?;
-            let m = app.store().materials().add_custom(
+            let m = app.add_material(
                 NewMaterial {
                     lang,
                     title,

@@ -22,8 +22,8 @@ pub(crate) enum Op {
 }
 
 /// Largest DP table (reference units × transcript units) one check may use:
-/// 64 MB of working memory at most.
-pub const MAX_CELLS: usize = 16_000_000;
+/// 64 MiB of working memory at most (2^24 cells of 4 bytes).
+pub const MAX_CELLS: usize = 1 << 24;
 
 /// How well a reference unit and a transcript unit match.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

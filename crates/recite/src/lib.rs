@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 pub use align::MAX_CELLS;
 pub use check::{check, UNCERTAIN_BELOW};
 pub use normalize::{normalize, Unit};
-pub use reference::{Line, Reference, Transcript, MAX_REFERENCE_UNITS};
+pub use reference::{Line, Reference, Transcript, MAX_REFERENCE_UNITS, MAX_TRANSCRIPT_FACTOR};
 pub use tips::{TemplateTips, Tip, TipRequest, TipWriter};
 pub use verdict::{ErrorKind, ErrorType, LineScore, RecitationError, Verdict};
 
@@ -123,7 +123,7 @@ pub enum CheckError {
         "the reference has nothing to recite (no characters or words, only punctuation or symbols)"
     )]
     EmptyReference,
-    #[error("the reference is too long to check in one go (more than {max} characters or words); split it into parts")]
+    #[error("the text is too long to recite in one go (more than {max} characters or words); split it into parts")]
     ReferenceTooLong { max: usize },
     #[error(
         "the transcript is far too long for this text ({units} characters or words; at most {max} can be checked against it)"
@@ -138,9 +138,9 @@ pub enum CheckError {
 /// Why an attempt could not be recorded or a query answered.
 #[derive(Debug, thiserror::Error)]
 pub enum ReciteError {
-    #[error("{0}")]
+    #[error(transparent)]
     Check(#[from] CheckError),
-    #[error("{0}")]
+    #[error(transparent)]
     Store(#[from] deskmate_store::StoreError),
     #[error("{0}")]
     Invalid(String),

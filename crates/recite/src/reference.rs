@@ -7,9 +7,22 @@ use serde::{Deserialize, Serialize};
 use crate::normalize::{self, Key, Piece, Unit};
 use crate::{CheckError, Lang, Mode};
 
-/// Most units a reference may have (a built-in or custom material is far
-/// shorter; the limit keeps one check's memory bounded).
-pub const MAX_REFERENCE_UNITS: usize = 50_000;
+/// Most units (Chinese characters or English words) a reference may have —
+/// the one limit on what can be recited: the library refuses a longer
+/// material when it is added, and every material it accepts can be checked
+/// against a transcript up to four times its length (a child who restarts and
+/// repeats a lot), within the alignment's memory bound
+/// (`align::MAX_CELLS`). Far longer than any primary-school
+/// recitation text; the built-in ones have at most 85 words.
+pub const MAX_REFERENCE_UNITS: usize = 2_000;
+
+/// How many times longer than its reference a transcript may be.
+pub const MAX_TRANSCRIPT_FACTOR: usize = 4;
+
+const _: () = assert!(
+    (MAX_REFERENCE_UNITS + 1) * (MAX_TRANSCRIPT_FACTOR * MAX_REFERENCE_UNITS + 1)
+        <= crate::align::MAX_CELLS
+);
 
 /// One line (sentence) of the reference: Chinese lines end at any
 /// punctuation (，。！？；：、), English ones at . ! ? ; : or a line break.
@@ -37,6 +50,8 @@ impl Reference {
     /// A text with nothing to recite (only punctuation, emoji, spaces) is an
     /// error.
     pub fn new(text: &str, lang: Option<Lang>) -> Result<Self, CheckError> {
+        let composed = nfc(text);
+        let text = composed.as_str();
         let lang = lang.unwrap_or_else(|| Lang::detect(text));
         let mut units: Vec<Unit> = Vec::new();
         let mut places = Vec::new();
@@ -182,14 +197,19 @@ pub struct Transcript {
 }
 
 impl Transcript {
+    /// A typed or recognized text, in Unicode's composed form (NFC): "café"
+    /// typed as e + a combining accent is the same word as "café".
     pub fn new(text: impl Into<String>) -> Self {
         Self {
-            text: text.into(),
+            text: nfc(&text.into()),
             confidences: None,
             unsure_gaps: Vec::new(),
         }
     }
 
+    /// A recognized text with one confidence per `char`. The text is kept as
+    /// given (speech recognition writes composed text; composing it here
+    /// would change the character count the confidences follow).
     pub fn with_confidences(text: impl Into<String>, confidences: Vec<f32>) -> Self {
         Self {
             text: text.into(),
@@ -297,10 +317,35 @@ impl Lang {
     }
 }
 
+/// `text` in Unicode's composed form (NFC), so that a decomposed "naïve"
+/// (i + U+0308) and a composed one are the same units. Most text is already
+/// composed; the quick check skips the rewrite then.
+pub(crate) fn nfc(text: &str) -> String {
+    use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
+    match is_nfc_quick(text.chars()) {
+        IsNormalized::Yes => text.to_string(),
+        _ => text.nfc().collect(),
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decomposed_text_is_the_same_text() {
+        let composed = "The naïve cat ate at the café.";
+        let decomposed = "The nai\u{308}ve cat ate at the cafe\u{301}.";
+        assert_ne!(composed, decomposed);
+        let r = Reference::new(composed, Some(Lang::En)).unwrap();
+        let v = crate::check(&r, &Transcript::new(decomposed), Mode::Text).unwrap();
+        assert_eq!((v.accuracy, v.errors.len()), (100.0, 0), "{v:?}");
+        // And the other way round: a decomposed reference.
+        let r = Reference::new(decomposed, Some(Lang::En)).unwrap();
+        let v = crate::check(&r, &Transcript::new(composed), Mode::Text).unwrap();
+        assert_eq!(v.accuracy, 100.0);
+    }
 
     #[test]
     fn lines_and_places() {

@@ -536,3 +536,26 @@ fn bad_input_gives_a_result_or_a_clear_error() {
     assert_eq!((v.units, v.accuracy), (4, 100.0));
     assert!("x".parse::<Mode>().is_err() && "fr".parse::<Lang>().is_err());
 }
+
+#[test]
+fn every_reference_the_library_accepts_can_be_checked() {
+    use deskmate_recite::{MAX_REFERENCE_UNITS, MAX_TRANSCRIPT_FACTOR};
+    // The longest reference there may be: lines of five characters.
+    let line = "床前明月光，";
+    let longest = line.repeat(MAX_REFERENCE_UNITS / 5);
+    let reference = Reference::new(&longest, None).unwrap();
+    assert_eq!(reference.len(), MAX_REFERENCE_UNITS);
+    // Recited exactly, and recited with every line said four times over.
+    let v = check(&reference, &Transcript::new(longest.clone()), Mode::Voice).unwrap();
+    assert_eq!(v.accuracy, 100.0);
+    let repeated = longest.repeat(MAX_TRANSCRIPT_FACTOR);
+    assert!(check(&reference, &Transcript::new(repeated), Mode::Voice).is_ok());
+    // One unit more is refused when the reference is made, with the limit.
+    let err = Reference::new(&format!("{longest}床"), None).unwrap_err();
+    assert_eq!(
+        err,
+        CheckError::ReferenceTooLong {
+            max: MAX_REFERENCE_UNITS
+        }
+    );
+}

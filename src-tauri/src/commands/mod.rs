@@ -106,10 +106,7 @@ async fn materials_add(
     created_by: Option<String>,
 ) -> CmdResult<Material> {
     blocking(&app, move |app| {
-        Ok(app
-            .store()
-            .materials()
-            .add_custom(material, created_by.as_deref())?)
+        Ok(app.add_material(material, created_by.as_deref())?)
     })
     .await
 }
