@@ -45,7 +45,7 @@ pub struct CheckArgs {
     /// Language of the reference (detected when not given).
     #[arg(long, value_parser = ["zh", "en"])]
     lang: Option<String>,
-    /// Read JSON lines {"id","reference","transcript","mode","lang"} from FILE (`-` for standard input) and print one JSON line per input.
+    /// Read JSON lines {"id","reference","transcript","mode","lang"} from FILE (`-` for standard input) and print one JSON line per input; --mode, --lang and --pass-threshold apply to lines that do not set their own.
     #[arg(long, value_name = "FILE")]
     batch: Option<PathBuf>,
     /// Pass mark in percent.
@@ -129,18 +129,23 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     if !(0.0..=100.0).contains(&args.pass_threshold) {
         bail!("--pass-threshold must be between 0 and 100");
     }
+    let mode: Mode = args.mode.parse()?;
+    let lang: Option<Lang> = args.lang.as_deref().map(str::parse).transpose()?;
     if let Some(path) = &args.batch {
-        return run_batch(path, args.pass_threshold);
+        let defaults = BatchDefaults {
+            mode,
+            lang,
+            threshold: args.pass_threshold,
+        };
+        return run_batch(path, defaults);
     }
     let (Some(reference), Some(transcript)) = (args.reference, args.transcript) else {
         bail!("give --reference and --transcript, or --batch FILE");
     };
-    let mode: Mode = args.mode.parse()?;
-    let lang: Option<Lang> = args.lang.as_deref().map(str::parse).transpose()?;
     let reference = Reference::new(&reference, lang)?;
     let verdict = check(&reference, &Transcript::new(transcript), mode)?;
     let passed = verdict.passed(args.pass_threshold);
-    let feedback = compose_feedback(&reference, &verdict, passed);
+    let feedback = compose_feedback(&reference, &verdict, args.pass_threshold);
     if args.json {
         output::json(&serde_json::json!({
             "accuracy": verdict.accuracy,
@@ -204,33 +209,41 @@ struct BatchLine {
     lang: Option<String>,
 }
 
-fn check_line(line: &str, threshold: f64) -> Result<CheckedLine, (Value, String)> {
+/// What a batch line does not set itself: the command line's `--mode`,
+/// `--lang` and `--pass-threshold`.
+struct BatchDefaults {
+    mode: Mode,
+    lang: Option<Lang>,
+    threshold: f64,
+}
+
+/// The longest batch line read: a reference at the library's limit and a
+/// transcript four times as long fit many times over. A longer line is that
+/// line's error, refused before it is held in memory or parsed.
+const MAX_BATCH_LINE_BYTES: usize = 1 << 20;
+
+fn check_line(line: &str, defaults: &BatchDefaults) -> Result<CheckedLine, (Value, String)> {
     let input: BatchLine = serde_json::from_str(line).map_err(|e| {
         let id = serde_json::from_str::<Value>(line).ok().and_then(|v| v.get("id").cloned()).unwrap_or(Value::Null);
         (id, format!("not a check request ({e}); expected {{\"id\",\"reference\",\"transcript\",\"mode\",\"lang\"}}"))
     })?;
     let id = input.id.clone();
     let fail = |e: String| (id.clone(), e);
-    let mode: Mode = input
-        .mode
-        .as_deref()
-        .unwrap_or("voice")
-        .parse()
-        .map_err(|e| fail(format!("{e}")))?;
-    let lang: Option<Lang> = input
-        .lang
-        .as_deref()
-        .filter(|l| !l.is_empty())
-        .map(str::parse)
-        .transpose()
-        .map_err(|e| fail(format!("{e}")))?;
+    let mode: Mode = match input.mode.as_deref().filter(|m| !m.is_empty()) {
+        Some(m) => m.parse().map_err(|e| fail(format!("{e}")))?,
+        None => defaults.mode,
+    };
+    let lang: Option<Lang> = match input.lang.as_deref().filter(|l| !l.is_empty()) {
+        Some(l) => Some(l.parse().map_err(|e| fail(format!("{e}")))?),
+        None => defaults.lang,
+    };
     let reference = Reference::new(&input.reference, lang).map_err(|e| fail(e.to_string()))?;
     let v = check(&reference, &Transcript::new(input.transcript), mode)
         .map_err(|e| fail(e.to_string()))?;
     Ok(CheckedLine {
         id: input.id,
         accuracy: v.accuracy,
-        passed: v.passed(threshold),
+        passed: v.passed(defaults.threshold),
         units: v.units,
         correct: v.correct,
         errors: v
@@ -248,12 +261,59 @@ fn check_line(line: &str, threshold: f64) -> Result<CheckedLine, (Value, String)
     })
 }
 
-/// One JSON line out per JSON line in; a line that cannot be checked gets
-/// `{"id", "error"}` and the exit code is 1 once all lines are done.
-fn run_batch(path: &PathBuf, threshold: f64) -> anyhow::Result<ExitCode> {
-    let reader: Box<dyn BufRead> = if path.as_os_str() == "-" {
+/// One raw line of a batch, or how long it was when it is over the limit.
+enum RawLine {
+    Bytes(Vec<u8>),
+    TooLong(usize),
+}
+
+/// Reads up to the next newline, keeping at most `max` bytes: the rest of a
+/// longer line is read past without being stored.
+fn read_line(reader: &mut dyn BufRead, max: usize) -> std::io::Result<Option<RawLine>> {
+    let mut kept = Vec::new();
+    let mut total = 0usize;
+    let mut any = false;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            break;
+        }
+        any = true;
+        let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        total += chunk.len();
+        if total <= max {
+            kept.extend_from_slice(chunk);
+        }
+        let used = done.unwrap_or(buf.len());
+        reader.consume(used);
+        if done.is_some() {
+            break;
+        }
+    }
+    Ok(match (any, total > max) {
+        (false, _) => None,
+        (true, true) => Some(RawLine::TooLong(total)),
+        (true, false) => Some(RawLine::Bytes(kept)),
+    })
+}
+
+/// One JSON line out per JSON line in; a line that cannot be checked (bad
+/// JSON, not UTF-8, too long) gets `{"id", "error"}`, the others go on, and
+/// the exit code is 1 once all lines are done. A UTF-8 byte-order mark at the
+/// start is skipped.
+fn run_batch(path: &PathBuf, defaults: BatchDefaults) -> anyhow::Result<ExitCode> {
+    let mut reader: Box<dyn BufRead> = if path.as_os_str() == "-" {
         Box::new(BufReader::new(std::io::stdin()))
     } else {
+        if path.is_dir() {
+            bail!(
+                "{} is a folder; --batch takes a file of JSON lines (or - for standard input)",
+                path.display()
+            );
+        }
         let file =
             std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         Box::new(BufReader::new(file))
@@ -261,19 +321,45 @@ fn run_batch(path: &PathBuf, threshold: f64) -> anyhow::Result<ExitCode> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut failed = 0usize;
-    for (n, line) in reader.lines().enumerate() {
-        let line =
-            line.with_context(|| format!("{} line {}: not UTF-8 text", path.display(), n + 1))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let json = match check_line(&line, threshold) {
+    let mut n = 0usize;
+    while let Some(raw) = read_line(reader.as_mut(), MAX_BATCH_LINE_BYTES)
+        .with_context(|| format!("cannot read {}", path.display()))?
+    {
+        n += 1;
+        let checked = match raw {
+            RawLine::TooLong(len) => Err((
+                Value::Null,
+                format!(
+                    "the line is too long ({len} bytes; at most {MAX_BATCH_LINE_BYTES} are read)"
+                ),
+            )),
+            RawLine::Bytes(mut bytes) => {
+                if n == 1 && bytes.starts_with(b"\xEF\xBB\xBF") {
+                    bytes.drain(..3);
+                }
+                if bytes.last() == Some(&b'\r') {
+                    bytes.pop();
+                }
+                match String::from_utf8(bytes) {
+                    Err(e) => Err((
+                        Value::Null,
+                        format!(
+                            "not UTF-8 text (a bad byte at {})",
+                            e.utf8_error().valid_up_to()
+                        ),
+                    )),
+                    Ok(line) if line.trim().is_empty() => continue,
+                    Ok(line) => check_line(&line, &defaults),
+                }
+            }
+        };
+        let json = match checked {
             Ok(result) => serde_json::to_string(&result)?,
             Err((id, error)) => {
                 failed += 1;
                 serde_json::to_string(&LineFailure {
                     id,
-                    error: format!("line {}: {error}", n + 1),
+                    error: format!("line {n}: {error}"),
                 })?
             }
         };

@@ -316,7 +316,7 @@ pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<Ex
     let total_ms = started.elapsed().as_millis() as u64;
     let verdict = &voice.verdict;
     let passed = verdict.passed(DEFAULT_PASS_THRESHOLD);
-    let feedback = compose_feedback(&reference, verdict, passed);
+    let feedback = compose_feedback(&reference, verdict, DEFAULT_PASS_THRESHOLD);
     let attempt = match (&profile, &material) {
         (Some(p), Some(m)) => Some(
             app.record_attempt(NewAttempt {

@@ -38,16 +38,31 @@ pub struct Feedback {
     pub items: Vec<ErrorFeedback>,
 }
 
-/// Composes the feedback. `occurrences[i]` and `tips[i]` belong to
+/// A quote of what was expected or said is at most this many characters
+/// (Chinese) or words (English); longer ones end in "…". A child cannot take
+/// in more, and a transcript can be pages of noise.
+pub const QUOTE_MAX: usize = 8;
+
+/// How far from the pass mark a score may be and still be "almost there".
+const ALMOST_WITHIN: f64 = 15.0;
+
+/// Composes the feedback for a verdict against the child's pass mark
+/// (`threshold`, in percent). `occurrences[i]` and `tips[i]` belong to
 /// `verdict.errors[i]` (occurrence 1 when unknown, e.g. a check without a
 /// profile).
+///
+/// The opening is graded by how far the child is: perfect, passed, almost
+/// there (within [`ALMOST_WITHIN`] points of the pass mark), more than half
+/// right, a start made, nothing heard. The spoken summary says each thing
+/// once (two unclear stretches of one line are one request to say it again).
 pub fn compose(
     reference: &Reference,
     verdict: &Verdict,
-    passed: bool,
+    threshold: f64,
     occurrences: &[u32],
     tips: &[Option<Tip>],
 ) -> Feedback {
+    let passed = verdict.passed(threshold);
     let items: Vec<ErrorFeedback> = verdict
         .errors
         .iter()
@@ -85,18 +100,35 @@ pub fn compose(
             "这次好像还没背出来。没关系，我们先一起读一遍，再试试！".to_string(),
             "I didn't hear the text this time. That's OK — let's read it together once, then try again!".to_string(),
         )
-    } else {
+    } else if pct >= threshold - ALMOST_WITHIN {
         (
             format!("正确率 {pct}%，还差一点点就过关了，我们再练一练！"),
             format!("{pct}% right — almost there! Let's practise a little more."),
         )
+    } else if pct >= 50.0 {
+        (
+            format!("正确率 {pct}%，已经背出一大半了！我们把没背熟的地方再练练。"),
+            format!("{pct}% right — more than half of it is there! Let's practise the parts that are not yet."),
+        )
+    } else {
+        (
+            format!("正确率 {pct}%，已经开了个好头！我们一句一句来，先读熟再背。"),
+            format!("{pct}% right — a good start! Let's take it one line at a time: read it, then recite it."),
+        )
     };
-    for item in items.iter().take(SPOKEN_ERRORS) {
+    // Each distinct thing once, in the verdict's order.
+    let mut distinct: Vec<&ErrorFeedback> = Vec::new();
+    for item in &items {
+        if !distinct.iter().any(|d| d.zh == item.zh) {
+            distinct.push(item);
+        }
+    }
+    for item in distinct.iter().take(SPOKEN_ERRORS) {
         zh.push_str(&item.zh);
         en.push(' ');
         en.push_str(&item.en);
     }
-    match items.len().saturating_sub(SPOKEN_ERRORS) {
+    match distinct.len().saturating_sub(SPOKEN_ERRORS) {
         0 => {}
         1 => {
             zh.push_str("还有1个小地方，看看屏幕上的提示吧。");
@@ -112,10 +144,30 @@ pub fn compose(
     Feedback { zh, en, items }
 }
 
+/// `s` in quotation marks, cut to [`QUOTE_MAX`] characters or words.
 fn quote(lang: Lang, s: &str) -> String {
+    let cut = clip(lang, s);
     match lang {
-        Lang::Zh => format!("「{s}」"),
-        Lang::En => format!("“{s}”"),
+        Lang::Zh => format!("「{cut}」"),
+        Lang::En => format!("“{cut}”"),
+    }
+}
+
+fn clip(lang: Lang, s: &str) -> String {
+    match lang {
+        Lang::Zh if s.chars().count() > QUOTE_MAX => {
+            format!("{}…", s.chars().take(QUOTE_MAX).collect::<String>())
+        }
+        Lang::En if s.split_whitespace().count() > QUOTE_MAX => {
+            format!(
+                "{}…",
+                s.split_whitespace()
+                    .take(QUOTE_MAX)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        }
+        _ => s.to_string(),
     }
 }
 
@@ -270,7 +322,7 @@ mod tests {
             .iter()
             .map(|e| Some(TemplateTips.tip(&TipRequest::from_error(&r, e, mode, "", occurrence))))
             .collect();
-        compose(&r, &v, v.passed(85.0), &occ, &tips)
+        compose(&r, &v, 85.0, &occ, &tips)
     }
 
     #[test]
@@ -332,6 +384,86 @@ mod tests {
             1,
         );
         assert!(f.zh.contains("床前明月光，疑是地上霜"), "{}", f.zh);
+    }
+
+    #[test]
+    fn the_opening_is_graded_by_how_far_the_child_is() {
+        // 1 of 20 characters: a start, not "almost there".
+        let f = run("床", Mode::Text, 1);
+        assert!(
+            f.zh.contains("好头") && !f.zh.contains("还差一点点"),
+            "{}",
+            f.zh
+        );
+        assert!(
+            f.en.contains("good start") && !f.en.contains("almost"),
+            "{}",
+            f.en
+        );
+        // 15 of 20 (75 %, pass mark 85): almost there.
+        let f = run("床前明月光，疑是地上霜。举头望明月。", Mode::Text, 1);
+        assert!(f.zh.contains("还差一点点"), "{}", f.zh);
+        // 10 of 20 (50 %): more than half.
+        let f = run("床前明月光，疑是地上霜。", Mode::Text, 1);
+        assert!(
+            f.zh.contains("一大半") && f.en.contains("more than half"),
+            "{}",
+            f.en
+        );
+    }
+
+    #[test]
+    fn quotes_are_short_however_long_the_slip() {
+        let noise = "哈".repeat(5_000);
+        let f = run(
+            &format!("床前明月光，{noise}疑是地上霜。举头望明月，低头思故乡。"),
+            Mode::Voice,
+            1,
+        );
+        assert!(!f.items.is_empty());
+        for text in f
+            .items
+            .iter()
+            .flat_map(|i| [&i.zh, &i.en])
+            .chain([&f.zh, &f.en])
+        {
+            assert!(
+                text.chars().count() < 300,
+                "{} characters: {text}",
+                text.chars().count()
+            );
+        }
+        assert!(
+            f.zh.contains(&format!("「{}…」", "哈".repeat(QUOTE_MAX))),
+            "{}",
+            f.zh
+        );
+        assert_eq!(
+            clip(Lang::En, "one two three four five six seven eight nine ten"),
+            "one two three four five six seven eight…"
+        );
+    }
+
+    #[test]
+    fn each_thing_is_said_once() {
+        // Two unclear stretches in line 1: one request to say it again.
+        let r = Reference::new(POEM, None).unwrap();
+        let heard = "窗前明月广，疑是地上霜。举头望明月，低头思故乡。";
+        let mut conf = vec![0.99_f32; heard.chars().count()];
+        conf[0] = 0.3;
+        conf[4] = 0.3;
+        let v = check(&r, &Transcript::with_confidences(heard, conf), Mode::Voice).unwrap();
+        assert!(
+            v.errors
+                .iter()
+                .filter(|e| e.uncertain && e.line == 1)
+                .count()
+                >= 2,
+            "{v:?}"
+        );
+        let f = compose(&r, &v, 85.0, &[], &[]);
+        assert_eq!(f.zh.matches("我可能没听清").count(), 1, "{}", f.zh);
+        assert_eq!(f.en.matches("could you read it").count(), 1, "{}", f.en);
     }
 
     #[test]
