@@ -342,6 +342,10 @@ export function localizeCoreError(e: CoreError, locale: Locale, t: Translate): s
       const path = text(p.path);
       return path === null ? null : t("core.db.notDeskmate", { path });
     }
+    case "db.damaged": {
+      const path = text(p.path);
+      return path === null ? null : t("core.db.damaged", { path });
+    }
     default: {
       const words = CORE_ERROR_WORDS[e.code as ErrorCode];
       return words ? fill(words[locale], p) : null;

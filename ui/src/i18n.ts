@@ -61,6 +61,8 @@ const zhCN = {
   "core.dataDir.unusable":
     "同桌没法在数据文件夹 {path} 里保存东西。请修改这个文件夹的权限让它可以写入，或者用 --data-dir 换一个文件夹。",
   "core.db.notDeskmate": "{path} 不是同桌的数据文件。请把它移到别处，或者用 --data-dir 换一个文件夹。",
+  "core.db.damaged":
+    "同桌的数据文件 {path} 损坏了，同桌没有改动它。请用备份恢复它；或者把它移到别处保存好，同桌会新建一个空的数据文件。",
 
   "setup.title": "欢迎使用同桌！",
   "setup.intro": "先用一分钟设置一下：一位家长，一位小朋友。以后还可以再添加。",
@@ -469,6 +471,8 @@ const en: Messages = {
   "core.dataDir.unusable":
     "Deskmate cannot save anything in its data folder {path}. Make the folder writable (fix its permissions), or choose another folder with --data-dir.",
   "core.db.notDeskmate": "{path} is not a Deskmate data file. Move it elsewhere, or choose another folder with --data-dir.",
+  "core.db.damaged":
+    "Deskmate's data file {path} is damaged; Deskmate left it untouched. Restore it from a backup, or move it aside (keep it) and Deskmate starts a new, empty one.",
 
   "setup.title": "Welcome to Deskmate!",
   "setup.intro": "Let's set things up in a minute: one parent and one child. You can add more later.",

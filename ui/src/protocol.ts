@@ -359,6 +359,7 @@ export const ERROR_CODES = [
   "conflict",
   "data_dir.not_writable",
   "data_dir.unusable",
+  "db.damaged",
   "db.error",
   "db.migration_failed",
   "db.not_deskmate",

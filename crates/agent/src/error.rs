@@ -15,11 +15,11 @@ pub enum AgentError {
     Busy(String),
     #[error("the message is empty: type something to send")]
     EmptyMessage,
-    #[error("{0}")]
+    #[error(transparent)]
     Store(#[from] StoreError),
-    #[error("{0}")]
+    #[error(transparent)]
     Sandbox(#[from] SandboxError),
-    #[error("{0}")]
+    #[error(transparent)]
     Llm(#[from] LlmError),
     #[error("{0}")]
     Io(String),

@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use deskmate_agent::persist::{self, Thread, ThreadView};
@@ -87,10 +87,34 @@ pub struct ConnectionReport {
     pub latency_ms: u64,
 }
 
-/// Stop switches of the runs going on in this process, by run id.
-fn active_runs() -> &'static Mutex<HashMap<String, CancellationToken>> {
-    static RUNS: OnceLock<Mutex<HashMap<String, CancellationToken>>> = OnceLock::new();
-    RUNS.get_or_init(|| Mutex::new(HashMap::new()))
+/// The chat runs this handle started and has not seen end: each run's stop
+/// switch, by run id. Owned by the handle (clones share it), so two handles
+/// in one process — two data directories in a test — never see each other's
+/// runs.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ChatRuns {
+    running: Arc<Mutex<HashMap<String, CancellationToken>>>,
+}
+
+impl ChatRuns {
+    fn insert(&self, run_id: &str, cancel: CancellationToken) {
+        if let Ok(mut runs) = self.running.lock() {
+            runs.insert(run_id.to_string(), cancel);
+        }
+    }
+
+    fn remove(&self, run_id: &str) {
+        if let Ok(mut runs) = self.running.lock() {
+            runs.remove(run_id);
+        }
+    }
+
+    fn cancel(&self, run_id: &str) -> bool {
+        match self.running.lock() {
+            Ok(runs) => runs.get(run_id).map(CancellationToken::cancel).is_some(),
+            Err(_) => false,
+        }
+    }
 }
 
 fn llm_error(e: LlmError) -> AppError {
@@ -275,9 +299,13 @@ impl Deskmate {
     }
 
     /// Threads, newest first (one profile's when given).
-    pub fn chat_threads(&self, profile_id: Option<&str>) -> AppResult<Vec<Thread>> {
+    pub fn chat_threads(&self, profile: Option<&str>) -> AppResult<Vec<Thread>> {
         self.recover_chat_runs()?;
-        Ok(persist::list_threads(self.store(), profile_id)?)
+        let profile_id = match profile {
+            Some(key) => Some(self.find_profile(key)?.id),
+            None => None,
+        };
+        Ok(persist::list_threads(self.store(), profile_id.as_deref())?)
     }
 
     /// A whole thread: messages, tool calls, runs and state.
@@ -294,6 +322,11 @@ impl Deskmate {
         opts: &ChatOptions,
         events: EventSink,
     ) -> AppResult<ChatRun> {
+        // A profile by id or by name, as everywhere else; an unknown one says so.
+        let profile_id = match msg.profile_id.as_deref() {
+            Some(key) => Some(self.find_profile(key)?.id),
+            None => None,
+        };
         let agent = self.chat_agent(opts)?;
         let mut content = vec![ContentPart::Text { text: msg.text }];
         content.extend(msg.images.into_iter().map(|i| ContentPart::Image {
@@ -302,7 +335,7 @@ impl Deskmate {
         }));
         let req = RunRequest {
             thread_id: msg.thread_id,
-            profile_id: msg.profile_id,
+            profile_id,
             content,
         };
         let prepared = agent.prepare(req).await.map_err(agent_error)?;
@@ -311,15 +344,12 @@ impl Deskmate {
             prepared.run_id().to_string(),
         );
         let cancel = CancellationToken::new();
-        if let Ok(mut runs) = active_runs().lock() {
-            runs.insert(run_id.clone(), cancel.clone());
-        }
+        let runs = self.chat_runs().clone();
+        runs.insert(&run_id, cancel.clone());
         let id = run_id.clone();
         let done = tokio::spawn(async move {
             let outcome = prepared.execute(events, cancel).await;
-            if let Ok(mut runs) = active_runs().lock() {
-                runs.remove(&id);
-            }
+            runs.remove(&id);
             outcome
         });
         Ok(ChatRun {
@@ -331,9 +361,27 @@ impl Deskmate {
 
     /// Stops a run of this process. Returns whether it was running.
     pub fn cancel_chat_run(&self, run_id: &str) -> bool {
-        match active_runs().lock() {
-            Ok(runs) => runs.get(run_id).map(CancellationToken::cancel).is_some(),
-            Err(_) => false,
-        }
+        self.chat_runs().cancel(run_id)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_are_the_handles_own() {
+        let runs = ChatRuns::default();
+        let shared = runs.clone();
+        let other = ChatRuns::default();
+        let stop = CancellationToken::new();
+        runs.insert("run-1", stop.clone());
+        assert!(!other.cancel("run-1"), "another handle cannot stop it");
+        assert!(!stop.is_cancelled());
+        assert!(shared.cancel("run-1"), "a clone of the handle can");
+        assert!(stop.is_cancelled());
+        runs.remove("run-1");
+        assert!(!shared.cancel("run-1"), "an ended run is gone");
     }
 }

@@ -101,7 +101,12 @@ fn data_failure(config: &Config, e: &AppError) -> Check {
             "move {} aside (it is not a Deskmate database), or pick another folder with --data-dir",
             config.database_path().display()
         ),
-        _ => "pick a writable folder with --data-dir or DESKMATE_DATA_DIR".to_string(),
+        "db.damaged" => format!(
+            "restore {db} from a backup, or move it aside (keep the copy: `sqlite3 FILE .recover` may rescue its records) and Deskmate starts a new one; \
+             or pick another folder with --data-dir",
+            db = config.database_path().display()
+        ),
+        _ => "read the message above; if it names a folder or file, fix it or pick another folder with --data-dir or DESKMATE_DATA_DIR".to_string(),
     };
     let detail = match e {
         // This one names the directory already.
@@ -179,11 +184,7 @@ impl Deskmate {
                     deskmate_store::schema_version_known()
                 ),
             ),
-            Err(e) => Check::fail(
-                "data",
-                format!("data directory {dir}: {e}"),
-                "pick a writable folder with --data-dir",
-            ),
+            Err(e) => data_failure(self.config(), &AppError::Store(e)),
         }
     }
 

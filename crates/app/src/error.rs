@@ -23,21 +23,21 @@ pub enum AppError {
     Config(String),
     #[error("cannot use the data directory {path}: {reason}")]
     DataDir { path: PathBuf, reason: String },
-    #[error("{0}")]
+    #[error(transparent)]
     Store(#[from] StoreError),
     #[error("built-in material library is damaged: {0}")]
     Library(String),
-    #[error("{0}")]
+    #[error(transparent)]
     Lamp(#[from] LampError),
-    #[error("{0}")]
+    #[error(transparent)]
     Recite(#[from] ReciteError),
-    #[error("{0}")]
+    #[error(transparent)]
     Llm(#[from] LlmError),
-    #[error("{0}")]
+    #[error(transparent)]
     Agent(#[from] AgentError),
-    #[error("{0}")]
+    #[error(transparent)]
     Speech(#[from] SpeechError),
-    #[error("{0}")]
+    #[error(transparent)]
     Models(#[from] ModelError),
     /// Voice recitation without the offline speech models.
     #[error("voice recitation needs the offline speech models ({0}); a parent can fetch them in Settings, or run `deskmate models fetch`. Typed recitation (默写) works without them")]

@@ -23,15 +23,15 @@ use crate::{AppError, AppResult, Deskmate};
 /// The lamp slot: empty until a lamp is connected; and the simulator the
 /// app hosts, when it does.
 #[derive(Clone, Default)]
-pub struct LampSlot {
+pub struct LampLink {
     lamp: Arc<Mutex<Option<Arc<Lamp>>>>,
     #[cfg(unix)]
     simulator: Arc<Mutex<Option<Simulator>>>,
 }
 
-impl std::fmt::Debug for LampSlot {
+impl std::fmt::Debug for LampLink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("LampSlot")
+        f.write_str("LampLink")
     }
 }
 
@@ -73,13 +73,13 @@ impl Deskmate {
     fn lamp_attach(&self, lamp: Arc<Lamp>, replace_simulator: bool) -> AppResult<()> {
         if replace_simulator {
             #[cfg(unix)]
-            self.lamp_slot()
+            self.lamp_link()
                 .simulator
                 .lock()
                 .map_err(|_| poisoned())?
                 .take();
         }
-        *self.lamp_slot().lamp.lock().map_err(|_| poisoned())? = Some(lamp);
+        *self.lamp_link().lamp.lock().map_err(|_| poisoned())? = Some(lamp);
         self.follow_lamp_events();
         Ok(())
     }
@@ -107,7 +107,7 @@ impl Deskmate {
         let lamp = Arc::new(Lamp::watch(LampConfig::new(PortSelector::from_option(
             Some(link.clone()),
         )))?);
-        *self.lamp_slot().simulator.lock().map_err(|_| poisoned())? = Some(simulator);
+        *self.lamp_link().simulator.lock().map_err(|_| poisoned())? = Some(simulator);
         self.lamp_attach(lamp, false)?;
         Ok(link)
     }
@@ -124,7 +124,7 @@ impl Deskmate {
     pub fn lamp_is_hosted_simulator(&self) -> bool {
         #[cfg(unix)]
         {
-            self.lamp_slot()
+            self.lamp_link()
                 .simulator
                 .lock()
                 .map(|s| s.is_some())
@@ -142,7 +142,7 @@ impl Deskmate {
     pub fn lamp_panel_press(&self, event: DeviceEvent) -> AppResult<PanelPress> {
         #[cfg(unix)]
         {
-            let slot = self.lamp_slot().simulator.lock().map_err(|_| poisoned())?;
+            let slot = self.lamp_link().simulator.lock().map_err(|_| poisoned())?;
             if let Some(simulator) = slot.as_ref() {
                 simulator.raise(event)?;
                 return Ok(PanelPress::ThroughLamp);
@@ -158,18 +158,18 @@ impl Deskmate {
 
     /// Forgets the connected lamp (its driver thread stops) and any hosted simulator.
     pub fn lamp_disconnect(&self) {
-        if let Ok(mut slot) = self.lamp_slot().lamp.lock() {
+        if let Ok(mut slot) = self.lamp_link().lamp.lock() {
             slot.take();
         }
         #[cfg(unix)]
-        if let Ok(mut sim) = self.lamp_slot().simulator.lock() {
+        if let Ok(mut sim) = self.lamp_link().simulator.lock() {
             sim.take();
         }
     }
 
     /// The connected lamp, if any.
     pub fn lamp(&self) -> Option<Arc<Lamp>> {
-        self.lamp_slot().lamp.lock().ok().and_then(|s| s.clone())
+        self.lamp_link().lamp.lock().ok().and_then(|s| s.clone())
     }
 
     /// What a lamp panel shows, when a lamp is connected.

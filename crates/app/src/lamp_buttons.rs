@@ -20,14 +20,14 @@ use crate::Deskmate;
 
 /// The practice open on screen and where its hands-free recordings report.
 #[derive(Clone, Default)]
-pub struct ScreenSlot {
+pub struct Screen {
     open_practice: Arc<Mutex<Option<String>>>,
     sinks: Arc<Mutex<Option<RecordingSinks>>>,
 }
 
-impl std::fmt::Debug for ScreenSlot {
+impl std::fmt::Debug for Screen {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ScreenSlot")
+        f.debug_struct("Screen")
             .field(
                 "open_practice",
                 &self.open_practice.lock().ok().and_then(|p| p.clone()),
@@ -62,14 +62,14 @@ fn ignored(why: &str) -> LampAction {
 impl Deskmate {
     /// The window opened (or resumed) this practice.
     pub(crate) fn practice_opened(&self, practice_id: &str) {
-        if let Ok(mut open) = self.screen_slot().open_practice.lock() {
+        if let Ok(mut open) = self.screen().open_practice.lock() {
             *open = Some(practice_id.to_string());
         }
     }
 
     /// The window left this practice.
     pub(crate) fn practice_closed(&self, practice_id: &str) {
-        if let Ok(mut open) = self.screen_slot().open_practice.lock() {
+        if let Ok(mut open) = self.screen().open_practice.lock() {
             if open.as_deref() == Some(practice_id) {
                 *open = None;
             }
@@ -78,7 +78,7 @@ impl Deskmate {
 
     /// The practice open on screen, if any.
     pub fn open_practice(&self) -> Option<String> {
-        self.screen_slot()
+        self.screen()
             .open_practice
             .lock()
             .ok()
@@ -87,7 +87,7 @@ impl Deskmate {
 
     /// Where recordings started from the lamp report (the window's events).
     pub fn set_recording_sinks(&self, sinks: RecordingSinks) {
-        if let Ok(mut slot) = self.screen_slot().sinks.lock() {
+        if let Ok(mut slot) = self.screen().sinks.lock() {
             *slot = Some(sinks);
         }
     }
@@ -109,7 +109,7 @@ impl Deskmate {
         let Some(practice_id) = self.open_practice() else {
             return ignored("no practice is open");
         };
-        let Some(sinks) = self.screen_slot().sinks.lock().ok().and_then(|s| s.clone()) else {
+        let Some(sinks) = self.screen().sinks.lock().ok().and_then(|s| s.clone()) else {
             return ignored("no window shows recordings");
         };
         if self.practice_is_recording(&practice_id) {

@@ -25,15 +25,22 @@ pub use deskmate_store as store;
 use deskmate_store::Store;
 pub use error::{AppError, AppResult};
 
-/// The running app's services.
+/// The running app: its configuration and database, and the services that
+/// own the state the front ends share — the lamp link (the connected lamp and
+/// the simulator the window may host), hearing (the speech pipeline and the
+/// open recordings), the feedback voice (its queue and listeners), the
+/// screen (which practice is open, where recordings report) and the chat
+/// runs going on (their stop switches). Clones share all of it; nothing is
+/// process-global, so two handles on two data directories stay apart.
 #[derive(Debug, Clone)]
 pub struct Deskmate {
     config: Config,
     store: Store,
-    lamp: lamp::LampSlot,
-    speech: voice::SpeechSlot,
-    voice_out: voice_out::VoiceOutSlot,
-    screen: lamp_buttons::ScreenSlot,
+    lamp: lamp::LampLink,
+    speech: voice::Hearing,
+    voice_out: voice_out::FeedbackVoice,
+    screen: lamp_buttons::Screen,
+    chat_runs: chat::ChatRuns,
 }
 
 impl Deskmate {
@@ -45,10 +52,11 @@ impl Deskmate {
         let app = Self {
             config,
             store,
-            lamp: lamp::LampSlot::default(),
-            speech: voice::SpeechSlot::default(),
-            voice_out: voice_out::VoiceOutSlot::default(),
-            screen: lamp_buttons::ScreenSlot::default(),
+            lamp: lamp::LampLink::default(),
+            speech: voice::Hearing::default(),
+            voice_out: voice_out::FeedbackVoice::default(),
+            screen: lamp_buttons::Screen::default(),
+            chat_runs: chat::ChatRuns::default(),
         };
         library::sync_builtin(&app.store)?;
         Ok(app)
@@ -62,19 +70,23 @@ impl Deskmate {
         &self.store
     }
 
-    fn lamp_slot(&self) -> &lamp::LampSlot {
+    fn lamp_link(&self) -> &lamp::LampLink {
         &self.lamp
     }
 
-    fn speech_slot(&self) -> &voice::SpeechSlot {
+    fn hearing(&self) -> &voice::Hearing {
         &self.speech
     }
 
-    fn voice_out_slot(&self) -> &voice_out::VoiceOutSlot {
+    fn feedback_voice(&self) -> &voice_out::FeedbackVoice {
         &self.voice_out
     }
 
-    fn screen_slot(&self) -> &lamp_buttons::ScreenSlot {
+    fn screen(&self) -> &lamp_buttons::Screen {
         &self.screen
+    }
+
+    fn chat_runs(&self) -> &chat::ChatRuns {
+        &self.chat_runs
     }
 }

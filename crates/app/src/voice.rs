@@ -53,15 +53,15 @@ struct Recording {
 /// takes a moment), the recordings in progress by practice id, and the
 /// count of whisper jobs in flight.
 #[derive(Default, Clone)]
-pub struct SpeechSlot {
+pub struct Hearing {
     pipeline: Arc<Mutex<Option<Arc<SpeechPipeline>>>>,
     recordings: Arc<Mutex<HashMap<String, Recording>>>,
     gate: AsrGate,
 }
 
-impl std::fmt::Debug for SpeechSlot {
+impl std::fmt::Debug for Hearing {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("SpeechSlot")
+        f.write_str("Hearing")
     }
 }
 
@@ -69,7 +69,7 @@ impl Deskmate {
     /// The speech pipeline, loaded from the models directory on first use.
     pub fn speech(&self) -> AppResult<Arc<SpeechPipeline>> {
         let mut slot = self
-            .speech_slot()
+            .hearing()
             .pipeline
             .lock()
             .map_err(|_| AppError::Poisoned("speech slot poisoned"))?;
@@ -85,7 +85,7 @@ impl Deskmate {
 
     /// Counts the app's whisper jobs (a partial transcript waits for idle).
     pub fn asr_gate(&self) -> AsrGate {
-        self.speech_slot().gate.clone()
+        self.hearing().gate.clone()
     }
 
     /// Opens the microphone for a spoken attempt and returns its task id at
@@ -108,7 +108,7 @@ impl Deskmate {
             release: Release::default(),
             task_id: uuid::Uuid::now_v7().to_string(),
         };
-        if let Ok(mut map) = self.speech_slot().recordings.lock() {
+        if let Ok(mut map) = self.hearing().recordings.lock() {
             map.insert(row.id.clone(), recording.clone());
         }
         (sinks.tasks)(TaskEvent {
@@ -134,7 +134,7 @@ impl Deskmate {
     /// task id the attempt is checked under.
     pub fn practice_record_stop(&self, practice_id: &str) -> AppResult<String> {
         let recording = self
-            .speech_slot()
+            .hearing()
             .recordings
             .lock()
             .ok()
@@ -152,7 +152,7 @@ impl Deskmate {
 
     /// Whether the microphone is open for this practice.
     pub fn practice_is_recording(&self, practice_id: &str) -> bool {
-        self.speech_slot()
+        self.hearing()
             .recordings
             .lock()
             .map(|m| m.contains_key(practice_id))
@@ -224,7 +224,7 @@ impl Deskmate {
         })();
         // The final transcription goes first: a partial still running is cancelled.
         live.finish();
-        if let Ok(mut map) = self.speech_slot().recordings.lock() {
+        if let Ok(mut map) = self.hearing().recordings.lock() {
             map.remove(&practice_id);
         }
         let heard = match heard {

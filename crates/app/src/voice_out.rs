@@ -134,15 +134,15 @@ enum Order {
 
 /// The spoken-feedback worker, started on [`Deskmate::spoken_feedback_enable`].
 #[derive(Clone, Default)]
-pub struct VoiceOutSlot {
+pub struct FeedbackVoice {
     enabled: Arc<AtomicBool>,
     orders: Arc<Mutex<Option<flume::Sender<Order>>>>,
     subscribers: Arc<Mutex<Vec<flume::Sender<VoiceNotice>>>>,
 }
 
-impl std::fmt::Debug for VoiceOutSlot {
+impl std::fmt::Debug for FeedbackVoice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("VoiceOutSlot")
+        f.debug_struct("FeedbackVoice")
             .field("enabled", &self.enabled.load(Ordering::SeqCst))
             .finish()
     }
@@ -172,7 +172,7 @@ pub fn spoken_phrases(lang: &str, feedback: &FeedbackView) -> Vec<String> {
         .collect()
 }
 
-impl VoiceOutSlot {
+impl FeedbackVoice {
     fn notify(subscribers: &Mutex<Vec<flume::Sender<VoiceNotice>>>, notice: VoiceNotice) {
         if let Ok(mut subs) = subscribers.lock() {
             subs.retain(|tx| tx.send(notice.clone()).is_ok());
@@ -245,7 +245,7 @@ impl Worker {
             tracing::warn!("feedback is shown but not spoken: {reason}");
             self.last_problem = Some(reason.clone());
         }
-        VoiceOutSlot::notify(&self.subscribers, VoiceNotice::Unavailable { reason });
+        FeedbackVoice::notify(&self.subscribers, VoiceNotice::Unavailable { reason });
     }
 
     /// The speaker, opened now if it is not open yet.
@@ -279,7 +279,7 @@ impl Worker {
             Ok(id) => {
                 self.in_flight += 1;
                 self.last_problem = None;
-                VoiceOutSlot::notify(&self.subscribers, VoiceNotice::Queued { id, text });
+                FeedbackVoice::notify(&self.subscribers, VoiceNotice::Queued { id, text });
             }
             Err(e) => self.problem(e.to_string()),
         }
@@ -291,7 +291,7 @@ impl Worker {
             if !matches!(playback, PlaybackEvent::Started { .. }) {
                 self.in_flight = self.in_flight.saturating_sub(1);
             }
-            VoiceOutSlot::notify(&self.subscribers, VoiceNotice::Playback { playback });
+            FeedbackVoice::notify(&self.subscribers, VoiceNotice::Playback { playback });
         }
     }
 }
@@ -333,8 +333,8 @@ impl Deskmate {
             }
             None => self.store().settings().remove(None, CLOUD_VOICE_KEY)?,
         }
-        if self.voice_out_slot().enabled.load(Ordering::SeqCst) {
-            self.voice_out_slot()
+        if self.feedback_voice().enabled.load(Ordering::SeqCst) {
+            self.feedback_voice()
                 .send(Order::Use(Box::new(self.voices()?)));
         }
         Ok(())
@@ -387,7 +387,7 @@ impl Deskmate {
     /// worker that synthesizes (see [`Deskmate::voices`]) and plays.
     /// Calling it again does nothing.
     pub fn spoken_feedback_enable(&self) -> AppResult<()> {
-        let slot = self.voice_out_slot();
+        let slot = self.feedback_voice();
         let mut orders = slot
             .orders
             .lock()
@@ -424,7 +424,7 @@ impl Deskmate {
     /// What the voice does from now on (queued phrases, playback, problems).
     pub fn voice_notices(&self) -> flume::Receiver<VoiceNotice> {
         let (tx, rx) = flume::unbounded();
-        if let Ok(mut subs) = self.voice_out_slot().subscribers.lock() {
+        if let Ok(mut subs) = self.feedback_voice().subscribers.lock() {
             subs.push(tx);
         }
         rx
@@ -433,7 +433,7 @@ impl Deskmate {
     /// Says a verdict's feedback (and memory tip) in the material's language,
     /// after whatever is already queued. Never fails the practice.
     pub(crate) fn speak_feedback(&self, material_id: &str, feedback: &FeedbackView) {
-        if !self.voice_out_slot().enabled.load(Ordering::SeqCst) {
+        if !self.feedback_voice().enabled.load(Ordering::SeqCst) {
             return;
         }
         let lang = match self.store().materials().get(material_id) {
@@ -444,7 +444,7 @@ impl Deskmate {
             }
         };
         for text in spoken_phrases(&lang, feedback) {
-            self.voice_out_slot().send(Order::Say {
+            self.feedback_voice().send(Order::Say {
                 lang: lang.clone(),
                 text,
             });
@@ -454,7 +454,7 @@ impl Deskmate {
     /// Queues a ready-made clip (a recorded reading, a chime) after whatever
     /// is queued; `text` names it in the notices.
     pub fn speak_clip(&self, text: &str, clip: VoiceClip) {
-        self.voice_out_slot().send(Order::Clip {
+        self.feedback_voice().send(Order::Clip {
             text: text.to_string(),
             clip,
         });
@@ -462,12 +462,12 @@ impl Deskmate {
 
     /// The child started speaking: the voice stops now and nothing queued plays.
     pub fn voice_interrupt(&self) {
-        self.voice_out_slot().send(Order::Interrupt);
+        self.feedback_voice().send(Order::Interrupt);
     }
 
     /// The scene changed: everything queued is dropped.
     pub fn voice_clear(&self) {
-        self.voice_out_slot().send(Order::Clear);
+        self.feedback_voice().send(Order::Clear);
     }
 }
 

@@ -13,7 +13,7 @@ use deskmate_app::Deskmate;
 
 #[derive(Args)]
 pub struct ChatArgs {
-    /// The profile talking (a new thread is filed under it).
+    /// The profile talking, by name or id (a new thread is filed under it).
     #[arg(long)]
     profile: Option<String>,
     /// Continue this thread (see `deskmate threads list`).

@@ -9,7 +9,7 @@ use clap::builder::PossibleValuesParser;
 use clap::{Args, Subcommand};
 use deskmate_app::Deskmate;
 use deskmate_lamp::{
-    ArmPose, Card, Expression, Gesture, Lamp, LampConfig, LampNotice, LampState, Light,
+    ArmPose, Card, Expression, Gesture, Lamp, LampConfig, LampError, LampNotice, LampState, Light,
     PortSelector, ProjectorCommand, USB_PID, USB_VID,
 };
 
@@ -88,6 +88,25 @@ pub enum LampCmd {
 }
 
 pub fn run(app: &Deskmate, args: LampArgs) -> anyhow::Result<ExitCode> {
+    run_command(app, args).map_err(one_shot_words)
+}
+
+/// The driver's words for a lost link promise that it reconnects by itself,
+/// which is true in the app; a one-shot command has ended by then, so it
+/// says what to do instead.
+fn one_shot_words(e: anyhow::Error) -> anyhow::Error {
+    match e.downcast_ref::<LampError>() {
+        Some(LampError::LinkLost { command }) => anyhow::anyhow!(
+            "the link to the lamp was lost during {command}; check its cable and run the command again"
+        ),
+        Some(LampError::Disconnected { port }) => anyhow::anyhow!(
+            "the lamp is disconnected ({port}); plug it back in and run the command again"
+        ),
+        _ => e,
+    }
+}
+
+fn run_command(app: &Deskmate, args: LampArgs) -> anyhow::Result<ExitCode> {
     let port = PortSelector::from_option(args.port);
     match args.cmd {
         LampCmd::List { json } => list(json)?,
@@ -244,6 +263,8 @@ fn events(port: PortSelector, count: Option<u64>) -> anyhow::Result<()> {
 
 #[cfg(unix)]
 fn simulate(link: PathBuf, faults: &[String]) -> anyhow::Result<()> {
+    use std::io::BufRead;
+
     use deskmate_lamp::simulator::{Fault, FaultPlan, Simulator, SimulatorConfig};
 
     let faults = faults
@@ -255,9 +276,17 @@ fn simulate(link: PathBuf, faults: &[String]) -> anyhow::Result<()> {
     config.activity = Some(Box::new(|line: &str| eprintln!("lamp: {line}")));
     let sim = Simulator::start(config)?;
     println!("{}", sim.link().display());
-    for line in std::io::stdin().lines() {
+    // Byte lines, so one line that is not UTF-8 is that line's error and the
+    // commands after it still work.
+    for line in std::io::stdin().lock().split(b'\n') {
         let Ok(line) = line else { break };
-        if let Err(e) = simulator_command(&sim, line.trim()) {
+        let result = match std::str::from_utf8(&line) {
+            Ok(text) => simulator_command(&sim, text.trim()),
+            Err(_) => Err(anyhow::anyhow!(
+                "a simulator command is plain text; that line was not UTF-8"
+            )),
+        };
+        if let Err(e) = result {
             eprintln!("lamp: {e}");
         }
     }
@@ -293,4 +322,26 @@ fn simulator_command(sim: &deskmate_lamp::simulator::Simulator, line: &str) -> a
 #[cfg(not(unix))]
 fn simulate(_link: PathBuf, _faults: &[String]) -> anyhow::Result<()> {
     anyhow::bail!("the lamp simulator needs a Unix pseudo-terminal; run it on Linux or macOS")
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_one_shot_command_does_not_promise_to_reconnect() {
+        for e in [
+            LampError::LinkLost { command: "light" },
+            LampError::Disconnected {
+                port: "/dev/ttyACM0".into(),
+            },
+        ] {
+            let said = one_shot_words(anyhow::Error::from(e)).to_string();
+            assert!(said.contains("run the command again"), "{said}");
+            assert!(!said.contains("by itself"), "{said}");
+        }
+        let other = one_shot_words(anyhow::anyhow!("no lamp")).to_string();
+        assert_eq!(other, "no lamp");
+    }
 }

@@ -81,15 +81,32 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("DESKMATE_LOG"))
         .with_writer(std::io::stderr)
+        // Colour codes only for a person at a terminal, never into a log file or pipe.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", said_once(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes, each said once: a cause whose words are
+/// already in the message (an error that quotes the one it wraps) is not
+/// repeated.
+fn said_once(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -116,5 +133,25 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Reviews(cmd) => recite::run_reviews(&app, cmd),
         Command::Report(args) => recite::run_report(&app, args),
         Command::Practice(cmd) => practice::run(&app, cmd),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_cause_is_said_once() {
+        // A wrapper that quotes its cause: said once.
+        let e = anyhow::anyhow!("FOREIGN KEY constraint failed")
+            .context("database error: FOREIGN KEY constraint failed");
+        assert_eq!(
+            said_once(&e),
+            "database error: FOREIGN KEY constraint failed"
+        );
+        // A cause with words of its own is kept.
+        let e = anyhow::anyhow!("Is a directory").context("cannot open /tmp");
+        assert_eq!(said_once(&e), "cannot open /tmp: Is a directory");
     }
 }

@@ -17,6 +17,9 @@ pub enum StoreError {
     NotWritable { path: String },
     #[error("cannot open the database at {path}: the file is not a Deskmate database")]
     NotADatabase { path: String },
+    /// SQLite found the file malformed (a disk fault, or a copy cut short).
+    #[error("the database at {path} is damaged ({reason}); Deskmate left it untouched. Restore it from a backup, or move it aside and Deskmate starts a new, empty one")]
+    Damaged { path: String, reason: String },
     #[error(
         "this database was written by a newer Deskmate (schema version {found}; this build knows up to {known}). \
          Update Deskmate; the database was left untouched"
@@ -65,6 +68,14 @@ impl StoreError {
             rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::NotADatabase => {
                 Self::NotADatabase { path }
             }
+            rusqlite::Error::SqliteFailure(f, _)
+                if f.code == rusqlite::ErrorCode::DatabaseCorrupt =>
+            {
+                Self::Damaged {
+                    path,
+                    reason: e.to_string(),
+                }
+            }
             other => Self::Open {
                 path,
                 reason: other.to_string(),
@@ -80,6 +91,7 @@ impl StoreError {
             Self::Open { .. } => "db.open_failed",
             Self::NotWritable { .. } => "data_dir.not_writable",
             Self::NotADatabase { .. } => "db.not_deskmate",
+            Self::Damaged { .. } => "db.damaged",
             Self::SchemaTooNew { .. } => "db.schema_too_new",
             Self::Migration(_) => "db.migration_failed",
             Self::Invalid(_) => "invalid",
@@ -99,6 +111,7 @@ impl StoreError {
         "db.open_failed",
         "data_dir.not_writable",
         "db.not_deskmate",
+        "db.damaged",
         "db.schema_too_new",
         "db.migration_failed",
         "invalid",
@@ -116,7 +129,10 @@ impl StoreError {
     /// as an RFC 3339 UTC time the front end shows in local time).
     pub fn params(&self) -> Map<String, Value> {
         let v = match self {
-            Self::Open { path, .. } | Self::NotWritable { path } | Self::NotADatabase { path } => {
+            Self::Open { path, .. }
+            | Self::NotWritable { path }
+            | Self::NotADatabase { path }
+            | Self::Damaged { path, .. } => {
                 json!({ "path": path })
             }
             Self::SchemaTooNew { found, known } => json!({ "found": found, "known": known }),
@@ -162,6 +178,10 @@ mod tests {
             },
             StoreError::NotWritable { path: "p".into() },
             StoreError::NotADatabase { path: "p".into() },
+            StoreError::Damaged {
+                path: "p".into(),
+                reason: "r".into(),
+            },
             StoreError::SchemaTooNew { found: 9, known: 4 },
             StoreError::Migration("m".into()),
             StoreError::Invalid("x".into()),

@@ -72,7 +72,15 @@ impl Store {
             }
             conn.pragma_update(None, "synchronous", "NORMAL")?;
         }
-        migrations::migrate(&mut conn)?;
+        migrations::migrate(&mut conn).map_err(|e| match e {
+            // A damaged file may only show when the migrations read it.
+            StoreError::Sqlite(e @ rusqlite::Error::SqliteFailure(f, _))
+                if f.code == rusqlite::ErrorCode::DatabaseCorrupt =>
+            {
+                StoreError::open(path.as_deref().unwrap_or(Path::new("")), e)
+            }
+            other => other,
+        })?;
         // Repositories keep their hot statements with `prepare_cached`; the
         // default cache (16) is smaller than what the crates sharing this one
         // connection use between them, and a miss means parsing SQL again.

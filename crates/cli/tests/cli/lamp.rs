@@ -304,3 +304,28 @@ fn bad_values_are_refused_before_anything_is_sent() {
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(err.contains("flap"), "{err}");
 }
+
+#[test]
+fn the_simulator_goes_on_after_a_line_that_is_not_utf8() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut sim, port) = simulate(dir.path(), &[]);
+    let events = Running::start(
+        dir.path(),
+        &[
+            "lamp",
+            "events",
+            "--count",
+            "1",
+            "--port",
+            port.to_str().unwrap(),
+        ],
+    );
+    let first: Value = serde_json::from_str(&events.line()).unwrap();
+    assert_eq!(first["state"], "connected");
+    let stdin = sim.stdin.as_mut().unwrap();
+    stdin.write_all(b"press \xff\xfe\n").unwrap();
+    stdin.flush().unwrap();
+    sim.type_line("press start");
+    let event: Value = serde_json::from_str(&events.line()).unwrap();
+    assert_eq!(event["event"], serde_json::json!({"button": "start"}));
+}

@@ -6,5 +6,6 @@ mod chat;
 mod foundation;
 mod lamp;
 mod practice;
+mod probe;
 mod recite;
 mod speech;
