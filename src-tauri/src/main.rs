@@ -5,7 +5,7 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod commands;
-mod reminders;
+mod events;
 mod startup;
 
 use deskmate_app::{Config, Deskmate};
@@ -48,8 +48,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .setup(|tauri_app| {
             let app = tauri::Manager::state::<Deskmate>(tauri_app).inner().clone();
             let handle = tauri_app.handle().clone();
-            // Recordings started from the lamp's buttons report to the window too.
-            app.set_recording_sinks(commands::practice::recording_sinks(handle.clone()));
+            // Everything the core publishes reaches the window; subscribed
+            // first, so the lamp's first notices below are not missed.
+            events::forward_to_window(handle, &app)?;
             // Feedback is spoken (DESKMATE_SPOKEN_FEEDBACK=0 keeps the window quiet).
             if std::env::var_os("DESKMATE_SPOKEN_FEEDBACK").is_none_or(|v| v != "0") {
                 if let Err(e) = app.spoken_feedback_enable() {
@@ -67,11 +68,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             } else {
                 app.lamp_watch(port)
             };
-            match attached {
-                Ok(()) => commands::lamp::forward_notices(handle.clone(), &app)?,
-                Err(e) => tracing::warn!("not following the lamp: {e}"),
+            if let Err(e) = attached {
+                tracing::warn!("not following the lamp: {e}");
             }
-            reminders::start(handle, app)?;
+            // Due reviews at start and then hourly (reviews://due, reminders).
+            app.follow_reviews(deskmate_app::review_reminders::REVIEWS_EVERY)?;
             Ok(())
         })
         .manage(app)

@@ -153,6 +153,8 @@ impl Deskmate {
             event,
             at_unix_ms: deskmate_lamp::state::now_unix_ms(),
         };
+        // The window is shown the same notice a lamp would send.
+        self.publish(crate::events::AppEvent::Lamp(notice.clone()));
         Ok(PanelPress::Direct { notice, action })
     }
 
@@ -177,8 +179,9 @@ impl Deskmate {
         self.lamp().map(|l| l.state())
     }
 
-    /// Notices (events, connection and state changes) of the connected lamp.
-    pub fn lamp_notices(&self) -> Option<flume::Receiver<LampNotice>> {
+    /// Notices (events, connection and state changes) of the connected lamp;
+    /// front ends get them as [`crate::events::AppEvent::Lamp`].
+    pub(crate) fn lamp_notices(&self) -> Option<flume::Receiver<LampNotice>> {
         self.lamp().map(|l| l.subscribe())
     }
 
@@ -374,22 +377,20 @@ mod tests {
         }
     }
 
-    fn task_sinks() -> (
-        crate::voice::RecordingSinks,
-        std::sync::mpsc::Receiver<crate::practice::TaskEvent>,
-    ) {
+    /// The task events the app publishes from now on.
+    fn tasks(app: &Deskmate) -> std::sync::mpsc::Receiver<crate::practice::TaskEvent> {
         let (tx, rx) = std::sync::mpsc::channel();
-        let tx = Mutex::new(tx);
-        let sinks = crate::voice::RecordingSinks {
-            levels: Arc::new(|_: &str, _: f32| {}),
-            partials: Arc::new(|_: &str, _: &str| {}),
-            tasks: Arc::new(move |e| {
-                if let Ok(t) = tx.lock() {
-                    let _ = t.send(e);
+        let events = app.events();
+        std::thread::spawn(move || {
+            for event in events.iter() {
+                if let crate::events::AppEvent::Task(t) = event {
+                    if tx.send(*t).is_err() {
+                        break;
+                    }
                 }
-            }),
-        };
-        (sinks, rx)
+            }
+        });
+        rx
     }
 
     #[test]
@@ -406,6 +407,7 @@ mod tests {
         );
         wait_connected(&app);
         let notices = app.lamp_notices().unwrap();
+        let events = app.events();
         for event in [
             DeviceEvent::Touch,
             DeviceEvent::Presence(true),
@@ -425,6 +427,25 @@ mod tests {
             app.lamp().unwrap().stats().events >= 3,
             "the driver counted the simulator's events"
         );
+        // Every notice also went out on the app's event stream.
+        let mut published: Vec<DeviceEvent> = Vec::new();
+        while published.len() < 3 {
+            match events.recv_timeout(std::time::Duration::from_secs(10)) {
+                Ok(crate::events::AppEvent::Lamp(LampNotice::Event { event, .. })) => {
+                    published.push(event)
+                }
+                Ok(_) => {}
+                Err(e) => panic!("{e}; published so far: {published:?}"),
+            }
+        }
+        assert_eq!(
+            published,
+            [
+                DeviceEvent::Touch,
+                DeviceEvent::Presence(true),
+                DeviceEvent::Button(deskmate_lamp::Button::Stop)
+            ]
+        );
         // Another lamp takes the simulator's place: presses are then the app's own.
         app.lamp_disconnect();
         assert!(!app.lamp_is_hosted_simulator());
@@ -441,14 +462,21 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+        // … and the window is shown the notice a lamp would have sent.
+        assert!(events.try_iter().any(|e| matches!(
+            e,
+            crate::events::AppEvent::Lamp(LampNotice::Event {
+                event: DeviceEvent::Touch,
+                ..
+            })
+        )));
     }
 
     #[test]
     fn the_lamp_s_start_button_starts_recording_in_the_open_voice_practice() {
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
-        let (sinks, tasks) = task_sinks();
-        app.set_recording_sinks(sinks);
+        let tasks = tasks(&app);
         app.lamp_host_simulator().unwrap();
         wait_connected(&app);
         let child = app

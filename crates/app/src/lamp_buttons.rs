@@ -5,8 +5,9 @@
 //! it — or straight from the virtual panel when no simulator is hosted.
 //!
 //! The window says which practice is open (practice start/resume/leave keep
-//! it) and where a recording started this way reports to
-//! ([`Deskmate::set_recording_sinks`]); touch and presence are only shown.
+//! it); a recording started this way reports on the app's event stream like
+//! any other, and every notice of the lamp is published there too
+//! ([`AppEvent::Lamp`]). Touch and presence are only shown.
 
 use std::sync::{Arc, Mutex};
 
@@ -14,15 +15,14 @@ use deskmate_lamp::{Button, DeviceEvent, LampNotice};
 use deskmate_orchestrator::PracticeState;
 use deskmate_recite::Mode;
 
+use crate::events::AppEvent;
 use crate::practice::{TaskEvent, TaskStatus};
-use crate::voice::RecordingSinks;
 use crate::Deskmate;
 
-/// The practice open on screen and where its hands-free recordings report.
+/// The practice open on screen, which the lamp's buttons drive.
 #[derive(Clone, Default)]
 pub struct Screen {
     open_practice: Arc<Mutex<Option<String>>>,
-    sinks: Arc<Mutex<Option<RecordingSinks>>>,
 }
 
 impl std::fmt::Debug for Screen {
@@ -85,13 +85,6 @@ impl Deskmate {
             .and_then(|p| p.clone())
     }
 
-    /// Where recordings started from the lamp report (the window's events).
-    pub fn set_recording_sinks(&self, sinks: RecordingSinks) {
-        if let Ok(mut slot) = self.screen().sinks.lock() {
-            *slot = Some(sinks);
-        }
-    }
-
     /// Acts on one event from the lamp (or the virtual panel).
     pub fn lamp_event(&self, event: &DeviceEvent) -> LampAction {
         let action = match event {
@@ -108,9 +101,6 @@ impl Deskmate {
     fn lamp_start(&self) -> LampAction {
         let Some(practice_id) = self.open_practice() else {
             return ignored("no practice is open");
-        };
-        let Some(sinks) = self.screen().sinks.lock().ok().and_then(|s| s.clone()) else {
-            return ignored("no window shows recordings");
         };
         if self.practice_is_recording(&practice_id) {
             return ignored("already recording");
@@ -132,20 +122,20 @@ impl Deskmate {
             }
             ref other => return ignored(&format!("the practice is {}", other.name())),
         }
-        match self.practice_record_start(&practice_id, sinks.clone()) {
+        match self.practice_record_start(&practice_id) {
             Ok(task_id) => LampAction::RecordingStarted {
                 practice_id,
                 task_id,
             },
             Err(e) => {
                 let error = e.to_string();
-                (sinks.tasks)(TaskEvent {
+                self.publish(AppEvent::Task(Box::new(TaskEvent {
                     practice_id: practice_id.clone(),
                     task_id: String::new(),
                     status: TaskStatus::Failed,
                     error: Some(error.clone()),
                     result: None,
-                });
+                })));
                 LampAction::Failed { practice_id, error }
             }
         }
@@ -164,8 +154,9 @@ impl Deskmate {
         }
     }
 
-    /// Follows the connected lamp's events on a thread of their own, which
-    /// ends when the lamp is disconnected or replaced.
+    /// Follows the connected lamp's notices on a thread of their own, which
+    /// ends when the lamp is disconnected or replaced: each is published on
+    /// the app's event stream, and the buttons drive the open practice.
     pub(crate) fn follow_lamp_events(&self) {
         let Some(notices) = self.lamp_notices() else {
             return;
@@ -175,6 +166,7 @@ impl Deskmate {
             .name("lamp-buttons".into())
             .spawn(move || {
                 for notice in notices.iter() {
+                    app.publish(AppEvent::Lamp(notice.clone()));
                     if let LampNotice::Event { event, .. } = notice {
                         app.lamp_event(&event);
                     }

@@ -6,6 +6,7 @@ pub mod chat;
 mod config;
 pub mod doctor;
 mod error;
+pub mod events;
 pub mod family;
 pub mod lamp;
 pub mod lamp_buttons;
@@ -29,9 +30,10 @@ pub use error::{AppError, AppResult};
 /// own the state the front ends share — the lamp link (the connected lamp and
 /// the simulator the window may host), hearing (the speech pipeline and the
 /// open recordings), the feedback voice (its queue and listeners), the
-/// screen (which practice is open, where recordings report) and the chat
-/// runs going on (their stop switches). Clones share all of it; nothing is
-/// process-global, so two handles on two data directories stay apart.
+/// screen (which practice is open) and the chat runs going on (their stop
+/// switches) — and the one event stream they all publish on
+/// ([`Deskmate::events`]). Clones share all of it; nothing is process-global,
+/// so two handles on two data directories stay apart.
 #[derive(Debug, Clone)]
 pub struct Deskmate {
     config: Config,
@@ -41,6 +43,7 @@ pub struct Deskmate {
     voice_out: voice_out::FeedbackVoice,
     screen: lamp_buttons::Screen,
     chat_runs: chat::ChatRuns,
+    bus: events::EventBus,
 }
 
 impl Deskmate {
@@ -57,6 +60,7 @@ impl Deskmate {
             voice_out: voice_out::FeedbackVoice::default(),
             screen: lamp_buttons::Screen::default(),
             chat_runs: chat::ChatRuns::default(),
+            bus: events::EventBus::default(),
         };
         library::sync_builtin(&app.store)?;
         Ok(app)
@@ -88,5 +92,9 @@ impl Deskmate {
 
     fn chat_runs(&self) -> &chat::ChatRuns {
         &self.chat_runs
+    }
+
+    fn bus(&self) -> &events::EventBus {
+        &self.bus
     }
 }

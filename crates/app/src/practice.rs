@@ -2,7 +2,8 @@
 //! or spoken), gets a verdict with feedback, and retries until it passes.
 //! The workflow is `deskmate_orchestrator::Practice`; this module stores it
 //! after every step (table `practice_sessions`), runs each submission as a
-//! background task whose progress goes to a [`TaskSink`], and records the
+//! background task whose progress is published on the app's event stream
+//! ([`crate::events::AppEvent::Task`]), and records the
 //! attempt (history, error patterns, review schedule) through the
 //! recitation service; the verdict's feedback is then spoken (see
 //! [`crate::voice_out`]). Nothing here needs a network or an LLM.
@@ -17,6 +18,7 @@ use deskmate_store::{now_utc, Material, StoreError};
 use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
+use crate::events::AppEvent;
 use crate::{AppError, AppResult, Deskmate};
 
 /// A practice as the practice screen shows it.
@@ -90,8 +92,17 @@ pub struct TaskEvent {
     pub result: Option<PracticeResult>,
 }
 
-/// Where task progress goes (a Tauri event, a CLI line, a test's channel).
-pub type TaskSink = Arc<dyn Fn(TaskEvent) + Send + Sync>;
+/// Where task progress goes inside the core; front ends see it as
+/// [`AppEvent::Task`] on [`Deskmate::events`].
+pub(crate) type TaskSink = Arc<dyn Fn(TaskEvent) + Send + Sync>;
+
+impl Deskmate {
+    /// A task sink that publishes on the app's event stream.
+    pub(crate) fn task_sink(&self) -> TaskSink {
+        let bus = self.bus().clone();
+        Arc::new(move |e: TaskEvent| bus.publish(AppEvent::Task(Box::new(e))))
+    }
+}
 
 pub(crate) struct Row {
     pub(crate) id: String,
@@ -215,13 +226,9 @@ impl Deskmate {
 
     /// Submits a recitation's text (typed, or an ASR transcript) as a
     /// background task and returns its id at once; progress and the verdict
-    /// go to `sink`.
-    pub fn practice_submit_text(
-        &self,
-        practice_id: &str,
-        text: String,
-        sink: TaskSink,
-    ) -> AppResult<String> {
+    /// are published as [`AppEvent::Task`] events.
+    pub fn practice_submit_text(&self, practice_id: &str, text: String) -> AppResult<String> {
+        let sink = self.task_sink();
         let mut row = self.load_practice(practice_id)?;
         let task_id = uuid::Uuid::now_v7().to_string();
         transition(
@@ -496,17 +503,20 @@ mod tests {
         }
     }
 
-    fn sink() -> (TaskSink, mpsc::Receiver<TaskEvent>) {
+    /// The task events the app publishes from now on.
+    fn tasks(app: &Deskmate) -> mpsc::Receiver<TaskEvent> {
+        let events = app.events();
         let (tx, rx) = mpsc::channel();
-        let tx = std::sync::Mutex::new(tx);
-        (
-            Arc::new(move |e| {
-                if let Ok(t) = tx.lock() {
-                    let _ = t.send(e);
+        std::thread::spawn(move || {
+            for e in events.iter() {
+                if let AppEvent::Task(t) = e {
+                    if tx.send(*t).is_err() {
+                        break;
+                    }
                 }
-            }),
-            rx,
-        )
+            }
+        });
+        rx
     }
 
     fn verdict(rx: &mpsc::Receiver<TaskEvent>) -> TaskEvent {
@@ -525,10 +535,10 @@ mod tests {
         assert_eq!(p.state, PracticeState::Ready);
         assert!(!p.is_review);
 
-        let (s, rx) = sink();
+        let rx = tasks(&f.app);
         let task = f
             .app
-            .practice_submit_text(&p.id, "床前明月光，举头望明月，低头思故乡。".into(), s)
+            .practice_submit_text(&p.id, "床前明月光，举头望明月，低头思故乡。".into())
             .unwrap();
         // The task is queued the moment its id is handed out, then checked.
         let queued = rx.recv_timeout(Duration::from_secs(30)).unwrap();
@@ -557,12 +567,11 @@ mod tests {
         );
 
         f.app.practice_retry(&p.id).unwrap();
-        let (s, rx) = sink();
+        let rx = tasks(&f.app);
         f.app
             .practice_submit_text(
                 &p.id,
                 "床前明月光，疑是地上霜。举头望明月，低头思故乡。".into(),
-                s,
             )
             .unwrap();
         let r = verdict(&rx).result.unwrap();
@@ -682,8 +691,8 @@ mod tests {
             .to_string()
             .contains("cannot retry"));
         // An empty submission is judged (0 %), not a crash.
-        let (s, rx) = sink();
-        f.app.practice_submit_text(&p.id, String::new(), s).unwrap();
+        let rx = tasks(&f.app);
+        f.app.practice_submit_text(&p.id, String::new()).unwrap();
         let e = verdict(&rx);
         assert!(e.result.is_some_and(|r| r.accuracy == 0.0) || e.error.is_some());
         f.app.practice_leave(&p.id).unwrap();

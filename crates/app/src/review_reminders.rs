@@ -1,8 +1,9 @@
 //! Reminders that reviews are due: for each child with reviews due today
 //! (by the schedule, through [`Deskmate::reviews_due`]), one reminder naming
-//! how many and which. The window turns each into an OS notification and a
-//! `reviews://due` event, at start and then hourly; [`ReminderLog`] keeps
-//! that from repeating the same news every hour.
+//! how many and which. [`Deskmate::follow_reviews`] looks at start and then
+//! hourly and publishes a `reviews://due` event per child and a
+//! `reviews://reminder` (the window's OS notification) for news;
+//! [`ReminderLog`] keeps that from repeating the same news every hour.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -10,7 +11,9 @@ use chrono::{DateTime, Duration, Utc};
 use deskmate_store::ProfileKind;
 use serde::Serialize;
 
-use crate::{AppResult, Deskmate};
+use crate::events::{AppEvent, ReminderEvent};
+use crate::{AppError, AppResult, Deskmate};
+use deskmate_protocol::ReviewsDueEvent;
 
 /// One child's reviews due today.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -78,6 +81,57 @@ impl Deskmate {
             });
         }
         Ok(out)
+    }
+}
+
+/// How often [`Deskmate::follow_reviews`] looks at the schedule again.
+pub const REVIEWS_EVERY: std::time::Duration = std::time::Duration::from_secs(60 * 60);
+
+impl Deskmate {
+    /// Looks at the schedule once: every child with reviews due today gets an
+    /// [`AppEvent::ReviewsDue`], and what is news (see [`ReminderLog`]) an
+    /// [`AppEvent::Reminder`] in the app's language.
+    pub fn publish_due_reviews(&self, log: &mut ReminderLog, at: DateTime<Utc>) -> AppResult<()> {
+        let reminders = self.reviews_due_reminders(at)?;
+        for r in &reminders {
+            self.publish(AppEvent::ReviewsDue(ReviewsDueEvent {
+                profile_id: r.profile_id.clone(),
+                count: r.count,
+            }));
+        }
+        let english = self.locale().is_ok_and(|l| l.starts_with("en"));
+        for r in log.news(&reminders, at) {
+            let (title, body) = r.notification(english);
+            self.publish(AppEvent::Reminder(ReminderEvent {
+                profile_id: r.profile_id,
+                title,
+                body,
+            }));
+        }
+        Ok(())
+    }
+
+    /// Looks at the schedule now and then every `every` on a thread of its
+    /// own, publishing what [`Deskmate::publish_due_reviews`] finds. The
+    /// window starts this once; the polling lives here, not in a front end.
+    pub fn follow_reviews(&self, every: std::time::Duration) -> AppResult<()> {
+        let app = self.clone();
+        std::thread::Builder::new()
+            .name("review-reminders".into())
+            .spawn(move || {
+                let mut log = ReminderLog::default();
+                loop {
+                    if let Err(e) = app.publish_due_reviews(&mut log, Utc::now()) {
+                        tracing::warn!("cannot look at the review schedule: {e}");
+                    }
+                    std::thread::sleep(every);
+                }
+            })
+            .map_err(|e| AppError::Thread {
+                what: "cannot follow the review schedule",
+                reason: e.to_string(),
+            })?;
+        Ok(())
     }
 }
 
@@ -187,6 +241,29 @@ mod tests {
         assert!(body.contains("静夜思"), "{body}");
         let (title, _) = due[0].notification(true);
         assert_eq!(title, "小明: 1 review due today");
+
+        // Published on the event stream: the due strip's event every time,
+        // the notification only for news.
+        let events = app.events();
+        let mut log = ReminderLog::default();
+        app.publish_due_reviews(&mut log, later).unwrap();
+        app.publish_due_reviews(&mut log, later + Duration::hours(1))
+            .unwrap();
+        let seen: Vec<AppEvent> = events.try_iter().collect();
+        let channels: Vec<&str> = seen.iter().map(AppEvent::channel).collect();
+        assert_eq!(
+            channels,
+            ["reviews://due", "reviews://reminder", "reviews://due"]
+        );
+        match &seen[1] {
+            AppEvent::Reminder(r) => {
+                assert_eq!(
+                    (r.profile_id.as_str(), r.title.as_str()),
+                    (ming.id.as_str(), "小明今天有 1 篇要复习")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     fn reminder(child: &str, materials: &[&str]) -> DueReminder {

@@ -22,20 +22,46 @@ use deskmate_speech::vad::{SileroVad, Utterance, VadSettings};
 use deskmate_speech::SpeechPipeline;
 use deskmate_store::Material;
 
+use crate::events::AppEvent;
 use crate::live_transcript::{AsrGate, LiveTranscript, PartialSink, PARTIAL_EVERY};
 use crate::practice::{transition, Row, TaskEvent, TaskSink, TaskStatus};
 use crate::{AppError, AppResult, Deskmate};
+use deskmate_protocol::{LevelEvent, PartialEvent};
 
 /// Where the level meter goes (~20 per second while listening).
-pub type LevelSink = Arc<dyn Fn(&str, f32) + Send + Sync>;
+pub(crate) type LevelSink = Arc<dyn Fn(&str, f32) + Send + Sync>;
 
-/// Where a recording's progress goes: the level meter, the live partial
-/// transcript, and the task (listening → queued → transcribing → checking → done).
+/// Where a recording's progress goes inside the core: the level meter, the
+/// live partial transcript, and the task (listening → queued → transcribing →
+/// checking → done). Front ends see them as [`AppEvent::Level`],
+/// [`AppEvent::Partial`] and [`AppEvent::Task`] on [`Deskmate::events`].
 #[derive(Clone)]
-pub struct RecordingSinks {
-    pub levels: LevelSink,
-    pub partials: PartialSink,
-    pub tasks: TaskSink,
+pub(crate) struct RecordingSinks {
+    pub(crate) levels: LevelSink,
+    pub(crate) partials: PartialSink,
+    pub(crate) tasks: TaskSink,
+}
+
+impl Deskmate {
+    /// Recording sinks that publish on the app's event stream.
+    pub(crate) fn recording_sinks(&self) -> RecordingSinks {
+        let (levels_bus, partials_bus) = (self.bus().clone(), self.bus().clone());
+        RecordingSinks {
+            levels: Arc::new(move |practice_id: &str, level: f32| {
+                levels_bus.publish(AppEvent::Level(LevelEvent {
+                    practice_id: practice_id.to_string(),
+                    level,
+                }));
+            }),
+            partials: Arc::new(move |practice_id: &str, text: &str| {
+                partials_bus.publish(AppEvent::Partial(PartialEvent {
+                    practice_id: practice_id.to_string(),
+                    text: text.to_string(),
+                }));
+            }),
+            tasks: self.task_sink(),
+        }
+    }
 }
 
 /// How long the microphone waits for the child to start.
@@ -93,11 +119,8 @@ impl Deskmate {
     /// still speaking stops: the child is about to speak. The attempt ends
     /// when the child falls silent, or at [`Deskmate::practice_record_stop`];
     /// then it is queued, transcribed and checked under the same task id.
-    pub fn practice_record_start(
-        &self,
-        practice_id: &str,
-        sinks: RecordingSinks,
-    ) -> AppResult<String> {
+    pub fn practice_record_start(&self, practice_id: &str) -> AppResult<String> {
+        let sinks = self.recording_sinks();
         self.voice_interrupt();
         let mut row = self.load_practice(practice_id)?;
         let pipeline = self.speech()?;

@@ -27,10 +27,11 @@ use deskmate_speech::audio::playback::{PlaybackEvent, PlaybackQueue, VoiceClip};
 use deskmate_speech::tts::{CachedSynthesizer, EspeakNg, OpenAiSpeech, Synthesizer, TtsError};
 use serde::{Deserialize, Serialize};
 
+use crate::events::{AppEvent, EventBus};
 use crate::practice::FeedbackView;
 use crate::{AppError, AppResult, Deskmate};
 
-/// What the voice did, for whoever listens (the window, tests).
+/// What the voice did, published as [`AppEvent::Voice`] on `voice://notice`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum VoiceNotice {
@@ -137,7 +138,6 @@ enum Order {
 pub struct FeedbackVoice {
     enabled: Arc<AtomicBool>,
     orders: Arc<Mutex<Option<flume::Sender<Order>>>>,
-    subscribers: Arc<Mutex<Vec<flume::Sender<VoiceNotice>>>>,
 }
 
 impl std::fmt::Debug for FeedbackVoice {
@@ -173,12 +173,6 @@ pub fn spoken_phrases(lang: &str, feedback: &FeedbackView) -> Vec<String> {
 }
 
 impl FeedbackVoice {
-    fn notify(subscribers: &Mutex<Vec<flume::Sender<VoiceNotice>>>, notice: VoiceNotice) {
-        if let Ok(mut subs) = subscribers.lock() {
-            subs.retain(|tx| tx.send(notice.clone()).is_ok());
-        }
-    }
-
     fn send(&self, order: Order) {
         if !self.enabled.load(Ordering::SeqCst) {
             return;
@@ -202,10 +196,15 @@ struct Worker {
     in_flight: usize,
     /// The last reason nothing could be said, to log it once, not per phrase.
     last_problem: Option<String>,
-    subscribers: Arc<Mutex<Vec<flume::Sender<VoiceNotice>>>>,
+    /// Where the notices go (the app's one event stream).
+    bus: EventBus,
 }
 
 impl Worker {
+    fn notify(&self, notice: VoiceNotice) {
+        self.bus.publish(AppEvent::Voice(notice));
+    }
+
     fn run(mut self, orders: flume::Receiver<Order>) {
         loop {
             let order = if self.in_flight > 0 {
@@ -245,7 +244,7 @@ impl Worker {
             tracing::warn!("feedback is shown but not spoken: {reason}");
             self.last_problem = Some(reason.clone());
         }
-        FeedbackVoice::notify(&self.subscribers, VoiceNotice::Unavailable { reason });
+        self.notify(VoiceNotice::Unavailable { reason });
     }
 
     /// The speaker, opened now if it is not open yet.
@@ -279,7 +278,7 @@ impl Worker {
             Ok(id) => {
                 self.in_flight += 1;
                 self.last_problem = None;
-                FeedbackVoice::notify(&self.subscribers, VoiceNotice::Queued { id, text });
+                self.notify(VoiceNotice::Queued { id, text });
             }
             Err(e) => self.problem(e.to_string()),
         }
@@ -291,7 +290,8 @@ impl Worker {
             if !matches!(playback, PlaybackEvent::Started { .. }) {
                 self.in_flight = self.in_flight.saturating_sub(1);
             }
-            FeedbackVoice::notify(&self.subscribers, VoiceNotice::Playback { playback });
+            self.bus
+                .publish(AppEvent::Voice(VoiceNotice::Playback { playback }));
         }
     }
 }
@@ -397,7 +397,7 @@ impl Deskmate {
         }
         // Read only when the worker starts (settings and keyring).
         let voices = self.voices()?;
-        let subscribers = slot.subscribers.clone();
+        let bus = self.bus().clone();
         let (tx, rx) = flume::unbounded();
         std::thread::Builder::new()
             .name("spoken-feedback".into())
@@ -408,7 +408,7 @@ impl Deskmate {
                     queue: None,
                     in_flight: 0,
                     last_problem: None,
-                    subscribers,
+                    bus,
                 };
                 worker.run(rx);
             })
@@ -419,15 +419,6 @@ impl Deskmate {
         *orders = Some(tx);
         slot.enabled.store(true, Ordering::SeqCst);
         Ok(())
-    }
-
-    /// What the voice does from now on (queued phrases, playback, problems).
-    pub fn voice_notices(&self) -> flume::Receiver<VoiceNotice> {
-        let (tx, rx) = flume::unbounded();
-        if let Ok(mut subs) = self.feedback_voice().subscribers.lock() {
-            subs.push(tx);
-        }
-        rx
     }
 
     /// Says a verdict's feedback (and memory tip) in the material's language,
@@ -505,7 +496,7 @@ mod tests {
     fn nothing_is_queued_until_a_front_end_turns_speaking_on() {
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(crate::Config::in_dir(dir.path())).unwrap();
-        let notices = app.voice_notices();
+        let events = app.events();
         app.speak_clip(
             "tone",
             VoiceClip {
@@ -514,7 +505,7 @@ mod tests {
             },
         );
         app.voice_interrupt();
-        assert!(notices.recv_timeout(Duration::from_millis(300)).is_err());
+        assert!(events.recv_timeout(Duration::from_millis(300)).is_err());
         assert!(!dir.path().join("voice-cache").exists());
     }
 }

@@ -15,14 +15,13 @@
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use deskmate_app::events::AppEvent;
 use deskmate_app::lamp::PanelPress;
-use deskmate_app::live_transcript::PartialSink;
-use deskmate_app::practice::{TaskEvent, TaskSink, TaskStatus};
+use deskmate_app::practice::{TaskEvent, TaskStatus};
 use deskmate_app::recite::Mode;
-use deskmate_app::voice::{LevelSink, RecordingSinks};
 use deskmate_app::voice_out::VoiceNotice;
 use deskmate_app::{Config, Deskmate};
 use deskmate_lamp::{Button, ConnectionState, DeviceEvent};
@@ -60,28 +59,22 @@ fn the_lamp_s_buttons_record_a_spoken_attempt_with_partials_and_spoken_feedback(
         models_dir: models,
     })
     .unwrap();
+    // The app's one event stream, sorted the way the window's listeners are.
     let (task_tx, tasks) = mpsc::channel::<TaskEvent>();
     let (partial_tx, partials) = mpsc::channel::<(String, String)>();
-    let task_tx = Mutex::new(task_tx);
-    let partial_tx = Mutex::new(partial_tx);
-    let task_sink: TaskSink = Arc::new(move |e| {
-        if let Ok(t) = task_tx.lock() {
-            let _ = t.send(e);
+    let (voice_tx, voice) = mpsc::channel::<VoiceNotice>();
+    let events = app.events();
+    std::thread::spawn(move || {
+        for event in events.iter() {
+            let _ = match event {
+                AppEvent::Task(t) => task_tx.send(*t).map_err(|_| ()),
+                AppEvent::Partial(p) => partial_tx.send((p.practice_id, p.text)).map_err(|_| ()),
+                AppEvent::Voice(v) => voice_tx.send(v).map_err(|_| ()),
+                _ => Ok(()),
+            };
         }
-    });
-    let partial_sink: PartialSink = Arc::new(move |p: &str, t: &str| {
-        if let Ok(s) = partial_tx.lock() {
-            let _ = s.send((p.to_string(), t.to_string()));
-        }
-    });
-    let levels: LevelSink = Arc::new(|_: &str, _: f32| {});
-    app.set_recording_sinks(RecordingSinks {
-        levels,
-        partials: partial_sink,
-        tasks: task_sink,
     });
     app.spoken_feedback_enable().unwrap();
-    let voice = app.voice_notices();
 
     app.lamp_host_simulator().unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);

@@ -8,14 +8,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use deskmate_app::live_transcript::PartialSink;
-use deskmate_app::practice::{TaskEvent, TaskSink, TaskStatus};
+use deskmate_app::events::AppEvent;
+use deskmate_app::practice::{TaskEvent, TaskStatus};
 use deskmate_app::recite::Mode;
 use deskmate_app::store::{MaterialFilter, NewProfile};
-use deskmate_app::voice::{LevelSink, RecordingSinks};
 use deskmate_app::voice_out::VoiceNotice;
 use deskmate_app::{Config, Deskmate};
 use deskmate_speech::audio::playback::{PlaybackEvent, VoiceClip};
@@ -33,7 +32,7 @@ fn tone(seconds: f32) -> VoiceClip {
 
 /// Notices until `done` says enough (or a minute passes).
 fn notices_until(
-    rx: &flume::Receiver<VoiceNotice>,
+    rx: &mpsc::Receiver<VoiceNotice>,
     done: impl Fn(&[VoiceNotice]) -> bool,
 ) -> Vec<VoiceNotice> {
     let mut seen = Vec::new();
@@ -57,24 +56,21 @@ fn has(seen: &[VoiceNotice], playback: PlaybackEvent) -> bool {
     seen.contains(&VoiceNotice::Playback { playback })
 }
 
-fn sinks() -> (RecordingSinks, mpsc::Receiver<TaskEvent>) {
-    let (tx, rx) = mpsc::channel();
-    let tx = Mutex::new(tx);
-    let tasks: TaskSink = Arc::new(move |e| {
-        if let Ok(t) = tx.lock() {
-            let _ = t.send(e);
+/// The app's task events and voice notices from now on, each on a channel.
+fn streams(app: &Deskmate) -> (mpsc::Receiver<TaskEvent>, mpsc::Receiver<VoiceNotice>) {
+    let (task_tx, tasks) = mpsc::channel();
+    let (voice_tx, voice) = mpsc::channel();
+    let events = app.events();
+    std::thread::spawn(move || {
+        for event in events.iter() {
+            let _ = match event {
+                AppEvent::Task(t) => task_tx.send(*t).map_err(|_| ()),
+                AppEvent::Voice(v) => voice_tx.send(v).map_err(|_| ()),
+                _ => Ok(()),
+            };
         }
     });
-    let levels: LevelSink = Arc::new(|_: &str, _: f32| {});
-    let partials: PartialSink = Arc::new(|_: &str, _: &str| {});
-    (
-        RecordingSinks {
-            levels,
-            partials,
-            tasks,
-        },
-        rx,
-    )
+    (tasks, voice)
 }
 
 #[test]
@@ -91,7 +87,7 @@ fn feedback_is_spoken_in_order_stops_for_the_child_and_is_dropped_on_leaving() {
 
     let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
     app.spoken_feedback_enable().unwrap();
-    let notices = app.voice_notices();
+    let (tasks, notices) = streams(&app);
     let child = app
         .store()
         .profiles()
@@ -112,13 +108,8 @@ fn feedback_is_spoken_in_order_stops_for_the_child_and_is_dropped_on_leaving() {
 
     // A typed verdict: its Chinese feedback is synthesized and played, start to finish.
     let p = app.practice_start(&child.id, &poem.id, Mode::Text).unwrap();
-    let (s, tasks) = sinks();
-    app.practice_submit_text(
-        &p.id,
-        "床前明月光，举头望明月，低头思故乡。".into(),
-        s.tasks,
-    )
-    .unwrap();
+    app.practice_submit_text(&p.id, "床前明月光，举头望明月，低头思故乡。".into())
+        .unwrap();
     let result = loop {
         let e = tasks.recv_timeout(Duration::from_secs(60)).unwrap();
         if e.status == TaskStatus::Done {
@@ -174,10 +165,9 @@ fn feedback_is_spoken_in_order_stops_for_the_child_and_is_dropped_on_leaving() {
     });
     let long = seen.iter().find_map(|n| queued_id(n, "long")).unwrap();
     assert!(has(&seen, PlaybackEvent::Started { id: long }), "{seen:?}");
-    let (s, _tasks) = sinks();
     // This data directory has no speech models, so the microphone does not
     // open — but the voice has stopped already: the child wants to speak.
-    let err = app.practice_record_start(&p.id, s).unwrap_err().to_string();
+    let err = app.practice_record_start(&p.id).unwrap_err().to_string();
     assert!(err.contains("speech models"), "{err}");
     let after = seen
         .iter()

@@ -3,6 +3,7 @@
 
 mod chat;
 mod doctor;
+mod events;
 mod lamp;
 mod llm;
 mod materials;
@@ -67,6 +68,8 @@ enum Command {
     /// The practice scene: start, recite typed or into the microphone, retry, leave, resume.
     #[command(subcommand)]
     Practice(practice::PracticeCmd),
+    /// Print the core's events as they happen (what the window receives): due reviews, lamp, practice.
+    Events(events::EventsArgs),
 }
 
 fn main() -> ExitCode {
@@ -133,6 +136,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Reviews(cmd) => recite::run_reviews(&app, cmd),
         Command::Report(args) => recite::run_report(&app, args),
         Command::Practice(cmd) => practice::run(&app, cmd),
+        Command::Events(args) => events::run(&app, args),
     }
 }
 

@@ -9,16 +9,13 @@
 //! payloads); the last line is the verdict.
 
 use std::process::ExitCode;
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
-use deskmate_app::live_transcript::PartialSink;
-use deskmate_app::practice::{PracticeResult, PracticeView, TaskEvent, TaskSink, TaskStatus};
+use deskmate_app::events::AppEvent;
+use deskmate_app::practice::{PracticeResult, PracticeView, TaskEvent, TaskStatus};
 use deskmate_app::recite::Mode;
-use deskmate_app::voice::{LevelSink, RecordingSinks};
 use deskmate_app::Deskmate;
 use serde::Serialize;
 
@@ -121,8 +118,9 @@ pub fn run(app: &Deskmate, cmd: PracticeCmd) -> anyhow::Result<ExitCode> {
             text,
             json,
         } => {
-            let (sink, events) = task_channel();
-            let task_id = app.practice_submit_text(&practice, text, sink)?;
+            // Subscribed before submitting, so no progress is missed.
+            let events = app.events();
+            let task_id = app.practice_submit_text(&practice, text)?;
             return finish(wait_for_verdict(&events, &task_id, json, None)?, json);
         }
         PracticeCmd::Record {
@@ -130,21 +128,8 @@ pub fn run(app: &Deskmate, cmd: PracticeCmd) -> anyhow::Result<ExitCode> {
             seconds,
             json,
         } => {
-            let (tasks, events) = task_channel();
-            let partials: PartialSink = Arc::new(move |practice_id: &str, text: &str| {
-                if json {
-                    print_line(&ProgressLine::Partial { practice_id, text });
-                } else {
-                    eprintln!("heard so far: {text}");
-                }
-            });
-            let levels: LevelSink = Arc::new(|_: &str, _: f32| {});
-            let sinks = RecordingSinks {
-                levels,
-                partials,
-                tasks,
-            };
-            let task_id = app.practice_record_start(&practice, sinks)?;
+            let events = app.events();
+            let task_id = app.practice_record_start(&practice)?;
             if !json {
                 eprintln!("listening… (the recording ends when the child falls silent)");
             }
@@ -169,18 +154,6 @@ pub fn run(app: &Deskmate, cmd: PracticeCmd) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn task_channel() -> (TaskSink, mpsc::Receiver<TaskEvent>) {
-    let (tx, rx) = mpsc::channel();
-    let tx = Mutex::new(tx);
-    let sink: TaskSink = Arc::new(move |e: TaskEvent| {
-        if let Ok(tx) = tx.lock() {
-            // The receiver is gone only when the command has given up waiting.
-            let _ = tx.send(e);
-        }
-    });
-    (sink, rx)
-}
-
 fn print_line<T: Serialize>(value: &T) {
     match serde_json::to_string(value) {
         Ok(line) => println!("{line}"),
@@ -194,15 +167,17 @@ struct StopButton<'a> {
     press: &'a dyn Fn() -> deskmate_app::AppResult<String>,
 }
 
-/// Waits for the task's last event (done or failed), printing progress,
-/// pressing `stop` when its deadline comes.
+/// Waits for the task's last event (done or failed) on the app's event
+/// stream, printing its progress and the text heard so far, pressing `stop`
+/// when its deadline comes.
 fn wait_for_verdict(
-    events: &mpsc::Receiver<TaskEvent>,
+    events: &flume::Receiver<AppEvent>,
     task_id: &str,
     json: bool,
     mut stop: Option<StopButton<'_>>,
 ) -> anyhow::Result<TaskEvent> {
     let gave_up_at = Instant::now() + CHECK_WAIT;
+    let mut practice_id: Option<String> = None;
     loop {
         let now = Instant::now();
         if now >= gave_up_at {
@@ -216,18 +191,29 @@ fn wait_for_verdict(
             None => gave_up_at,
         };
         match events.recv_timeout(wake.saturating_duration_since(now)) {
-            Ok(event) if event.task_id == task_id => {
+            Ok(AppEvent::Task(event)) if event.task_id == task_id => {
+                practice_id = Some(event.practice_id.clone());
                 if json {
                     print_line(&ProgressLine::Task(&event));
                 } else {
                     eprintln!("{}", status_word(event.status));
                 }
                 if matches!(event.status, TaskStatus::Done | TaskStatus::Failed) {
-                    return Ok(event);
+                    return Ok(*event);
+                }
+            }
+            Ok(AppEvent::Partial(p)) if practice_id.as_deref() == Some(p.practice_id.as_str()) => {
+                if json {
+                    print_line(&ProgressLine::Partial {
+                        practice_id: &p.practice_id,
+                        text: &p.text,
+                    });
+                } else {
+                    eprintln!("heard so far: {}", p.text);
                 }
             }
             Ok(_) => {}
-            Err(mpsc::RecvTimeoutError::Timeout) => {
+            Err(flume::RecvTimeoutError::Timeout) => {
                 if let Some(button) = stop.take() {
                     if Instant::now() >= button.at {
                         // Already ended by silence: nothing to stop, the verdict is coming.
@@ -237,7 +223,7 @@ fn wait_for_verdict(
                     }
                 }
             }
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
+            Err(flume::RecvTimeoutError::Disconnected) => {
                 bail!("the check ended without a verdict")
             }
         }

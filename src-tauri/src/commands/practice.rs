@@ -4,32 +4,20 @@
 //! when the microphone opens); its progress arrives as `practice://task`
 //! events, so long checks never freeze the window. While the child recites,
 //! `practice://level` carries the meter and `practice://partial` the text
-//! heard so far.
-
-use std::sync::Arc;
+//! heard so far. All of them come from the core's event stream, which
+//! `events.rs` forwards to the window.
 
 use chrono::{NaiveDate, Utc};
-use deskmate_app::live_transcript::PartialSink;
-use deskmate_app::practice::{PracticeView, TaskEvent, TaskSink};
+use deskmate_app::practice::PracticeView;
 use deskmate_app::report_attempts::ListedAttempt;
-use deskmate_app::voice::{LevelSink, RecordingSinks};
 use deskmate_app::{AppError, Deskmate};
-use deskmate_protocol::practice::{LEVEL_EVENT, PARTIAL_EVENT, TASK_EVENT};
-use deskmate_protocol::{LevelEvent, PartialEvent, TaskId};
+use deskmate_protocol::TaskId;
 use deskmate_recite::report::{Report, ReportType};
 use deskmate_recite::schedule::DueReview;
 use deskmate_recite::Mode;
-use tauri::{AppHandle, Emitter, State};
+use tauri::State;
 
 use super::{blocking, wire, CmdResult};
-
-fn task_sink(handle: AppHandle) -> TaskSink {
-    Arc::new(move |event: TaskEvent| {
-        if let Err(e) = handle.emit(TASK_EVENT, &event) {
-            tracing::warn!("cannot send practice progress to the window: {e}");
-        }
-    })
-}
 
 #[tauri::command]
 pub async fn reviews_due(
@@ -65,48 +53,15 @@ pub async fn practice_current(
 
 #[tauri::command]
 pub async fn practice_submit_text(
-    handle: AppHandle,
     app: State<'_, Deskmate>,
     practice_id: String,
     text: String,
 ) -> CmdResult<TaskId> {
-    let sink = task_sink(handle);
     blocking(&app, move |app| {
-        app.practice_submit_text(&practice_id, text, sink)
+        app.practice_submit_text(&practice_id, text)
     })
     .await
     .map(|task_id| TaskId { task_id })
-}
-
-/// Where a recording reports: the window's level, partial and task events
-/// (used by the record button's command and by the lamp's buttons).
-pub fn recording_sinks(handle: AppHandle) -> RecordingSinks {
-    let tasks = task_sink(handle.clone());
-    let level_handle = handle.clone();
-    let levels: LevelSink = Arc::new(move |practice_id: &str, level: f32| {
-        // A dropped meter reading is harmless; the next one follows in 50 ms.
-        let _ = level_handle.emit(
-            LEVEL_EVENT,
-            LevelEvent {
-                practice_id: practice_id.to_string(),
-                level,
-            },
-        );
-    });
-    let partials: PartialSink = Arc::new(move |practice_id: &str, text: &str| {
-        let event = PartialEvent {
-            practice_id: practice_id.to_string(),
-            text: text.to_string(),
-        };
-        if let Err(e) = handle.emit(PARTIAL_EVENT, event) {
-            tracing::warn!("cannot send the partial transcript to the window: {e}");
-        }
-    });
-    RecordingSinks {
-        levels,
-        partials,
-        tasks,
-    }
 }
 
 /// Opens the microphone and returns the attempt's task id at once; the end
@@ -114,16 +69,12 @@ pub fn recording_sinks(handle: AppHandle) -> RecordingSinks {
 /// whose progress arrives as `practice://task` events.
 #[tauri::command]
 pub async fn practice_record_start(
-    handle: AppHandle,
     app: State<'_, Deskmate>,
     practice_id: String,
 ) -> CmdResult<TaskId> {
-    let sinks = recording_sinks(handle);
-    blocking(&app, move |app| {
-        app.practice_record_start(&practice_id, sinks)
-    })
-    .await
-    .map(|task_id| TaskId { task_id })
+    blocking(&app, move |app| app.practice_record_start(&practice_id))
+        .await
+        .map(|task_id| TaskId { task_id })
 }
 
 /// Ends the recording; answers with the task id the attempt is checked under.

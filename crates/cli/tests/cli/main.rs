@@ -3,6 +3,7 @@
 //! through `deskmate_testkit::cli`, with a data directory of its own.
 
 mod chat;
+mod events;
 mod foundation;
 mod lamp;
 mod practice;
