@@ -14,6 +14,8 @@ mod prompt;
 mod run_lock;
 mod runtime;
 mod sandbox;
+pub mod skills;
+pub mod team;
 pub mod tools;
 mod turn;
 
@@ -28,6 +30,7 @@ pub use runtime::{
     RunOutcome, RunRequest,
 };
 pub use sandbox::{Sandbox, SandboxError, SpecialKind, WorkspacePath};
+pub use skills::{Skill, SkillLibrary, SkillProblem};
 pub use tokio_util::sync::CancellationToken;
 pub use tools::{SearchConfig, ThreadState, Todo, TodoStatus, ToolSet, ToolTimeLimits};
 pub use turn::EventSink;

@@ -65,16 +65,40 @@ pub struct Run {
     pub error: Option<String>,
     pub started_at: String,
     pub finished_at: Option<String>,
+    /// A subagent's run: the run whose `task` call started it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_run_id: Option<String>,
+    /// A subagent's run: the `task` call it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_tool_call_id: Option<String>,
+    /// A subagent's run: the subagent's name (e.g. `math-tutor`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 /// Everything about a thread, for the chat screen and `threads show`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadView {
     pub thread: Thread,
+    /// The lead's messages (subagents' are under `children`).
     pub messages: Vec<StoredMessage>,
     pub tool_calls: Vec<StoredToolCall>,
+    /// The lead's runs.
     pub runs: Vec<Run>,
     pub state: ThreadState,
+    /// Subagent runs, each with its own messages and tool calls, in the
+    /// order they started; `run.parent_tool_call_id` is the `task` call
+    /// each answers.
+    #[serde(default)]
+    pub children: Vec<ChildRunView>,
+}
+
+/// A subagent's run as stored: kept and viewable after it ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChildRunView {
+    pub run: Run,
+    pub messages: Vec<StoredMessage>,
+    pub tool_calls: Vec<StoredToolCall>,
 }
 
 /// One model call's record.
@@ -116,6 +140,9 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<Run> {
         error: r.get(5)?,
         started_at: r.get(6)?,
         finished_at: r.get(7)?,
+        parent_run_id: r.get(8)?,
+        parent_tool_call_id: r.get(9)?,
+        agent: r.get(10)?,
     })
 }
 
@@ -140,7 +167,12 @@ fn call_row(r: &Row<'_>) -> rusqlite::Result<StoredToolCall> {
 }
 
 const THREAD_COLS: &str = "id, profile_id, title, created_at, updated_at";
-const RUN_COLS: &str = "id, thread_id, status, model, steps, error, started_at, finished_at";
+const RUN_COLS: &str = "id, thread_id, status, model, steps, error, started_at, finished_at, parent_run_id, parent_tool_call_id, agent";
+
+/// SQL true for a row (of `messages` or `tool_calls`) that belongs to a
+/// subagent's run.
+const OF_CHILD_RUN: &str =
+    "EXISTS (SELECT 1 FROM runs r WHERE r.id = run_id AND r.parent_run_id IS NOT NULL)";
 const CALL_COLS: &str =
     "id, message_id, run_id, name, arguments, status, result, started_at, finished_at";
 
@@ -382,14 +414,34 @@ const FINISH_CALL: &str =
     "UPDATE tool_calls SET status = ?3, result = ?4, finished_at = ?5 WHERE thread_id = ?1 AND id = ?2 AND status = 'pending'";
 
 /// The thread's messages in order, with each assistant message's tool calls.
+/// The lead's messages of a thread, in order (a subagent's are left out:
+/// see [`run_messages`]).
 pub fn messages(store: &Store, thread_id: &str) -> StoreResult<Vec<StoredMessage>> {
-    let calls = tool_calls(store, thread_id)?;
+    load_messages(store, thread_id, None)
+}
+
+/// One run's messages (a subagent's run: its conversation), in order.
+pub fn run_messages(
+    store: &Store,
+    thread_id: &str,
+    run_id: &str,
+) -> StoreResult<Vec<StoredMessage>> {
+    load_messages(store, thread_id, Some(run_id))
+}
+
+fn load_messages(
+    store: &Store,
+    thread_id: &str,
+    run_id: Option<&str>,
+) -> StoreResult<Vec<StoredMessage>> {
+    let calls = all_tool_calls(store, thread_id)?;
     store.with_conn(|c| {
-        let mut stmt = c.prepare_cached(
-            "SELECT id, run_id, seq, role, content, tool_call_id, is_error, created_at FROM messages WHERE thread_id = ?1 ORDER BY seq",
-        )?;
+        let mut stmt = c.prepare_cached(&format!(
+            "SELECT id, run_id, seq, role, content, tool_call_id, is_error, created_at FROM messages
+             WHERE thread_id = ?1 AND (CASE WHEN ?2 IS NULL THEN NOT {OF_CHILD_RUN} ELSE run_id = ?2 END) ORDER BY seq",
+        ))?;
         let rows = stmt
-            .query_map([thread_id], |r| {
+            .query_map(params![thread_id, run_id], |r| {
                 Ok((
                     r.get::<_, String>(0)?,
                     r.get::<_, Option<String>>(1)?,
@@ -418,7 +470,19 @@ pub fn messages(store: &Store, thread_id: &str) -> StoreResult<Vec<StoredMessage
     })
 }
 
+/// The lead's tool calls of a thread (a subagent's are left out).
 pub fn tool_calls(store: &Store, thread_id: &str) -> StoreResult<Vec<StoredToolCall>> {
+    store.with_conn(|c| {
+        let mut stmt = c.prepare_cached(&format!(
+            "SELECT {CALL_COLS} FROM tool_calls WHERE thread_id = ?1 AND NOT {OF_CHILD_RUN} ORDER BY started_at, message_id, position"
+        ))?;
+        let rows = stmt.query_map([thread_id], call_row)?.collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    })
+}
+
+/// Every tool call of a thread, the subagents' included.
+pub fn all_tool_calls(store: &Store, thread_id: &str) -> StoreResult<Vec<StoredToolCall>> {
     store.with_conn(|c| {
         let mut stmt = c.prepare_cached(&format!(
             "SELECT {CALL_COLS} FROM tool_calls WHERE thread_id = ?1 ORDER BY started_at, message_id, position"
@@ -426,6 +490,28 @@ pub fn tool_calls(store: &Store, thread_id: &str) -> StoreResult<Vec<StoredToolC
         let rows = stmt.query_map([thread_id], call_row)?.collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
     })
+}
+
+/// Starts a subagent's run under `parent_run_id`, answering its `task`
+/// call `parent_tool_call_id`.
+pub fn start_child_run(
+    store: &Store,
+    thread_id: &str,
+    model: &str,
+    parent_run_id: &str,
+    parent_tool_call_id: &str,
+    agent: &str,
+) -> StoreResult<Run> {
+    let id = new_id();
+    store.with_conn(|c| {
+        c.prepare_cached(
+            "INSERT INTO runs (id, thread_id, status, model, started_at, parent_run_id, parent_tool_call_id, agent)
+             VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7)",
+        )?
+        .execute(params![id, thread_id, model, now_utc(), parent_run_id, parent_tool_call_id, agent])?;
+        Ok(())
+    })?;
+    get_run(store, &id)
 }
 
 pub fn start_run(store: &Store, thread_id: &str, model: &str) -> StoreResult<Run> {
@@ -449,10 +535,11 @@ pub fn get_run(store: &Store, id: &str) -> StoreResult<Run> {
     })
 }
 
+/// The lead's runs of a thread (subagents' runs: [`child_runs`]).
 pub fn runs(store: &Store, thread_id: &str) -> StoreResult<Vec<Run>> {
     store.with_conn(|c| {
         let mut stmt = c.prepare_cached(&format!(
-            "SELECT {RUN_COLS} FROM runs WHERE thread_id = ?1 ORDER BY started_at, id"
+            "SELECT {RUN_COLS} FROM runs WHERE thread_id = ?1 AND parent_run_id IS NULL ORDER BY started_at, id"
         ))?;
         let rows = stmt
             .query_map([thread_id], run_row)?
@@ -611,12 +698,40 @@ pub fn run_usage(store: &Store, run_id: &str) -> StoreResult<(Usage, f64, u32)> 
     })
 }
 
+/// Subagents' runs of a thread, in the order they started.
+pub fn child_runs(store: &Store, thread_id: &str) -> StoreResult<Vec<Run>> {
+    store.with_conn(|c| {
+        let mut stmt = c.prepare_cached(&format!(
+            "SELECT {RUN_COLS} FROM runs WHERE thread_id = ?1 AND parent_run_id IS NOT NULL ORDER BY started_at, id"
+        ))?;
+        let rows = stmt
+            .query_map([thread_id], run_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    })
+}
+
 pub fn thread_view(store: &Store, thread_id: &str) -> StoreResult<ThreadView> {
+    let all_calls = all_tool_calls(store, thread_id)?;
+    let mut children = Vec::new();
+    for run in child_runs(store, thread_id)? {
+        let tool_calls = all_calls
+            .iter()
+            .filter(|c| c.run_id.as_deref() == Some(run.id.as_str()))
+            .cloned()
+            .collect();
+        children.push(ChildRunView {
+            messages: run_messages(store, thread_id, &run.id)?,
+            tool_calls,
+            run,
+        });
+    }
     Ok(ThreadView {
         thread: get_thread(store, thread_id)?,
         messages: messages(store, thread_id)?,
         tool_calls: tool_calls(store, thread_id)?,
         runs: runs(store, thread_id)?,
         state: load_state(store, thread_id)?,
+        children,
     })
 }

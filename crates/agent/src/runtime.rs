@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::persist::{self, Run, RunStatus, Thread};
 use crate::run_lock::ThreadLock;
+use crate::skills::SkillLibrary;
 use crate::tools::{SearchConfig, ThreadState, ToolSet, ToolTimeLimits};
 use crate::{AgentError, AgentResult, Sandbox};
 
@@ -31,6 +32,9 @@ pub struct AgentConfig {
     /// of time (default 60 s; `internet_search` 35 s). Replaces the limits
     /// of the tool set the agent is given.
     pub tool_time_limits: ToolTimeLimits,
+    /// Skills listed in the system prompt and copied read-only into each
+    /// thread's workspace at `/skills/` (see [`crate::skills`]).
+    pub skills: Arc<SkillLibrary>,
 }
 
 impl Default for AgentConfig {
@@ -43,6 +47,7 @@ impl Default for AgentConfig {
             temperature: None,
             prices: PriceTable::builtin(),
             tool_time_limits: ToolTimeLimits::default(),
+            skills: Arc::new(SkillLibrary::default()),
         }
     }
 }
@@ -108,7 +113,11 @@ pub struct PreparedRun {
     pub(crate) agent: Agent,
     pub(crate) thread: Thread,
     pub(crate) run: Run,
-    pub(crate) _lock: ThreadLock,
+    /// The thread's lock, held by the lead's run; a subagent's run runs
+    /// under its lead's and holds none.
+    pub(crate) _lock: Option<ThreadLock>,
+    /// A subagent's run: its todo list is its own, not the thread's.
+    pub(crate) child: bool,
     pub(crate) history: Vec<Message>,
     pub(crate) known_call_ids: HashSet<String>,
     pub(crate) state: ThreadState,
@@ -231,6 +240,8 @@ impl Agent {
                 persist::interrupt_run(store, &run)?;
             }
             let sandbox = Arc::new(Sandbox::open(&workspace_dir(&threads_dir, &thread.id))?);
+            // The skills as they are now; a run before may have had others.
+            agent.inner.config.skills.install(&sandbox)?;
             let history: Vec<Message> = persist::messages(store, &thread.id)?
                 .into_iter()
                 .map(|m| m.message)
@@ -244,13 +255,20 @@ impl Agent {
             persist::insert_message(store, &thread.id, Some(&run.id), None, &user)?;
             let mut history = history;
             history.push(user);
-            let system = Some(agent.inner.config.system_prompt.clone()).filter(|s| !s.is_empty());
+            let config = &agent.inner.config;
+            let system = Some(format!(
+                "{}{}",
+                config.system_prompt,
+                config.skills.prompt_section()
+            ))
+            .filter(|s| !s.trim().is_empty());
             let specs = agent.inner.specs.clone();
             Ok(PreparedRun {
                 agent: agent.clone(),
                 thread,
                 run,
-                _lock: lock,
+                _lock: Some(lock),
+                child: false,
                 history,
                 known_call_ids,
                 state,

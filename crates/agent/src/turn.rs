@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use crate::events::AgUiEvent;
 use crate::persist::{self, LlmCallRecord, RunStatus, StoredMessage, ToolCallStatus};
 use crate::runtime::{db, PreparedRun, RunOutcome};
-use crate::tools::{ThreadState, ToolContext, ToolOutput};
+use crate::tools::{RunContext, ThreadState, ToolContext, ToolOutput};
 use crate::{large_results, AgentError};
 
 /// Where a run's events go. A dropped receiver does not stop the run.
@@ -404,6 +404,11 @@ impl PreparedRun {
                     sandbox: Arc::clone(&self.sandbox),
                     thread_id: self.thread.id.clone(),
                     tool_call_id: call.id.clone(),
+                    run: Some(RunContext {
+                        agent: self.agent.clone(),
+                        run_id: self.run.id.clone(),
+                        cancel: cancel.clone(),
+                    }),
                 };
                 let inner = Arc::clone(&inner);
                 async move {
@@ -457,8 +462,10 @@ impl PreparedRun {
             } else {
                 ToolCallStatus::Completed
             };
-            // A new todo list is stored with the result, in one transaction.
-            let state = out.todos.map(|todos| {
+            // A new todo list is stored with the result, in one transaction
+            // (a subagent's list is its own: kept in memory, not stored).
+            let todos = if self.child { None } else { out.todos };
+            let state = todos.map(|todos| {
                 let mut state = self.state.clone();
                 state.todos = todos;
                 state

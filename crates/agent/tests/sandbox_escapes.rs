@@ -130,6 +130,7 @@ async fn generated_escape_paths_never_leave_the_workspace() {
             sandbox: Arc::clone(&sandbox),
             thread_id: "t1".into(),
             tool_call_id: format!("c{i}"),
+            run: None,
         };
         let calls = [
             ("ls", json!({"path": path})),

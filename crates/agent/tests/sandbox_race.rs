@@ -99,6 +99,7 @@ fn swapping_a_folder_and_a_link_never_leads_outside() {
                 sandbox: Arc::clone(&sandbox),
                 thread_id: "t".into(),
                 tool_call_id: format!("c{i}"),
+                run: None,
             };
             let file = if i % 2 == 0 {
                 "/swap/notes.txt"

@@ -51,6 +51,7 @@ fn call(ws: &Workspace, name: &str, args: Value) -> ToolOutput {
         sandbox: Arc::clone(&ws.sandbox),
         thread_id: "t".into(),
         tool_call_id: "c".into(),
+        run: None,
     };
     let (tx, rx) = mpsc::channel();
     let owned = name.to_string();

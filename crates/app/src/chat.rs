@@ -261,16 +261,34 @@ impl Deskmate {
     fn chat_agent(&self, opts: &ChatOptions) -> AppResult<Agent> {
         let llm = self.llm_client(opts)?;
         let prices = self.llm_prices()?;
+        let team = self.team();
+        // The lead's own instructions (agents/AGENTS.md) after the base ones.
+        let system_prompt = match &team.lead {
+            Some(lead) => format!("{}\n\n{}", deskmate_agent::BASE_PROMPT, lead.instructions),
+            None => deskmate_agent::BASE_PROMPT.to_string(),
+        };
         let config = AgentConfig {
             prices,
+            system_prompt,
+            skills: Arc::new(self.skills()),
             ..AgentConfig::default()
         };
+        let subagents = self
+            .store()
+            .settings()
+            .get::<bool>(None, crate::settings::CHAT_SUBAGENTS)?
+            .unwrap_or(true);
+        let mut tools = self.chat_tools();
+        tools.add(Arc::new(deskmate_agent::tools::Task::new(
+            Arc::new(team),
+            subagents,
+        )));
         Ok(Agent::with_tools(
             self.store().clone(),
             llm,
             config,
             self.threads_dir(),
-            self.chat_tools(),
+            tools,
         ))
     }
 

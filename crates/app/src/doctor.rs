@@ -167,11 +167,74 @@ impl Deskmate {
 
     /// Runs every check against this (open) data directory.
     pub fn doctor(&self) -> Vec<Check> {
-        other_checks(
+        let mut checks = other_checks(
             self.check_data(),
             &self.config().models_dir,
             self.check_llm(),
-        )
+        );
+        checks.push(self.check_team());
+        checks.push(self.check_skills());
+        checks
+    }
+
+    /// The companion's team from `agents/`: the lead and its subagents.
+    fn check_team(&self) -> Check {
+        let team = self.team();
+        let lead = if team.lead.is_some() {
+            "the lead"
+        } else {
+            "no lead"
+        };
+        let detail = format!("{lead} and {} subagents", team.subagents().count());
+        match team.problems() {
+            [] if team.lead.is_some() => Check::ok("agents", detail),
+            [] => Check::warn(
+                "agents",
+                detail,
+                "restore agents/AGENTS.md from the repository and rebuild",
+            ),
+            problems => Check::warn(
+                "agents",
+                format!(
+                    "{detail}; skipped: {}",
+                    problems
+                        .iter()
+                        .map(|p| format!("{} ({})", p.origin, p.reason))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+                "fix the frontmatter of the files named (name, description, tools) and rebuild",
+            ),
+        }
+    }
+
+    /// The skills: bundled ones and a parent's, and any skipped.
+    fn check_skills(&self) -> Check {
+        let lib = self.skills();
+        let parents = lib
+            .skills()
+            .filter(|s| matches!(s.source, deskmate_agent::skills::SkillSource::Parent(_)))
+            .count();
+        let detail = format!(
+            "{} skills ({parents} of them a parent's, from {})",
+            lib.skills().count(),
+            self.parent_skills_dir().display()
+        );
+        match lib.problems() {
+            [] => Check::ok("skills", detail),
+            problems => Check::warn(
+                "skills",
+                format!(
+                    "{detail}; skipped: {}",
+                    problems
+                        .iter()
+                        .map(|p| format!("{} ({})", p.origin, p.reason))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+                "give each SKILL.md a frontmatter with name (its folder's name: lowercase letters, digits, hyphens) and description, then a body",
+            ),
+        }
     }
 
     fn check_data(&self) -> Check {

@@ -336,6 +336,7 @@ mod tests {
             sandbox: Arc::new(deskmate_agent::Sandbox::open(dir.path()).unwrap()),
             thread_id: "t".into(),
             tool_call_id: "c".into(),
+            run: None,
         };
         let out = tool
             .call(ctx.clone(), serde_json::json!({"expression": "surprised"}))

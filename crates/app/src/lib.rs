@@ -17,6 +17,7 @@ pub mod recite;
 pub mod report_attempts;
 pub mod review_reminders;
 pub mod settings;
+pub mod skills;
 pub mod tips;
 pub mod voice;
 pub mod voice_out;

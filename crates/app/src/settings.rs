@@ -16,6 +16,8 @@ pub const LLM_PRICES: &str = "llm.prices";
 pub const VOICE_CLOUD: &str = "voice.cloud";
 /// The window's language: `zh-CN` or `en`.
 pub const UI_LOCALE: &str = "ui.locale";
+/// Whether the companion may hand work to subagents (`true` unless set).
+pub const CHAT_SUBAGENTS: &str = "chat.subagents";
 
 /// The languages the window speaks.
 pub const LOCALES: [&str; 2] = ["zh-CN", "en"];

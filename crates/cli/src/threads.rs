@@ -70,6 +70,28 @@ pub fn run(app: &Deskmate, cmd: ThreadsCmd) -> anyhow::Result<ExitCode> {
                         c.arguments,
                         status.unwrap_or_default()
                     );
+                    // A subagent's work, under the `task` call that started it.
+                    for child in view
+                        .children
+                        .iter()
+                        .filter(|ch| ch.run.parent_tool_call_id.as_deref() == Some(c.id.as_str()))
+                    {
+                        println!(
+                            "    ┌ {} ({}, {} steps)",
+                            child.run.agent.as_deref().unwrap_or("subagent"),
+                            child.run.status.as_str(),
+                            child.run.steps
+                        );
+                        for cm in &child.messages {
+                            let text: String = cm.message.text().chars().take(200).collect();
+                            if !text.is_empty() {
+                                println!("    │ [{}] {text}", cm.message.role.as_str());
+                            }
+                            for cc in &cm.message.tool_calls {
+                                println!("    │   → {}({})", cc.name, cc.arguments);
+                            }
+                        }
+                    }
                 }
             }
             for t in &view.state.todos {

@@ -12,6 +12,7 @@ const SCHEMA: &[&str] = &[
     include_str!("../migrations/0002_agent.sql"),
     include_str!("../migrations/0003_recite.sql"),
     include_str!("../migrations/0004_practice.sql"),
+    include_str!("../migrations/0005_subagents.sql"),
 ];
 
 fn all() -> Migrations<'static> {

@@ -250,6 +250,15 @@ impl Tool for WriteFile {
     }
 }
 
+/// The skills folder is the app's, copied in at each run: not the model's to change.
+fn read_only(shown: &str) -> Option<ToolOutput> {
+    crate::skills::is_read_only(shown).then(|| {
+        ToolOutput::error(format!(
+            "'{shown}' is in the read-only skills folder; write your own notes to another folder"
+        ))
+    })
+}
+
 pub fn write_file(sandbox: &Sandbox, path: &str, content: &str) -> ToolOutput {
     let checked = match sandbox.check(path) {
         Ok(c) => c,
@@ -259,6 +268,9 @@ pub fn write_file(sandbox: &Sandbox, path: &str, content: &str) -> ToolOutput {
         return ToolOutput::error("give a file path, not the workspace root");
     }
     let shown = checked.shown();
+    if let Some(refused) = read_only(&shown) {
+        return refused;
+    }
     let exists = || {
         ToolOutput::error(format!(
             "Cannot write to {shown} because it already exists. Read and then make an edit, or write to a new path."
@@ -345,6 +357,9 @@ pub fn edit_file(
 ) -> ToolOutput {
     if old.is_empty() {
         return ToolOutput::error("old_string is empty; give the exact text to replace");
+    }
+    if let Some(refused) = sandbox.check(path).ok().and_then(|c| read_only(&c.shown())) {
+        return refused;
     }
     let TextFile { parent, name, text } = match read_text(sandbox, path) {
         Ok(t) => t,
@@ -479,6 +494,30 @@ mod tests {
         assert!(read_file(&sb, "/bin", 0, 10)
             .content
             .contains("not a UTF-8"));
+    }
+
+    #[test]
+    fn the_skills_folder_is_read_only() {
+        let (_d, sb) = sandbox();
+        std::fs::create_dir_all(sb.root().join("skills/a")).unwrap();
+        std::fs::write(sb.root().join("skills/a/SKILL.md"), "guide\n").unwrap();
+        assert!(read_file(&sb, "/skills/a/SKILL.md", 0, 10)
+            .content
+            .contains("guide"));
+        for out in [
+            write_file(&sb, "/skills/b/SKILL.md", "mine"),
+            write_file(&sb, "//skills/c.md", "mine"),
+            edit_file(&sb, "/skills/a/SKILL.md", "guide", "mine", false),
+        ] {
+            assert!(out.is_error && out.content.contains("read-only"), "{out:?}");
+        }
+        assert_eq!(
+            std::fs::read_to_string(sb.root().join("skills/a/SKILL.md")).unwrap(),
+            "guide\n"
+        );
+        assert!(!sb.root().join("skills/b").exists());
+        // A folder merely named like it is the model's.
+        assert!(!write_file(&sb, "/skillset/notes.md", "ok").is_error);
     }
 
     #[test]

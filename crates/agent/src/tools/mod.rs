@@ -7,6 +7,7 @@
 
 mod files;
 mod search_files;
+mod task;
 mod time_limits;
 mod todos;
 mod web;
@@ -27,6 +28,7 @@ use crate::{Sandbox, SandboxError};
 
 pub use files::{EditFile, Ls, ReadFile, WriteFile};
 pub use search_files::{Glob, Grep};
+pub use task::{Task, SUBAGENTS_OFF, TASK_TIME_LIMIT};
 pub use time_limits::{ToolTimeLimits, DEFAULT_TOOL_TIME_LIMIT, SEARCH_TIME_LIMIT};
 pub use todos::{ThreadState, Todo, TodoStatus, WriteTodos};
 pub use web::{InternetSearch, SearchConfig};
@@ -37,6 +39,19 @@ pub struct ToolContext {
     pub sandbox: Arc<Sandbox>,
     pub thread_id: String,
     pub tool_call_id: String,
+    /// The run making the call, for tools that start work of their own
+    /// (`task` starts a subagent's run under it); `None` outside a run.
+    pub run: Option<RunContext>,
+}
+
+/// The run a tool call belongs to.
+#[derive(Debug, Clone)]
+pub struct RunContext {
+    /// The agent running (its model, tools and settings).
+    pub agent: crate::Agent,
+    pub run_id: String,
+    /// Stops with the run.
+    pub cancel: tokio_util::sync::CancellationToken,
 }
 
 /// What a tool hands back.
@@ -292,6 +307,7 @@ mod tests {
             sandbox: Arc::new(Sandbox::open(&dir.path().join("ws")).unwrap()),
             thread_id: "t".into(),
             tool_call_id: "c".into(),
+            run: None,
         };
         let mut set = ToolSet::default();
         set.add(Arc::new(Buggy {
@@ -369,6 +385,7 @@ mod tests {
             sandbox: Arc::new(Sandbox::open(&dir.path().join("ws")).unwrap()),
             thread_id: "t".into(),
             tool_call_id: "c".into(),
+            run: None,
         };
         let mut set = ToolSet::default();
         for (name, blocking) in [("sleepy", false), ("busy", true)] {

@@ -24,7 +24,11 @@ impl Default for ToolTimeLimits {
     fn default() -> Self {
         Self {
             default: DEFAULT_TOOL_TIME_LIMIT,
-            per_tool: BTreeMap::from([("internet_search".to_string(), SEARCH_TIME_LIMIT)]),
+            per_tool: BTreeMap::from([
+                ("internet_search".to_string(), SEARCH_TIME_LIMIT),
+                // A subagent works through several model calls.
+                ("task".to_string(), super::TASK_TIME_LIMIT),
+            ]),
         }
     }
 }

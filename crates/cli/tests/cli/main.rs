@@ -10,3 +10,4 @@ mod practice;
 mod probe;
 mod recite;
 mod speech;
+mod team;

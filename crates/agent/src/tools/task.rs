@@ -1,0 +1,243 @@
+//! `task(description, subagent_type)`: the lead hands a self-contained piece
+//! of work to a specialist subagent from `agents/` (see [`crate::team`]).
+//!
+//! The subagent runs with a fresh history holding only the description, its
+//! own instructions (plus the skills list) and its own tools — never `task`,
+//! so subagents cannot start subagents — and its own step limit, on the same
+//! workspace as the lead. Only its final message comes back as the tool's
+//! result. Several `task` calls in one reply run at the same time (the loop
+//! runs a reply's tool calls concurrently). The subagent's run is stored as
+//! a child of the lead's run ([`crate::persist::start_child_run`]): its
+//! messages and tool calls are kept and shown under the `task` call, and
+//! left out of the lead's own history. It stops when the lead's run stops.
+//! Its todo list is its own and is not stored as the thread's.
+//!
+//! With subagents turned off, `task` answers [`SUBAGENTS_OFF`] and starts
+//! nothing (the single-agent mode of the deep-agents design).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use deskmate_llm::Message;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::{parse_args, schema, Tool, ToolContext, ToolFuture, ToolOutput, ToolSet};
+use crate::persist::{self, RunStatus};
+use crate::runtime::{db, AgentInner, PreparedRun};
+use crate::team::Team;
+use crate::Agent;
+
+/// What `task` answers when subagents are turned off.
+pub const SUBAGENTS_OFF: &str = "未开启子代理，不创建新 agent";
+
+/// How long one subagent may work before the lead is told it ran out of time.
+pub const TASK_TIME_LIMIT: Duration = Duration::from_secs(10 * 60);
+
+/// Model calls a subagent's run may make.
+pub const SUBAGENT_MAX_STEPS: u32 = 15;
+
+/// Hand a self-contained task to a specialist subagent.
+#[derive(Deserialize, JsonSchema)]
+struct TaskArgs {
+    /// The whole task for the subagent: it sees nothing else of this
+    /// conversation, so include what it needs (the child's grade, the exact
+    /// problem or text, what answer you want back).
+    description: String,
+    /// Which subagent does it (see the list in this parameter's enum).
+    subagent_type: String,
+}
+
+/// The `task` tool over a team.
+pub struct Task {
+    team: Arc<Team>,
+    enabled: bool,
+    max_steps: u32,
+}
+
+impl Task {
+    /// `task` over `team`'s subagents; with `enabled` false it starts nothing.
+    pub fn new(team: Arc<Team>, enabled: bool) -> Self {
+        Self {
+            team,
+            enabled,
+            max_steps: SUBAGENT_MAX_STEPS,
+        }
+    }
+
+    /// Sets how many model calls a subagent's run may make.
+    pub fn with_max_steps(mut self, max_steps: u32) -> Self {
+        self.max_steps = max_steps.max(1);
+        self
+    }
+}
+
+impl Tool for Task {
+    fn name(&self) -> &'static str {
+        "task"
+    }
+
+    fn description(&self) -> &'static str {
+        "Hands a self-contained task to a specialist subagent and returns its final answer. The subagent sees only your description, \
+so make it complete. Use it for work a subagent's description fits; independent tasks may be given in the same reply and run at the same time. \
+The subagents and what each is for are listed under subagent_type."
+    }
+
+    fn parameters(&self) -> Value {
+        let mut params = schema::<TaskArgs>();
+        let names: Vec<&str> = self.team.subagents().map(|a| a.name.as_str()).collect();
+        let listed: Vec<String> = self
+            .team
+            .subagents()
+            .map(|a| format!("- {}: {}", a.name, a.description.replace('\n', " ")))
+            .collect();
+        if let Some(kind) = params.pointer_mut("/properties/subagent_type") {
+            kind["enum"] = json!(names);
+            kind["description"] = json!(format!("The subagent to use:\n{}", listed.join("\n")));
+        }
+        params
+    }
+
+    fn evictable(&self) -> bool {
+        false
+    }
+
+    fn call(&self, ctx: ToolContext, args: Value) -> ToolFuture {
+        let team = Arc::clone(&self.team);
+        let (enabled, max_steps) = (self.enabled, self.max_steps);
+        Box::pin(async move {
+            let args: TaskArgs = match parse_args("task", args) {
+                Ok(a) => a,
+                Err(e) => return e,
+            };
+            if !enabled {
+                return ToolOutput::ok(SUBAGENTS_OFF);
+            }
+            let Some(profile) = team.subagent(args.subagent_type.trim()) else {
+                let known: Vec<&str> = team.subagents().map(|a| a.name.as_str()).collect();
+                return ToolOutput::error(format!(
+                    "there is no subagent {:?}; the subagents are: {}",
+                    args.subagent_type,
+                    known.join(", ")
+                ));
+            };
+            if args.description.trim().is_empty() {
+                return ToolOutput::error(
+                    "the description is empty; say what the subagent should do",
+                );
+            }
+            let Some(run) = ctx.run.clone() else {
+                return ToolOutput::error("a subagent can only be started from inside a run");
+            };
+            let lead = &run.agent.inner;
+            // Its own tools, never `task`: a subagent cannot start subagents.
+            let names: Vec<&str> = profile
+                .tools
+                .iter()
+                .map(String::as_str)
+                .filter(|t| *t != "task")
+                .collect();
+            let tools = lead.tools.only(&names);
+            let mut config = lead.config.clone();
+            config.max_steps = max_steps;
+            config.system_prompt = profile.instructions.clone();
+            let system = format!("{}{}", config.system_prompt, config.skills.prompt_section());
+            let specs = tools.specs();
+            let child = Agent {
+                inner: Arc::new(AgentInner {
+                    store: lead.store.clone(),
+                    llm: lead.llm.clone(),
+                    tools,
+                    specs: specs.clone(),
+                    config,
+                    threads_dir: lead.threads_dir.clone(),
+                }),
+            };
+            let (thread_id, parent_run, call_id, agent_name, model) = (
+                ctx.thread_id.clone(),
+                run.run_id.clone(),
+                ctx.tool_call_id.clone(),
+                profile.name.clone(),
+                lead.llm.model().to_string(),
+            );
+            let user = Message::user(args.description.clone());
+            let started = db(&lead.store, move |s| {
+                let thread = persist::get_thread(s, &thread_id)?;
+                let run = persist::start_child_run(
+                    s,
+                    &thread_id,
+                    &model,
+                    &parent_run,
+                    &call_id,
+                    &agent_name,
+                )?;
+                persist::insert_message(s, &thread_id, Some(&run.id), None, &user)?;
+                let known: HashSet<String> = persist::all_tool_calls(s, &thread_id)?
+                    .into_iter()
+                    .map(|c| c.id)
+                    .collect();
+                let state = persist::load_state(s, &thread_id)?;
+                Ok((thread, run, known, state))
+            })
+            .await;
+            let (thread, child_run, known_call_ids, state) = match started {
+                Ok(v) => v,
+                Err(e) => return ToolOutput::error(format!("the subagent could not start: {e}")),
+            };
+            let prepared = PreparedRun {
+                agent: child,
+                thread,
+                run: child_run,
+                _lock: None,
+                child: true,
+                history: vec![Message::user(args.description)],
+                known_call_ids,
+                state,
+                sandbox: Arc::clone(&ctx.sandbox),
+                system: Some(system),
+                specs,
+            };
+            // The subagent's events are not part of the lead's AG-UI stream
+            // (a run inside a run would break its order); its steps are
+            // stored and shown under this call.
+            let (events, _dropped) = tokio::sync::mpsc::unbounded_channel();
+            let outcome = prepared.execute(events, run.cancel.child_token()).await;
+            match outcome.status {
+                RunStatus::Completed if outcome.answer.trim().is_empty() => {
+                    ToolOutput::ok(format!("({} finished without an answer)", profile.name))
+                }
+                RunStatus::Completed => ToolOutput::ok(outcome.answer),
+                RunStatus::Cancelled => ToolOutput::error(format!(
+                    "the subagent {} was stopped with the run",
+                    profile.name
+                )),
+                _ => ToolOutput::error(format!(
+                    "the subagent {} did not finish: {}",
+                    profile.name,
+                    outcome
+                        .error
+                        .unwrap_or_else(|| outcome.status.as_str().to_string())
+                )),
+            }
+        })
+    }
+}
+
+impl ToolSet {
+    /// The tools of this set named in `names` (unknown names are skipped),
+    /// with the same time limits.
+    pub fn only(&self, names: &[&str]) -> ToolSet {
+        let mut set = ToolSet {
+            time_limits: self.time_limits.clone(),
+            ..ToolSet::default()
+        };
+        for name in names {
+            if let Some(tool) = self.get(name) {
+                set.add(Arc::clone(tool));
+            }
+        }
+        set
+    }
+}

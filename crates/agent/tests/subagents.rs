@@ -1,0 +1,285 @@
+//! Subagents through `task`, against a loopback model server that answers
+//! each request by who is asking (the lead or a subagent, told apart by the
+//! system prompt): two subagents started in one reply run at the same time,
+//! each with its own instructions, tools and history; only their answers
+//! return to the lead; their runs are stored as children of the lead's run
+//! and kept out of its history; an unknown subagent and subagents turned off
+//! are answered in words.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use deskmate_agent::persist::{self, RunStatus};
+use deskmate_agent::team::Team;
+use deskmate_agent::tools::{Task, SUBAGENTS_OFF};
+use deskmate_agent::*;
+use deskmate_llm::scripted::{openai, Frame, RecordedRequest, Reply, ScriptedServer};
+use deskmate_llm::{ApiKey, LlmClient, LlmConfig, ModelSpec};
+use deskmate_store::Store;
+use serde_json::Value;
+
+const LEAD: &str = "---\nname: deskmate\ndescription: 同桌\ntools: [task]\n---\n你是同桌。\n";
+const MATH: &str = "---\nname: math-tutor\ndescription: 数学题\ntools: [write_file, read_file, task]\n---\nMATH-TUTOR 一步一步讲。\n";
+const POETRY: &str = "---\nname: poetry-tutor\ndescription: 讲古诗\ntools: [read_file]\n---\nPOETRY-TUTOR 讲诗的意思。\n";
+
+fn team() -> Arc<Team> {
+    Arc::new(Team::new([
+        ("", LEAD),
+        ("math-tutor", MATH),
+        ("poetry-tutor", POETRY),
+    ]))
+}
+
+fn system(r: &RecordedRequest) -> String {
+    r.body["messages"][0]["content"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+fn tool_results(r: &RecordedRequest) -> Vec<String> {
+    r.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+/// A text reply that takes a moment, so two subagents overlap only if they
+/// run at the same time.
+fn slow_text(text: &str) -> Reply {
+    let Reply::Stream(mut frames) = openai::text(text) else {
+        unreachable!()
+    };
+    frames.insert(0, Frame::Delay(Duration::from_millis(400)));
+    Reply::Stream(frames)
+}
+
+/// The lead asks for both subagents at once, then answers with what came back.
+fn respond(r: &RecordedRequest) -> Reply {
+    let sys = system(r);
+    let results = tool_results(r);
+    if sys.contains("MATH-TUTOR") {
+        if results.is_empty() {
+            return openai::tool_calls(
+                None,
+                &[(
+                    "m1",
+                    "write_file",
+                    r#"{"file_path": "/math/work.md", "content": "3×4=12"}"#,
+                )],
+            );
+        }
+        return slow_text("一共12个苹果。");
+    }
+    if sys.contains("POETRY-TUTOR") {
+        return slow_text("「举头望明月」是抬头看月亮。");
+    }
+    if results.is_empty() {
+        return openai::tool_calls(
+            Some("我请两位老师帮忙。"),
+            &[
+                (
+                    "t_math",
+                    "task",
+                    r#"{"description": "二年级：每盘3个苹果，4盘一共几个？讲清步骤。", "subagent_type": "math-tutor"}"#,
+                ),
+                (
+                    "t_poem",
+                    "task",
+                    r#"{"description": "给二年级孩子讲「举头望明月」的意思。", "subagent_type": "poetry-tutor"}"#,
+                ),
+            ],
+        );
+    }
+    openai::text(&format!("都问好了：{}", results.join(" / ")))
+}
+
+struct Env {
+    dir: tempfile::TempDir,
+    store: Store,
+}
+
+impl Env {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db.sqlite3")).unwrap();
+        Self { dir, store }
+    }
+
+    fn agent(&self, server: &ScriptedServer, task: Task) -> Agent {
+        let mut c = LlmConfig::new(ModelSpec::parse("openai:scripted").unwrap());
+        c.base_url = Some(server.base_url());
+        c.api_key = Some(ApiKey::new("sk-subagents").unwrap());
+        c.idle_timeout = Duration::from_secs(10);
+        let mut tools = ToolSet::builtin(SearchConfig::default());
+        tools.add(Arc::new(task));
+        Agent::with_tools(
+            self.store.clone(),
+            LlmClient::new(c).unwrap(),
+            AgentConfig::default(),
+            self.dir.path().join("threads"),
+            tools,
+        )
+    }
+}
+
+async fn run(agent: &Agent, text: &str) -> (RunOutcome, Vec<AgUiEvent>) {
+    let prepared = agent.prepare(RunRequest::text(None, text)).await.unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let out = prepared.execute(tx, CancellationToken::new()).await;
+    let mut events = Vec::new();
+    while let Ok(ev) = rx.try_recv() {
+        events.push(ev);
+    }
+    EventOrder::check_run(&events).unwrap_or_else(|e| panic!("bad event order: {e}\n{events:#?}"));
+    (out, events)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_subagents_in_one_reply_run_together_and_only_their_answers_return() {
+    let e = Env::new();
+    let server = ScriptedServer::with_responder(respond).unwrap();
+    let agent = e.agent(&server, Task::new(team(), true));
+    let (out, _) = run(&agent, "帮我算苹果，再讲讲静夜思").await;
+    assert_eq!(out.status, RunStatus::Completed, "{out:?}");
+    assert!(
+        out.answer.contains("一共12个苹果") && out.answer.contains("抬头看月亮"),
+        "{}",
+        out.answer
+    );
+
+    // Who asked what: each subagent saw only its instructions and its task.
+    let requests = server.requests();
+    let math: Vec<&RecordedRequest> = requests
+        .iter()
+        .filter(|r| system(r).contains("MATH-TUTOR"))
+        .collect();
+    assert_eq!(math.len(), 2, "the math tutor used a tool, then answered");
+    let first = &math[0].body["messages"];
+    assert_eq!(
+        first.as_array().unwrap().len(),
+        2,
+        "system + the task only: {first}"
+    );
+    assert!(first[1]["content"].to_string().contains("每盘3个苹果"));
+    let tools: Vec<&str> = math[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        tools.contains(&"write_file") && !tools.contains(&"task"),
+        "{tools:?}"
+    );
+    // The subagent worked in the thread's workspace.
+    let ws = workspace_dir(&e.dir.path().join("threads"), &out.thread_id);
+    assert_eq!(
+        std::fs::read_to_string(ws.join("math/work.md")).unwrap(),
+        "3×4=12"
+    );
+
+    // Stored: two child runs under the lead's, answering its two calls.
+    let view = persist::thread_view(&e.store, &out.thread_id).unwrap();
+    assert_eq!(view.runs.len(), 1, "the lead's run only");
+    assert_eq!(view.children.len(), 2);
+    let mut answered: Vec<&str> = view
+        .children
+        .iter()
+        .map(|c| {
+            assert_eq!(c.run.parent_run_id.as_deref(), Some(out.run_id.as_str()));
+            assert_eq!(c.run.status, RunStatus::Completed);
+            c.run.parent_tool_call_id.as_deref().unwrap()
+        })
+        .collect();
+    answered.sort();
+    assert_eq!(answered, ["t_math", "t_poem"]);
+    let math_run = view
+        .children
+        .iter()
+        .find(|c| c.run.agent.as_deref() == Some("math-tutor"))
+        .unwrap();
+    let roles: Vec<&str> = math_run
+        .messages
+        .iter()
+        .map(|m| m.message.role.as_str())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "assistant"]);
+    assert_eq!(math_run.tool_calls.len(), 1);
+    // The lead's history holds its own turns and the two answers, nothing of the subagents' work.
+    let lead: Vec<&str> = view
+        .messages
+        .iter()
+        .map(|m| m.message.role.as_str())
+        .collect();
+    assert_eq!(lead, ["user", "assistant", "tool", "tool", "assistant"]);
+    assert!(
+        view.tool_calls.iter().all(|c| c.name == "task"),
+        "{:?}",
+        view.tool_calls
+    );
+
+    // At the same time: the second subagent started before the first ended.
+    let (a, b) = (&view.children[0].run, &view.children[1].run);
+    assert!(
+        b.started_at < *a.finished_at.as_ref().unwrap(),
+        "{a:?} {b:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_subagent_and_subagents_turned_off_are_answered_in_words() {
+    let ask = |kind: &'static str| {
+        move |r: &RecordedRequest| {
+            if tool_results(r).is_empty() {
+                openai::tool_calls(
+                    None,
+                    &[(
+                        "t1",
+                        "task",
+                        &format!(r#"{{"description": "讲讲", "subagent_type": "{kind}"}}"#),
+                    )],
+                )
+            } else {
+                openai::text(&tool_results(r).join(""))
+            }
+        }
+    };
+    let e = Env::new();
+    let server = ScriptedServer::with_responder(ask("history-tutor")).unwrap();
+    let (out, _) = run(&e.agent(&server, Task::new(team(), true)), "讲讲历史").await;
+    assert!(
+        out.answer.contains("no subagent") && out.answer.contains("math-tutor"),
+        "{}",
+        out.answer
+    );
+
+    let server = ScriptedServer::with_responder(ask("math-tutor")).unwrap();
+    let (out, _) = run(&e.agent(&server, Task::new(team(), false)), "算一算").await;
+    assert_eq!(out.answer, SUBAGENTS_OFF);
+    assert!(persist::child_runs(&e.store, &out.thread_id)
+        .unwrap()
+        .is_empty());
+    // The subagents are listed for the model with what each is for.
+    let params = server.requests()[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "task")
+        .map(|t| t["function"]["parameters"].clone())
+        .unwrap();
+    let kind: &Value = &params["properties"]["subagent_type"];
+    assert_eq!(
+        kind["enum"],
+        serde_json::json!(["math-tutor", "poetry-tutor"])
+    );
+    assert!(kind["description"]
+        .as_str()
+        .unwrap()
+        .contains("math-tutor: 数学题"));
+}

@@ -1,0 +1,212 @@
+//! The companion's team and skills through the real binary: every model
+//! call's system prompt lists the skills (name, description, path) without
+//! their bodies; the model reads one with `read_file` at
+//! `/skills/<name>/SKILL.md` and cannot change it; a parent's own skill
+//! counts from the next message, and a malformed one is skipped and shown by
+//! `deskmate doctor`; the lead hands work to a bundled subagent with `task`
+//! and `deskmate threads show` shows the subagent's work under that call.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use deskmate_llm::scripted::{openai, RecordedRequest, ScriptedServer};
+
+use deskmate_testkit::cli::deskmate;
+
+const RULES: &str = "---\nname: family-rules\ndescription: 我们家的学习约定，孩子问能不能先玩时用。\n---\n先背完一首诗，再玩十五分钟。\n";
+
+fn parent_skill(data: &std::path::Path, folder: &str, text: &str) {
+    let dir = data.join("skills").join(folder);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("SKILL.md"), text).unwrap();
+}
+
+#[test]
+fn skills_are_listed_read_on_demand_and_read_only() {
+    let dir = tempfile::tempdir().unwrap();
+    parent_skill(dir.path(), "family-rules", RULES);
+    let server = ScriptedServer::start(vec![
+        openai::tool_calls(
+            None,
+            &[(
+                "call_r",
+                "read_file",
+                r#"{"file_path": "/skills/family-rules/SKILL.md"}"#,
+            )],
+        ),
+        openai::tool_calls(
+            None,
+            &[(
+                "call_w",
+                "edit_file",
+                r#"{"file_path": "/skills/family-rules/SKILL.md", "old_string": "十五", "new_string": "五十"}"#,
+            )],
+        ),
+        openai::text("先背诗，再玩十五分钟哦。"),
+    ])
+    .unwrap();
+    let out = deskmate(dir.path())
+        .env("DESKMATE_LLM_API_KEY", "sk-skills")
+        .args([
+            "chat",
+            "--model",
+            "openai:gpt-4o-mini",
+            "--base-url",
+            &server.base_url(),
+            "我能先玩吗？",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    for r in &requests {
+        let system = r.body["messages"][0]["content"].as_str().unwrap();
+        assert!(
+            system.contains("family-rules (/skills/family-rules/SKILL.md): 我们家的学习约定"),
+            "{system}"
+        );
+        assert!(
+            system.contains("/skills/poem-explanation/SKILL.md"),
+            "a bundled skill is listed too"
+        );
+        assert!(
+            !system.contains("再玩十五分钟"),
+            "bodies are read on demand, not sent"
+        );
+    }
+    let tool_results: Vec<String> = requests[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].to_string())
+        .collect();
+    assert!(tool_results[0].contains("先背完一首诗"), "{tool_results:?}");
+    assert!(tool_results[1].contains("read-only"), "{tool_results:?}");
+    // The parent's file is untouched.
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("skills/family-rules/SKILL.md")).unwrap(),
+        RULES
+    );
+}
+
+#[test]
+fn doctor_shows_the_skills_and_names_a_malformed_one() {
+    let dir = tempfile::tempdir().unwrap();
+    parent_skill(dir.path(), "family-rules", RULES);
+    parent_skill(
+        dir.path(),
+        "Bad Name",
+        "---\nname: Bad Name\ndescription: x\n---\nbody\n",
+    );
+    let out = deskmate(dir.path()).arg("doctor").output().unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    let skills = report
+        .lines()
+        .find(|l| l.contains(" skills "))
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(skills.starts_with("warn"), "{skills}");
+    assert!(skills.contains("1 of them a parent's"), "{skills}");
+    assert!(
+        skills.contains("Bad Name") && skills.contains("lowercase"),
+        "{skills}"
+    );
+    let agents = report
+        .lines()
+        .find(|l| l.contains(" agents "))
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(
+        agents.starts_with("ok") && agents.contains("11 subagents"),
+        "{agents}"
+    );
+}
+
+#[test]
+fn the_lead_hands_work_to_a_bundled_subagent_and_threads_show_shows_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::with_responder(|r: &RecordedRequest| {
+        let system = r.body["messages"][0]["content"].as_str().unwrap_or("");
+        let answered = r.body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["role"] == "tool");
+        match (system.contains("You are 同桌 (Deskmate)"), answered) {
+            (true, false) => openai::tool_calls(
+                None,
+                &[(
+                    "t1",
+                    "task",
+                    r#"{"description": "二年级：3盘苹果，每盘4个，一共几个？", "subagent_type": "math-tutor"}"#,
+                )],
+            ),
+            (true, true) => openai::text("数学老师说：一共12个。"),
+            (false, _) => openai::text("3×4=12，一共12个。"),
+        }
+    })
+    .unwrap();
+    let out = deskmate(dir.path())
+        .env("DESKMATE_LLM_API_KEY", "sk-team")
+        .args([
+            "chat",
+            "--model",
+            "openai:gpt-4o-mini",
+            "--base-url",
+            &server.base_url(),
+            "苹果有几个？",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("一共12个"));
+    // The subagent got the bundled math tutor's instructions, not the lead's.
+    let sub = server
+        .requests()
+        .into_iter()
+        .find(|r| {
+            !r.body["messages"][0]["content"]
+                .as_str()
+                .unwrap_or("")
+                .contains("You are 同桌")
+        })
+        .expect("the subagent called the model");
+    assert_eq!(
+        sub.body["messages"][1]["content"]
+            .as_str()
+            .map(|s| s.contains("3盘苹果")),
+        Some(true)
+    );
+
+    let threads = deskmate(dir.path())
+        .args(["threads", "list", "--json"])
+        .output()
+        .unwrap();
+    let id = deskmate_testkit::cli::json(&threads.stdout)[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let show = deskmate(dir.path())
+        .args(["threads", "show", &id])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&show.stdout);
+    assert!(text.contains("┌ math-tutor (completed"), "{text}");
+    assert!(text.contains("│ [assistant] 3×4=12"), "{text}");
+    let json = deskmate_testkit::cli::json(
+        &deskmate(dir.path())
+            .args(["threads", "show", &id, "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    assert_eq!(json["children"][0]["run"]["parent_tool_call_id"], "t1");
+    assert_eq!(json["children"][0]["run"]["agent"], "math-tutor");
+}

@@ -1,0 +1,8 @@
+-- Subagent runs: a run started by a lead's `task` call is stored as a child
+-- of the run that made the call, with the call's id and the subagent's name.
+-- Its messages and tool calls are the thread's rows with the child's run_id;
+-- the lead's history leaves them out.
+ALTER TABLE runs ADD COLUMN parent_run_id TEXT REFERENCES runs(id) ON DELETE CASCADE;
+ALTER TABLE runs ADD COLUMN parent_tool_call_id TEXT;
+ALTER TABLE runs ADD COLUMN agent TEXT;
+CREATE INDEX runs_parent ON runs(parent_run_id) WHERE parent_run_id IS NOT NULL;
