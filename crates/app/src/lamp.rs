@@ -231,10 +231,11 @@ impl Tool for LampTool {
 }
 
 impl Deskmate {
-    /// The companion's tools for a new run: the built-in ones, plus the
-    /// lamp's while a lamp is connected.
+    /// The companion's tools for a new run: the built-in ones, the study
+    /// tools, plus the lamp's while a lamp is connected.
     pub(crate) fn chat_tools(&self) -> ToolSet {
         let mut tools = ToolSet::builtin(SearchConfig::from_env());
+        self.add_study_tools(&mut tools);
         if let Some(lamp) = self.lamp() {
             for spec in lamp.available_tools() {
                 tools.add(Arc::new(LampTool {

@@ -18,6 +18,7 @@ pub mod report_attempts;
 pub mod review_reminders;
 pub mod settings;
 pub mod skills;
+mod study_tools;
 pub mod tips;
 pub mod voice;
 pub mod voice_out;

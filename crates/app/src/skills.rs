@@ -83,6 +83,32 @@ mod tests {
                 "{name} cannot start subagents"
             );
         }
+        // Every tool the files name exists (the lamp's while one is connected).
+        let mut known: Vec<String> = app
+            .chat_tools()
+            .names()
+            .iter()
+            .map(|n| n.to_string())
+            .collect();
+        known.push("task".into());
+        known.extend(
+            [
+                deskmate_lamp::tools::SET_LIGHT,
+                deskmate_lamp::tools::EXPRESSION,
+                deskmate_lamp::tools::GESTURE,
+                deskmate_lamp::tools::PROJECT,
+            ]
+            .map(String::from),
+        );
+        for agent in team.lead.iter().chain(team.subagents()) {
+            for tool in &agent.tools {
+                assert!(
+                    known.contains(tool),
+                    "{} names an unknown tool {tool}",
+                    agent.name
+                );
+            }
+        }
     }
 
     #[test]
