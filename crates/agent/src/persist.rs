@@ -91,6 +91,22 @@ pub struct ThreadView {
     /// each answers.
     #[serde(default)]
     pub children: Vec<ChildRunView>,
+    /// What each of the lead's runs cost, its subagents' model calls included.
+    #[serde(default)]
+    pub usage: Vec<RunUsage>,
+}
+
+/// Tokens and cost of a lead's run and the subagents it started.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunUsage {
+    pub run_id: String,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// US dollars; calls whose model has no known price count 0.
+    pub cost_usd: f64,
+    pub model_calls: u32,
+    /// How many subagent runs it started.
+    pub subagent_runs: u32,
 }
 
 /// A subagent's run as stored: kept and viewable after it ended.
@@ -698,6 +714,29 @@ pub fn run_usage(store: &Store, run_id: &str) -> StoreResult<(Usage, f64, u32)> 
     })
 }
 
+/// Tokens and cost of a run with the subagent runs it started.
+pub fn run_usage_with_subagents(store: &Store, run_id: &str) -> StoreResult<RunUsage> {
+    store.with_conn(|c| {
+        Ok(c.query_row(
+            "SELECT COALESCE(SUM(input_tokens),0), COALESCE(SUM(output_tokens),0), COALESCE(SUM(cost_usd),0.0), COUNT(*),
+                    (SELECT COUNT(*) FROM runs WHERE parent_run_id = ?1)
+             FROM llm_calls WHERE run_id = ?1 OR run_id IN (SELECT id FROM runs WHERE parent_run_id = ?1)",
+            [run_id],
+            |r| {
+                let u = |i: usize| r.get::<_, i64>(i).map(|v| u64::try_from(v).unwrap_or(0));
+                Ok(RunUsage {
+                    run_id: run_id.to_string(),
+                    input_tokens: u(0)?,
+                    output_tokens: u(1)?,
+                    cost_usd: r.get(2)?,
+                    model_calls: r.get(3)?,
+                    subagent_runs: r.get(4)?,
+                })
+            },
+        )?)
+    })
+}
+
 /// Subagents' runs of a thread, in the order they started.
 pub fn child_runs(store: &Store, thread_id: &str) -> StoreResult<Vec<Run>> {
     store.with_conn(|c| {
@@ -726,12 +765,18 @@ pub fn thread_view(store: &Store, thread_id: &str) -> StoreResult<ThreadView> {
             run,
         });
     }
+    let runs = runs(store, thread_id)?;
+    let usage = runs
+        .iter()
+        .map(|r| run_usage_with_subagents(store, &r.id))
+        .collect::<StoreResult<Vec<_>>>()?;
     Ok(ThreadView {
         thread: get_thread(store, thread_id)?,
         messages: messages(store, thread_id)?,
         tool_calls: tool_calls(store, thread_id)?,
-        runs: runs(store, thread_id)?,
+        runs,
         state: load_state(store, thread_id)?,
         children,
+        usage,
     })
 }

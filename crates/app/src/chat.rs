@@ -273,11 +273,7 @@ impl Deskmate {
             skills: Arc::new(self.skills()),
             ..AgentConfig::default()
         };
-        let subagents = self
-            .store()
-            .settings()
-            .get::<bool>(None, crate::settings::CHAT_SUBAGENTS)?
-            .unwrap_or(true);
+        let subagents = self.subagents()?;
         let mut tools = self.chat_tools();
         tools.add(Arc::new(deskmate_agent::tools::Task::new(
             Arc::new(team),

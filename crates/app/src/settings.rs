@@ -61,3 +61,19 @@ mod tests {
         assert_eq!(app.locale().unwrap(), "en");
     }
 }
+
+impl Deskmate {
+    /// Whether the companion may hand work to subagents (`true` unless a
+    /// parent turned it off).
+    pub fn subagents(&self) -> AppResult<bool> {
+        Ok(self
+            .store()
+            .settings()
+            .get::<bool>(None, CHAT_SUBAGENTS)?
+            .unwrap_or(true))
+    }
+
+    pub fn set_subagents(&self, on: bool) -> AppResult<()> {
+        Ok(self.store().settings().set(None, CHAT_SUBAGENTS, &on)?)
+    }
+}

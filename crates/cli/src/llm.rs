@@ -45,6 +45,11 @@ pub enum LlmCmd {
         #[arg(long, conflicts_with = "json")]
         clear: bool,
     },
+    /// Whether the companion may hand work to subagents (on unless turned off).
+    Subagents {
+        #[arg(value_parser = ["on", "off"])]
+        state: Option<String>,
+    },
     /// Send a one-line question to the model.
     Test {
         #[arg(long)]
@@ -56,6 +61,13 @@ pub enum LlmCmd {
 
 pub fn run(app: &Deskmate, cmd: LlmCmd) -> anyhow::Result<ExitCode> {
     match cmd {
+        LlmCmd::Subagents { state } => {
+            if let Some(state) = state {
+                app.set_subagents(state == "on")?;
+            }
+            let on = app.subagents()?;
+            println!("subagents: {}", if on { "on" } else { "off" });
+        }
         LlmCmd::Set { model, base_url } => {
             app.save_llm_settings(&model, base_url.as_deref())?;
             println!("saved: {model}");

@@ -98,8 +98,24 @@ pub fn run(app: &Deskmate, cmd: ThreadsCmd) -> anyhow::Result<ExitCode> {
                 println!("todo [{:?}] {}", t.status, t.content);
             }
             for r in &view.runs {
+                let usage = view
+                    .usage
+                    .iter()
+                    .find(|u| u.run_id == r.id)
+                    .map(|u| {
+                        let with = match u.subagent_runs {
+                            0 => String::new(),
+                            1 => ", with its subagent".to_string(),
+                            n => format!(", with its {n} subagents"),
+                        };
+                        format!(
+                            " — {} model calls, {} tokens in / {} out, ${:.4}{with}",
+                            u.model_calls, u.input_tokens, u.output_tokens, u.cost_usd
+                        )
+                    })
+                    .unwrap_or_default();
                 println!(
-                    "run {} {} steps={} {}",
+                    "run {} {} steps={}{usage} {}",
                     r.id,
                     r.status.as_str(),
                     r.steps,

@@ -200,6 +200,12 @@ fn the_lead_hands_work_to_a_bundled_subagent_and_threads_show_shows_it() {
     let text = String::from_utf8_lossy(&show.stdout);
     assert!(text.contains("┌ math-tutor (completed"), "{text}");
     assert!(text.contains("│ [assistant] 3×4=12"), "{text}");
+    // The run's cost counts the subagent's model call (20+10+10 in, 10+5+5 out).
+    assert!(
+        text.contains("3 model calls, 40 tokens in / 20 out"),
+        "{text}"
+    );
+    assert!(text.contains("with its subagent"), "{text}");
     let json = deskmate_testkit::cli::json(
         &deskmate(dir.path())
             .args(["threads", "show", &id, "--json"])
@@ -209,4 +215,24 @@ fn the_lead_hands_work_to_a_bundled_subagent_and_threads_show_shows_it() {
     );
     assert_eq!(json["children"][0]["run"]["parent_tool_call_id"], "t1");
     assert_eq!(json["children"][0]["run"]["agent"], "math-tutor");
+    assert_eq!(json["usage"][0]["subagent_runs"], 1);
+    assert_eq!(json["usage"][0]["model_calls"], 3);
+}
+
+#[test]
+fn subagents_can_be_turned_off_and_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let said = |args: &[&str]| {
+        let out = deskmate(dir.path()).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    assert_eq!(said(&["llm", "subagents"]), "subagents: on");
+    assert_eq!(said(&["llm", "subagents", "off"]), "subagents: off");
+    assert_eq!(said(&["llm", "subagents"]), "subagents: off");
+    assert_eq!(said(&["llm", "subagents", "on"]), "subagents: on");
 }
