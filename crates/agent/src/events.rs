@@ -122,7 +122,9 @@ impl EventOrder {
                     return Err(format!("a second TOOL_CALL_RESULT for {tool_call_id}"));
                 }
             }
-            AgUiEvent::StateSnapshot { .. } | AgUiEvent::StateDelta { .. } => {}
+            AgUiEvent::StateSnapshot { .. }
+            | AgUiEvent::StateDelta { .. }
+            | AgUiEvent::Custom { .. } => {}
         }
         Ok(())
     }

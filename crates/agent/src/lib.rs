@@ -15,6 +15,7 @@ mod run_lock;
 mod runtime;
 mod sandbox;
 pub mod skills;
+pub mod summarize;
 pub mod team;
 pub mod tools;
 mod turn;

@@ -35,6 +35,9 @@ pub struct AgentConfig {
     /// Skills listed in the system prompt and copied read-only into each
     /// thread's workspace at `/skills/` (see [`crate::skills`]).
     pub skills: Arc<SkillLibrary>,
+    /// The model's context window in tokens; `None`: from the table of
+    /// known models, else 170k (see [`crate::summarize`]).
+    pub context_window: Option<u64>,
 }
 
 impl Default for AgentConfig {
@@ -48,6 +51,7 @@ impl Default for AgentConfig {
             prices: PriceTable::builtin(),
             tool_time_limits: ToolTimeLimits::default(),
             skills: Arc::new(SkillLibrary::default()),
+            context_window: None,
         }
     }
 }
@@ -242,13 +246,11 @@ impl Agent {
             let sandbox = Arc::new(Sandbox::open(&workspace_dir(&threads_dir, &thread.id))?);
             // The skills as they are now; a run before may have had others.
             agent.inner.config.skills.install(&sandbox)?;
-            let history: Vec<Message> = persist::messages(store, &thread.id)?
+            // From the newest summary on, when the conversation was summarized.
+            let history: Vec<Message> = persist::model_history(store, &thread.id)?;
+            let known_call_ids = persist::all_tool_calls(store, &thread.id)?
                 .into_iter()
-                .map(|m| m.message)
-                .collect();
-            let known_call_ids = history
-                .iter()
-                .flat_map(|m| m.tool_calls.iter().map(|c| c.id.clone()))
+                .map(|c| c.id)
                 .collect();
             let state = persist::load_state(store, &thread.id)?;
             let run = persist::start_run(store, &thread.id, &model)?;

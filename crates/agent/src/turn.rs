@@ -199,6 +199,12 @@ impl PreparedRun {
         let (store, run_id) = (inner.store.clone(), self.run.id.clone());
         let steps_saved =
             tokio::task::spawn_blocking(move || persist::set_run_steps(&store, &run_id, step));
+        // A long conversation is summarized before it outgrows the window.
+        if let Err(e) = self.fit_context(emit).await {
+            // Best not to call the model with a history that may not fit,
+            // but a store failure here is the step's failure like any other.
+            return Err(e.into());
+        }
         let started = Instant::now();
         let turn = self.model_turn(emit, cancel).await;
         match steps_saved.await {

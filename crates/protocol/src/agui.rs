@@ -70,6 +70,14 @@ pub enum AgUiEvent {
         #[ts(type = "Array<JsonPatchOp>")]
         delta: Vec<Value>,
     },
+    /// Something the app tells the front end that AG-UI has no event for
+    /// (AG-UI's `CUSTOM`): `name` says what, e.g. `history_shortened`.
+    #[serde(rename_all = "camelCase")]
+    Custom {
+        name: String,
+        #[ts(type = "unknown")]
+        value: Value,
+    },
 }
 
 impl AgUiEvent {
@@ -88,6 +96,7 @@ impl AgUiEvent {
             AgUiEvent::ToolCallArgs { .. } => "TOOL_CALL_ARGS",
             AgUiEvent::ToolCallEnd { .. } => "TOOL_CALL_END",
             AgUiEvent::ToolCallResult { .. } => "TOOL_CALL_RESULT",
+            AgUiEvent::Custom { .. } => "CUSTOM",
             AgUiEvent::StateSnapshot { .. } => "STATE_SNAPSHOT",
             AgUiEvent::StateDelta { .. } => "STATE_DELTA",
         }
