@@ -1,13 +1,15 @@
 """A scripted OpenAI-compatible model server on loopback for the window's
 chat test: it streams Chat Completions as SSE, asks for one `write_todos`
 tool call on a question about 静夜思, then answers in text once the tool's
-result comes back; `/audio/speech` answers with a short WAV tone. It stands
+result comes back; asked for "两位老师" it hands two tasks to subagents, who
+answer slowly; `/audio/speech` answers with a short WAV tone. It stands
 in for a paid LLM and speech service; it is not a model."""
 import io
 import json
 import math
 import struct
 import threading
+import time
 import wave
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -20,9 +22,44 @@ def chunk(delta, finish=None):
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
 
+LANES_QUESTION = "请两位老师"
+LEAD_PROMPT = "You are 同桌 (Deskmate)"
+MATH_ANSWER = "3×4=12，一共12个苹果。"
+POEM_ANSWER = "「举头望明月」就是抬起头看天上的月亮。"
+
+
+def slowly(text, pieces=6, pause=0.5):
+    """A text streamed in pieces with pauses (a float in the plan is a pause),
+    so two subagents are seen working at the same time."""
+    step = max(1, len(text) // pieces)
+    out = [chunk({"role": "assistant", "content": ""})]
+    for i in range(0, len(text), step):
+        out += [pause, chunk({"content": text[i:i + step]})]
+    return out + [chunk({}, "stop")]
+
+
+def task_call(index, call_id, description, kind):
+    args = json.dumps({"description": description, "subagent_type": kind}, ensure_ascii=False)
+    return {"index": index, "id": call_id, "type": "function", "function": {"name": "task", "arguments": args}}
+
+
 def plan(body):
     messages = body.get("messages", [])
     last = messages[-1] if messages else {}
+    system = messages[0].get("content", "") if messages and messages[0].get("role") == "system" else ""
+    if system and LEAD_PROMPT not in system:
+        # A subagent: it answers its task, slowly.
+        asked = json.dumps(last.get("content", ""), ensure_ascii=False)
+        return slowly(MATH_ANSWER if "苹果" in asked else POEM_ANSWER)
+    asked = json.dumps(last.get("content", ""), ensure_ascii=False)
+    if last.get("role") == "user" and LANES_QUESTION in asked:
+        return [
+            chunk({"role": "assistant", "tool_calls": [
+                task_call(0, "call_math", "二年级：3盘苹果，每盘4个，一共几个？讲清步骤。", "math-tutor"),
+                task_call(1, "call_poem", "给二年级孩子讲「举头望明月」的意思。", "poetry-tutor"),
+            ]}),
+            chunk({}, "tool_calls"),
+        ]
     if last.get("role") == "tool":
         return [chunk({"role": "assistant", "content": ANSWER[:8]}), chunk({"content": ANSWER[8:]}),
                 chunk({}, "stop")]
@@ -67,6 +104,9 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache")
         self.end_headers()
         for c in plan(body):
+            if isinstance(c, float):
+                time.sleep(c)
+                continue
             self.wfile.write(f"data: {json.dumps(c, ensure_ascii=False)}\n\n".encode())
             self.wfile.flush()
         usage = {"id": "chatcmpl-e2e", "object": "chat.completion.chunk", "choices": [],

@@ -4,23 +4,14 @@ connection, and a question streams back with a tool card and the todo list.
 Then the feedback voice: the same server as an OpenAI-compatible speech
 service (sent the provider's key), and espeak-ng once it is gone."""
 import model_server
-from ui import click, css, fill, set_up_family, shot, tid, unlock_parent, visible, wait
-from selenium.webdriver.support.ui import Select
+from ui import click, configure_model, fill, shot, tid, visible, wait
 
 
 def test_provider_settings_and_a_streamed_chat(app):
     drv = app
     server = model_server.start()
     try:
-        set_up_family(drv, parent="爸爸", pin="1357", child="小红")
-        unlock_parent(drv, "爸爸", "1357")
-        click(drv, tid("tab-settings"))
-        Select(visible(drv, tid("llm-provider"))).select_by_value("custom")
-        fill(drv, "llm-model", "scripted")
-        fill(drv, "llm-base-url", f"http://127.0.0.1:{server.server_port}/v1")
-        fill(drv, "llm-key", "sk-e2e-secret-key")
-        click(drv, tid("llm-save"))
-        visible(drv, tid("llm-key-saved"))
+        configure_model(drv, server)
         click(drv, tid("llm-test"))
         assert "pong" in visible(drv, tid("llm-test-result")).text
         shot(drv, "chat-01-settings")

@@ -2,8 +2,10 @@
 import datetime
 import json
 import subprocess
+import time
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -37,9 +39,19 @@ def click(drv, locator):
 
 
 def fill(drv, testid, text):
+    """Replaces a field's text. Select-all and delete go through the page's
+    own input handling (a plain clear() does not reach React's state), and a
+    form that loads its saved values late could overwrite what was typed, so
+    the field is checked and typed again until it holds `text`."""
     el = wait(drv, EC.element_to_be_clickable(tid(testid)))
-    el.clear()
-    el.send_keys(text)
+    for _ in range(5):
+        el.send_keys(Keys.CONTROL, "a")
+        el.send_keys(Keys.DELETE)
+        el.send_keys(text)
+        time.sleep(0.2)
+        if el.get_attribute("value") == text:
+            return el
+    raise AssertionError(f"{testid} holds {el.get_attribute('value')!r}, not {text!r}")
 
 
 def choose(drv, testid, value):
@@ -83,3 +95,16 @@ def due_within(data_dir, child_name, days=60):
     child = next(p for p in cli(data_dir, "profiles", "list", "--json") if p["name"] == child_name)
     later = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=days)).isoformat()
     return str(cli(data_dir, "reviews", "due", "--profile", child["id"], "--at", later))
+
+
+def configure_model(drv, server):
+    """A parent (set up first) makes the scripted model server the chat model in Settings."""
+    set_up_family(drv, parent="爸爸", pin="1357", child="小红")
+    unlock_parent(drv, "爸爸", "1357")
+    click(drv, tid("tab-settings"))
+    Select(visible(drv, tid("llm-provider"))).select_by_value("custom")
+    fill(drv, "llm-model", "scripted")
+    fill(drv, "llm-base-url", f"http://127.0.0.1:{server.server_port}/v1")
+    fill(drv, "llm-key", "sk-e2e-secret-key")
+    click(drv, tid("llm-save"))
+    visible(drv, tid("llm-key-saved"))

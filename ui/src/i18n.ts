@@ -298,6 +298,7 @@ const zhCN = {
   "chat.tool.args": "参数",
   "chat.tool.result": "结果",
   "chat.tool.waiting": "等待结果…",
+  "chat.subagent": "{agent} 正在帮忙",
 
   "llm.title": "AI 助手",
   "llm.intro": "聊天和记忆小窍门要用到一个大模型服务。",
@@ -708,6 +709,7 @@ const en: Messages = {
   "chat.tool.args": "Arguments",
   "chat.tool.result": "Result",
   "chat.tool.waiting": "Waiting for the result…",
+  "chat.subagent": "{agent} is helping",
 
   "llm.title": "AI provider",
   "llm.intro": "Chat and memory tips use a large language model service.",

@@ -131,6 +131,8 @@ pub struct PreparedRun {
     /// per step (see `turn::model_turn`).
     pub(crate) system: Option<String>,
     pub(crate) specs: Vec<deskmate_llm::ToolSpec>,
+    /// Where the run's events go, once it executes.
+    pub(crate) events: Option<crate::turn::EventSink>,
 }
 
 impl PreparedRun {
@@ -277,6 +279,7 @@ impl Agent {
                 sandbox,
                 system,
                 specs,
+                events: None,
             })
         })
         .await;

@@ -43,6 +43,8 @@ struct Turn {
 impl PreparedRun {
     /// Drives the run to its end, sending AG-UI events to `events`.
     pub async fn execute(mut self, events: EventSink, cancel: CancellationToken) -> RunOutcome {
+        // Tools that start work of their own (subagents) report on it here.
+        self.events = Some(events.clone());
         let emit = |ev: AgUiEvent| {
             let _ = events.send(ev);
         };
@@ -414,6 +416,7 @@ impl PreparedRun {
                         agent: self.agent.clone(),
                         run_id: self.run.id.clone(),
                         cancel: cancel.clone(),
+                        events: self.events.clone(),
                     }),
                 };
                 let inner = Arc::clone(&inner);

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use deskmate_agent::persist::{self, RunStatus};
 use deskmate_agent::team::Team;
-use deskmate_agent::tools::{Task, SUBAGENTS_OFF};
+use deskmate_agent::tools::{Task, SUBAGENTS_OFF, SUBAGENT_EVENT};
 use deskmate_agent::*;
 use deskmate_llm::scripted::{openai, Frame, RecordedRequest, Reply, ScriptedServer};
 use deskmate_llm::{ApiKey, LlmClient, LlmConfig, ModelSpec};
@@ -145,8 +145,38 @@ async fn two_subagents_in_one_reply_run_together_and_only_their_answers_return()
     let e = Env::new();
     let server = ScriptedServer::with_responder(respond).unwrap();
     let agent = e.agent(&server, Task::new(team(), true));
-    let (out, _) = run(&agent, "帮我算苹果，再讲讲静夜思").await;
+    let (out, events) = run(&agent, "帮我算苹果，再讲讲静夜思").await;
     assert_eq!(out.status, RunStatus::Completed, "{out:?}");
+    // Each subagent streamed live in its own lane: a whole, well-ordered
+    // AG-UI run inside CUSTOM events, all before its call's result.
+    for call in ["t_math", "t_poem"] {
+        let result_at = events
+            .iter()
+            .position(|e| matches!(e, AgUiEvent::ToolCallResult { tool_call_id, .. } if tool_call_id == call))
+            .unwrap();
+        let lane: Vec<(usize, AgUiEvent)> = events
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| match e {
+                AgUiEvent::Custom { name, value }
+                    if name == SUBAGENT_EVENT && value["tool_call_id"] == call =>
+                {
+                    Some((i, serde_json::from_value(value["event"].clone()).unwrap()))
+                }
+                _ => None,
+            })
+            .collect();
+        assert!(lane.len() >= 5, "{call}: {lane:?}");
+        assert!(
+            lane.iter().all(|(i, _)| *i < result_at),
+            "{call}'s lane ends before its result"
+        );
+        let inner: Vec<AgUiEvent> = lane.into_iter().map(|(_, e)| e).collect();
+        EventOrder::check_run(&inner).unwrap_or_else(|e| panic!("{call}: {e}"));
+        assert!(inner
+            .iter()
+            .any(|e| matches!(e, AgUiEvent::TextMessageContent { .. })));
+    }
     assert!(
         out.answer.contains("一共12个苹果") && out.answer.contains("抬头看月亮"),
         "{}",

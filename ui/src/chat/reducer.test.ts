@@ -29,6 +29,42 @@ describe("chat reducer: AG-UI events → what the screen shows", () => {
     expect(done.items[1]).toMatchObject({ text: "是李白。", streaming: false });
   });
 
+  it("follows two subagents in their own lanes while they work, and folds them in when done", () => {
+    const lane = (call: string, agent: string, event: AgUiEvent): AgUiEvent => ({
+      type: "CUSTOM",
+      name: "subagent_event",
+      value: { tool_call_id: call, subagent_type: agent, event },
+    });
+    const v = run([
+      ev(START),
+      ev({ type: "TOOL_CALL_START", toolCallId: "t1", toolCallName: "task" }),
+      ev({ type: "TOOL_CALL_START", toolCallId: "t2", toolCallName: "task" }),
+      ev({ type: "TOOL_CALL_END", toolCallId: "t1" }),
+      ev({ type: "TOOL_CALL_END", toolCallId: "t2" }),
+      ev(lane("t1", "math-tutor", { type: "RUN_STARTED", threadId: "th1", runId: "c1" })),
+      ev(lane("t2", "poetry-tutor", { type: "RUN_STARTED", threadId: "th1", runId: "c2" })),
+      ev(lane("t1", "math-tutor", { type: "TOOL_CALL_START", toolCallId: "m1", toolCallName: "write_file" })),
+      ev(lane("t2", "poetry-tutor", { type: "TEXT_MESSAGE_CONTENT", messageId: "p", delta: "举头" })),
+      ev(lane("t1", "math-tutor", { type: "TOOL_CALL_RESULT", messageId: "r", toolCallId: "m1", content: "ok" })),
+      ev(lane("t2", "poetry-tutor", { type: "TEXT_MESSAGE_CONTENT", messageId: "p", delta: "望明月" })),
+      // Not a lane event, and a lane event for no card: both ignored.
+      ev({ type: "CUSTOM", name: "history_summarized", value: {} }),
+      ev(lane("zz", "math-tutor", { type: "TEXT_MESSAGE_CONTENT", messageId: "x", delta: "?" })),
+    ]);
+    const [math, poem] = v.items;
+    expect(math).toMatchObject({ kind: "tool", lane: { agent: "math-tutor", text: "", done: false, tools: [{ id: "m1", name: "write_file", status: "completed" }] } });
+    expect(poem).toMatchObject({ kind: "tool", lane: { agent: "poetry-tutor", text: "举头望明月", done: false } });
+    expect(v.items).toHaveLength(2);
+    const done = run(
+      [
+        ev(lane("t2", "poetry-tutor", { type: "RUN_FINISHED", threadId: "th1", runId: "c2" })),
+        ev({ type: "TOOL_CALL_RESULT", messageId: "r2", toolCallId: "t2", content: "抬头看月亮" }),
+      ],
+      v,
+    );
+    expect(done.items[1]).toMatchObject({ status: "completed", result: "抬头看月亮", lane: { done: true } });
+  });
+
   it("builds a tool card from start, args, end and result; an Error result is an error", () => {
     const v = run([
       ev(START),

@@ -7,9 +7,52 @@ import { applyPatch } from "./jsonPatch";
 
 export type ToolStatus = "pending" | "completed" | "error";
 
+/** A subagent working for a `task` call: its text and tool calls as they stream. */
+export interface Lane {
+  agent: string;
+  text: string;
+  tools: { id: string; name: string; status: ToolStatus }[];
+  done: boolean;
+}
+
 export type ChatItem =
   | { kind: "message"; id: string; role: "user" | "assistant" | "system"; text: string; streaming: boolean }
-  | { kind: "tool"; id: string; name: string; args: string; status: ToolStatus; result: string | null; argsDone: boolean };
+  | {
+      kind: "tool";
+      id: string;
+      name: string;
+      args: string;
+      status: ToolStatus;
+      result: string | null;
+      argsDone: boolean;
+      /** Set while (and after) a subagent works for this `task` call. */
+      lane?: Lane;
+    };
+
+/** The CUSTOM event carrying a subagent's own event (`SUBAGENT_EVENT` in the agent crate). */
+export const SUBAGENT_EVENT = "subagent_event";
+
+/** One subagent event applied to its lane. */
+export function onLaneEvent(lane: Lane, ev: AgUiEvent): Lane {
+  switch (ev.type) {
+    case "TEXT_MESSAGE_CONTENT":
+      return { ...lane, text: lane.text + ev.delta };
+    case "TOOL_CALL_START":
+      return lane.tools.some((c) => c.id === ev.toolCallId)
+        ? lane
+        : { ...lane, tools: [...lane.tools, { id: ev.toolCallId, name: ev.toolCallName, status: "pending" }] };
+    case "TOOL_CALL_RESULT":
+      return {
+        ...lane,
+        tools: lane.tools.map((c) => (c.id === ev.toolCallId ? { ...c, status: resultStatus(ev.content) } : c)),
+      };
+    case "RUN_FINISHED":
+    case "RUN_ERROR":
+      return { ...lane, done: true };
+    default:
+      return lane;
+  }
+}
 
 export interface ChatView {
   threadId: string | null;
@@ -200,6 +243,18 @@ function onEvent(view: ChatView, ev: AgUiEvent): ChatView {
         // A patch that does not fit our copy: keep the last good state.
         return view;
       }
+    }
+    case "CUSTOM": {
+      if (ev.name !== SUBAGENT_EVENT || !ev.value || typeof ev.value !== "object") return view;
+      const v = ev.value as { tool_call_id?: unknown; subagent_type?: unknown; event?: unknown };
+      if (typeof v.tool_call_id !== "string" || !v.event || typeof v.event !== "object") return view;
+      const inner = v.event as AgUiEvent;
+      const agent = typeof v.subagent_type === "string" ? v.subagent_type : "";
+      return updateItem(view, v.tool_call_id, "tool", (it) =>
+        it.kind === "tool"
+          ? { ...it, lane: onLaneEvent(it.lane ?? { agent, text: "", tools: [], done: false }, inner) }
+          : it,
+      );
     }
     default:
       return view;

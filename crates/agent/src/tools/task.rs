@@ -10,6 +10,10 @@
 //! a child of the lead's run ([`crate::persist::start_child_run`]): its
 //! messages and tool calls are kept and shown under the `task` call, and
 //! left out of the lead's own history. It stops when the lead's run stops.
+//! Its AG-UI events stream live in the lead's stream as CUSTOM
+//! [`SUBAGENT_EVENT`] events carrying the lane (`tool_call_id`,
+//! `subagent_type`) and the subagent's own event, so a window can follow
+//! several subagents side by side.
 //! Its todo list is its own and is not stored as the thread's.
 //!
 //! With subagents turned off, `task` answers [`SUBAGENTS_OFF`] and starts
@@ -25,10 +29,14 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{parse_args, schema, Tool, ToolContext, ToolFuture, ToolOutput, ToolSet};
+use crate::events::AgUiEvent;
 use crate::persist::{self, RunStatus};
 use crate::runtime::{db, AgentInner, PreparedRun};
 use crate::team::Team;
 use crate::Agent;
+
+/// The name of the CUSTOM events that carry a subagent's own events.
+pub const SUBAGENT_EVENT: &str = "subagent_event";
 
 /// What `task` answers when subagents are turned off.
 pub const SUBAGENTS_OFF: &str = "未开启子代理，不创建新 agent";
@@ -198,12 +206,30 @@ The subagents and what each is for are listed under subagent_type."
                 sandbox: Arc::clone(&ctx.sandbox),
                 system: Some(system),
                 specs,
+                events: None,
             };
-            // The subagent's events are not part of the lead's AG-UI stream
-            // (a run inside a run would break its order); its steps are
-            // stored and shown under this call.
-            let (events, _dropped) = tokio::sync::mpsc::unbounded_channel();
+            // The subagent's events stream live into the lead's, each in a
+            // CUSTOM `subagent_event` that names its lane (this call and the
+            // subagent): a run inside a run would break AG-UI's order.
+            let (events, mut lane) = tokio::sync::mpsc::unbounded_channel::<AgUiEvent>();
+            let forward = run.events.clone().map(|lead| {
+                let (call, kind) = (ctx.tool_call_id.clone(), profile.name.clone());
+                tokio::spawn(async move {
+                    while let Some(event) = lane.recv().await {
+                        let value =
+                            json!({"tool_call_id": call, "subagent_type": kind, "event": event});
+                        let _ = lead.send(AgUiEvent::Custom {
+                            name: SUBAGENT_EVENT.into(),
+                            value,
+                        });
+                    }
+                })
+            });
             let outcome = prepared.execute(events, run.cancel.child_token()).await;
+            if let Some(forward) = forward {
+                // Every event of the subagent is out before its result is.
+                let _ = forward.await;
+            }
             match outcome.status {
                 RunStatus::Completed if outcome.answer.trim().is_empty() => {
                     ToolOutput::ok(format!("({} finished without an answer)", profile.name))

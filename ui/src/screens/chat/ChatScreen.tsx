@@ -2,11 +2,34 @@ import { useCallback, useEffect, useReducer, useRef, useState, type FormEvent, t
 import { Icon } from "../../components/Icon";
 import * as api from "../../api";
 import type { LlmSettings, Profile, ThreadSummary, TodoStatus } from "../../api";
-import { chatReducer, initialChatView } from "../../chat/reducer";
+import { chatReducer, initialChatView, type ChatItem } from "../../chat/reducer";
 import { Header } from "../../components/Header";
 import { errorText } from "../../errors";
 import { useT, type MessageKey } from "../../i18n";
 import { ToolCard } from "./ToolCard";
+
+type ToolItem = Extract<ChatItem, { kind: "tool" }>;
+
+/** The items to show, with runs of two or more live subagent lanes grouped to sit side by side. */
+export function withLaneRows(items: ChatItem[]): (ChatItem | ToolItem[])[] {
+  const out: (ChatItem | ToolItem[])[] = [];
+  let row: ToolItem[] = [];
+  const flush = () => {
+    if (row.length > 1) out.push(row);
+    else out.push(...row);
+    row = [];
+  };
+  for (const it of items) {
+    if (it.kind === "tool" && it.lane && it.status === "pending") {
+      row.push(it);
+      continue;
+    }
+    flush();
+    out.push(it);
+  }
+  flush();
+  return out;
+}
 
 const TODO_KEYS: Record<TodoStatus, MessageKey> = {
   pending: "chat.todo.pending",
@@ -217,8 +240,17 @@ export function ChatScreen({ profile, onBack, onOpenSettings }: ChatScreenProps)
                 <p className="chat-empty">{isChild ? t("chat.emptyChild") : t("chat.emptyParent")}</p>
               )}
               <ul className="chat-items">
-                {view.items.map((it) =>
-                  it.kind === "tool" ? (
+                {withLaneRows(view.items).map((it) =>
+                  Array.isArray(it) ? (
+                    // Subagents working at the same time, side by side.
+                    <li key={`lanes-${it[0].id}`} className="lane-row" data-testid="lane-row">
+                      <ul className="lane-row-items">
+                        {it.map((card) => (
+                          <ToolCard key={`tool-${card.id}`} item={card} />
+                        ))}
+                      </ul>
+                    </li>
+                  ) : it.kind === "tool" ? (
                     <ToolCard key={`tool-${it.id}`} item={it} />
                   ) : (
                     <li

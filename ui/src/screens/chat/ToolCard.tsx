@@ -25,13 +25,46 @@ export function preview(text: string, max = PREVIEW_CHARS): string {
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
-/** One tool call: name, status, a preview of the result; expands to the arguments and the whole result. */
+/** A subagent at work: its name, the text it is writing, its tool calls. */
+function LaneView({ lane }: { lane: NonNullable<Extract<ChatItem, { kind: "tool" }>["lane"]> }) {
+  const t = useT();
+  return (
+    <div className="subagent-lane" data-testid="subagent-lane" data-agent={lane.agent} data-done={lane.done}>
+      <p className="subagent-name">
+        {!lane.done && <span className="spinner" aria-hidden="true" />} {t("chat.subagent", { agent: lane.agent })}
+      </p>
+      {lane.tools.length > 0 && (
+        <ul className="subagent-tools">
+          {lane.tools.map((c) => (
+            <li key={c.id} className={`tag tool-tag-${c.status}`} data-testid="subagent-tool">
+              {c.name}
+            </li>
+          ))}
+        </ul>
+      )}
+      {lane.text && <p className="subagent-text">{lane.text}</p>}
+    </div>
+  );
+}
+
+/**
+ * One tool call: name, status, a preview of the result; expands to the
+ * arguments and the whole result. A `task` call shows its subagent's lane
+ * live while it works; when done the lane folds into the card (open it to
+ * see what the subagent wrote).
+ */
 export function ToolCard({ item }: { item: Extract<ChatItem, { kind: "tool" }> }) {
   const t = useT();
   const [open, setOpen] = useState(false);
   const bodyId = `tool-${item.id}`;
+  const live = !!item.lane && item.status === "pending";
   return (
-    <li className={`tool-card tool-${item.status}`} data-testid="tool-card" data-status={item.status} data-name={item.name}>
+    <li
+      className={`tool-card tool-${item.status}${live ? " has-live-lane" : ""}`}
+      data-testid="tool-card"
+      data-status={item.status}
+      data-name={item.name}
+    >
       <button
         type="button"
         className="tool-card-head"
@@ -48,9 +81,11 @@ export function ToolCard({ item }: { item: Extract<ChatItem, { kind: "tool" }> }
           {open ? "▾" : "▸"}
         </span>
       </button>
+      {live && item.lane && <LaneView lane={item.lane} />}
       {!open && item.result && <p className="tool-preview">{preview(item.result)}</p>}
       {open && (
         <div className="tool-body" id={bodyId}>
+          {item.lane && <LaneView lane={item.lane} />}
           <p className="field-label">{t("chat.tool.args")}</p>
           <pre className="tool-pre">{prettyArgs(item.args) || "—"}</pre>
           <p className="field-label">{t("chat.tool.result")}</p>
