@@ -51,6 +51,42 @@ pub struct LlmSettings {
 pub struct ChatOptions {
     pub model: Option<String>,
     pub base_url: Option<String>,
+    /// The run's own context, which beats the profile's stored one.
+    #[serde(default)]
+    pub context: Option<ChatContext>,
+}
+
+/// How the companion runs for one conversation. Each field is taken from
+/// the run's context when set there, else from the profile's stored context
+/// (setting `chat.context`), else the defaults: the saved model, the
+/// bundled lead's prompt, every tool, subagents per `chat.subagents`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChatContext {
+    /// `provider:model`.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Replaces the lead's instructions (the base rules stay before it).
+    #[serde(default)]
+    pub system_prompt: Option<String>,
+    /// Only these tools (names as `deskmate doctor`'s tool list; `task` is
+    /// always there, answering per `subagents`).
+    #[serde(default)]
+    pub tools: Option<Vec<String>>,
+    #[serde(default)]
+    pub subagents: Option<bool>,
+}
+
+impl ChatContext {
+    /// `self`'s fields, with `under`'s where `self` has none.
+    pub fn over(self, under: ChatContext) -> ChatContext {
+        ChatContext {
+            model: self.model.or(under.model),
+            system_prompt: self.system_prompt.or(under.system_prompt),
+            tools: self.tools.or(under.tools),
+            subagents: self.subagents.or(under.subagents),
+        }
+    }
 }
 
 /// A message to send.
@@ -258,13 +294,53 @@ impl Deskmate {
         Ok(self.store().settings().remove(None, PRICES_KEY)?)
     }
 
-    fn chat_agent(&self, opts: &ChatOptions) -> AppResult<Agent> {
-        let llm = self.llm_client(opts)?;
+    /// A profile's stored chat context (setting `chat.context`), if any.
+    pub fn chat_context(&self, profile_id: &str) -> AppResult<Option<ChatContext>> {
+        self.store()
+            .settings()
+            .get::<ChatContext>(Some(profile_id), crate::settings::CHAT_CONTEXT)
+            .map_err(|e| {
+                AppError::Config(format!(
+                    "the chat context stored for this profile cannot be read ({e}); set it again with `deskmate llm context`"
+                ))
+            })
+    }
+
+    /// Stores (or with `None` removes) a profile's chat context.
+    pub fn set_chat_context(
+        &self,
+        profile_id: &str,
+        context: Option<&ChatContext>,
+    ) -> AppResult<()> {
+        let settings = self.store().settings();
+        Ok(match context {
+            Some(c) => settings.set(Some(profile_id), crate::settings::CHAT_CONTEXT, c)?,
+            None => settings.remove(Some(profile_id), crate::settings::CHAT_CONTEXT)?,
+        })
+    }
+
+    fn chat_agent(&self, opts: &ChatOptions, profile_id: Option<&str>) -> AppResult<Agent> {
+        // The run's context beats the profile's, which beats the defaults.
+        let stored = match profile_id {
+            Some(p) => self.chat_context(p)?.unwrap_or_default(),
+            None => ChatContext::default(),
+        };
+        let context = opts.context.clone().unwrap_or_default().over(stored);
+        let opts = ChatOptions {
+            model: opts.model.clone().or(context.model.clone()),
+            ..opts.clone()
+        };
+        let llm = self.llm_client(&opts)?;
         let prices = self.llm_prices()?;
         let team = self.team();
-        // The lead's own instructions (agents/AGENTS.md) after the base ones.
-        let system_prompt = match &team.lead {
-            Some(lead) => format!("{}\n\n{}", deskmate_agent::BASE_PROMPT, lead.instructions),
+        // The lead's own instructions (agents/AGENTS.md, or the context's)
+        // after the base ones.
+        let instructions = context
+            .system_prompt
+            .clone()
+            .or_else(|| team.lead.as_ref().map(|l| l.instructions.clone()));
+        let system_prompt = match instructions {
+            Some(text) => format!("{}\n\n{text}", deskmate_agent::BASE_PROMPT),
             None => deskmate_agent::BASE_PROMPT.to_string(),
         };
         let config = AgentConfig {
@@ -273,8 +349,25 @@ impl Deskmate {
             skills: Arc::new(self.skills()),
             ..AgentConfig::default()
         };
-        let subagents = self.subagents()?;
+        let subagents = match context.subagents {
+            Some(on) => on,
+            None => self.subagents()?,
+        };
         let mut tools = self.chat_tools();
+        if let Some(names) = &context.tools {
+            let known = tools.names();
+            if let Some(unknown) = names
+                .iter()
+                .find(|n| *n != "task" && !known.contains(&n.as_str()))
+            {
+                return Err(AppError::Invalid(format!(
+                    "the chat context names a tool {unknown:?} that does not exist; the tools are: {}",
+                    known.join(", ")
+                )));
+            }
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            tools = tools.only(&names);
+        }
         tools.add(Arc::new(deskmate_agent::tools::Task::new(
             Arc::new(team),
             subagents,
@@ -341,7 +434,7 @@ impl Deskmate {
             Some(key) => Some(self.find_profile(key)?.id),
             None => None,
         };
-        let agent = self.chat_agent(opts)?;
+        let agent = self.chat_agent(opts, profile_id.as_deref())?;
         let mut content = vec![ContentPart::Text { text: msg.text }];
         content.extend(msg.images.into_iter().map(|i| ContentPart::Image {
             media_type: i.media_type,

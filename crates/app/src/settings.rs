@@ -18,6 +18,8 @@ pub const VOICE_CLOUD: &str = "voice.cloud";
 pub const UI_LOCALE: &str = "ui.locale";
 /// Whether the companion may hand work to subagents (`true` unless set).
 pub const CHAT_SUBAGENTS: &str = "chat.subagents";
+/// A profile's chat context (model, prompt, tools, subagents), JSON.
+pub const CHAT_CONTEXT: &str = "chat.context";
 
 /// The languages the window speaks.
 pub const LOCALES: [&str; 2] = ["zh-CN", "en"];

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 use deskmate_app::chat::agent::{AgUiEvent, RunStatus};
-use deskmate_app::chat::{ChatMessage, ChatOptions};
+use deskmate_app::chat::{ChatContext, ChatMessage, ChatOptions};
 use deskmate_app::Deskmate;
 
 #[derive(Args)]
@@ -25,6 +25,10 @@ pub struct ChatArgs {
     /// Base URL of the provider's API (default: the saved setting, else the provider's own).
     #[arg(long)]
     base_url: Option<String>,
+    /// This conversation's context as JSON, beating the profile's stored one:
+    /// {"model": "provider:model", "system_prompt": "…", "tools": ["read_file", …], "subagents": false}.
+    #[arg(long, value_name = "JSON")]
+    context: Option<String>,
     /// Print every AG-UI event as one JSON line instead of the answer.
     #[arg(long)]
     events: bool,
@@ -43,9 +47,16 @@ pub fn run(app: &Deskmate, args: ChatArgs) -> anyhow::Result<ExitCode> {
 }
 
 async fn chat(app: &Deskmate, args: ChatArgs) -> anyhow::Result<ExitCode> {
+    let context = args
+        .context
+        .as_deref()
+        .map(serde_json::from_str::<ChatContext>)
+        .transpose()
+        .context("--context is not a chat context: give JSON like {\"system_prompt\": \"…\", \"tools\": [\"read_file\"], \"subagents\": false} (keys: model, system_prompt, tools, subagents)")?;
     let opts = ChatOptions {
         model: args.model,
         base_url: args.base_url,
+        context,
     };
     let msg = ChatMessage {
         thread_id: args.thread,

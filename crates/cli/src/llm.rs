@@ -45,6 +45,18 @@ pub enum LlmCmd {
         #[arg(long, conflicts_with = "json")]
         clear: bool,
     },
+    /// Show, set or clear a profile's chat context: JSON like
+    /// '{"system_prompt": "…", "tools": ["read_file"], "subagents": false, "model": "provider:model"}'.
+    /// A conversation's own --context beats it; it beats the defaults.
+    Context {
+        /// The profile (name or id).
+        #[arg(long)]
+        profile: String,
+        /// The context as JSON; leave out to show the stored one.
+        json: Option<String>,
+        #[arg(long, conflicts_with = "json")]
+        clear: bool,
+    },
     /// Whether the companion may hand work to subagents (on unless turned off).
     Subagents {
         #[arg(value_parser = ["on", "off"])]
@@ -61,6 +73,27 @@ pub enum LlmCmd {
 
 pub fn run(app: &Deskmate, cmd: LlmCmd) -> anyhow::Result<ExitCode> {
     match cmd {
+        LlmCmd::Context {
+            profile,
+            json,
+            clear,
+        } => {
+            let profile = app.find_profile(&profile)?;
+            if clear {
+                app.set_chat_context(&profile.id, None)?;
+            } else if let Some(json) = json {
+                let context: deskmate_app::chat::ChatContext = serde_json::from_str(&json)
+                    .context("not a chat context (keys: model, system_prompt, tools, subagents)")?;
+                app.set_chat_context(&profile.id, Some(&context))?;
+            }
+            match app.chat_context(&profile.id)? {
+                Some(c) => output::json(&c)?,
+                None => println!(
+                    "{} has no chat context of their own (the defaults apply)",
+                    profile.name
+                ),
+            }
+        }
         LlmCmd::Subagents { state } => {
             if let Some(state) = state {
                 app.set_subagents(state == "on")?;
@@ -119,7 +152,11 @@ pub fn run(app: &Deskmate, cmd: LlmCmd) -> anyhow::Result<ExitCode> {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?;
-            let report = rt.block_on(app.test_llm_connection(&ChatOptions { model, base_url }))?;
+            let report = rt.block_on(app.test_llm_connection(&ChatOptions {
+                model,
+                base_url,
+                ..Default::default()
+            }))?;
             println!(
                 "{} answered {:?} in {} ms",
                 report.model, report.reply, report.latency_ms

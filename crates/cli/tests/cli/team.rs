@@ -236,3 +236,116 @@ fn subagents_can_be_turned_off_and_on() {
     assert_eq!(said(&["llm", "subagents"]), "subagents: off");
     assert_eq!(said(&["llm", "subagents", "on"]), "subagents: on");
 }
+
+#[test]
+fn the_run_s_context_beats_the_profile_s_which_beats_the_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    deskmate_testkit::cli::add_child(dir.path());
+    let stored = deskmate(dir.path())
+        .args([
+            "llm",
+            "context",
+            "--profile",
+            "小明",
+            r#"{"system_prompt": "PROFILE-PROMPT", "subagents": false}"#,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        stored.status.success(),
+        "{}",
+        String::from_utf8_lossy(&stored.stderr)
+    );
+    // The model asks for a subagent, then answers with what it got.
+    let server = ScriptedServer::with_responder(|r: &RecordedRequest| {
+        let results: Vec<String> = r.body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "tool")
+            .map(|m| m["content"].as_str().unwrap_or("").to_string())
+            .collect();
+        if results.is_empty() {
+            openai::tool_calls(
+                None,
+                &[(
+                    "t1",
+                    "task",
+                    r#"{"description": "算一算", "subagent_type": "math-tutor"}"#,
+                )],
+            )
+        } else {
+            openai::text(&results.join(""))
+        }
+    })
+    .unwrap();
+    let chat = |context: &str| {
+        deskmate(dir.path())
+            .env("DESKMATE_LLM_API_KEY", "sk-context")
+            .args([
+                "chat",
+                "--profile",
+                "小明",
+                "--model",
+                "openai:gpt-4o-mini",
+                "--base-url",
+                &server.base_url(),
+                "--context",
+                context,
+                "你好",
+            ])
+            .output()
+            .unwrap()
+    };
+    // The profile's prompt and "no subagents"; the run narrows the tools.
+    let out = chat(r#"{"tools": ["read_file"]}"#);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("未开启子代理"));
+    let first = &server.requests()[0].body;
+    let system = first["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.contains("PROFILE-PROMPT") && system.contains("You are 同桌"),
+        "{system}"
+    );
+    let mut tools: Vec<&str> = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    tools.sort();
+    assert_eq!(tools, ["read_file", "task"]);
+    // The run's own prompt and subagents beat the profile's.
+    let before = server.requests().len();
+    let out = chat(r#"{"system_prompt": "RUN-PROMPT", "subagents": true}"#);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("未开启子代理"));
+    let system = server.requests()[before].body["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        system.contains("RUN-PROMPT") && !system.contains("PROFILE-PROMPT"),
+        "{system}"
+    );
+    // A tool that does not exist, or JSON that is not a context, is said plainly.
+    let bad = chat(r#"{"tools": ["rm_rf"]}"#);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("rm_rf"));
+    let bad = chat(r#"{"tool": []}"#);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("not a chat context"));
+    // Cleared: the defaults again.
+    let cleared = deskmate(dir.path())
+        .args(["llm", "context", "--profile", "小明", "--clear"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&cleared.stdout).contains("defaults apply"));
+}
