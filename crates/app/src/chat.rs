@@ -313,10 +313,11 @@ impl Deskmate {
         context: Option<&ChatContext>,
     ) -> AppResult<()> {
         let settings = self.store().settings();
-        Ok(match context {
+        match context {
             Some(c) => settings.set(Some(profile_id), crate::settings::CHAT_CONTEXT, c)?,
             None => settings.remove(Some(profile_id), crate::settings::CHAT_CONTEXT)?,
-        })
+        }
+        Ok(())
     }
 
     fn chat_agent(&self, opts: &ChatOptions, profile_id: Option<&str>) -> AppResult<Agent> {
