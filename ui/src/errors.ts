@@ -254,6 +254,10 @@ export const CORE_ERROR_WORDS: Partial<Record<ErrorCode, Words>> = {
     "zh-CN": "消息是空的：先写点什么吧。",
     en: "The message is empty: type something to send.",
   },
+  "chat.not_resumable": {
+    "zh-CN": "这次对话没有被中断，不需要接着做；直接发一条新消息吧。",
+    en: "This run was not cut off, so there is nothing to continue; send a new message instead.",
+  },
   "chat.sandbox": {
     "zh-CN": "对话的工作文件夹用不了。请检查数据文件夹能不能写入。",
     en: "The conversation's workspace folder cannot be used. Please check the data folder can be written.",

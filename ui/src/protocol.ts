@@ -353,6 +353,7 @@ export const ERROR_CODES = [
   "chat.busy",
   "chat.empty_message",
   "chat.io",
+  "chat.not_resumable",
   "chat.sandbox",
   "chat.thread_not_found",
   "config",

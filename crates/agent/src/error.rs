@@ -15,6 +15,11 @@ pub enum AgentError {
     Busy(String),
     #[error("the message is empty: type something to send")]
     EmptyMessage,
+    /// Only a run a crash cut off (status `interrupted`) can be continued.
+    #[error(
+        "run {run} is {status}, not interrupted; only a run that was cut off can be continued"
+    )]
+    NotResumable { run: String, status: String },
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]
@@ -35,6 +40,7 @@ impl AgentError {
             Self::ThreadNotFound(_) => "chat.thread_not_found",
             Self::Busy(_) => "chat.busy",
             Self::EmptyMessage => "chat.empty_message",
+            Self::NotResumable { .. } => "chat.not_resumable",
             Self::Store(e) => e.code(),
             Self::Sandbox(_) => "chat.sandbox",
             Self::Llm(e) => e.wire_code(),
@@ -47,6 +53,7 @@ impl AgentError {
         "chat.thread_not_found",
         "chat.busy",
         "chat.empty_message",
+        "chat.not_resumable",
         "chat.sandbox",
         "chat.io",
     ];

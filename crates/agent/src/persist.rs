@@ -660,6 +660,17 @@ pub fn set_run_steps(store: &Store, run_id: &str, steps: u32) -> StoreResult<()>
     })
 }
 
+/// Marks an interrupted run as running again (it is being continued).
+pub fn reopen_run(store: &Store, run_id: &str) -> StoreResult<()> {
+    store.with_conn(|c| {
+        c.prepare_cached(
+            "UPDATE runs SET status = 'running', error = NULL, finished_at = NULL WHERE id = ?1 AND status = 'interrupted'",
+        )?
+        .execute([run_id])?;
+        Ok(())
+    })
+}
+
 pub fn finish_run(
     store: &Store,
     run_id: &str,
@@ -681,7 +692,8 @@ pub fn finish_run(
 /// transaction and the run is closed last, so running it again after a
 /// second crash finishes the job.
 pub fn interrupt_run(store: &Store, run: &Run) -> StoreResult<usize> {
-    let pending: Vec<StoredToolCall> = tool_calls(store, &run.thread_id)?
+    // Every pending call of the thread, a subagent's included.
+    let pending: Vec<StoredToolCall> = all_tool_calls(store, &run.thread_id)?
         .into_iter()
         .filter(|c| c.status == ToolCallStatus::Pending)
         .collect();

@@ -133,6 +133,8 @@ pub struct PreparedRun {
     pub(crate) specs: Vec<deskmate_llm::ToolSpec>,
     /// Where the run's events go, once it executes.
     pub(crate) events: Option<crate::turn::EventSink>,
+    /// The number of the run's first step (a continued run goes on counting).
+    pub(crate) first_step: u32,
 }
 
 impl PreparedRun {
@@ -245,48 +247,105 @@ impl Agent {
             for run in persist::running_runs(store, Some(&thread.id))? {
                 persist::interrupt_run(store, &run)?;
             }
-            let sandbox = Arc::new(Sandbox::open(&workspace_dir(&threads_dir, &thread.id))?);
-            // The skills as they are now; a run before may have had others.
-            agent.inner.config.skills.install(&sandbox)?;
-            // From the newest summary on, when the conversation was summarized.
-            let history: Vec<Message> = persist::model_history(store, &thread.id)?;
-            let known_call_ids = persist::all_tool_calls(store, &thread.id)?
-                .into_iter()
-                .map(|c| c.id)
-                .collect();
-            let state = persist::load_state(store, &thread.id)?;
             let run = persist::start_run(store, &thread.id, &model)?;
             persist::insert_message(store, &thread.id, Some(&run.id), None, &user)?;
-            let mut history = history;
-            history.push(user);
-            let config = &agent.inner.config;
-            let system = Some(format!(
-                "{}{}",
-                config.system_prompt,
-                config.skills.prompt_section()
-            ))
-            .filter(|s| !s.trim().is_empty());
-            let specs = agent.inner.specs.clone();
-            Ok(PreparedRun {
-                agent: agent.clone(),
-                thread,
-                run,
-                _lock: Some(lock),
-                child: false,
-                history,
-                known_call_ids,
-                state,
-                sandbox,
-                system,
-                specs,
-                events: None,
-            })
+            agent.open(thread, run, lock, 1)
         })
         .await;
         match joined {
             Ok(r) => r,
             Err(e) => Err(AgentError::Io(format!("starting the run stopped: {e}"))),
         }
+    }
+
+    /// Continues a run that a crash cut off (status `interrupted`) from its
+    /// last stored step: its calls left pending were answered when it was
+    /// closed, so the model is called again with the thread as stored, and
+    /// the run goes on under the same id with a fresh step budget. A
+    /// subagent's run is continued with its lead's.
+    pub async fn prepare_resume(&self, run_id: &str) -> AgentResult<PreparedRun> {
+        let agent = self.clone();
+        let run_id = run_id.to_string();
+        let threads_dir = self.inner.threads_dir.clone();
+        let joined = tokio::task::spawn_blocking(move || -> AgentResult<PreparedRun> {
+            let store = &agent.inner.store;
+            let run = persist::get_run(store, &run_id)?;
+            let thread = persist::get_thread(store, &run.thread_id)?;
+            let lock = ThreadLock::try_acquire(&thread_dir(&threads_dir, &thread.id))?
+                .ok_or_else(|| AgentError::Busy(thread.id.clone()))?;
+            for dead in persist::running_runs(store, Some(&thread.id))? {
+                persist::interrupt_run(store, &dead)?;
+            }
+            let run = persist::get_run(store, &run_id)?;
+            if run.status != RunStatus::Interrupted || run.parent_run_id.is_some() {
+                let status = if run.parent_run_id.is_some() {
+                    "a subagent's run (continue its lead's)".to_string()
+                } else {
+                    run.status.as_str().to_string()
+                };
+                return Err(AgentError::NotResumable {
+                    run: run.id,
+                    status,
+                });
+            }
+            persist::reopen_run(store, &run.id)?;
+            let first_step = run.steps + 1;
+            let run = persist::get_run(store, &run.id)?;
+            agent.open(thread, run, lock, first_step)
+        })
+        .await;
+        match joined {
+            Ok(r) => r,
+            Err(e) => Err(AgentError::Io(format!("continuing the run stopped: {e}"))),
+        }
+    }
+
+    /// A lead's run ready to execute on `thread`, whose lock is held: the
+    /// workspace with the skills as they are now, the history from the
+    /// newest summary on, the thread's state.
+    fn open(
+        &self,
+        thread: Thread,
+        run: Run,
+        lock: ThreadLock,
+        first_step: u32,
+    ) -> AgentResult<PreparedRun> {
+        let store = &self.inner.store;
+        let sandbox = Arc::new(Sandbox::open(&workspace_dir(
+            &self.inner.threads_dir,
+            &thread.id,
+        ))?);
+        // The skills as they are now; a run before may have had others.
+        self.inner.config.skills.install(&sandbox)?;
+        // From the newest summary on, when the conversation was summarized.
+        let history: Vec<Message> = persist::model_history(store, &thread.id)?;
+        let known_call_ids = persist::all_tool_calls(store, &thread.id)?
+            .into_iter()
+            .map(|c| c.id)
+            .collect();
+        let state = persist::load_state(store, &thread.id)?;
+        let config = &self.inner.config;
+        let system = Some(format!(
+            "{}{}",
+            config.system_prompt,
+            config.skills.prompt_section()
+        ))
+        .filter(|s| !s.trim().is_empty());
+        Ok(PreparedRun {
+            agent: self.clone(),
+            thread,
+            run,
+            _lock: Some(lock),
+            child: false,
+            history,
+            known_call_ids,
+            state,
+            sandbox,
+            system,
+            specs: self.inner.specs.clone(),
+            events: None,
+            first_step,
+        })
     }
 }
 

@@ -66,7 +66,9 @@ impl PreparedRun {
             steps,
         };
         let max_steps = self.agent.inner.config.max_steps.max(1);
-        for step in 1..=max_steps {
+        let first = self.first_step.max(1);
+        let last = first + max_steps - 1;
+        for step in first..=last {
             let step_name = format!("step {step}");
             if cancel.is_cancelled() {
                 return self

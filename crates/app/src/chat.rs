@@ -447,6 +447,27 @@ impl Deskmate {
             content,
         };
         let prepared = agent.prepare(req).await.map_err(agent_error)?;
+        Ok(self.spawn_run(prepared, events))
+    }
+
+    /// Continues a run a crash cut off (`interrupted`) from its last stored
+    /// step, under the same id; its events go to `events` as a new run's do.
+    /// Call from inside a tokio runtime.
+    pub async fn resume_chat(
+        &self,
+        run_id: &str,
+        opts: &ChatOptions,
+        events: EventSink,
+    ) -> AppResult<ChatRun> {
+        let run = persist::get_run(self.store(), run_id)?;
+        let thread = persist::get_thread(self.store(), &run.thread_id)?;
+        let agent = self.chat_agent(opts, thread.profile_id.as_deref())?;
+        let prepared = agent.prepare_resume(run_id).await.map_err(agent_error)?;
+        Ok(self.spawn_run(prepared, events))
+    }
+
+    /// Runs a prepared run on the runtime, stoppable with [`Deskmate::cancel_chat_run`].
+    fn spawn_run(&self, prepared: deskmate_agent::PreparedRun, events: EventSink) -> ChatRun {
         let (thread_id, run_id) = (
             prepared.thread_id().to_string(),
             prepared.run_id().to_string(),
@@ -460,11 +481,11 @@ impl Deskmate {
             runs.remove(&id);
             outcome
         });
-        Ok(ChatRun {
+        ChatRun {
             thread_id,
             run_id,
             done,
-        })
+        }
     }
 
     /// Stops a run of this process. Returns whether it was running.

@@ -64,8 +64,19 @@ async fn chat(app: &Deskmate, args: ChatArgs) -> anyhow::Result<ExitCode> {
         text: args.message.join(" "),
         images: vec![],
     };
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let run = app.start_chat(msg, &opts, tx).await?;
+    follow(app, run, rx, args.events).await
+}
+
+/// Prints a run as it streams (or every AG-UI event with `events`), lets
+/// Ctrl-C stop it, and says how it ended.
+pub(crate) async fn follow(
+    app: &Deskmate,
+    run: deskmate_app::chat::ChatRun,
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<AgUiEvent>,
+    events: bool,
+) -> anyhow::Result<ExitCode> {
     eprintln!("thread {} · run {}", run.thread_id, run.run_id);
     let (app2, run_id) = (app.clone(), run.run_id.clone());
     tokio::spawn(async move {
@@ -76,7 +87,7 @@ async fn chat(app: &Deskmate, args: ChatArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     let mut printed_text = false;
     while let Some(ev) = rx.recv().await {
-        if args.events {
+        if events {
             writeln!(out, "{}", serde_json::to_string(&ev)?)?;
             out.flush()?;
             continue;

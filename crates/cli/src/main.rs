@@ -12,6 +12,7 @@ mod output;
 mod practice;
 mod profiles;
 mod recite;
+mod runs;
 mod speech;
 mod threads;
 
@@ -54,6 +55,9 @@ enum Command {
     /// List and show chat threads.
     #[command(subcommand)]
     Threads(threads::ThreadsCmd),
+    /// Continue a chat run that was cut off.
+    #[command(subcommand)]
+    Runs(runs::RunsCmd),
     /// Choose the chat model provider, save its key, test the connection.
     #[command(subcommand)]
     Llm(llm::LlmCmd),
@@ -131,6 +135,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Speech(cmd) => speech::run(&app, cmd),
         Command::Chat(args) => chat::run(&app, args),
         Command::Threads(cmd) => threads::run(&app, cmd),
+        Command::Runs(cmd) => runs::run(&app, cmd),
         Command::Llm(cmd) => llm::run(&app, cmd),
         Command::Recite(cmd) => recite::run(&app, cmd),
         Command::Reviews(cmd) => recite::run_reviews(&app, cmd),

@@ -207,6 +207,7 @@ The subagents and what each is for are listed under subagent_type."
                 system: Some(system),
                 specs,
                 events: None,
+                first_step: 1,
             };
             // The subagent's events stream live into the lead's, each in a
             // CUSTOM `subagent_event` that names its lane (this call and the

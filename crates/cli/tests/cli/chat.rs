@@ -423,6 +423,112 @@ fn a_run_killed_mid_way_loses_nothing_and_the_thread_continues() {
 }
 
 #[test]
+fn a_killed_run_is_resumed_from_its_last_stored_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut hang = openai::text_frames("让我再想", 2);
+    hang.push(Frame::Delay(Duration::from_secs(120)));
+    let server = ScriptedServer::start(vec![
+        openai::tool_calls(
+            None,
+            &[(
+                "c_note",
+                "write_file",
+                r#"{"file_path": "/note.md", "content": "saved before the crash"}"#,
+            )],
+        ),
+        Reply::Stream(hang),
+        openai::text("我接着做完了"),
+    ])
+    .unwrap();
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("deskmate"))
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args([
+            "chat",
+            "--model",
+            "openai:m",
+            "--base-url",
+            &server.base_url(),
+            "写笔记",
+        ])
+        .env("DESKMATE_LLM_API_KEY", KEY)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while server.request_count() < 2 {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "the child never made its second call"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+
+    let list = deskmate(&dir)
+        .args(["threads", "list", "--json"])
+        .output()
+        .unwrap();
+    let id = json_of(&list.stdout)[0]["id"].as_str().unwrap().to_string();
+    let view = thread_view(&dir, &id);
+    let run_id = view["runs"][0]["id"].as_str().unwrap().to_string();
+    assert_eq!(view["runs"][0]["status"], "interrupted");
+
+    let resumed = deskmate(&dir)
+        .args([
+            "runs",
+            "resume",
+            &run_id,
+            "--model",
+            "openai:m",
+            "--base-url",
+            &server.base_url(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    assert!(String::from_utf8_lossy(&resumed.stdout).contains("我接着做完了"));
+    // The model was called again with the thread as stored: no new message from the user.
+    let last_call = &server.requests()[2].body["messages"];
+    let sent: Vec<&str> = last_call
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(sent, ["system", "user", "assistant", "tool"]);
+    // The same run went on to the end, counting its steps on.
+    let view = thread_view(&dir, &id);
+    assert_eq!(view["runs"].as_array().unwrap().len(), 1);
+    assert_eq!(view["runs"][0]["status"], "completed");
+    assert_eq!(view["runs"][0]["steps"], 3);
+    assert_eq!(roles(&view), ["user", "assistant", "tool", "assistant"]);
+
+    // A run that is not cut off is not continued.
+    let again = deskmate(&dir)
+        .args([
+            "runs",
+            "resume",
+            &run_id,
+            "--model",
+            "openai:m",
+            "--base-url",
+            &server.base_url(),
+        ])
+        .output()
+        .unwrap();
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("completed, not interrupted"));
+}
+
+#[test]
 fn broken_and_malformed_streams_end_the_run_and_the_thread_continues() {
     let dir = tempfile::tempdir().unwrap();
     let mut malformed = openai::text_frames("我先说一半", 2);
