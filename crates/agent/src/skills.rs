@@ -117,9 +117,17 @@ pub fn frontmatter<T: DeserializeOwned>(text: &str) -> Result<(T, &str), String>
     Ok((front, body))
 }
 
-fn check(file: &SkillFile) -> Result<Skill, String> {
-    let (front, body): (SkillFront, &str) = frontmatter(&file.text)?;
-    let name = front.name.trim();
+/// The checks a skill's and an agent's frontmatter share: `name` is 1–64
+/// lowercase letters, digits and hyphens and (unless `folder` is empty)
+/// equals the folder; `description` has 1–1024 characters; the body is not
+/// empty. Returns the trimmed name and description.
+pub(crate) fn check_front(
+    name: &str,
+    folder: &str,
+    description: &str,
+    body: &str,
+) -> Result<(String, String), String> {
+    let name = name.trim();
     let ok_name = !name.is_empty()
         && name.len() <= NAME_MAX
         && name
@@ -130,13 +138,10 @@ fn check(file: &SkillFile) -> Result<Skill, String> {
             "name {name:?} must be 1–{NAME_MAX} lowercase letters, digits and hyphens"
         ));
     }
-    if name != file.folder {
-        return Err(format!(
-            "name {name:?} differs from its folder {:?}",
-            file.folder
-        ));
+    if !folder.is_empty() && name != folder {
+        return Err(format!("name {name:?} differs from its folder {folder:?}"));
     }
-    let description = front.description.trim();
+    let description = description.trim();
     let chars = description.chars().count();
     if chars == 0 || chars > DESCRIPTION_MAX {
         return Err(format!(
@@ -146,9 +151,15 @@ fn check(file: &SkillFile) -> Result<Skill, String> {
     if body.trim().is_empty() {
         return Err("it has no body after the frontmatter".into());
     }
+    Ok((name.to_string(), description.to_string()))
+}
+
+fn check(file: &SkillFile) -> Result<Skill, String> {
+    let (front, body): (SkillFront, &str) = frontmatter(&file.text)?;
+    let (name, description) = check_front(&front.name, &file.folder, &front.description, body)?;
     Ok(Skill {
-        name: name.to_string(),
-        description: description.to_string(),
+        name,
+        description,
         text: file.text.clone(),
         source: file.source.clone(),
     })

@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::skills::{frontmatter, DESCRIPTION_MAX, NAME_MAX};
+use crate::skills::{check_front, frontmatter};
 
 /// One agent of the team.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,30 +63,7 @@ struct Front {
 
 fn profile(folder: &str, text: &str) -> Result<AgentProfile, String> {
     let (front, body): (Front, &str) = frontmatter(text)?;
-    let name = front.name.trim().to_string();
-    let ok_name = !name.is_empty()
-        && name.len() <= NAME_MAX
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
-    if !ok_name {
-        return Err(format!(
-            "name {name:?} must be 1–{NAME_MAX} lowercase letters, digits and hyphens"
-        ));
-    }
-    if !folder.is_empty() && name != folder {
-        return Err(format!("name {name:?} differs from its folder {folder:?}"));
-    }
-    let description = front.description.trim().to_string();
-    let chars = description.chars().count();
-    if chars == 0 || chars > DESCRIPTION_MAX {
-        return Err(format!(
-            "description has {chars} characters; it must have 1–{DESCRIPTION_MAX}"
-        ));
-    }
-    if body.trim().is_empty() {
-        return Err("it has no instructions after the frontmatter".into());
-    }
+    let (name, description) = check_front(&front.name, folder, &front.description, body)?;
     Ok(AgentProfile {
         name,
         description,

@@ -15,7 +15,8 @@ use deskmate_llm::scripted::{anthropic, openai, Frame, Reply, ScriptedServer};
 use deskmate_llm::{ApiKey, LlmClient, LlmConfig, Message, ModelSpec, RetryPolicy, Role, ToolCall};
 use deskmate_store::Store;
 
-const KEY: &str = "sk-agent-test-key-5f3a9c";
+mod common;
+use common::{run, KEY};
 
 struct Env {
     dir: tempfile::TempDir,
@@ -50,18 +51,6 @@ impl Env {
             SearchConfig::default(),
         )
     }
-}
-
-async fn run(agent: &Agent, thread: Option<String>, text: &str) -> (RunOutcome, Vec<AgUiEvent>) {
-    let prepared = agent.prepare(RunRequest::text(thread, text)).await.unwrap();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let out = prepared.execute(tx, CancellationToken::new()).await;
-    let mut events = Vec::new();
-    while let Ok(ev) = rx.try_recv() {
-        events.push(ev);
-    }
-    EventOrder::check_run(&events).unwrap_or_else(|e| panic!("bad event order: {e}\n{events:#?}"));
-    (out, events)
 }
 
 fn kinds(events: &[AgUiEvent]) -> Vec<&'static str> {

@@ -16,9 +16,10 @@ use deskmate_agent::team::Team;
 use deskmate_agent::tools::{Task, SUBAGENTS_OFF, SUBAGENT_EVENT};
 use deskmate_agent::*;
 use deskmate_llm::scripted::{openai, Frame, RecordedRequest, Reply, ScriptedServer};
-use deskmate_llm::{ApiKey, LlmClient, LlmConfig, ModelSpec};
-use deskmate_store::Store;
 use serde_json::Value;
+
+mod common;
+use common::{run, Env};
 
 const LEAD: &str = "---\nname: deskmate\ndescription: 同桌\ntools: [task]\n---\n你是同桌。\n";
 const MATH: &str = "---\nname: math-tutor\ndescription: 数学题\ntools: [write_file, read_file, task]\n---\nMATH-TUTOR 一步一步讲。\n";
@@ -99,53 +100,18 @@ fn respond(r: &RecordedRequest) -> Reply {
     openai::text(&format!("都问好了：{}", results.join(" / ")))
 }
 
-struct Env {
-    dir: tempfile::TempDir,
-    store: Store,
-}
-
-impl Env {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("db.sqlite3")).unwrap();
-        Self { dir, store }
-    }
-
-    fn agent(&self, server: &ScriptedServer, task: Task) -> Agent {
-        let mut c = LlmConfig::new(ModelSpec::parse("openai:scripted").unwrap());
-        c.base_url = Some(server.base_url());
-        c.api_key = Some(ApiKey::new("sk-subagents").unwrap());
-        c.idle_timeout = Duration::from_secs(10);
-        let mut tools = ToolSet::builtin(SearchConfig::default());
-        tools.add(Arc::new(task));
-        Agent::with_tools(
-            self.store.clone(),
-            LlmClient::new(c).unwrap(),
-            AgentConfig::default(),
-            self.dir.path().join("threads"),
-            tools,
-        )
-    }
-}
-
-async fn run(agent: &Agent, text: &str) -> (RunOutcome, Vec<AgUiEvent>) {
-    let prepared = agent.prepare(RunRequest::text(None, text)).await.unwrap();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let out = prepared.execute(tx, CancellationToken::new()).await;
-    let mut events = Vec::new();
-    while let Ok(ev) = rx.try_recv() {
-        events.push(ev);
-    }
-    EventOrder::check_run(&events).unwrap_or_else(|e| panic!("bad event order: {e}\n{events:#?}"));
-    (out, events)
+fn agent(e: &Env, server: &ScriptedServer, task: Task) -> Agent {
+    let mut tools = ToolSet::builtin(SearchConfig::default());
+    tools.add(Arc::new(task));
+    e.agent(server, "openai:scripted", AgentConfig::default(), tools)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_subagents_in_one_reply_run_together_and_only_their_answers_return() {
     let e = Env::new();
     let server = ScriptedServer::with_responder(respond).unwrap();
-    let agent = e.agent(&server, Task::new(team(), true));
-    let (out, events) = run(&agent, "帮我算苹果，再讲讲静夜思").await;
+    let agent = agent(&e, &server, Task::new(team(), true));
+    let (out, events) = run(&agent, None, "帮我算苹果，再讲讲静夜思").await;
     assert_eq!(out.status, RunStatus::Completed, "{out:?}");
     // Each subagent streamed live in its own lane: a whole, well-ordered
     // AG-UI run inside CUSTOM events, all before its call's result.
@@ -282,7 +248,12 @@ async fn an_unknown_subagent_and_subagents_turned_off_are_answered_in_words() {
     };
     let e = Env::new();
     let server = ScriptedServer::with_responder(ask("history-tutor")).unwrap();
-    let (out, _) = run(&e.agent(&server, Task::new(team(), true)), "讲讲历史").await;
+    let (out, _) = run(
+        &agent(&e, &server, Task::new(team(), true)),
+        None,
+        "讲讲历史",
+    )
+    .await;
     assert!(
         out.answer.contains("no subagent") && out.answer.contains("math-tutor"),
         "{}",
@@ -290,7 +261,12 @@ async fn an_unknown_subagent_and_subagents_turned_off_are_answered_in_words() {
     );
 
     let server = ScriptedServer::with_responder(ask("math-tutor")).unwrap();
-    let (out, _) = run(&e.agent(&server, Task::new(team(), false)), "算一算").await;
+    let (out, _) = run(
+        &agent(&e, &server, Task::new(team(), false)),
+        None,
+        "算一算",
+    )
+    .await;
     assert_eq!(out.answer, SUBAGENTS_OFF);
     assert!(persist::child_runs(&e.store, &out.thread_id)
         .unwrap()

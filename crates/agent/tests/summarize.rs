@@ -7,14 +7,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::time::Duration;
-
 use deskmate_agent::persist::{self, RunStatus};
 use deskmate_agent::summarize::{HISTORY_DIR, SUMMARY_HEADING};
 use deskmate_agent::*;
 use deskmate_llm::scripted::{openai, status, ScriptedServer};
-use deskmate_llm::{ApiKey, LlmClient, LlmConfig, ModelSpec, RetryPolicy, Role};
-use deskmate_store::Store;
+use deskmate_llm::Role;
+
+mod common;
+use common::{run, Env};
 
 /// About 60 tokens each (CJK characters count one).
 fn first_question() -> String {
@@ -24,53 +24,19 @@ fn second_question() -> String {
     format!("第二个问题：{}", "举头望明月低头思故乡".repeat(6))
 }
 
-struct Env {
-    dir: tempfile::TempDir,
-    store: Store,
-}
-
-impl Env {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("db.sqlite3")).unwrap();
-        Self { dir, store }
-    }
-
-    /// No tools and a one-line prompt, so the history is nearly all the model gets.
-    fn agent(&self, server: &ScriptedServer) -> Agent {
-        let mut c = LlmConfig::new(ModelSpec::parse("openai:scripted").unwrap());
-        c.base_url = Some(server.base_url());
-        c.api_key = Some(ApiKey::new("sk-summaries").unwrap());
-        c.retry = RetryPolicy {
-            max_retries: 0,
-            base_delay: Duration::from_millis(5),
-            ..Default::default()
-        };
-        let config = AgentConfig {
-            system_prompt: "你是同桌。".into(),
-            context_window: Some(200),
-            ..AgentConfig::default()
-        };
-        Agent::with_tools(
-            self.store.clone(),
-            LlmClient::new(c).unwrap(),
-            config,
-            self.dir.path().join("threads"),
-            ToolSet::default(),
-        )
-    }
-}
-
-async fn run(agent: &Agent, thread: Option<String>, text: &str) -> (RunOutcome, Vec<AgUiEvent>) {
-    let prepared = agent.prepare(RunRequest::text(thread, text)).await.unwrap();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let out = prepared.execute(tx, CancellationToken::new()).await;
-    let mut events = Vec::new();
-    while let Ok(ev) = rx.try_recv() {
-        events.push(ev);
-    }
-    EventOrder::check_run(&events).unwrap_or_else(|e| panic!("bad event order: {e}\n{events:#?}"));
-    (out, events)
+/// No tools and a one-line prompt, so the history is nearly all the model
+/// gets; no retries, so a failed summary stays failed.
+fn agent(e: &Env, server: &ScriptedServer) -> Agent {
+    let config = AgentConfig {
+        system_prompt: "你是同桌。".into(),
+        context_window: Some(200),
+        ..AgentConfig::default()
+    };
+    e.agent_with(
+        common::client(server, "openai:scripted", common::KEY, 0),
+        config,
+        ToolSet::default(),
+    )
 }
 
 fn texts(body: &serde_json::Value) -> Vec<String> {
@@ -102,7 +68,7 @@ async fn older_messages_are_summarized_and_later_runs_start_from_the_summary() {
         openai::text("第二个回答。"),
     ])
     .unwrap();
-    let agent = e.agent(&server);
+    let agent = agent(&e, &server);
     let (one, events) = run(&agent, None, &first_question()).await;
     assert!(custom(&events).is_empty(), "the first call fits");
     let (two, events) = run(&agent, Some(one.thread_id.clone()), &second_question()).await;
@@ -168,7 +134,7 @@ async fn a_failed_summary_leaves_out_the_oldest_messages_and_the_run_goes_on() {
         openai::text("还是回答了。"),
     ])
     .unwrap();
-    let agent = e.agent(&server);
+    let agent = agent(&e, &server);
     let (one, _) = run(&agent, None, &first_question()).await;
     let (two, events) = run(&agent, Some(one.thread_id.clone()), &second_question()).await;
     assert_eq!(two.status, RunStatus::Completed, "{two:?}");

@@ -117,6 +117,14 @@ fn data_failure(config: &Config, e: &AppError) -> Check {
 }
 
 /// Every check after `data`, in the order they are printed.
+/// `detail`, then each file skipped and why.
+fn skipped<'a>(detail: &str, problems: impl Iterator<Item = (&'a String, &'a String)>) -> String {
+    let listed: Vec<String> = problems
+        .map(|(origin, reason)| format!("{origin} ({reason})"))
+        .collect();
+    format!("{detail}; skipped: {}", listed.join("; "))
+}
+
 fn other_checks(data: Check, models_dir: &Path, llm: Check) -> Vec<Check> {
     let mut checks = vec![data];
     checks.extend(check_audio());
@@ -195,14 +203,7 @@ impl Deskmate {
             ),
             problems => Check::warn(
                 "agents",
-                format!(
-                    "{detail}; skipped: {}",
-                    problems
-                        .iter()
-                        .map(|p| format!("{} ({})", p.origin, p.reason))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                ),
+                skipped(&detail, problems.iter().map(|p| (&p.origin, &p.reason))),
                 "fix the frontmatter of the files named (name, description, tools) and rebuild",
             ),
         }
@@ -224,14 +225,7 @@ impl Deskmate {
             [] => Check::ok("skills", detail),
             problems => Check::warn(
                 "skills",
-                format!(
-                    "{detail}; skipped: {}",
-                    problems
-                        .iter()
-                        .map(|p| format!("{} ({})", p.origin, p.reason))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                ),
+                skipped(&detail, problems.iter().map(|p| (&p.origin, &p.reason))),
                 "give each SKILL.md a frontmatter with name (its folder's name: lowercase letters, digits, hyphens) and description, then a body",
             ),
         }

@@ -310,6 +310,43 @@ fn rate_limits_are_waited_out_and_server_failures_explained() {
 }
 
 #[cfg(unix)]
+/// Runs `deskmate chat 写笔记` in a real process and SIGKILLs it while the
+/// second model call is streaming (step 1 is fully stored); the thread's id.
+fn chat_killed_in_its_second_step(dir: &tempfile::TempDir, server: &ScriptedServer) -> String {
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("deskmate"))
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args([
+            "chat",
+            "--model",
+            "openai:m",
+            "--base-url",
+            &server.base_url(),
+            "写笔记",
+        ])
+        .env("DESKMATE_LLM_API_KEY", KEY)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while server.request_count() < 2 {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "the child never made its second call"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let list = deskmate(dir)
+        .args(["threads", "list", "--json"])
+        .output()
+        .unwrap();
+    json_of(&list.stdout)[0]["id"].as_str().unwrap().to_string()
+}
+
 #[test]
 fn a_run_killed_mid_way_loses_nothing_and_the_thread_continues() {
     let dir = tempfile::tempdir().unwrap();
@@ -328,41 +365,7 @@ fn a_run_killed_mid_way_loses_nothing_and_the_thread_continues() {
         openai::text("我回来了"),
     ])
     .unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("deskmate");
-    let mut child = StdCommand::new(&bin)
-        .arg("--data-dir")
-        .arg(dir.path())
-        .args([
-            "chat",
-            "--model",
-            "openai:m",
-            "--base-url",
-            &server.base_url(),
-            "写笔记",
-        ])
-        .env("DESKMATE_LLM_API_KEY", KEY)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    // Wait until the second model call is streaming: step 1 is fully stored.
-    let t = Instant::now();
-    while server.request_count() < 2 {
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "the child never made its second call"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(200));
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
-
-    let list = deskmate(&dir)
-        .args(["threads", "list", "--json"])
-        .output()
-        .unwrap();
-    let id = json_of(&list.stdout)[0]["id"].as_str().unwrap().to_string();
+    let id = chat_killed_in_its_second_step(&dir, &server);
     let view = json_of(
         &deskmate(&dir)
             .args(["threads", "show", &id, "--json"])
@@ -440,39 +443,7 @@ fn a_killed_run_is_resumed_from_its_last_stored_step() {
         openai::text("我接着做完了"),
     ])
     .unwrap();
-    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("deskmate"))
-        .arg("--data-dir")
-        .arg(dir.path())
-        .args([
-            "chat",
-            "--model",
-            "openai:m",
-            "--base-url",
-            &server.base_url(),
-            "写笔记",
-        ])
-        .env("DESKMATE_LLM_API_KEY", KEY)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let t = Instant::now();
-    while server.request_count() < 2 {
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "the child never made its second call"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(200));
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
-
-    let list = deskmate(&dir)
-        .args(["threads", "list", "--json"])
-        .output()
-        .unwrap();
-    let id = json_of(&list.stdout)[0]["id"].as_str().unwrap().to_string();
+    let id = chat_killed_in_its_second_step(&dir, &server);
     let view = thread_view(&dir, &id);
     let run_id = view["runs"][0]["id"].as_str().unwrap().to_string();
     assert_eq!(view["runs"][0]["status"], "interrupted");
