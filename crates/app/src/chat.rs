@@ -69,8 +69,8 @@ pub struct ChatContext {
     /// Replaces the lead's instructions (the base rules stay before it).
     #[serde(default)]
     pub system_prompt: Option<String>,
-    /// Only these tools (names as `deskmate doctor`'s tool list; `task` is
-    /// always there, answering per `subagents`).
+    /// Only these tools (an unknown name is refused with the list of tools;
+    /// `task` is always there, answering per `subagents`).
     #[serde(default)]
     pub tools: Option<Vec<String>>,
     #[serde(default)]
@@ -435,7 +435,7 @@ impl Deskmate {
             Some(key) => Some(self.find_profile(key)?.id),
             None => None,
         };
-        let agent = self.chat_agent(opts, profile_id.as_deref())?;
+        let agent = self.agent_off_executor(opts, profile_id.clone()).await?;
         let mut content = vec![ContentPart::Text { text: msg.text }];
         content.extend(msg.images.into_iter().map(|i| ContentPart::Image {
             media_type: i.media_type,
@@ -459,11 +459,36 @@ impl Deskmate {
         opts: &ChatOptions,
         events: EventSink,
     ) -> AppResult<ChatRun> {
-        let run = persist::get_run(self.store(), run_id)?;
-        let thread = persist::get_thread(self.store(), &run.thread_id)?;
-        let agent = self.chat_agent(opts, thread.profile_id.as_deref())?;
+        let app = self.clone();
+        let id = run_id.to_string();
+        let profile_id = tokio::task::spawn_blocking(move || -> AppResult<Option<String>> {
+            let run = persist::get_run(app.store(), &id)?;
+            Ok(persist::get_thread(app.store(), &run.thread_id)?.profile_id)
+        })
+        .await
+        .map_err(|e| AppError::Thread {
+            what: "cannot read the run",
+            reason: e.to_string(),
+        })??;
+        let agent = self.agent_off_executor(opts, profile_id).await?;
         let prepared = agent.prepare_resume(run_id).await.map_err(agent_error)?;
         Ok(self.spawn_run(prepared, events))
+    }
+
+    /// [`Deskmate::chat_agent`] on the blocking pool: it reads settings,
+    /// the keyring and the parent's skills folder.
+    async fn agent_off_executor(
+        &self,
+        opts: &ChatOptions,
+        profile_id: Option<String>,
+    ) -> AppResult<Agent> {
+        let (app, opts) = (self.clone(), opts.clone());
+        tokio::task::spawn_blocking(move || app.chat_agent(&opts, profile_id.as_deref()))
+            .await
+            .map_err(|e| AppError::Thread {
+                what: "cannot set up the companion",
+                reason: e.to_string(),
+            })?
     }
 
     /// Runs a prepared run on the runtime, stoppable with [`Deskmate::cancel_chat_run`].

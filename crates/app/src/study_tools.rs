@@ -166,6 +166,15 @@ fn whose(app: &Deskmate, thread_id: &str, asked: Option<&str>) -> Result<String,
     }
 }
 
+/// A material's title, for rows that name it (empty if it was deleted).
+fn title(app: &Deskmate, id: &str) -> String {
+    app.store()
+        .materials()
+        .get(id)
+        .map(|m| m.title)
+        .unwrap_or_default()
+}
+
 fn limit(args: &Args) -> usize {
     args.limit.unwrap_or(10).clamp(1, MAX_ROWS)
 }
@@ -202,13 +211,6 @@ fn run(app: &Deskmate, kind: Kind, thread_id: &str, args: Args) -> Result<Value,
                 limit: limit(&args),
                 ..Default::default()
             };
-            let titles = |id: &str| {
-                app.store()
-                    .materials()
-                    .get(id)
-                    .map(|m| m.title)
-                    .unwrap_or_default()
-            };
             let rows = history::list(app.store(), &child, &filter).map_err(|e| e.to_string())?;
             Ok(Value::Array(
                 rows.into_iter()
@@ -219,7 +221,7 @@ fn run(app: &Deskmate, kind: Kind, thread_id: &str, args: Args) -> Result<Value,
                             .filter(|e| !e.uncertain)
                             .map(|e| json!({"line": e.line, "type": e.error_type.as_str(), "expected": e.expected, "said": e.actual}))
                             .collect();
-                        json!({"material": titles(&a.material_id), "accuracy": a.accuracy, "passed": a.passed, "mode": a.mode, "errors": errors, "at": a.created_at})
+                        json!({"material": title(app, &a.material_id), "accuracy": a.accuracy, "passed": a.passed, "mode": a.mode, "errors": errors, "at": a.created_at})
                     })
                     .collect(),
             ))
@@ -229,16 +231,9 @@ fn run(app: &Deskmate, kind: Kind, thread_id: &str, args: Args) -> Result<Value,
             let material = material_id(&args.material)?;
             let rows = patterns::list(app.store(), &child, material.as_deref(), limit(&args))
                 .map_err(|e| e.to_string())?;
-            let titles = |id: &str| {
-                app.store()
-                    .materials()
-                    .get(id)
-                    .map(|m| m.title)
-                    .unwrap_or_default()
-            };
             Ok(Value::Array(
                 rows.into_iter()
-                    .map(|p| json!({"material": titles(&p.material_id), "line": p.line, "type": p.error_type, "expected": p.expected, "said": p.actual, "times": p.occurrence_count, "last_seen": p.last_seen_at}))
+                    .map(|p| json!({"material": title(app, &p.material_id), "line": p.line, "type": p.error_type, "expected": p.expected, "said": p.actual, "times": p.occurrence_count, "last_seen": p.last_seen_at}))
                     .collect(),
             ))
         }

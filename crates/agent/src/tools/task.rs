@@ -62,23 +62,12 @@ struct TaskArgs {
 pub struct Task {
     team: Arc<Team>,
     enabled: bool,
-    max_steps: u32,
 }
 
 impl Task {
     /// `task` over `team`'s subagents; with `enabled` false it starts nothing.
     pub fn new(team: Arc<Team>, enabled: bool) -> Self {
-        Self {
-            team,
-            enabled,
-            max_steps: SUBAGENT_MAX_STEPS,
-        }
-    }
-
-    /// Sets how many model calls a subagent's run may make.
-    pub fn with_max_steps(mut self, max_steps: u32) -> Self {
-        self.max_steps = max_steps.max(1);
-        self
+        Self { team, enabled }
     }
 }
 
@@ -114,7 +103,7 @@ The subagents and what each is for are listed under subagent_type."
 
     fn call(&self, ctx: ToolContext, args: Value) -> ToolFuture {
         let team = Arc::clone(&self.team);
-        let (enabled, max_steps) = (self.enabled, self.max_steps);
+        let enabled = self.enabled;
         Box::pin(async move {
             let args: TaskArgs = match parse_args("task", args) {
                 Ok(a) => a,
@@ -149,7 +138,7 @@ The subagents and what each is for are listed under subagent_type."
                 .collect();
             let tools = lead.tools.only(&names);
             let mut config = lead.config.clone();
-            config.max_steps = max_steps;
+            config.max_steps = SUBAGENT_MAX_STEPS;
             config.system_prompt = profile.instructions.clone();
             let system = format!("{}{}", config.system_prompt, config.skills.prompt_section());
             let specs = tools.specs();
