@@ -9,7 +9,15 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
 use crate::tools::ThreadState;
+
+mod subagents;
+mod summaries;
+
 pub use deskmate_protocol::chat::{StoredToolCall, Thread, ToolCallStatus};
+pub use subagents::{
+    child_runs, run_usage_with_subagents, start_child_run, ChildRunView, RunUsage,
+};
+pub use summaries::{insert_summary, model_history};
 
 /// A message as stored: its place in the thread and the message itself.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -94,27 +102,6 @@ pub struct ThreadView {
     /// What each of the lead's runs cost, its subagents' model calls included.
     #[serde(default)]
     pub usage: Vec<RunUsage>,
-}
-
-/// Tokens and cost of a lead's run and the subagents it started.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunUsage {
-    pub run_id: String,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    /// US dollars; calls whose model has no known price count 0.
-    pub cost_usd: f64,
-    pub model_calls: u32,
-    /// How many subagent runs it started.
-    pub subagent_runs: u32,
-}
-
-/// A subagent's run as stored: kept and viewable after it ended.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ChildRunView {
-    pub run: Run,
-    pub messages: Vec<StoredMessage>,
-    pub tool_calls: Vec<StoredToolCall>,
 }
 
 /// One model call's record.
@@ -436,83 +423,6 @@ pub fn messages(store: &Store, thread_id: &str) -> StoreResult<Vec<StoredMessage
     load_messages(store, thread_id, None)
 }
 
-/// What the lead's model is sent of a thread: from the newest summary (if
-/// any: the summary, then the messages after those it covers), else every
-/// lead message.
-pub fn model_history(store: &Store, thread_id: &str) -> StoreResult<Vec<Message>> {
-    let summary: Option<(String, i64)> = store.with_conn(|c| {
-        Ok(c.query_row(
-            &format!(
-                "SELECT content, summary_of FROM messages WHERE thread_id = ?1 AND summary_of IS NOT NULL AND NOT {OF_CHILD_RUN}
-                 ORDER BY seq DESC LIMIT 1"
-            ),
-            [thread_id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?)
-    })?;
-    let all = messages(store, thread_id)?;
-    Ok(match summary {
-        None => all.into_iter().map(|m| m.message).collect(),
-        Some((content, covered)) => {
-            let content: Vec<ContentPart> = serde_json::from_str(&content)
-                .map_err(|e| StoreError::Invalid(format!("a summary is damaged: {e}")))?;
-            let summary = Message {
-                content,
-                ..Message::user("")
-            };
-            std::iter::once(summary)
-                .chain(
-                    all.into_iter()
-                        .filter(|m| m.seq > covered)
-                        .map(|m| m.message),
-                )
-                .collect()
-        }
-    })
-}
-
-/// Stores `summary` for the lead's messages before the newest `kept` ones
-/// (the model's history then starts from it: see [`model_history`]).
-pub fn insert_summary(
-    store: &Store,
-    thread_id: &str,
-    run_id: &str,
-    summary: &Message,
-    kept: usize,
-) -> StoreResult<StoredMessage> {
-    let id = new_id();
-    let now = now_utc();
-    let content =
-        serde_json::to_string(&summary.content).map_err(|e| StoreError::Invalid(e.to_string()))?;
-    let seq = store.with_conn(|c| {
-        let tx = c.transaction()?;
-        let covered: i64 = tx.query_row(
-            &format!(
-                "SELECT seq FROM messages WHERE thread_id = ?1 AND summary_of IS NULL AND NOT {OF_CHILD_RUN}
-                 ORDER BY seq DESC LIMIT 1 OFFSET ?2"
-            ),
-            params![thread_id, i64::try_from(kept).unwrap_or(i64::MAX)],
-            |r| r.get(0),
-        )?;
-        let seq: i64 = tx.prepare_cached(NEXT_SEQ)?.query_row([thread_id], |r| r.get(0))?;
-        tx.execute(
-            "INSERT INTO messages (id, thread_id, run_id, seq, role, content, is_error, created_at, summary_of)
-             VALUES (?1, ?2, ?3, ?4, 'user', ?5, 0, ?6, ?7)",
-            params![id, thread_id, run_id, seq, content, now, covered],
-        )?;
-        tx.commit()?;
-        Ok(seq)
-    })?;
-    Ok(StoredMessage {
-        id,
-        run_id: Some(run_id.to_string()),
-        seq,
-        message: summary.clone(),
-        created_at: now,
-    })
-}
-
 /// One run's messages (a subagent's run: its conversation), in order.
 pub fn run_messages(
     store: &Store,
@@ -583,28 +493,6 @@ pub fn all_tool_calls(store: &Store, thread_id: &str) -> StoreResult<Vec<StoredT
         let rows = stmt.query_map([thread_id], call_row)?.collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
     })
-}
-
-/// Starts a subagent's run under `parent_run_id`, answering its `task`
-/// call `parent_tool_call_id`.
-pub fn start_child_run(
-    store: &Store,
-    thread_id: &str,
-    model: &str,
-    parent_run_id: &str,
-    parent_tool_call_id: &str,
-    agent: &str,
-) -> StoreResult<Run> {
-    let id = new_id();
-    store.with_conn(|c| {
-        c.prepare_cached(
-            "INSERT INTO runs (id, thread_id, status, model, started_at, parent_run_id, parent_tool_call_id, agent)
-             VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7)",
-        )?
-        .execute(params![id, thread_id, model, now_utc(), parent_run_id, parent_tool_call_id, agent])?;
-        Ok(())
-    })?;
-    get_run(store, &id)
 }
 
 pub fn start_run(store: &Store, thread_id: &str, model: &str) -> StoreResult<Run> {
@@ -800,42 +688,6 @@ pub fn run_usage(store: &Store, run_id: &str) -> StoreResult<(Usage, f64, u32)> 
                 Ok((Usage { input_tokens: u(0)?, output_tokens: u(1)?, cached_input_tokens: u(2)? }, r.get(3)?, r.get(4)?))
             },
         )?)
-    })
-}
-
-/// Tokens and cost of a run with the subagent runs it started.
-pub fn run_usage_with_subagents(store: &Store, run_id: &str) -> StoreResult<RunUsage> {
-    store.with_conn(|c| {
-        Ok(c.query_row(
-            "SELECT COALESCE(SUM(input_tokens),0), COALESCE(SUM(output_tokens),0), COALESCE(SUM(cost_usd),0.0), COUNT(*),
-                    (SELECT COUNT(*) FROM runs WHERE parent_run_id = ?1)
-             FROM llm_calls WHERE run_id = ?1 OR run_id IN (SELECT id FROM runs WHERE parent_run_id = ?1)",
-            [run_id],
-            |r| {
-                let u = |i: usize| r.get::<_, i64>(i).map(|v| u64::try_from(v).unwrap_or(0));
-                Ok(RunUsage {
-                    run_id: run_id.to_string(),
-                    input_tokens: u(0)?,
-                    output_tokens: u(1)?,
-                    cost_usd: r.get(2)?,
-                    model_calls: r.get(3)?,
-                    subagent_runs: r.get(4)?,
-                })
-            },
-        )?)
-    })
-}
-
-/// Subagents' runs of a thread, in the order they started.
-pub fn child_runs(store: &Store, thread_id: &str) -> StoreResult<Vec<Run>> {
-    store.with_conn(|c| {
-        let mut stmt = c.prepare_cached(&format!(
-            "SELECT {RUN_COLS} FROM runs WHERE thread_id = ?1 AND parent_run_id IS NOT NULL ORDER BY started_at, id"
-        ))?;
-        let rows = stmt
-            .query_map([thread_id], run_row)?
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(rows)
     })
 }
 
