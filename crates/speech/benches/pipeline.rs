@@ -16,15 +16,18 @@
 //! 5) folds of poems; BENCH_FULL=1 also runs whisper's full 30 s window;
 //! BENCH_SAVE=FILE appends every transcript to FILE, BENCH_SCORE=FILE scores
 //! a saved FILE again without running whisper (e.g. under new rules);
-//! BENCH_FLASH=1 turns on whisper.cpp's flash attention; BENCH_DELTAS=1
-//! prints every re-examined difference.
+//! BENCH_TIMED='{"accept_from":…}' times the verdict under other settings
+//! (a whole FairnessSettings in JSON); BENCH_COST=false,clean,error,found weighs what choosing minimises
+//! (default 5,1,1,4: see `evaluation::Cost`); BENCH_FLASH=1 turns on whisper.cpp's flash attention; BENCH_DELTAS=1
+//! prints every difference with its scores; BENCH_MISSED=1 every slip not
+//! found as an error.
 
 use std::path::PathBuf;
 
 use deskmate_speech::asr::{AsrConfig, AudioContext};
 use deskmate_speech::evaluation::{
-    cross_validate, hear_all, read_manifest, score, settings_grid, verdict_of, DevClip, Figures,
-    Fits, HeardClip,
+    cross_validate, hear_all, read_manifest, score, settings_grid, verdict_of, Cost, DevClip,
+    Figures, Fits, HeardClip,
 };
 use deskmate_speech::fairness::FairnessSettings;
 use deskmate_speech::{ModelPaths, SpeechPipeline};
@@ -64,7 +67,8 @@ fn run(
             .open(p)
             .ok()
     });
-    let heard = match hear_all(&pipeline, dir, clips, Fits::Default, &mut |i, h| {
+    let timed = timed_settings();
+    let heard = match hear_all(&pipeline, dir, clips, &timed, Fits::Sweep, &mut |i, h| {
         if let Some(f) = log.as_mut() {
             use std::io::Write;
             let line = serde_json::json!({ "label": label, "id": h.clip.id, "transcript": h.transcript, "vad_ms": h.vad_ms, "asr_ms": h.asr_ms, "to_verdict_ms": h.to_verdict_ms, "fits": h.fits });
@@ -90,6 +94,18 @@ fn run(
     };
     report(label, &heard);
     heard
+}
+
+/// BENCH_TIMED='{…}': the verdict timed and scored under other settings
+/// than the default.
+fn timed_settings() -> FairnessSettings {
+    match std::env::var("BENCH_TIMED") {
+        Ok(json) => serde_json::from_str(&json).unwrap_or_else(|e| {
+            eprintln!("BENCH_TIMED: {e}");
+            std::process::exit(1)
+        }),
+        Err(_) => FairnessSettings::default(),
+    }
 }
 
 fn report(label: &str, heard: &[HeardClip]) {
@@ -163,17 +179,33 @@ fn report(label: &str, heard: &[HeardClip]) {
         println!("  {line}");
     }
     if std::env::var_os("BENCH_DELTAS").is_some() {
-        println!("re-examined differences (default settings): clip, clean?, type, line, expected -> heard, delta nats");
+        // Every difference scored every way (alone, in its run, in the
+        // material), with the rule's flags: what a decision rule can use.
+        let everything = FairnessSettings {
+            accept_from: Some(0.0),
+            material_context: true,
+            ..FairnessSettings::default()
+        };
+        println!("every difference: clip, clean?, type, kind, line, expected -> heard, low confidence, alone / in run / in material nats");
+        let nats = |d: Option<f64>| d.map(|d| format!("{d:+.1}")).unwrap_or_else(|| "-".into());
+        let less_prior = FairnessSettings {
+            prior_weight: 1.0,
+            ..everything
+        };
         for h in heard {
-            let Some(v) = verdict_of(h, &FairnessSettings::default()) else {
+            let Some(v) = verdict_of(h, &everything) else {
                 continue;
             };
+            let p = verdict_of(h, &less_prior);
             for r in &v.rechecked {
-                let Some(e) = v.verdict.errors.get(r.error) else {
+                let rp = p
+                    .as_ref()
+                    .and_then(|p| p.rechecked.iter().find(|x| x.error == r.error));
+                let Some(e) = v.differences.get(r.error) else {
                     continue;
                 };
                 println!(
-                    "  {:<14} {:<5} {:<12} {} {:?} -> {:?} {:+.2}",
+                    "  {:<14} {:<5} {:<12} {:<10} {} {:?} -> {:?} {} {} / {} / {}   less prior {} / {} / {}",
                     h.clip.id,
                     if h.clip.expected_errors.is_empty() {
                         "clean"
@@ -181,10 +213,17 @@ fn report(label: &str, heard: &[HeardClip]) {
                         "err"
                     },
                     e.error_type.as_str(),
+                    format!("{:?}", e.kind),
                     e.line,
                     e.expected,
                     e.actual,
-                    r.delta
+                    if e.uncertain { "low" } else { "ok" },
+                    nats(r.alone),
+                    nats(r.in_run),
+                    nats(r.in_material),
+                    nats(rp.and_then(|r| r.alone)),
+                    nats(rp.and_then(|r| r.in_run)),
+                    nats(rp.and_then(|r| r.in_material))
                 );
             }
         }
@@ -213,15 +252,18 @@ fn five(label: &str, f: &Figures, heard: &[&HeardClip]) {
     );
 }
 
-/// The cross-validated figures per set, and the default settings' figures.
-fn verdict_table(sets: &[(String, Vec<HeardClip>)]) {
-    let folds = std::env::var("BENCH_FOLDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(5);
+/// The cross-validated figures per set.
+fn cross_validated(slices: &[&[HeardClip]], sets: &[(String, Vec<HeardClip>)], folds: usize) {
     let grid = settings_grid();
-    let slices: Vec<&[HeardClip]> = sets.iter().map(|(_, h)| h.as_slice()).collect();
-    let (held_out, chosen) = cross_validate(&slices, &grid, folds);
+    let cost = match std::env::var("BENCH_COST") {
+        Ok(v) => Cost::parse(&v).unwrap_or_else(|| {
+            eprintln!("BENCH_COST is four weights: false,clean,error,found");
+            std::process::exit(1)
+        }),
+        Err(_) => Cost::default(),
+    };
+    println!("choosing by {cost:?}");
+    let (held_out, chosen) = cross_validate(slices, &grid, folds, &cost);
     println!(
         "== the verdict, cross-validated: {folds} folds of poems, thresholds chosen on the other poems of all sets ({} settings)",
         grid.len()
@@ -231,21 +273,37 @@ fn verdict_table(sets: &[(String, Vec<HeardClip>)]) {
         for line in &f.false_alarms {
             println!("      false error {line}");
         }
+        if std::env::var_os("BENCH_MISSED").is_some() {
+            for line in &f.missed {
+                println!("      slip {line}");
+            }
+        }
     }
     for (k, s) in chosen.iter().enumerate() {
         println!("  fold {k} chose {s:?}");
     }
     // The settings chosen on all poems (what the default should be).
-    let (_, all) = cross_validate(&slices, &grid, 1);
+    let (_, all) = cross_validate(slices, &grid, 1, &cost);
     if let Some(s) = all.first() {
         println!("  chosen on all poems: {s:?}");
     }
-    println!(
-        "== the verdict with the default settings (not cross-validated): {:?}",
-        FairnessSettings::default()
-    );
+}
+
+/// The cross-validated figures per set (unless BENCH_NO_CV), and the timed
+/// settings' figures.
+fn verdict_table(sets: &[(String, Vec<HeardClip>)]) {
+    let folds = std::env::var("BENCH_FOLDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    let slices: Vec<&[HeardClip]> = sets.iter().map(|(_, h)| h.as_slice()).collect();
+    if std::env::var_os("BENCH_NO_CV").is_none() {
+        cross_validated(&slices, sets, folds);
+    }
+    let timed = timed_settings();
+    println!("== the verdict with the timed settings (default unless BENCH_TIMED; not cross-validated): {timed:?}");
     for (label, heard) in sets {
-        let f = score(heard, &FairnessSettings::default());
+        let f = score(heard, &timed);
         five(label, &f, &heard.iter().collect::<Vec<_>>());
     }
 }

@@ -16,7 +16,9 @@ use serde::Deserialize;
 use crate::asr::units::is_hanzi;
 use crate::asr::AsrError;
 use crate::asr::{Lang, Transcript};
-use crate::fairness::{judge, judge_with_fit, FairnessSettings, VoiceVerdict};
+use crate::fairness::{
+    judge, judge_with_fit, less_prior, units_in_text, FairnessSettings, VoiceVerdict,
+};
 use crate::pipeline::{SpeechError, SpeechPipeline};
 
 /// One line of `manifest.jsonl`.
@@ -86,13 +88,14 @@ pub enum Fits {
     Sweep,
 }
 
-/// Runs every clip through decode → VAD → ASR → the default fair verdict
-/// (the slow part, done once), keeping the re-examining deltas so [`score`]
+/// Runs every clip through decode → VAD → ASR → the fair verdict under
+/// `timed` (the slow part, done once, timed), keeping the re-examining deltas so [`score`]
 /// can judge again without whisper.
 pub fn hear_all(
     pipeline: &SpeechPipeline,
     dir: &Path,
     clips: &[DevClip],
+    timed: &FairnessSettings,
     fits: Fits,
     progress: &mut dyn FnMut(usize, &HeardClip),
 ) -> Result<Vec<HeardClip>, SpeechError> {
@@ -104,14 +107,15 @@ pub fn hear_all(
         let reference = Reference::new(&clip.reference, None).ok();
         let measured = Mutex::new(HashMap::<String, f64>::new());
         if let (Some(t), Some(reference)) = (&heard.transcript, &reference) {
-            let fit = recording_fit(pipeline, t, &measured);
+            let fit = recording_fit(pipeline, t, &measured, timed.prior_weight);
             // The verdict itself is rebuilt by `score` from the deltas.
-            let _ = judge_with_fit(reference, t, &FairnessSettings::default(), &fit);
+            let _ = judge_with_fit(reference, t, timed, &fit);
         }
         let to_verdict_ms = started.elapsed().as_millis() as u64;
         if let (Some(t), Some(reference)) = (&heard.transcript, &reference) {
-            // Every score any settings of the grid may ask for (not timed).
-            let fit = recording_fit(pipeline, t, &measured);
+            // Every score any settings of the grid may ask for (not timed),
+            // with whisper's expectation of each text alone (the prior).
+            let fit = recording_fit(pipeline, t, &measured, 1.0);
             let everything = FairnessSettings {
                 accept_from: Some(0.0),
                 material_context: true,
@@ -120,7 +124,7 @@ pub fn hear_all(
             let _ = judge_with_fit(reference, t, &everything, &fit);
         }
         if let (Fits::Sweep, Some(t), Some(reference)) = (fits, &heard.transcript, &reference) {
-            let fit = recording_fit(pipeline, t, &measured);
+            let fit = recording_fit(pipeline, t, &measured, 1.0);
             for settings in swept_settings() {
                 let _ = judge_with_fit(reference, t, &settings, &fit);
             }
@@ -140,37 +144,80 @@ pub fn hear_all(
 }
 
 /// Re-examines variants on the worker, each (base, variant) once,
-/// remembering every delta in `measured` under [`fit_key`].
+/// remembering every delta in `measured` under [`fit_key`] — and, when
+/// `prior_weight` is not 0, the same variants scored against silence under
+/// [`prior_key`]. Returns what [`crate::fairness::judge_with_audio`] would
+/// (the delta less `prior_weight` × the prior).
 fn recording_fit<'a>(
     pipeline: &'a SpeechPipeline,
     t: &'a Transcript,
     measured: &'a Mutex<HashMap<String, f64>>,
+    prior_weight: f64,
 ) -> impl Fn(&str, Vec<String>) -> Result<Vec<f64>, AsrError> + 'a {
     move |base: &str, variants: Vec<String>| {
-        let new: Vec<String> = {
+        // As `judge_with_audio` does: the prior only for a word in place of a word.
+        let same_length = |v: &str| units_in_text(t.lang, v) == units_in_text(t.lang, base);
+        let (new, new_priors): (Vec<String>, Vec<String>) = {
             let m = measured.lock().map_err(|_| AsrError::WorkerGone)?;
-            variants
-                .iter()
-                .filter(|v| !m.contains_key(&fit_key(t, base, v)))
-                .cloned()
-                .collect()
+            (
+                variants
+                    .iter()
+                    .filter(|v| !m.contains_key(&fit_key(t, base, v)))
+                    .cloned()
+                    .collect(),
+                variants
+                    .iter()
+                    .filter(|v| {
+                        prior_weight != 0.0
+                            && same_length(v)
+                            && !m.contains_key(&prior_key(t, base, v))
+                    })
+                    .cloned()
+                    .collect(),
+            )
         };
         let deltas = if new.is_empty() {
             Vec::new()
         } else {
             pipeline.asr().recheck_against(t, base, new.clone())?
         };
+        let priors = if new_priors.is_empty() {
+            Vec::new()
+        } else {
+            pipeline
+                .asr()
+                .prior_against(t.lang, base, new_priors.clone())?
+        };
         let mut m = measured.lock().map_err(|_| AsrError::WorkerGone)?;
         m.extend(new.iter().map(|v| fit_key(t, base, v)).zip(deltas));
+        m.extend(new_priors.iter().map(|v| prior_key(t, base, v)).zip(priors));
         Ok(variants
             .iter()
-            .map(|v| {
-                m.get(&fit_key(t, base, v))
-                    .copied()
-                    .unwrap_or(f64::NEG_INFINITY)
-            })
+            .map(|v| fit_of(&m, t, base, v, prior_weight))
             .collect())
     }
+}
+
+/// A variant's delta from the measured scores, less `prior_weight` × its
+/// prior (−∞ when it was not measured).
+fn fit_of(
+    m: &HashMap<String, f64>,
+    t: &Transcript,
+    base: &str,
+    variant: &str,
+    prior_weight: f64,
+) -> f64 {
+    let delta = m
+        .get(&fit_key(t, base, variant))
+        .copied()
+        .unwrap_or(f64::NEG_INFINITY);
+    let prior = m.get(&prior_key(t, base, variant)).copied();
+    less_prior(t.lang, base, variant, delta, prior, prior_weight)
+}
+
+/// How a variant's score against silence is remembered.
+fn prior_key(t: &Transcript, base: &str, variant: &str) -> String {
+    format!("prior | {}", fit_key(t, base, variant))
 }
 
 /// How a delta is remembered: the variant's text when it was compared
@@ -196,6 +243,7 @@ fn swept_settings() -> impl Iterator<Item = FairnessSettings> {
                 recheck_margin: Some(0.0),
                 accept_from: None,
                 material_context: true,
+                prior_weight: 0.0,
             })
     })
 }
@@ -271,6 +319,8 @@ pub struct Figures {
     pub clean_asked_again: usize,
     /// Each certain error on a clean clip: "clip: type line N expected → heard".
     pub false_alarms: Vec<String>,
+    /// Each expected error not found as an error: "clip (note): type line N re-asked|not found".
+    pub missed: Vec<String>,
     pub no_speech: usize,
 }
 
@@ -319,6 +369,7 @@ impl Figures {
         self.false_alarm_clips += o.false_alarm_clips;
         self.clean_asked_again += o.clean_asked_again;
         self.false_alarms.extend(o.false_alarms.iter().cloned());
+        self.missed.extend(o.missed.iter().cloned());
         self.no_speech += o.no_speech;
     }
 }
@@ -331,20 +382,22 @@ fn ratio(a: usize, b: usize) -> f64 {
     }
 }
 
-/// Matches expected errors to reported ones (same type, line ±1, each used once).
-fn matched(expected: &[ExpectedError], reported: &[(ErrorType, usize)]) -> usize {
+/// Matches expected errors to reported ones (same type, line ±1, each used
+/// once): whether each expected error was found.
+fn found(expected: &[ExpectedError], reported: &[(ErrorType, usize)]) -> Vec<bool> {
     let mut used = vec![false; reported.len()];
-    let mut n = 0;
-    for e in expected {
-        let hit = reported.iter().enumerate().position(|(i, (t, line))| {
-            !used[i] && t.as_str() == e.error_type && line.abs_diff(e.line) <= 1
-        });
-        if let Some(i) = hit {
-            used[i] = true;
-            n += 1;
-        }
-    }
-    n
+    expected
+        .iter()
+        .map(|e| {
+            let hit = reported.iter().enumerate().position(|(i, (t, line))| {
+                !used[i] && t.as_str() == e.error_type && line.abs_diff(e.line) <= 1
+            });
+            if let Some(i) = hit {
+                used[i] = true;
+            }
+            hit.is_some()
+        })
+        .collect()
 }
 
 /// The verdict on one heard clip (None when nothing was heard or the reference is unusable).
@@ -364,12 +417,7 @@ pub fn verdict_of(h: &HeardClip, settings: &FairnessSettings) -> Option<VoiceVer
     let fit = |base: &str, texts: Vec<String>| -> Result<Vec<f64>, AsrError> {
         Ok(texts
             .iter()
-            .map(|t| {
-                h.fits
-                    .get(&fit_key(heard, base, t))
-                    .copied()
-                    .unwrap_or(f64::NEG_INFINITY)
-            })
+            .map(|t| fit_of(&h.fits, heard, base, t, settings.prior_weight))
             .collect())
     };
     if h.fits.is_empty() {
@@ -430,8 +478,22 @@ pub fn score_clip(h: &HeardClip, settings: &FairnessSettings) -> Figures {
         .map(|e| (e.error_type, e.line))
         .collect();
     f.expected_errors += h.clip.expected_errors.len();
-    f.found_certain += matched(&h.clip.expected_errors, &certain);
-    f.found_any += matched(&h.clip.expected_errors, &all);
+    let as_errors = found(&h.clip.expected_errors, &certain);
+    let any = found(&h.clip.expected_errors, &all);
+    f.found_certain += as_errors.iter().filter(|f| **f).count();
+    f.found_any += any.iter().filter(|f| **f).count();
+    for ((e, as_error), any) in h.clip.expected_errors.iter().zip(as_errors).zip(any) {
+        if !as_error {
+            f.missed.push(format!(
+                "{} ({}): {} line {} {}",
+                h.clip.id,
+                h.clip.note,
+                e.error_type,
+                e.line,
+                if any { "re-asked" } else { "not found" }
+            ));
+        }
+    }
     if h.clip.expected_errors.is_empty() {
         f.clean_clips += 1;
         if !certain.is_empty() {
@@ -458,6 +520,9 @@ pub fn settings_grid() -> Vec<FairnessSettings> {
     let mut grid = Vec::new();
     for accept_from in [
         None,
+        Some(-14.0),
+        Some(-12.0),
+        Some(-10.0),
         Some(-8.0),
         Some(-6.0),
         Some(-4.0),
@@ -473,13 +538,16 @@ pub fn settings_grid() -> Vec<FairnessSettings> {
             for tone in [true, false] {
                 for low in [0.0, 0.5, 0.8] {
                     for material_context in [false, true] {
-                        grid.push(FairnessSettings {
-                            low_confidence_below: low,
-                            tone_is_uncertain: tone,
-                            recheck_margin: Some(margin),
-                            accept_from,
-                            material_context,
-                        });
+                        for prior_weight in [0.0, 0.5, 1.0] {
+                            grid.push(FairnessSettings {
+                                low_confidence_below: low,
+                                tone_is_uncertain: tone,
+                                recheck_margin: Some(margin),
+                                accept_from,
+                                material_context,
+                                prior_weight,
+                            });
+                        }
                     }
                 }
             }
@@ -489,25 +557,66 @@ pub fn settings_grid() -> Vec<FairnessSettings> {
 }
 
 /// What choosing settings minimises on the training poems, summed over the
-/// sets: a false error weighs most (a child told a right line is wrong),
-/// then a slip not found even as a re-ask, then a re-asked clean recitation
-/// and a slip found only as a re-ask.
-pub fn cost(f: &Figures) -> f64 {
-    5.0 * f.false_alarm_rate()
-        + (1.0 - f.clean_passed_rate())
-        + (1.0 - f.found_certain_rate())
-        + 2.0 * (1.0 - f.found_any_rate())
+/// sets: a weighted sum of the shortfalls — a false error (a child told a
+/// right line is wrong), a slip not found even as a re-ask, a re-asked clean
+/// recitation, a slip found only as a re-ask.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cost {
+    pub false_error: f64,
+    pub clean_not_passed: f64,
+    pub slip_not_an_error: f64,
+    pub slip_not_found: f64,
+}
+
+impl Default for Cost {
+    /// A false error and a slip missed altogether weigh most: both are the
+    /// teacher getting it wrong, where a re-ask only costs a little time.
+    fn default() -> Self {
+        Self {
+            false_error: 5.0,
+            clean_not_passed: 1.0,
+            slip_not_an_error: 1.0,
+            slip_not_found: 4.0,
+        }
+    }
+}
+
+impl Cost {
+    /// Parses "false,clean,error,found" (e.g. "5,1,1,4").
+    pub fn parse(s: &str) -> Option<Self> {
+        let w: Vec<f64> = s
+            .split(',')
+            .map(|x| x.trim().parse().ok())
+            .collect::<Option<_>>()?;
+        match w[..] {
+            [false_error, clean_not_passed, slip_not_an_error, slip_not_found] => Some(Self {
+                false_error,
+                clean_not_passed,
+                slip_not_an_error,
+                slip_not_found,
+            }),
+            _ => None,
+        }
+    }
+
+    pub fn of(&self, f: &Figures) -> f64 {
+        self.false_error * f.false_alarm_rate()
+            + self.clean_not_passed * (1.0 - f.clean_passed_rate())
+            + self.slip_not_an_error * (1.0 - f.found_certain_rate())
+            + self.slip_not_found * (1.0 - f.found_any_rate())
+    }
 }
 
 /// Cross-validation across poems: the poems (by reference text) are dealt
 /// into `folds` folds; for each fold, the settings of `grid` with the least
-/// [`cost`] summed over every set's clips of the *other* poems are chosen,
+/// [`Cost`] summed over every set's clips of the *other* poems are chosen,
 /// and the fold's own clips are scored with them. Returns, per set, the
 /// held-out figures summed over the folds, and the settings each fold chose.
 pub fn cross_validate(
     sets: &[&[HeardClip]],
     grid: &[FairnessSettings],
     folds: usize,
+    cost: &Cost,
 ) -> (Vec<Figures>, Vec<FairnessSettings>) {
     let folds = folds.max(2);
     let mut poems: Vec<&str> = sets
@@ -545,7 +654,7 @@ pub fn cross_validate(
                             f.add(&per_clip[g][k][i]);
                         }
                     }
-                    cost(&f)
+                    cost.of(&f)
                 })
                 .sum()
         };
@@ -592,8 +701,8 @@ mod tests {
             error_type: "omission".into(),
             line: 2,
         }];
-        assert_eq!(matched(&e, &[(ErrorType::Omission, 3)]), 1);
-        assert_eq!(matched(&e, &[(ErrorType::Omission, 4)]), 0);
-        assert_eq!(matched(&e, &[(ErrorType::Substitution, 2)]), 0);
+        assert_eq!(found(&e, &[(ErrorType::Omission, 3)]), vec![true]);
+        assert_eq!(found(&e, &[(ErrorType::Omission, 4)]), vec![false]);
+        assert_eq!(found(&e, &[(ErrorType::Substitution, 2)]), vec![false]);
     }
 }

@@ -151,3 +151,63 @@ fn deltas_do_not_depend_on_what_else_is_scored_with_them() {
     }
     assert_eq!(together[3], 0.0);
 }
+
+/// Whisper's expectation of a text with nothing heard (scored against
+/// silence) holds a rare character against the text: 鹂 is spelled in
+/// several byte tokens, so 黄鹂 scores far below 黄李 on any audio. On a
+/// clean recitation of 绝句 heard as 黄李, taking that preference off
+/// leaves what the audio itself says, and the verdict does not blame the
+/// child for the rare character.
+#[test]
+fn the_prior_takes_a_rare_characters_spelling_off_its_score() {
+    let p = pipeline();
+    let prior = p
+        .asr()
+        .prior_against(
+            Lang::Zh,
+            "两个黄李鸣翠柳",
+            vec!["两个黄鹂鸣翠柳".into(), "两个黄李鸣翠柳".into()],
+        )
+        .unwrap();
+    assert!(
+        prior[0] < -2.0,
+        "the rare 鹂 scores low with nothing heard: {prior:?}"
+    );
+    assert_eq!(prior[1], 0.0, "the same text scores the same: {prior:?}");
+    // Works at any time: no recording needed, and it leaves the last one loaded.
+    let reference = Reference::new(
+        "两个黄鹂鸣翠柳，一行白鹭上青天。窗含西岭千秋雪，门泊东吴万里船。",
+        None,
+    )
+    .unwrap();
+    let clip = file::load(&common::dev_clip("绝句-7.wav"), 60.0).unwrap();
+    let heard = p
+        .hear(&clip, Lang::Zh, Some(28))
+        .unwrap()
+        .transcript
+        .unwrap();
+    let plain = FairnessSettings {
+        prior_weight: 0.0,
+        ..FairnessSettings::default()
+    };
+    let with_prior = FairnessSettings {
+        prior_weight: 1.0,
+        ..FairnessSettings::default()
+    };
+    let score_of = |settings: &FairnessSettings| {
+        let v = judge_with_audio(&reference, &heard, settings, p.asr()).unwrap();
+        v.rechecked
+            .iter()
+            .find(|r| r.expected == "鹂")
+            .map(|r| r.delta)
+    };
+    let (Some(plain), Some(less)) = (score_of(&plain), score_of(&with_prior)) else {
+        // Heard right this time: nothing to compare.
+        assert!(heard.text.contains("鹂"), "{}", heard.text);
+        return;
+    };
+    assert!(
+        less > plain + 5.0,
+        "with the prior taken off, 鹂 fits much better: {plain:.1} → {less:.1}"
+    );
+}

@@ -124,14 +124,25 @@ struct Job {
     reply: mpsc::Sender<Result<Transcript, AsrError>>,
 }
 
-/// Scoring texts against a recording the worker still holds.
+/// Scoring texts against a recording the worker still holds, or against
+/// silence (what whisper's decoder expects of a text with nothing heard).
 struct ScoreJob {
-    audio_id: u64,
+    against: Against,
     lang: Lang,
     /// The text the variants are compared with.
     base: String,
     variants: Vec<String>,
     reply: mpsc::Sender<Result<Vec<f64>, AsrError>>,
+}
+
+/// What texts are scored against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Against {
+    /// The recording with this id (the last one transcribed).
+    Recording(u64),
+    /// A second of silence: the decoder's own expectation of a text, with
+    /// nothing heard (the prior that a difference of scores is corrected by).
+    Silence,
 }
 
 enum Work {
@@ -233,10 +244,40 @@ impl AsrEngine {
         base: &str,
         variants: Vec<String>,
     ) -> Result<Vec<f64>, AsrError> {
+        self.score(
+            Against::Recording(transcript.audio_id),
+            transcript.lang,
+            base,
+            variants,
+        )
+    }
+
+    /// [`AsrEngine::recheck_against`] against a second of silence instead
+    /// of a recording: how much more likely whisper's decoder finds each
+    /// variant than `base` with nothing heard — its expectation of the text
+    /// alone (a rare character spelled in several tokens scores low here as
+    /// in any recording). Works at any time. Blocks: call from a blocking
+    /// thread.
+    pub fn prior_against(
+        &self,
+        lang: Lang,
+        base: &str,
+        variants: Vec<String>,
+    ) -> Result<Vec<f64>, AsrError> {
+        self.score(Against::Silence, lang, base, variants)
+    }
+
+    fn score(
+        &self,
+        against: Against,
+        lang: Lang,
+        base: &str,
+        variants: Vec<String>,
+    ) -> Result<Vec<f64>, AsrError> {
         let (reply, answer) = mpsc::channel();
         let job = ScoreJob {
-            audio_id: transcript.audio_id,
-            lang: transcript.lang,
+            against,
+            lang,
             base: base.to_string(),
             variants,
             reply,
@@ -291,6 +332,8 @@ fn worker(
     }
     // The last recording's state (its encoded audio), kept for re-examining.
     let mut last: Option<(u64, whisper_rs::WhisperState)> = None;
+    // Silence encoded once, on first use, for scoring texts with nothing heard.
+    let mut silence: Option<whisper_rs::WhisperState> = None;
     let mut next_id = 0u64;
     while let Ok(work) = jobs.recv() {
         match work {
@@ -308,21 +351,50 @@ fn worker(
                 let _ = job.reply.send(result);
             }
             Work::Score(job) => {
-                let result = match last.as_mut() {
-                    Some((id, state)) if *id == job.audio_id => recheck::deltas(
-                        &ctx,
-                        state,
-                        job.lang,
-                        &job.base,
-                        &job.variants,
-                        usize::from(config.threads.max(1)),
-                    ),
-                    _ => Err(AsrError::RecordingGone),
+                let threads = usize::from(config.threads.max(1));
+                let state = match job.against {
+                    Against::Recording(audio_id) => match last.as_mut() {
+                        Some((id, state)) if *id == audio_id => Ok(state),
+                        _ => Err(AsrError::RecordingGone),
+                    },
+                    Against::Silence => match silence {
+                        Some(ref mut s) => Ok(s),
+                        None => encoded_silence(&ctx, job.lang, threads).map(|s| silence.insert(s)),
+                    },
                 };
+                let result = state.and_then(|state| {
+                    recheck::deltas(&ctx, state, job.lang, &job.base, &job.variants, threads)
+                });
                 let _ = job.reply.send(result);
             }
         }
     }
+}
+
+/// A state holding a second of silence encoded (the smallest window), for
+/// scoring texts with nothing heard. The decoder's language does not depend
+/// on it: the scoring prefix names the language of each job.
+fn encoded_silence(
+    ctx: &WhisperContext,
+    lang: Lang,
+    threads: usize,
+) -> Result<whisper_rs::WhisperState, AsrError> {
+    let whisper = |e: whisper_rs::WhisperError| AsrError::Whisper(e.to_string());
+    let mut state = ctx.create_state().map_err(whisper)?;
+    let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
+    params.set_n_threads(i32::try_from(threads).unwrap_or(1));
+    params.set_language(Some(lang.code()));
+    params.set_no_context(true);
+    params.set_single_segment(true);
+    params.set_max_tokens(1);
+    params.set_audio_ctx(64);
+    params.set_print_special(false);
+    params.set_print_progress(false);
+    params.set_print_realtime(false);
+    params.set_print_timestamps(false);
+    let silence = vec![0.0f32; SAMPLE_RATE as usize + SAMPLE_RATE as usize / 10];
+    state.full(params, &silence).map_err(whisper)?;
+    Ok(state)
 }
 
 /// whisper.cpp's abort callback: true once the job's cancel flag is set.
