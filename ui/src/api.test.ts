@@ -85,6 +85,17 @@ describe("api: command names and argument keys (camelCase in, as the lead's Rust
     expect(onProgress).toHaveBeenCalledTimes(1);
   });
 
+  it("models_download names the file and streams its bytes", async () => {
+    invoke.mockResolvedValue("/models/official/ggml-base.bin");
+    const onProgress = vi.fn();
+    await expect(api.modelsDownload("whisper-base", onProgress)).resolves.toBe("/models/official/ggml-base.bin");
+    const [cmd, args] = invoke.mock.calls[0];
+    expect(cmd).toBe("models_download");
+    expect(args.name).toBe("whisper-base");
+    args.onProgress.onmessage({ name: "whisper-base", phase: "download", done_bytes: 5_000_000, total_bytes: 147_951_465, message: null });
+    expect(onProgress).toHaveBeenCalledWith(expect.objectContaining({ done_bytes: 5_000_000, total_bytes: 147_951_465 }));
+  });
+
   it("rejects with the backend's plain string", async () => {
     invoke.mockRejectedValue("the practice is not listening");
     await expect(api.practiceRecordStop("p1")).rejects.toBe("the practice is not listening");

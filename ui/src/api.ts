@@ -321,6 +321,18 @@ export function modelsStatus(): Promise<ModelStatus[]> {
   return call<ModelStatus[]>("models_status");
 }
 
+/**
+ * Downloads one of the official whisper files (`whisper-base`, …) like `deskmate models download`:
+ * resumed, digest checked; `onProgress` gets the bytes through a Tauri `Channel`. Resolves to where it was installed.
+ */
+export function modelsDownload(name: string, onProgress: (p: ModelProgress) => void): Promise<string> {
+  return call<string>("models_download", () => {
+    const channel = new Channel<ModelProgress>();
+    channel.onmessage = onProgress;
+    return { name, onProgress: channel };
+  });
+}
+
 /** Fetches every missing model; `onProgress` gets progress through a Tauri `Channel`. */
 export function modelsFetch(onProgress: (p: ModelProgress) => void): Promise<null> {
   return call<null>("models_fetch", () => {

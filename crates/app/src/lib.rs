@@ -12,6 +12,7 @@ pub mod lamp;
 pub mod lamp_buttons;
 pub mod library;
 pub mod live_transcript;
+pub mod models;
 pub mod practice;
 pub mod recite;
 pub mod report_attempts;

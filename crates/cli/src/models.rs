@@ -6,10 +6,10 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::Subcommand;
 use deskmate_app::Deskmate;
-use deskmate_speech::models::{download, fetch, Manifest};
+use deskmate_protocol::ModelPhase;
+use deskmate_speech::models::{fetch, Manifest};
 
 use crate::output;
 
@@ -111,32 +111,23 @@ pub fn run(app: &Deskmate, cmd: ModelsCmd) -> anyhow::Result<ExitCode> {
             models_dir,
             json,
         } => {
-            let entry = manifest
-                .download
-                .iter()
-                .find(|d| d.name == name)
-                .with_context(|| {
-                    let names: Vec<&str> =
-                        manifest.download.iter().map(|d| d.name.as_str()).collect();
-                    format!(
-                        "no download named {name}; choose one of {}",
-                        names.join(", ")
-                    )
-                })?;
-            let models_dir = models_dir.unwrap_or_else(|| app.config().models_dir.clone());
-            let path = download::download(entry, &models_dir, &mut |p| {
-                let total = p
-                    .total_bytes
-                    .map(|t| format!(" of {} MB", t / 1_000_000))
-                    .unwrap_or_default();
-                eprint!("\r{}: {} MB{total}", entry.name, p.done_bytes / 1_000_000);
-                let _ = std::io::stderr().flush();
+            // The window's download: one path (resume, digest, progress in bytes).
+            let path = app.models_download(&name, models_dir.as_deref(), &mut |p| {
+                if p.phase == ModelPhase::Download {
+                    let total = if p.total_bytes > 0 {
+                        format!(" of {} MB", p.total_bytes / 1_000_000)
+                    } else {
+                        String::new()
+                    };
+                    eprint!("\r{name}: {} MB{total}", p.done_bytes / 1_000_000);
+                    let _ = std::io::stderr().flush();
+                }
             })?;
             eprintln!();
             if json {
-                output::json(&serde_json::json!({ "name": entry.name, "path": path }))?;
+                output::json(&serde_json::json!({ "name": name, "path": path }))?;
             } else {
-                println!("{} downloaded and verified: {}", entry.name, path.display());
+                println!("{name} downloaded and verified: {}", path.display());
             }
         }
     }

@@ -162,6 +162,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         practice::report_attempts,
         models::models_status,
         models::models_fetch,
+        models::models_download,
         voice::voice_settings_get,
         voice::voice_settings_save,
         voice::voice_test

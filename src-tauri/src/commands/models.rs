@@ -49,3 +49,21 @@ pub async fn models_fetch(
     })
     .await
 }
+
+/// Downloads one of the official whisper files (`whisper-base`, …) the way
+/// `deskmate models download` does (resumed, digest checked), streaming
+/// progress in bytes to the settings screen.
+#[tauri::command]
+pub async fn models_download(
+    app: State<'_, Deskmate>,
+    name: String,
+    on_progress: Channel<ModelProgress>,
+) -> CmdResult<String> {
+    blocking(&app, move |app| {
+        let path = app.models_download(&name, None, &mut |p| {
+            let _ = on_progress.send(p);
+        })?;
+        Ok(path.display().to_string())
+    })
+    .await
+}

@@ -423,3 +423,67 @@ fn chrono_today() -> String {
         .unwrap();
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
+
+/// `models download` is the window's download (one path): the official
+/// file is fetched — here from a mirror on loopback
+/// (`DESKMATE_MODELS_MIRROR`) under its own name — with progress in bytes,
+/// checked against the publisher's SHA-1, and a file that does not match is
+/// refused in plain words and not installed.
+#[test]
+fn models_download_streams_bytes_from_a_mirror_and_refuses_a_wrong_file() {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let mirror = format!("http://{}/whisper", listener.local_addr().unwrap());
+    let server = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut request = String::new();
+        reader.read_line(&mut request).unwrap();
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            if line == "\r\n" || line.is_empty() {
+                break;
+            }
+        }
+        let body = vec![7u8; 3_000_000];
+        let head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).unwrap();
+        let _ = stream.write_all(&body);
+        request
+    });
+    let data = tempfile::tempdir().unwrap();
+    let models = tempfile::tempdir().unwrap();
+    let out = deskmate(&data)
+        .env("DESKMATE_MODELS_MIRROR", &mirror)
+        .args([
+            "models",
+            "download",
+            "--name",
+            "whisper-base",
+            "--models-dir",
+        ])
+        .arg(models.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a wrong file was accepted: {err}");
+    let request = server.join().unwrap();
+    assert!(
+        request.starts_with("GET /whisper/ggml-base.bin "),
+        "{request}"
+    );
+    assert!(
+        err.contains("whisper-base: 3 MB of 3 MB"),
+        "no progress in bytes: {err}"
+    );
+    assert!(err.contains("sha1"), "the refusal names the digest: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        !models.path().join("official/ggml-base.bin").exists(),
+        "a file that failed its check was installed"
+    );
+}

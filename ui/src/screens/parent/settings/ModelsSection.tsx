@@ -12,6 +12,9 @@ const PHASE_KEYS: Record<string, MessageKey> = {
   error: "models.phase.error",
 };
 
+/** The whisper model that can also be downloaded from its publisher (the manifest's `[[download]]` of the same name). */
+const OFFICIAL_DOWNLOAD = "whisper-base";
+
 /** "12.3 MB" */
 export function formatBytes(n: number): string {
   if (!Number.isFinite(n) || n <= 0) return "0 MB";
@@ -50,6 +53,26 @@ export function ModelsSection() {
     setProgress({});
     try {
       await api.modelsFetch((p) => setProgress((all) => ({ ...all, [p.name]: p })));
+    } catch (e) {
+      setFetchError(errorText(e));
+    } finally {
+      setFetching(false);
+      void load();
+    }
+  }
+
+  /** The official whisper file from its publisher (needs the internet; the registry route above does not). */
+  async function downloadOfficial(name: string) {
+    if (fetching) return;
+    setFetching(true);
+    setFetchError(null);
+    setProgress((all) => {
+      const rest = { ...all };
+      delete rest[name];
+      return rest;
+    });
+    try {
+      await api.modelsDownload(name, (p) => setProgress((all) => ({ ...all, [p.name]: p })));
     } catch (e) {
       setFetchError(errorText(e));
     } finally {
@@ -114,6 +137,17 @@ export function ModelsSection() {
                 </div>
                 <p className="check-detail">{m.purpose}</p>
                 {m.detail && <p className="check-fix">{m.detail}</p>}
+                {m.name === OFFICIAL_DOWNLOAD && (
+                  <button
+                    type="button"
+                    className="btn btn-secondary"
+                    data-testid="model-download-official"
+                    disabled={fetching}
+                    onClick={() => void downloadOfficial(m.name)}
+                  >
+                    {t("models.downloadOfficial")}
+                  </button>
+                )}
                 {p && (
                   <div className="model-progress" data-testid="model-progress" data-name={m.name} data-phase={p.phase}>
                     <div

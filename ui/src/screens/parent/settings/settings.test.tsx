@@ -202,6 +202,33 @@ describe("settings: offline speech models", () => {
     expect(screen.getByTestId("models-fetch")).toHaveTextContent("都已就绪");
   });
 
+  it("downloads the official whisper file with its bytes, and says why a download was refused", async () => {
+    let progress: ((p: api.ModelProgress) => void) | null = null;
+    let fail: (why: string) => void = () => {};
+    vi.mocked(api.modelsDownload).mockImplementation(
+      (_name, onProgress) =>
+        new Promise((_resolve, reject) => {
+          progress = onProgress;
+          fail = reject;
+        }),
+    );
+    const user = userEvent.setup();
+    renderWithI18n(<ModelsSection />);
+    const rows = await screen.findAllByTestId("model-row");
+    // Only whisper has an official file to download.
+    expect(within(rows[1]).queryByTestId("model-download-official")).toBeNull();
+    await user.click(within(rows[0]).getByTestId("model-download-official"));
+    expect(api.modelsDownload).toHaveBeenCalledWith("whisper-base", expect.any(Function));
+    expect(within(rows[0]).getByTestId("model-download-official")).toBeDisabled();
+    act(() => progress!({ name: "whisper-base", phase: "download", done_bytes: 37 * 1024 * 1024, total_bytes: 148 * 1024 * 1024, message: null }));
+    const bar = screen.getByTestId("model-progress");
+    expect(within(bar).getByRole("progressbar")).toHaveAttribute("aria-valuenow", "25");
+    expect(bar).toHaveTextContent("37.0 MB / 148.0 MB");
+    await act(async () => fail("models/official/ggml-base.bin has sha1 0000, expected sha1 4657"));
+    expect(await screen.findByTestId("models-fetch-error")).toHaveTextContent("expected sha1 4657");
+    expect(within(screen.getAllByTestId("model-row")[0]).getByTestId("model-download-official")).toBeEnabled();
+  });
+
   it("shows a failed download in plain words", async () => {
     vi.mocked(api.modelsFetch).mockRejectedValue("the download of openai-whisper stopped: no network");
     const user = userEvent.setup();

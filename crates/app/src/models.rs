@@ -1,0 +1,120 @@
+//! Installing the speech models, the same way from the window and the
+//! command line: the official whisper files are downloaded with
+//! `deskmate_speech::models::download` (resumed from a `.partial` file,
+//! checked against the published digest) and the progress is reported in
+//! bytes as protocol `ModelProgress` events.
+//!
+//! `DESKMATE_MODELS_MIRROR` (a base URL) fetches the same file names from a
+//! mirror instead of the publisher — a school or family mirror behind a
+//! firewall, and the tests' local server. The digest check is the same.
+
+use std::path::{Path, PathBuf};
+
+use deskmate_protocol::{ModelPhase, ModelProgress};
+use deskmate_speech::models::{download, DownloadEntry, Manifest, ModelError};
+
+use crate::{AppResult, Deskmate};
+
+/// Environment variable naming a base URL that serves the official model
+/// files under their own names.
+pub const MODELS_MIRROR_ENV: &str = "DESKMATE_MODELS_MIRROR";
+
+/// The entry as fetched: its file name under `mirror`, when one is set.
+pub fn from_mirror(entry: &DownloadEntry, mirror: Option<&str>) -> DownloadEntry {
+    let mut entry = entry.clone();
+    if let Some(base) = mirror.map(str::trim).filter(|b| !b.is_empty()) {
+        let file = entry
+            .url
+            .rsplit('/')
+            .next()
+            .unwrap_or(&entry.path)
+            .to_string();
+        entry.url = format!("{}/{file}", base.trim_end_matches('/'));
+    }
+    entry
+}
+
+impl Deskmate {
+    /// Downloads one of the manifest's official files (`whisper-base`, …)
+    /// into `models_dir` (default: the configured models folder), reporting
+    /// progress in bytes, and returns where it was installed. A file
+    /// already in place with the right digest is kept; an interrupted
+    /// download is resumed. Blocks: call from a blocking thread.
+    pub fn models_download(
+        &self,
+        name: &str,
+        models_dir: Option<&Path>,
+        on_progress: &mut dyn FnMut(ModelProgress),
+    ) -> AppResult<PathBuf> {
+        let manifest = Manifest::embedded()?;
+        let entry = manifest
+            .download
+            .iter()
+            .find(|d| d.name == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = manifest.download.iter().map(|d| d.name.as_str()).collect();
+                ModelError::Manifest(format!(
+                    "no download named {name}; choose one of {}",
+                    names.join(", ")
+                ))
+            })?;
+        let mirror = std::env::var(MODELS_MIRROR_ENV).ok();
+        let entry = from_mirror(entry, mirror.as_deref());
+        let dir = models_dir.unwrap_or(&self.config().models_dir);
+        let event = |phase, done_bytes, total_bytes, message| ModelProgress {
+            name: name.to_string(),
+            phase,
+            done_bytes,
+            total_bytes,
+            message,
+        };
+        let result = download::download(&entry, dir, &mut |p| {
+            on_progress(event(
+                ModelPhase::Download,
+                p.done_bytes,
+                p.total_bytes.unwrap_or(0),
+                None,
+            ));
+        });
+        match result {
+            Ok(path) => {
+                let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+                on_progress(event(ModelPhase::Done, size, size, None));
+                Ok(path)
+            }
+            Err(e) => {
+                on_progress(event(ModelPhase::Error, 0, 0, Some(e.to_string())));
+                Err(e.into())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry() -> DownloadEntry {
+        DownloadEntry {
+            name: "whisper-base".into(),
+            purpose: "asr".into(),
+            url: "https://huggingface.co/ggerganov/whisper.cpp/resolve/main/ggml-base.bin".into(),
+            path: "ggml-base.bin".into(),
+            sha1: Some("x".into()),
+            sha256: None,
+        }
+    }
+
+    #[test]
+    fn a_mirror_serves_the_same_file_name() {
+        let e = from_mirror(&entry(), Some("http://127.0.0.1:8080/models/"));
+        assert_eq!(e.url, "http://127.0.0.1:8080/models/ggml-base.bin");
+        assert_eq!(
+            e.sha1.as_deref(),
+            Some("x"),
+            "the digest checked stays the publisher's"
+        );
+        assert_eq!(from_mirror(&entry(), None).url, entry().url);
+        assert_eq!(from_mirror(&entry(), Some("  ")).url, entry().url);
+    }
+}
