@@ -35,18 +35,9 @@ def app_env(data_dir):
         to_raw(CLIPS / f"{name}.wav", data_dir / f"{name}.raw")
     mic.symlink_to(data_dir / "静夜思-4.raw")
     conf = data_dir / "asound.conf"
-    conf.write_text(f'''pcm.!default {{
-    type asym
-    playback.pcm {{ type null }}
-    capture.pcm {{
-        type plug
-        slave.pcm {{ type file slave.pcm {{ type null }} file "/dev/null" infile "{mic}" format "raw" }}
-        slave.format S16_LE
-        slave.rate 16000
-        slave.channels 1
-    }}
-}}
-''')
+    # The same ALSA configuration the Rust tests use (one template).
+    template = (REPO / "crates/testkit/alsa-file-mic.conf").read_text()
+    conf.write_text(template.replace("@INFILE@", str(mic)))
     return {"ALSA_CONFIG_PATH": str(conf), "DESKMATE_MODELS_DIR": os.environ.get("DESKMATE_MODELS_DIR", str(REPO / "models"))}
 
 

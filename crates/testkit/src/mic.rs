@@ -18,23 +18,13 @@ use std::time::{Duration, Instant};
 /// The sample rate the FIFO carries.
 pub const RATE: u32 = 16_000;
 
+/// The ALSA configuration template shared with the window tests
+/// (`crates/testkit/alsa-file-mic.conf`); `@INFILE@` is the file read.
+const ALSA_TEMPLATE: &str = include_str!("../alsa-file-mic.conf");
+
 /// The ALSA configuration that makes `infile` the default capture device.
 pub fn alsa_config(infile: &Path) -> String {
-    format!(
-        r#"pcm.!default {{
-    type asym
-    playback.pcm {{ type null }}
-    capture.pcm {{
-        type plug
-        slave.pcm {{ type file slave.pcm {{ type null }} file "/dev/null" infile "{}" format "raw" }}
-        slave.format S16_LE
-        slave.rate {RATE}
-        slave.channels 1
-    }}
-}}
-"#,
-        infile.display()
-    )
+    ALSA_TEMPLATE.replace("@INFILE@", &infile.display().to_string())
 }
 
 /// A FIFO in `dir` and the ALSA configuration that reads it.
@@ -150,4 +140,18 @@ pub fn pcm16(samples: &[f32]) -> Vec<u8> {
         .iter()
         .flat_map(|s| ((s.clamp(-1.0, 1.0) * 32767.0) as i16).to_le_bytes())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_alsa_template_reads_the_file_at_the_fifos_rate() {
+        let conf = alsa_config(Path::new("/tmp/mic.raw"));
+        assert!(conf.contains(r#"infile "/tmp/mic.raw""#), "{conf}");
+        assert!(!conf.contains("@INFILE@"), "{conf}");
+        assert!(conf.contains(&format!("slave.rate {RATE}")), "{conf}");
+        assert!(conf.contains("slave.channels 1"), "{conf}");
+    }
 }
