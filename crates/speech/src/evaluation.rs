@@ -17,7 +17,7 @@ use crate::asr::units::is_hanzi;
 use crate::asr::AsrError;
 use crate::asr::{Lang, Transcript};
 use crate::fairness::{
-    judge, judge_with_fit, less_prior, units_in_text, FairnessSettings, VoiceVerdict,
+    judge, judge_with_fit, less_prior, word_for_word, FairnessSettings, VoiceVerdict,
 };
 use crate::pipeline::{SpeechError, SpeechPipeline};
 
@@ -156,7 +156,7 @@ fn recording_fit<'a>(
 ) -> impl Fn(&str, Vec<String>) -> Result<Vec<f64>, AsrError> + 'a {
     move |base: &str, variants: Vec<String>| {
         // As `judge_with_audio` does: the prior only for a word in place of a word.
-        let same_length = |v: &str| units_in_text(t.lang, v) == units_in_text(t.lang, base);
+        let same_length = |v: &str| word_for_word(t.lang, base, v);
         let (new, new_priors): (Vec<String>, Vec<String>) = {
             let m = measured.lock().map_err(|_| AsrError::WorkerGone)?;
             (

@@ -9,7 +9,7 @@
 mod common;
 
 use deskmate_recite::{check, ErrorType, Mode, Reference};
-use deskmate_speech::asr::{AsrError, Lang};
+use deskmate_speech::asr::{AsrError, Lang, Transcript};
 use deskmate_speech::audio::file;
 use deskmate_speech::decision::Decision;
 use deskmate_speech::fairness::{judge, judge_with_audio, FairnessSettings};
@@ -21,6 +21,15 @@ fn pipeline() -> SpeechPipeline {
     SpeechPipeline::from_models_dir(&common::models().dir).unwrap()
 }
 
+/// What whisper heard on a Mandarin dev clip of `units` hanzi.
+fn hear_clip(p: &SpeechPipeline, clip: &str, units: usize) -> Transcript {
+    let audio = file::load(&common::dev_clip(clip), 60.0).unwrap();
+    p.hear(&audio, Lang::Zh, Some(units))
+        .unwrap()
+        .transcript
+        .unwrap_or_else(|| panic!("nothing heard on {clip}"))
+}
+
 #[test]
 fn a_dropped_line_stays_the_childs_error_and_mishearings_do_not() {
     let p = pipeline();
@@ -28,12 +37,7 @@ fn a_dropped_line_stays_the_childs_error_and_mishearings_do_not() {
     let settings = FairnessSettings::default();
 
     // 静夜思-4: the second line was left out.
-    let clip = file::load(&common::dev_clip("静夜思-4.wav"), 60.0).unwrap();
-    let heard = p
-        .hear(&clip, Lang::Zh, Some(20))
-        .unwrap()
-        .transcript
-        .unwrap();
+    let heard = hear_clip(&p, "静夜思-4.wav", 20);
     let v = judge_with_audio(&reference, &heard, &settings, p.asr()).unwrap();
     let omission = v
         .differences
@@ -65,12 +69,7 @@ fn a_dropped_line_stays_the_childs_error_and_mishearings_do_not() {
     assert_eq!(flags(&again.errors), flags(&v.verdict.errors));
 
     // 静夜思-1: recited right; whisper hears 疑是地上霜 as 一世地上生 or so.
-    let clip = file::load(&common::dev_clip("静夜思-1.wav"), 60.0).unwrap();
-    let heard = p
-        .hear(&clip, Lang::Zh, Some(20))
-        .unwrap()
-        .transcript
-        .unwrap();
+    let heard = hear_clip(&p, "静夜思-1.wav", 20);
     let plain = judge(
         &reference,
         &heard,
@@ -119,12 +118,7 @@ fn deltas_do_not_depend_on_what_else_is_scored_with_them() {
     // Variants scored together share the decoded text before their
     // differences; each must score as it does alone.
     let p = pipeline();
-    let clip = file::load(&common::dev_clip("静夜思-1.wav"), 60.0).unwrap();
-    let heard = p
-        .hear(&clip, Lang::Zh, Some(20))
-        .unwrap()
-        .transcript
-        .unwrap();
+    let heard = hear_clip(&p, "静夜思-1.wav", 20);
     let chars: Vec<char> = heard.text.chars().collect();
     assert!(chars.len() >= 10, "{}", heard.text);
     let swap = |at: usize, with: char| {
@@ -180,12 +174,7 @@ fn the_prior_takes_a_rare_characters_spelling_off_its_score() {
         None,
     )
     .unwrap();
-    let clip = file::load(&common::dev_clip("绝句-7.wav"), 60.0).unwrap();
-    let heard = p
-        .hear(&clip, Lang::Zh, Some(28))
-        .unwrap()
-        .transcript
-        .unwrap();
+    let heard = hear_clip(&p, "绝句-7.wav", 28);
     let plain = FairnessSettings {
         prior_weight: 0.0,
         ..FairnessSettings::default()
@@ -201,10 +190,9 @@ fn the_prior_takes_a_rare_characters_spelling_off_its_score() {
             .find(|r| r.expected == "鹂")
             .map(|r| r.delta)
     };
+    // Whisper base hears 黄鹂 as 黄李 on this clip (the bench's dev run).
     let (Some(plain), Some(less)) = (score_of(&plain), score_of(&with_prior)) else {
-        // Heard right this time: nothing to compare.
-        assert!(heard.text.contains("鹂"), "{}", heard.text);
-        return;
+        panic!("鹂 was not a re-examined difference: heard {}", heard.text);
     };
     assert!(
         less > plain + 5.0,

@@ -301,7 +301,7 @@ pub fn judge_with_audio(
         // `less_prior`): only those variants are scored against silence.
         let same_length: Vec<String> = variants
             .iter()
-            .filter(|v| units_in_text(heard.lang, v) == units_in_text(heard.lang, base))
+            .filter(|v| word_for_word(heard.lang, base, v))
             .cloned()
             .collect();
         let mut priors = if same_length.is_empty() {
@@ -314,7 +314,7 @@ pub fn judge_with_audio(
             .iter()
             .zip(with_audio)
             .map(|(v, a)| {
-                let prior = if units_in_text(heard.lang, v) == units_in_text(heard.lang, base) {
+                let prior = if word_for_word(heard.lang, base, v) {
                     priors.next()
                 } else {
                     None
@@ -351,7 +351,7 @@ pub fn less_prior(
     prior: Option<f64>,
     weight: f64,
 ) -> f64 {
-    if weight == 0.0 || units_in_text(lang, base) != units_in_text(lang, variant) {
+    if weight == 0.0 || !word_for_word(lang, base, variant) {
         return delta;
     }
     match prior {
@@ -360,8 +360,15 @@ pub fn less_prior(
     }
 }
 
+/// Whether `variant` puts words in place of words in `base` (as many hanzi
+/// or English words): where the prior counts (see [`less_prior`]), and so
+/// the only variants scored against silence.
+pub(crate) fn word_for_word(lang: Lang, base: &str, variant: &str) -> bool {
+    units_in_text(lang, base) == units_in_text(lang, variant)
+}
+
 /// Hanzi (Mandarin) or words (English) in a transcript's text.
-pub(crate) fn units_in_text(lang: Lang, text: &str) -> usize {
+fn units_in_text(lang: Lang, text: &str) -> usize {
     match lang {
         Lang::Zh => text
             .chars()
