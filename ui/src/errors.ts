@@ -90,6 +90,22 @@ export const CORE_ERROR_WORDS: Partial<Record<ErrorCode, Words>> = {
     "zh-CN": "没能把声音转成文字（语音识别出错了）。请再录一次。",
     en: "Could not turn the recording into text (speech recognition failed). Please try again.",
   },
+  "speech.nothing_heard": {
+    "zh-CN": "没有听到背诵。请靠近麦克风再背一遍；这次没有记录。",
+    en: "Nothing was heard. Please come closer to the microphone and recite again; nothing was recorded.",
+  },
+  "speech.unclear": {
+    "zh-CN": "声音太不清楚，听不出字来。请靠近麦克风再背一遍；这次没有记录。",
+    en: "The recording was too unclear to hear any words. Please come closer to the microphone and recite again; nothing was recorded.",
+  },
+  "speech.not_the_material": {
+    "zh-CN": "听到的内容不像这篇课文。请靠近麦克风再背一遍；这次没有记录。",
+    en: "What was heard does not sound like this text. Please come closer to the microphone and recite again; nothing was recorded.",
+  },
+  "speech.microphone_lost": {
+    "zh-CN": "还没听到背诵，麦克风就断开了。请检查麦克风后再背一遍。",
+    en: "The microphone went away before anything was heard. Please check it and recite again.",
+  },
   "models.missing": {
     "zh-CN": "缺少离线语音模型。请家长在设置里下载模型。",
     en: "The offline speech models are missing. A parent can fetch them in Settings.",
@@ -129,6 +145,10 @@ export const CORE_ERROR_WORDS: Partial<Record<ErrorCode, Words>> = {
   "practice.not_now": {
     "zh-CN": "现在不能这样做，练习已经到了下一步。请看看屏幕上的提示。",
     en: "That cannot be done now: the practice has moved on. Please follow what the screen says.",
+  },
+  "practice.damaged": {
+    "zh-CN": "这次练习的记录坏了，没法接着练。请从书架重新开始这篇；以前背过的成绩都还在。",
+    en: "This practice's saved state is damaged, so it cannot go on. Please start the text again from the library; earlier results are kept.",
   },
   "internal.poisoned": {
     "zh-CN": "同桌内部出了一个错误。请关掉同桌再重新打开。",

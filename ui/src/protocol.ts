@@ -216,7 +216,12 @@ export type PracticeView = { id: string, profile_id: string, material: Material,
 
 export type TaskStatus = "listening" | "queued" | "transcribing" | "checking" | "done" | "failed";
 
-export type TaskEvent = { practice_id: string, task_id: string, status: TaskStatus, error: string | null, result: PracticeResult | null, };
+export type TaskEvent = { practice_id: string, task_id: string, status: TaskStatus, 
+/**
+ * Why the task failed (with `Failed`): a code the window has words
+ * for in the child's language, and the core's English.
+ */
+error: WireError | null, result: PracticeResult | null, };
 
 export type DueReview = { material_id: string, title: string, lang: string, next_review_at: string, 
 /**
@@ -410,6 +415,7 @@ export const ERROR_CODES = [
   "not_found",
   "pin.locked",
   "pin.wrong",
+  "practice.damaged",
   "practice.not_now",
   "profile.name_taken",
   "recite.confidences",
@@ -419,6 +425,10 @@ export const ERROR_CODES = [
   "speech.asr",
   "speech.audio",
   "speech.microphone",
+  "speech.microphone_lost",
+  "speech.not_the_material",
+  "speech.nothing_heard",
+  "speech.unclear",
   "speech.vad",
   "voice.failed",
 ] as const;

@@ -29,6 +29,7 @@ pub use deskmate_llm as llm;
 
 use crate::doctor::{KEYRING_SERVICE, LLM_KEY_ENV};
 use crate::{AppError, AppResult, Deskmate};
+use deskmate_store::Store;
 
 use crate::settings::{
     LLM_BASE_URL as BASE_URL_KEY, LLM_MODEL as MODEL_KEY, LLM_PRICES as PRICES_KEY,
@@ -164,6 +165,40 @@ fn agent_error(e: AgentError) -> AppError {
     }
 }
 
+/// The model provider settings in `store` (and where the key comes from).
+pub(crate) fn llm_settings(store: &Store) -> AppResult<LlmSettings> {
+    let model: Option<String> = store.settings().get(None, MODEL_KEY)?;
+    let base_url: Option<String> = store.settings().get(None, BASE_URL_KEY)?;
+    let key_source = model
+        .as_deref()
+        .and_then(|m| ModelSpec::parse(m).ok())
+        .and_then(|spec| key_store().resolve(&spec.provider))
+        .map(|(_, source)| source);
+    Ok(LlmSettings {
+        model,
+        base_url,
+        key_source,
+    })
+}
+
+/// A client for the model configured in `store`, with `opts` laid over it.
+pub(crate) fn llm_client(store: &Store, opts: &ChatOptions) -> AppResult<LlmClient> {
+    let settings = llm_settings(store)?;
+    let model = opts.model.clone().or(settings.model).ok_or_else(|| {
+        AppError::Config(
+            "no chat model is configured. Set one with `deskmate llm set --model openai:gpt-4o-mini [--base-url URL]` \
+             (or in Parent area → Settings), or pass --model provider:model; put the API key in the keyring \
+             with `deskmate llm key PROVIDER` or in DESKMATE_LLM_API_KEY"
+                .to_string(),
+        )
+    })?;
+    let spec = ModelSpec::parse(&model).map_err(llm_error)?;
+    let mut config = LlmConfig::new(spec.clone());
+    config.base_url = opts.base_url.clone().or(settings.base_url);
+    config.api_key = key_store().resolve(&spec.provider).map(|(k, _)| k);
+    LlmClient::new(config).map_err(llm_error)
+}
+
 pub(crate) fn key_store() -> KeyStore {
     KeyStore::new(KEYRING_SERVICE, LLM_KEY_ENV)
 }
@@ -175,18 +210,7 @@ impl Deskmate {
     }
 
     pub fn llm_settings(&self) -> AppResult<LlmSettings> {
-        let model: Option<String> = self.store().settings().get(None, MODEL_KEY)?;
-        let base_url: Option<String> = self.store().settings().get(None, BASE_URL_KEY)?;
-        let key_source = model
-            .as_deref()
-            .and_then(|m| ModelSpec::parse(m).ok())
-            .and_then(|spec| key_store().resolve(&spec.provider))
-            .map(|(_, source)| source);
-        Ok(LlmSettings {
-            model,
-            base_url,
-            key_source,
-        })
+        llm_settings(self.store())
     }
 
     /// Saves the provider settings after checking them. An empty base URL
@@ -220,20 +244,7 @@ impl Deskmate {
 
     /// A client for the configured model, with `opts` laid over the settings.
     pub fn llm_client(&self, opts: &ChatOptions) -> AppResult<LlmClient> {
-        let settings = self.llm_settings()?;
-        let model = opts.model.clone().or(settings.model).ok_or_else(|| {
-            AppError::Config(
-                "no chat model is configured. Set one with `deskmate llm set --model openai:gpt-4o-mini [--base-url URL]` \
-                 (or in Parent area → Settings), or pass --model provider:model; put the API key in the keyring \
-                 with `deskmate llm key PROVIDER` or in DESKMATE_LLM_API_KEY"
-                    .to_string(),
-            )
-        })?;
-        let spec = ModelSpec::parse(&model).map_err(llm_error)?;
-        let mut config = LlmConfig::new(spec.clone());
-        config.base_url = opts.base_url.clone().or(settings.base_url);
-        config.api_key = key_store().resolve(&spec.provider).map(|(k, _)| k);
-        LlmClient::new(config).map_err(llm_error)
+        llm_client(self.store(), opts)
     }
 
     /// The prices costs are reckoned with: the built-in ones with the

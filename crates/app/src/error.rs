@@ -1,6 +1,6 @@
 //! The app's error: one variant per source (the store, recitation, the model
-//! provider, the agent, speech, the speech models, the lamp, spoken
-//! feedback) and a few of the app's own. [`AppError::code`] hands each
+//! provider, the agent, speech, the speech models, the practice scene, the
+//! lamp, spoken feedback) and a few of the app's own. [`AppError::code`] hands each
 //! source's stable code through, so a front end can say the failure in the
 //! user's language; [`AppError::CODES`] lists every code the core can send
 //! (the UI's words are checked against it).
@@ -10,9 +10,11 @@ use std::path::PathBuf;
 use deskmate_agent::AgentError;
 use deskmate_lamp::LampError;
 use deskmate_llm::LlmError;
+use deskmate_orchestrator::SceneError;
+use deskmate_protocol::WireError;
 use deskmate_recite::{CheckError, ReciteError};
 use deskmate_speech::tts::TtsError;
-use deskmate_speech::{AudioError, ModelError, SpeechError};
+use deskmate_speech::{ModelError, SpeechError};
 use deskmate_store::StoreError;
 use serde_json::{Map, Value};
 
@@ -39,17 +41,14 @@ pub enum AppError {
     Speech(#[from] SpeechError),
     #[error(transparent)]
     Models(#[from] ModelError),
-    /// Voice recitation without the offline speech models.
-    #[error("voice recitation needs the offline speech models ({0}); a parent can fetch them in Settings, or run `deskmate models fetch`. Typed recitation (默写) works without them")]
-    ModelsNeeded(String),
+    /// The practice scene (its own codes and its sources' pass through).
+    #[error(transparent)]
+    Scene(#[from] SceneError),
     /// Fetching the models failed; the message says where they come from.
     #[error("{0}")]
     ModelsFetch(String),
     #[error("no voice could speak: {0}")]
     Voice(#[from] TtsError),
-    /// A practice step asked for at the wrong moment (e.g. stop with no microphone open).
-    #[error("{0}")]
-    Practice(String),
     /// A lock some earlier crash in this process left poisoned.
     #[error("{0}")]
     Poisoned(&'static str),
@@ -69,20 +68,8 @@ const OWN_CODES: &[&str] = &[
     "config",
     "data_dir.unusable",
     "library.damaged",
-    "speech.microphone",
-    "speech.audio",
-    "speech.vad",
-    "speech.asr",
-    "models.missing",
-    "models.checksum",
-    "models.format",
-    "models.manifest",
-    "models.download",
-    "models.io",
-    "models.needed",
     "models.fetch_failed",
     "voice.failed",
-    "practice.not_now",
     "internal.poisoned",
     "internal.thread",
 ];
@@ -100,12 +87,11 @@ impl AppError {
             Self::Recite(e) => e.code(),
             Self::Llm(e) => e.wire_code(),
             Self::Agent(e) => e.code(),
-            Self::Speech(e) => speech_code(e),
-            Self::Models(e) => model_code(e),
-            Self::ModelsNeeded(_) => "models.needed",
+            Self::Speech(e) => e.code(),
+            Self::Models(e) => e.code(),
+            Self::Scene(e) => e.code(),
             Self::ModelsFetch(_) => "models.fetch_failed",
             Self::Voice(_) => "voice.failed",
-            Self::Practice(_) => "practice.not_now",
             Self::Poisoned(_) => "internal.poisoned",
             Self::Thread { .. } => "internal.thread",
             Self::Invalid(_) => "invalid",
@@ -123,6 +109,8 @@ impl AppError {
             LampError::CODES,
             LlmError::WIRE_CODES,
             AgentError::CODES,
+            SpeechError::CODES,
+            SceneError::CODES,
         ]
         .concat();
         all.sort_unstable();
@@ -137,6 +125,7 @@ impl AppError {
             Self::Store(e) => return e.params(),
             Self::Recite(e) => return e.params(),
             Self::Agent(e) => return e.params(),
+            Self::Scene(e) => return e.params(),
             Self::DataDir { path, reason } => {
                 params.insert("path".into(), path.display().to_string().into());
                 params.insert("reason".into(), reason.clone().into());
@@ -145,34 +134,20 @@ impl AppError {
         }
         params
     }
+
+    /// The failure as a front end receives it: code, message, params.
+    pub fn wire(&self) -> WireError {
+        WireError {
+            code: self.code().to_string(),
+            message: self.to_string(),
+            params: self.params(),
+        }
+    }
 }
 
 impl From<CheckError> for AppError {
     fn from(e: CheckError) -> Self {
         Self::Recite(ReciteError::Check(e))
-    }
-}
-
-/// The speech crate's failures by where they happened: the microphone (or
-/// an audio file), the voice detector, the recognizer, the models.
-fn speech_code(e: &SpeechError) -> &'static str {
-    match e {
-        SpeechError::Audio(AudioError::Device(_)) => "speech.microphone",
-        SpeechError::Audio(_) => "speech.audio",
-        SpeechError::Vad(_) => "speech.vad",
-        SpeechError::Asr(_) => "speech.asr",
-        SpeechError::Models(m) => model_code(m),
-    }
-}
-
-fn model_code(e: &ModelError) -> &'static str {
-    match e {
-        ModelError::Missing(_) => "models.missing",
-        ModelError::Checksum { .. } => "models.checksum",
-        ModelError::Format(_) => "models.format",
-        ModelError::Manifest(_) => "models.manifest",
-        ModelError::Download(_) => "models.download",
-        ModelError::Io(_) => "models.io",
     }
 }
 
@@ -200,7 +175,9 @@ mod tests {
         assert_eq!(e.code(), "recite.reference_empty");
         let e = AppError::from(LampError::NoLampFound);
         assert_eq!(e.code(), "lamp.not_found");
-        let e = AppError::from(SpeechError::Audio(AudioError::Device("no input".into())));
+        let e = AppError::from(SpeechError::Audio(deskmate_speech::AudioError::Device(
+            "no input".into(),
+        )));
         assert_eq!(e.code(), "speech.microphone");
         // The message is the source's own.
         assert_eq!(
@@ -219,11 +196,13 @@ mod tests {
                 reason: "r".into(),
             },
             AppError::Library("l".into()),
-            AppError::Speech(SpeechError::Audio(AudioError::Format("f".into()))),
+            AppError::Speech(SpeechError::Audio(deskmate_speech::AudioError::Format(
+                "f".into(),
+            ))),
             AppError::Models(ModelError::Download("d".into())),
-            AppError::ModelsNeeded("m".into()),
+            AppError::Scene(SceneError::ModelsNeeded("m".into())),
             AppError::ModelsFetch("m".into()),
-            AppError::Practice("p".into()),
+            AppError::Scene(SceneError::NotNow("p".into())),
             AppError::Poisoned("the speech slot was poisoned"),
             AppError::Thread {
                 what: "cannot start checking",

@@ -21,6 +21,8 @@ use deskmate_protocol::practice::{LEVEL_EVENT, PARTIAL_EVENT, REVIEWS_DUE_EVENT,
 use deskmate_protocol::{LevelEvent, PartialEvent, ReviewsDueEvent};
 use serde::Serialize;
 
+use deskmate_orchestrator::SceneEvent;
+
 use crate::practice::TaskEvent;
 use crate::voice_out::VoiceNotice;
 use crate::Deskmate;
@@ -66,6 +68,16 @@ pub enum AppEvent {
     /// News worth a desktop notification.
     #[serde(rename = "reviews://reminder")]
     Reminder(ReminderEvent),
+}
+
+impl From<SceneEvent> for AppEvent {
+    fn from(e: SceneEvent) -> Self {
+        match e {
+            SceneEvent::Task(t) => Self::Task(t),
+            SceneEvent::Level(l) => Self::Level(l),
+            SceneEvent::Partial(p) => Self::Partial(p),
+        }
+    }
 }
 
 impl AppEvent {

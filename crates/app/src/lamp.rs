@@ -1,7 +1,8 @@
 //! The desk lamp as the app sees it: at most one connected lamp, shared by
 //! every front end through the [`Deskmate`] handle. Connecting starts the
 //! driver, which then reconnects by itself after unplugging; the lamp's
-//! events drive the app (see [`crate::lamp_buttons`]).
+//! buttons drive the practice on screen
+//! (`deskmate_orchestrator::scene::lamp_buttons`).
 //!
 //! With no lamp at hand the app can host the simulator itself
 //! ([`Deskmate::lamp_host_simulator`], e.g. `DESKMATE_LAMP_SIMULATE=1` in the
@@ -18,6 +19,7 @@ use deskmate_lamp::simulator::{Simulator, SimulatorConfig};
 use deskmate_lamp::tools::ToolSpec;
 use deskmate_lamp::{DeviceEvent, Lamp, LampConfig, LampNotice, LampState, PortSelector};
 
+use crate::events::AppEvent;
 use crate::{AppError, AppResult, Deskmate};
 
 /// The lamp slot: empty until a lamp is connected; and the simulator the
@@ -48,8 +50,26 @@ pub enum PanelPress {
     /// (the caller shows it), with what the app did about it.
     Direct {
         notice: LampNotice,
-        action: crate::lamp_buttons::LampAction,
+        action: deskmate_orchestrator::scene::LampAction,
     },
+}
+
+impl LampLink {
+    /// The connected lamp, if any.
+    pub(crate) fn current(&self) -> Option<Arc<Lamp>> {
+        self.lamp.lock().ok().and_then(|s| s.clone())
+    }
+
+    /// Acts out a recitation verdict on the lamp, if one is connected:
+    /// celebrate on a pass, encourage otherwise. A lamp problem never fails
+    /// the recitation; it is logged.
+    pub(crate) fn react_to_verdict(&self, passed: bool) {
+        if let Some(lamp) = self.current() {
+            if let Err(e) = lamp.react_to_verdict(passed) {
+                tracing::warn!("lamp could not react to the verdict: {e}");
+            }
+        }
+    }
 }
 
 fn poisoned() -> AppError {
@@ -148,13 +168,13 @@ impl Deskmate {
                 return Ok(PanelPress::ThroughLamp);
             }
         }
-        let action = self.lamp_event(&event);
+        let action = self.practice().lamp_event(&event);
         let notice = LampNotice::Event {
             event,
             at_unix_ms: deskmate_lamp::state::now_unix_ms(),
         };
         // The window is shown the same notice a lamp would send.
-        self.publish(crate::events::AppEvent::Lamp(notice.clone()));
+        self.publish(AppEvent::Lamp(notice.clone()));
         Ok(PanelPress::Direct { notice, action })
     }
 
@@ -171,7 +191,7 @@ impl Deskmate {
 
     /// The connected lamp, if any.
     pub fn lamp(&self) -> Option<Arc<Lamp>> {
-        self.lamp_link().lamp.lock().ok().and_then(|s| s.clone())
+        self.lamp_link().current()
     }
 
     /// What a lamp panel shows, when a lamp is connected.
@@ -185,14 +205,26 @@ impl Deskmate {
         self.lamp().map(|l| l.subscribe())
     }
 
-    /// Acts out a recitation verdict on the lamp, if one is connected:
-    /// celebrate on a pass, encourage otherwise. A lamp problem never fails
-    /// the recitation; it is logged.
-    pub fn lamp_react_to_verdict(&self, passed: bool) {
-        if let Some(lamp) = self.lamp() {
-            if let Err(e) = lamp.react_to_verdict(passed) {
-                tracing::warn!("lamp could not react to the verdict: {e}");
-            }
+    /// Follows the connected lamp's notices on a thread of their own, which
+    /// ends when the lamp is disconnected or replaced: each is published on
+    /// the app's event stream, and the buttons drive the open practice.
+    fn follow_lamp_events(&self) {
+        let Some(notices) = self.lamp_notices() else {
+            return;
+        };
+        let app = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name("lamp-buttons".into())
+            .spawn(move || {
+                for notice in notices.iter() {
+                    app.publish(AppEvent::Lamp(notice.clone()));
+                    if let LampNotice::Event { event, .. } = notice {
+                        app.practice().lamp_event(&event);
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!("the lamp's buttons will not drive the app: {e}");
         }
     }
 }
@@ -259,13 +291,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
         assert!(app.lamp_state().is_none());
-        app.lamp_react_to_verdict(true); // no lamp: nothing happens, no error
+        app.lamp_link().react_to_verdict(true); // no lamp: nothing happens, no error
 
         let link = dir.path().join("lamp0");
         let _sim = Simulator::start(SimulatorConfig::new(&link)).unwrap();
         let state = app.lamp_connect(Some(link)).unwrap();
         assert_eq!(state.connection, deskmate_lamp::ConnectionState::Connected);
-        app.lamp_react_to_verdict(true);
+        app.lamp_link().react_to_verdict(true);
         let s = app.lamp_state().unwrap();
         assert_eq!(s.expression, deskmate_lamp::Expression::Happy);
         app.lamp_disconnect();
@@ -458,7 +490,7 @@ mod tests {
             } => {
                 assert_eq!(event, DeviceEvent::Touch);
                 assert!(
-                    matches!(action, crate::lamp_buttons::LampAction::Ignored { .. }),
+                    matches!(action, crate::practice::LampAction::Ignored { .. }),
                     "{action:?}"
                 );
             }
@@ -491,24 +523,35 @@ mod tests {
             .unwrap();
         let poem = app.find_material("静夜思").unwrap();
         let start = DeviceEvent::Button(deskmate_lamp::Button::Start);
-        use crate::lamp_buttons::LampAction;
+        use crate::practice::LampAction;
 
         // Nothing open: the press is shown, nothing else happens.
-        assert!(matches!(app.lamp_event(&start), LampAction::Ignored { .. }));
+        assert!(matches!(
+            app.practice().lamp_event(&start),
+            LampAction::Ignored { .. }
+        ));
         // A typed practice has no recording.
         let typed = app
-            .practice_start(&child.id, &poem.id, deskmate_recite::Mode::Text)
+            .practice()
+            .start(&child.id, &poem.id, deskmate_recite::Mode::Text)
             .unwrap();
-        assert!(matches!(app.lamp_event(&start), LampAction::Ignored { .. }));
-        app.practice_leave(&typed.id).unwrap();
+        assert!(matches!(
+            app.practice().lamp_event(&start),
+            LampAction::Ignored { .. }
+        ));
+        app.practice().leave(&typed.id).unwrap();
 
         // A voice practice: the press on the simulator reaches the recording.
         // This data directory has no speech models, so the window is told
         // why the microphone could not open — proof the press got that far.
         let voice = app
-            .practice_start(&child.id, &poem.id, deskmate_recite::Mode::Voice)
+            .practice()
+            .start(&child.id, &poem.id, deskmate_recite::Mode::Voice)
             .unwrap();
-        assert_eq!(app.open_practice().as_deref(), Some(voice.id.as_str()));
+        assert_eq!(
+            app.practice().open_practice().as_deref(),
+            Some(voice.id.as_str())
+        );
         assert_eq!(
             app.lamp_panel_press(start).unwrap(),
             PanelPress::ThroughLamp
@@ -520,17 +563,19 @@ mod tests {
         assert_eq!(told.status, crate::practice::TaskStatus::Failed);
         assert!(
             told.error
-                .as_deref()
-                .is_some_and(|e| e.contains("speech models")),
+                .as_ref()
+                .is_some_and(|e| e.code == "models.needed" && e.message.contains("speech models")),
             "{told:?}"
         );
         // The practice is untouched and still ready.
         assert_eq!(
-            app.practice_current(&child.id).unwrap().unwrap().state,
+            app.practice().current(&child.id).unwrap().unwrap().state,
             deskmate_orchestrator::PracticeState::Ready
         );
         // Stop with no recording does nothing.
-        let stop = app.lamp_event(&DeviceEvent::Button(deskmate_lamp::Button::Stop));
+        let stop = app
+            .practice()
+            .lamp_event(&DeviceEvent::Button(deskmate_lamp::Button::Stop));
         assert_eq!(
             stop,
             LampAction::Ignored {
@@ -538,9 +583,12 @@ mod tests {
             }
         );
         // After leaving, the buttons have no practice to drive.
-        app.practice_leave(&voice.id).unwrap();
-        assert_eq!(app.open_practice(), None);
-        assert!(matches!(app.lamp_event(&start), LampAction::Ignored { .. }));
+        app.practice().leave(&voice.id).unwrap();
+        assert_eq!(app.practice().open_practice(), None);
+        assert!(matches!(
+            app.practice().lamp_event(&start),
+            LampAction::Ignored { .. }
+        ));
     }
 
     #[test]

@@ -9,9 +9,7 @@ mod error;
 pub mod events;
 pub mod family;
 pub mod lamp;
-pub mod lamp_buttons;
 pub mod library;
-pub mod live_transcript;
 pub mod models;
 pub mod practice;
 pub mod recite;
@@ -21,7 +19,6 @@ pub mod settings;
 pub mod skills;
 mod study_tools;
 pub mod tips;
-pub mod voice;
 pub mod voice_out;
 
 pub use config::{Config, DATA_DIR_ENV, MODELS_DIR_ENV};
@@ -30,21 +27,20 @@ use deskmate_store::Store;
 pub use error::{AppError, AppResult};
 
 /// The running app: its configuration and database, and the services that
-/// own the state the front ends share — the lamp link (the connected lamp and
-/// the simulator the window may host), hearing (the speech pipeline and the
-/// open recordings), the feedback voice (its queue and listeners), the
-/// screen (which practice is open) and the chat runs going on (their stop
-/// switches) — and the one event stream they all publish on
-/// ([`Deskmate::events`]). Clones share all of it; nothing is process-global,
-/// so two handles on two data directories stay apart.
+/// own the state the front ends share — the practice scene
+/// ([`Deskmate::practice`]: the recordings in progress, the practice on
+/// screen), the lamp link (the connected lamp and the simulator the window
+/// may host), the feedback voice (its queue and listeners) and the chat runs
+/// going on (their stop switches) — and the one event stream they all
+/// publish on ([`Deskmate::events`]). Clones share all of it; nothing is
+/// process-global, so two handles on two data directories stay apart.
 #[derive(Debug, Clone)]
 pub struct Deskmate {
     config: Config,
     store: Store,
+    practice: deskmate_orchestrator::PracticeScene,
     lamp: lamp::LampLink,
-    speech: voice::Hearing,
     voice_out: voice_out::FeedbackVoice,
-    screen: lamp_buttons::Screen,
     chat_runs: chat::ChatRuns,
     bus: events::EventBus,
 }
@@ -55,15 +51,17 @@ impl Deskmate {
     pub fn open(config: Config) -> AppResult<Self> {
         config::ensure_writable(&config.data_dir)?;
         let store = Store::open(&config.database_path())?;
+        let lamp = lamp::LampLink::default();
+        let voice_out = voice_out::FeedbackVoice::default();
+        let bus = events::EventBus::default();
         let app = Self {
+            practice: practice::scene(&config, &store, &lamp, &voice_out, &bus),
             config,
             store,
-            lamp: lamp::LampLink::default(),
-            speech: voice::Hearing::default(),
-            voice_out: voice_out::FeedbackVoice::default(),
-            screen: lamp_buttons::Screen::default(),
+            lamp,
+            voice_out,
             chat_runs: chat::ChatRuns::default(),
-            bus: events::EventBus::default(),
+            bus,
         };
         library::sync_builtin(&app.store)?;
         Ok(app)
@@ -81,16 +79,8 @@ impl Deskmate {
         &self.lamp
     }
 
-    fn hearing(&self) -> &voice::Hearing {
-        &self.speech
-    }
-
     fn feedback_voice(&self) -> &voice_out::FeedbackVoice {
         &self.voice_out
-    }
-
-    fn screen(&self) -> &lamp_buttons::Screen {
-        &self.screen
     }
 
     fn chat_runs(&self) -> &chat::ChatRuns {

@@ -21,7 +21,7 @@ pub use deskmate_recite::{
     check, check_text, CheckError, ErrorKind, ErrorType, Lang, Mode, RecitationError, ReciteError,
     Reference, TemplateTips, Tip, TipWriter, Transcript, Verdict, DEFAULT_PASS_THRESHOLD,
 };
-use deskmate_store::{Material, MaterialFilter, Profile, StoreError};
+use deskmate_store::{Material, MaterialFilter, Profile, Store, StoreError};
 
 use crate::Deskmate;
 
@@ -31,29 +31,39 @@ pub fn compose_feedback(reference: &Reference, verdict: &Verdict, threshold: f64
     deskmate_recite::feedback::compose(reference, verdict, threshold, &[], &[])
 }
 
+/// Records one attempt in `store`. Memory tips for repeated errors come
+/// from the model configured there when there is one, else from the
+/// offline templates. May block on the model: call from a blocking context.
+pub(crate) fn record_attempt(
+    store: &Store,
+    attempt: NewAttempt,
+) -> Result<AttemptOutcome, ReciteError> {
+    match llm_tips(store) {
+        Some(llm) => deskmate_recite::practice::record_attempt(store, attempt, &llm),
+        None => deskmate_recite::practice::record_attempt(store, attempt, &TemplateTips),
+    }
+}
+
+/// The LLM tip writer, when a model is configured and its client can be built.
+fn llm_tips(store: &Store) -> Option<crate::tips::LlmTips> {
+    let configured = crate::chat::llm_settings(store).ok()?.model.is_some();
+    if !configured {
+        return None;
+    }
+    match crate::chat::llm_client(store, &crate::chat::ChatOptions::default()) {
+        Ok(client) => Some(crate::tips::LlmTips::new(client)),
+        Err(e) => {
+            tracing::warn!("memory tips from templates: the LLM is not usable ({e})");
+            None
+        }
+    }
+}
+
 impl Deskmate {
     /// Records one attempt. Memory tips for repeated errors come from the
     /// configured LLM when there is one, else from the offline templates.
     pub fn record_attempt(&self, attempt: NewAttempt) -> Result<AttemptOutcome, ReciteError> {
-        match self.llm_tips() {
-            Some(llm) => self.record_attempt_with(attempt, &llm),
-            None => self.record_attempt_with(attempt, &TemplateTips),
-        }
-    }
-
-    /// The LLM tip writer, when a model is configured and its client can be built.
-    fn llm_tips(&self) -> Option<crate::tips::LlmTips> {
-        let configured = self.llm_settings().ok()?.model.is_some();
-        if !configured {
-            return None;
-        }
-        match self.llm_client(&crate::chat::ChatOptions::default()) {
-            Ok(client) => Some(crate::tips::LlmTips::new(client)),
-            Err(e) => {
-                tracing::warn!("memory tips from templates: the LLM is not usable ({e})");
-                None
-            }
-        }
+        record_attempt(self.store(), attempt)
     }
 
     /// Records one attempt; memory tips for repeated errors come from `tips`

@@ -173,6 +173,28 @@ pub fn spoken_phrases(lang: &str, feedback: &FeedbackView) -> Vec<String> {
 }
 
 impl FeedbackVoice {
+    /// Says a verdict's feedback (and memory tip) in the material's
+    /// language (`zh`, `en`), after whatever is already queued. Never fails
+    /// the practice.
+    pub(crate) fn speak_feedback(&self, lang: &str, feedback: &FeedbackView) {
+        for text in spoken_phrases(lang, feedback) {
+            self.send(Order::Say {
+                lang: lang.to_string(),
+                text,
+            });
+        }
+    }
+
+    /// The child started speaking: the voice stops now and nothing queued plays.
+    pub(crate) fn interrupt(&self) {
+        self.send(Order::Interrupt);
+    }
+
+    /// The scene changed: everything queued is dropped.
+    pub(crate) fn clear(&self) {
+        self.send(Order::Clear);
+    }
+
     fn send(&self, order: Order) {
         if !self.enabled.load(Ordering::SeqCst) {
             return;
@@ -421,27 +443,6 @@ impl Deskmate {
         Ok(())
     }
 
-    /// Says a verdict's feedback (and memory tip) in the material's language,
-    /// after whatever is already queued. Never fails the practice.
-    pub(crate) fn speak_feedback(&self, material_id: &str, feedback: &FeedbackView) {
-        if !self.feedback_voice().enabled.load(Ordering::SeqCst) {
-            return;
-        }
-        let lang = match self.store().materials().get(material_id) {
-            Ok(m) => m.lang,
-            Err(e) => {
-                tracing::warn!("feedback not spoken: {e}");
-                return;
-            }
-        };
-        for text in spoken_phrases(&lang, feedback) {
-            self.feedback_voice().send(Order::Say {
-                lang: lang.clone(),
-                text,
-            });
-        }
-    }
-
     /// Queues a ready-made clip (a recorded reading, a chime) after whatever
     /// is queued; `text` names it in the notices.
     pub fn speak_clip(&self, text: &str, clip: VoiceClip) {
@@ -453,12 +454,12 @@ impl Deskmate {
 
     /// The child started speaking: the voice stops now and nothing queued plays.
     pub fn voice_interrupt(&self) {
-        self.feedback_voice().send(Order::Interrupt);
+        self.feedback_voice().interrupt();
     }
 
     /// The scene changed: everything queued is dropped.
     pub fn voice_clear(&self) {
-        self.feedback_voice().send(Order::Clear);
+        self.feedback_voice().clear();
     }
 }
 

@@ -88,7 +88,8 @@ fn the_lamp_s_buttons_record_a_spoken_attempt_with_partials_and_spoken_feedback(
 
     let (child, poem) = child_with_jing_ye_si(app.store());
     let p = app
-        .practice_start(&child.id, &poem.id, Mode::Voice)
+        .practice()
+        .start(&child.id, &poem.id, Mode::Voice)
         .unwrap();
 
     // *Start* on the panel: pressed on the simulator, back through the driver.
@@ -107,7 +108,7 @@ fn the_lamp_s_buttons_record_a_spoken_attempt_with_partials_and_spoken_feedback(
     );
     let task_id = opened.task_id.clone();
     assert!(!task_id.is_empty());
-    assert!(app.practice_is_recording(&p.id));
+    assert!(app.practice().is_recording(&p.id));
 
     // While the child keeps reciting, a partial transcript of it arrives.
     let (for_practice, text) = partials
@@ -119,7 +120,7 @@ fn the_lamp_s_buttons_record_a_spoken_attempt_with_partials_and_spoken_feedback(
         "partial {text:?} has little of the poem"
     );
     assert!(
-        app.practice_is_recording(&p.id),
+        app.practice().is_recording(&p.id),
         "the partial came while still listening"
     );
 
@@ -151,7 +152,7 @@ fn the_lamp_s_buttons_record_a_spoken_attempt_with_partials_and_spoken_feedback(
             TaskStatus::Done
         ]
     );
-    assert!(!app.practice_is_recording(&p.id));
+    assert!(!app.practice().is_recording(&p.id));
     assert!(
         chars_in(&result.transcript, POEM) >= 5,
         "heard {:?}",

@@ -107,8 +107,12 @@ fn feedback_is_spoken_in_order_stops_for_the_child_and_is_dropped_on_leaving() {
         .remove(0);
 
     // A typed verdict: its Chinese feedback is synthesized and played, start to finish.
-    let p = app.practice_start(&child.id, &poem.id, Mode::Text).unwrap();
-    app.practice_submit_text(&p.id, "床前明月光，举头望明月，低头思故乡。".into())
+    let p = app
+        .practice()
+        .start(&child.id, &poem.id, Mode::Text)
+        .unwrap();
+    app.practice()
+        .submit_text(&p.id, "床前明月光，举头望明月，低头思故乡。".into())
         .unwrap();
     let result = loop {
         let e = tasks.recv_timeout(Duration::from_secs(60)).unwrap();
@@ -150,7 +154,7 @@ fn feedback_is_spoken_in_order_stops_for_the_child_and_is_dropped_on_leaving() {
     assert!(cached >= 1, "the synthesized phrase is cached");
 
     // A long voice and one after it; the child presses record during the first.
-    app.practice_retry(&p.id).unwrap();
+    app.practice().retry(&p.id).unwrap();
     app.speak_clip("long", tone(600.0));
     app.speak_clip("after", tone(0.5));
     let seen = notices_until(&notices, |n| {
@@ -167,7 +171,7 @@ fn feedback_is_spoken_in_order_stops_for_the_child_and_is_dropped_on_leaving() {
     assert!(has(&seen, PlaybackEvent::Started { id: long }), "{seen:?}");
     // This data directory has no speech models, so the microphone does not
     // open — but the voice has stopped already: the child wants to speak.
-    let err = app.practice_record_start(&p.id).unwrap_err().to_string();
+    let err = app.practice().record_start(&p.id).unwrap_err().to_string();
     assert!(err.contains("speech models"), "{err}");
     let after = seen
         .iter()
@@ -196,7 +200,7 @@ fn feedback_is_spoken_in_order_stops_for_the_child_and_is_dropped_on_leaving() {
         .iter()
         .find_map(|n| queued_id(n, "long again"))
         .unwrap();
-    app.practice_leave(&p.id).unwrap();
+    app.practice().leave(&p.id).unwrap();
     let seen = notices_until(&notices, |n| {
         has(n, PlaybackEvent::Interrupted { id: again })
     });

@@ -102,12 +102,12 @@ pub fn run(app: &Deskmate, cmd: PracticeCmd) -> anyhow::Result<ExitCode> {
             let profile = app.find_profile(&a.profile)?;
             let material = app.find_material(&a.material)?;
             let mode: Mode = a.mode.parse()?;
-            let view = app.practice_start(&profile.id, &material.id, mode)?;
+            let view = app.practice().start(&profile.id, &material.id, mode)?;
             show_view(&view, a.json)?;
         }
         PracticeCmd::Current { profile, json } => {
             let profile = app.find_profile(&profile)?;
-            match app.practice_current(&profile.id)? {
+            match app.practice().current(&profile.id)? {
                 Some(view) => show_view(&view, json)?,
                 None if json => output::json(&serde_json::Value::Null)?,
                 None => println!("{} has no practice open", profile.name),
@@ -120,7 +120,7 @@ pub fn run(app: &Deskmate, cmd: PracticeCmd) -> anyhow::Result<ExitCode> {
         } => {
             // Subscribed before submitting, so no progress is missed.
             let events = app.events();
-            let task_id = app.practice_submit_text(&practice, text)?;
+            let task_id = app.practice().submit_text(&practice, text)?;
             return finish(wait_for_verdict(&events, &task_id, json, None)?, json);
         }
         PracticeCmd::Record {
@@ -129,11 +129,11 @@ pub fn run(app: &Deskmate, cmd: PracticeCmd) -> anyhow::Result<ExitCode> {
             json,
         } => {
             let events = app.events();
-            let task_id = app.practice_record_start(&practice)?;
+            let task_id = app.practice().record_start(&practice)?;
             if !json {
                 eprintln!("listening… (the recording ends when the child falls silent)");
             }
-            let press_stop = || app.practice_record_stop(&practice);
+            let press_stop = || app.practice().record_stop(&practice);
             let stop = seconds
                 .filter(|s| s.is_finite() && *s > 0.0)
                 .map(|s| StopButton {
@@ -143,11 +143,11 @@ pub fn run(app: &Deskmate, cmd: PracticeCmd) -> anyhow::Result<ExitCode> {
             return finish(wait_for_verdict(&events, &task_id, json, stop)?, json);
         }
         PracticeCmd::Retry { practice, json } => {
-            let view = app.practice_retry(&practice)?;
+            let view = app.practice().retry(&practice)?;
             show_view(&view, json)?;
         }
         PracticeCmd::Leave { practice } => {
-            app.practice_leave(&practice)?;
+            app.practice().leave(&practice)?;
             println!("left practice {practice}");
         }
     }
@@ -164,7 +164,7 @@ fn print_line<T: Serialize>(value: &T) {
 /// The recording's stop button, pressed once at a deadline (`--seconds`).
 struct StopButton<'a> {
     at: Instant,
-    press: &'a dyn Fn() -> deskmate_app::AppResult<String>,
+    press: &'a dyn Fn() -> Result<String, deskmate_app::practice::SceneError>,
 }
 
 /// Waits for the task's last event (done or failed) on the app's event
@@ -250,9 +250,10 @@ fn finish(last: TaskEvent, json: bool) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         _ => {
-            let why = last
-                .error
-                .unwrap_or_else(|| "the check did not give a verdict".into());
+            let why = last.error.map_or_else(
+                || "the check did not give a verdict".to_string(),
+                |e| e.message,
+            );
             if json {
                 Ok(ExitCode::FAILURE)
             } else {

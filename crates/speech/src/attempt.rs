@@ -32,6 +32,16 @@ pub enum NotAnAttempt {
 }
 
 impl NotAnAttempt {
+    /// A stable name for why (listed in `SpeechError::CODES`), so a front
+    /// end can say it in the child's language.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::NothingHeard => "speech.nothing_heard",
+            Self::PromptEcho | Self::OnlyPunctuation => "speech.unclear",
+            Self::NotTheMaterial => "speech.not_the_material",
+        }
+    }
+
     /// What to tell the child, in Chinese.
     pub fn message_zh(&self) -> &'static str {
         "没听清楚，请靠近麦克风再背一遍。"

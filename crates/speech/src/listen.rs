@@ -66,7 +66,8 @@ impl Release {
     pub fn release(&self) {
         self.0.store(true, Ordering::SeqCst);
     }
-    fn released(&self) -> bool {
+    /// Whether the button was released.
+    pub fn is_released(&self) -> bool {
         self.0.load(Ordering::SeqCst)
     }
 }
@@ -146,7 +147,7 @@ pub fn listen_live(
     let mut pushed: u64 = 0;
     let mut speech_from_ms: Option<u64> = None;
     loop {
-        if release.released() {
+        if release.is_released() {
             // The button was pressed again: the attempt is what was heard so far
             // (in VAD mode the segmenter closes the speech it is in).
             let utterance = match mode {

@@ -25,6 +25,39 @@ pub enum SpeechError {
     Models(#[from] ModelError),
 }
 
+impl SpeechError {
+    /// Every code [`SpeechError::code`] and [`NotAnAttempt::code`] can give.
+    ///
+    /// [`NotAnAttempt::code`]: crate::attempt::NotAnAttempt::code
+    pub const CODES: &'static [&'static str] = &[
+        "speech.microphone",
+        "speech.audio",
+        "speech.vad",
+        "speech.asr",
+        "speech.nothing_heard",
+        "speech.unclear",
+        "speech.not_the_material",
+        "models.missing",
+        "models.checksum",
+        "models.format",
+        "models.manifest",
+        "models.download",
+        "models.io",
+    ];
+
+    /// A stable name for the failure by where it happened: the microphone
+    /// (or an audio file), the voice detector, the recognizer, the models.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Audio(AudioError::Device(_)) => "speech.microphone",
+            Self::Audio(_) => "speech.audio",
+            Self::Vad(_) => "speech.vad",
+            Self::Asr(_) => "speech.asr",
+            Self::Models(m) => m.code(),
+        }
+    }
+}
+
 /// What was heard in one recording.
 #[derive(Debug, Clone, Serialize)]
 pub struct Heard {

@@ -1,10 +1,31 @@
 //! The family most tests start from: a child (小明, grade 2) on a device
 //! whose built-in library is loaded, and 静夜思 to recite.
 
-use deskmate_store::{Material, MaterialFilter, NewProfile, Profile, Store};
+use deskmate_store::{Material, MaterialFilter, NewMaterial, NewProfile, Profile, Store};
 
 /// The text of 静夜思 as the built-in library has it (lines joined).
 pub const JING_YE_SI: &str = "床前明月光，疑是地上霜。举头望明月，低头思故乡。";
+
+/// Adds 静夜思 to a store without the built-in library (a crate's own
+/// tests below the app), as the library has it: one couplet per line.
+pub fn add_jing_ye_si(store: &Store) -> Material {
+    store
+        .materials()
+        .add_custom(
+            NewMaterial {
+                slug: Some("jing-ye-si".into()),
+                lang: "zh".into(),
+                title: "静夜思".into(),
+                author: Some("李白".into()),
+                dynasty: Some("唐".into()),
+                grade: Some(1),
+                level: None,
+                body: "床前明月光，疑是地上霜。\n举头望明月，低头思故乡。".into(),
+            },
+            None,
+        )
+        .unwrap()
+}
 
 /// Adds the child 小明 and finds 静夜思 (the library must be loaded, as
 /// `Deskmate::open` does).

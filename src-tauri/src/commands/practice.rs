@@ -38,7 +38,7 @@ pub async fn practice_start(
     mode: Mode,
 ) -> CmdResult<PracticeView> {
     blocking(&app, move |app| {
-        app.practice_start(&profile_id, &material_id, mode)
+        Ok(app.practice().start(&profile_id, &material_id, mode)?)
     })
     .await
 }
@@ -48,7 +48,7 @@ pub async fn practice_current(
     app: State<'_, Deskmate>,
     profile_id: String,
 ) -> CmdResult<Option<PracticeView>> {
-    blocking(&app, move |app| app.practice_current(&profile_id)).await
+    blocking(&app, move |app| Ok(app.practice().current(&profile_id)?)).await
 }
 
 #[tauri::command]
@@ -58,7 +58,7 @@ pub async fn practice_submit_text(
     text: String,
 ) -> CmdResult<TaskId> {
     blocking(&app, move |app| {
-        app.practice_submit_text(&practice_id, text)
+        Ok(app.practice().submit_text(&practice_id, text)?)
     })
     .await
     .map(|task_id| TaskId { task_id })
@@ -72,9 +72,11 @@ pub async fn practice_record_start(
     app: State<'_, Deskmate>,
     practice_id: String,
 ) -> CmdResult<TaskId> {
-    blocking(&app, move |app| app.practice_record_start(&practice_id))
-        .await
-        .map(|task_id| TaskId { task_id })
+    blocking(&app, move |app| {
+        Ok(app.practice().record_start(&practice_id)?)
+    })
+    .await
+    .map(|task_id| TaskId { task_id })
 }
 
 /// Ends the recording; answers with the task id the attempt is checked under.
@@ -83,9 +85,11 @@ pub async fn practice_record_stop(
     app: State<'_, Deskmate>,
     practice_id: String,
 ) -> CmdResult<TaskId> {
-    blocking(&app, move |app| app.practice_record_stop(&practice_id))
-        .await
-        .map(|task_id| TaskId { task_id })
+    blocking(&app, move |app| {
+        Ok(app.practice().record_stop(&practice_id)?)
+    })
+    .await
+    .map(|task_id| TaskId { task_id })
 }
 
 #[tauri::command]
@@ -93,12 +97,12 @@ pub async fn practice_retry(
     app: State<'_, Deskmate>,
     practice_id: String,
 ) -> CmdResult<PracticeView> {
-    blocking(&app, move |app| app.practice_retry(&practice_id)).await
+    blocking(&app, move |app| Ok(app.practice().retry(&practice_id)?)).await
 }
 
 #[tauri::command]
 pub async fn practice_leave(app: State<'_, Deskmate>, practice_id: String) -> CmdResult<()> {
-    blocking(&app, move |app| app.practice_leave(&practice_id)).await
+    blocking(&app, move |app| Ok(app.practice().leave(&practice_id)?)).await
 }
 
 #[tauri::command]

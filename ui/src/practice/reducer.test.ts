@@ -85,9 +85,10 @@ describe("practice reducer", () => {
   });
 
   it("a failed task returns to ready and keeps its error to show", () => {
-    const ui = run([{ type: "submitted", task_id: "t1" }, task({ status: "failed", error: "the microphone gave no sound" })]);
+    const error = { code: "speech.microphone", message: "the microphone gave no sound", params: {} };
+    const ui = run([{ type: "submitted", task_id: "t1" }, task({ status: "failed", error })]);
     expect(ui.view?.state.state).toBe("ready");
-    expect(ui.task).toEqual({ task_id: "t1", status: "failed", error: "the microphone gave no sound" });
+    expect(ui.task).toEqual({ task_id: "t1", status: "failed", error });
     expect(isBusy(ui)).toBe(false);
   });
 

@@ -3,13 +3,14 @@
  * commands, plus what the events add while a recitation is heard or checked
  * (level, partial transcript, the running task).
  */
-import type { PracticeResult, PracticeView, TaskStatus } from "../api";
+import type { PracticeResult, PracticeView, TaskStatus, WireError } from "../api";
 import type { LevelEvent, PartialEvent, TaskEvent } from "../events";
 
 export interface TaskProgress {
   task_id: string;
   status: TaskStatus;
-  error: string | null;
+  /** Why it failed: a coded core error, shown in the child's language. */
+  error: WireError | null;
 }
 
 export interface PracticeUi {

@@ -40,6 +40,20 @@ pub enum ModelError {
     Io(#[from] std::io::Error),
 }
 
+impl ModelError {
+    /// A stable name for the failure (listed in `SpeechError::CODES`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Missing(_) => "models.missing",
+            Self::Checksum { .. } => "models.checksum",
+            Self::Format(_) => "models.format",
+            Self::Manifest(_) => "models.manifest",
+            Self::Download(_) => "models.download",
+            Self::Io(_) => "models.io",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 pub struct Manifest {
     #[serde(default)]

@@ -85,8 +85,11 @@ describe("practice: reciting by voice", () => {
     emit("practice://task", taskEvent({ task_id: "vad", status: "transcribing" }));
     expect(screen.getByTestId("task-status")).toHaveAttribute("data-status", "transcribing");
     expect(screen.getByTestId("record-button")).toHaveAttribute("data-state", "idle");
-    emit("practice://task", taskEvent({ task_id: "vad", status: "failed", error: "没有听到声音。" }));
-    expect(screen.getByTestId("task-status")).toHaveTextContent("没有听到声音。");
+    // The core's code is said in the child's language, not its English message.
+    const error = { code: "speech.nothing_heard", message: "nothing was heard — try again", params: {} };
+    emit("practice://task", taskEvent({ task_id: "vad", status: "failed", error }));
+    expect(screen.getByTestId("task-status")).toHaveTextContent("没有听到背诵。请靠近麦克风再背一遍");
+    expect(screen.getByTestId("task-status")).not.toHaveTextContent("nothing was heard");
     expect(screen.getByTestId("record-button")).toBeEnabled();
   });
 

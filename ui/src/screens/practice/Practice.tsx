@@ -326,7 +326,7 @@ export function Practice({ profile, materialId, material, resume, onBack }: Prac
                   >
                     {!["done", "failed"].includes(ui.task.status) && <span className="spinner" aria-hidden="true" />}
                     {ui.task.status === "failed"
-                      ? t("practice.task.failed", { error: ui.task.error ?? "" })
+                      ? t("practice.task.failed", { error: ui.task.error ? errorText(ui.task.error) : "" })
                       : t(TASK_KEYS[ui.task.status] ?? "practice.task.checking")}
                   </p>
                 ) : (

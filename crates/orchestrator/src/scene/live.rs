@@ -2,7 +2,8 @@
 //! seconds of new speech (see `deskmate_speech::listen::SpeechSoFar`) the
 //! audio so far is offered here; it is transcribed on the shared whisper
 //! worker only when that worker is idle and no partial is still running, and
-//! the text goes to a [`PartialSink`] (the window's `practice://partial`).
+//! the text goes to a [`PartialSink`] (the scene publishes it as the
+//! window's `practice://partial`).
 //!
 //! A partial must never hold up the final transcription: when the attempt
 //! ends, [`LiveTranscript::finish`] cancels a partial still running (whisper
@@ -18,8 +19,8 @@ use std::time::Duration;
 use deskmate_speech::asr::{AsrRequest, CancelToken, Lang};
 use deskmate_speech::SpeechPipeline;
 
-/// Where partial transcripts go: `(practice id, text so far)`.
-pub type PartialSink = Arc<dyn Fn(&str, &str) + Send + Sync>;
+/// Where partial transcripts go: the text so far.
+pub type PartialSink = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// How much new speech between two partial transcripts.
 pub const PARTIAL_EVERY: Duration = Duration::from_secs(2);
@@ -75,7 +76,6 @@ pub struct LiveTranscript {
     gate: AsrGate,
     lang: Lang,
     expected_units: Option<usize>,
-    practice_id: String,
     sink: PartialSink,
     running: Arc<Mutex<Running>>,
 }
@@ -86,7 +86,6 @@ impl LiveTranscript {
         gate: AsrGate,
         lang: Lang,
         expected_units: Option<usize>,
-        practice_id: &str,
         sink: PartialSink,
     ) -> Self {
         Self {
@@ -94,7 +93,6 @@ impl LiveTranscript {
             gate,
             lang,
             expected_units,
-            practice_id: practice_id.to_string(),
             sink,
             running: Arc::new(Mutex::new(Running::default())),
         }
@@ -131,7 +129,6 @@ impl LiveTranscript {
         drop(running);
         let state = self.running.clone();
         let sink = self.sink.clone();
-        let practice_id = self.practice_id.clone();
         let spawned = std::thread::Builder::new()
             .name("live-transcript".into())
             .spawn(move || {
@@ -143,7 +140,7 @@ impl LiveTranscript {
                 running.cancel = None;
                 match heard {
                     // Shown under the lock, so nothing appears after `finish`.
-                    Ok(t) if !running.finished && !t.text.is_empty() => sink(&practice_id, &t.text),
+                    Ok(t) if !running.finished && !t.text.is_empty() => sink(&t.text),
                     Ok(_) => {}
                     Err(e) => tracing::debug!("no partial transcript: {e}"),
                 }

@@ -1,0 +1,241 @@
+//! The scene's ears: how a spoken attempt becomes a transcript. [`Ears`] is
+//! the seam — the practice scene only asks it to listen for one attempt and
+//! then to transcribe what was heard — so scene tests run on scripted ears
+//! in milliseconds while [`Microphone`] is the real thing: the microphone
+//! (cpal) → the level meter → Silero VAD ends the attempt after the child
+//! falls silent (or the record button is pressed again) → whisper on its
+//! worker thread → the checker, fairly (tone-only and low-confidence
+//! differences are `uncertain`, not the child's fault). While the child
+//! recites, a live partial transcript is made on the same whisper worker
+//! when it is idle (see [`super::live`]).
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use deskmate_recite::{Reference, Transcript};
+use deskmate_speech::asr::{AsrRequest, Lang as AsrLang};
+use deskmate_speech::attempt::{judge_recording, RecordingVerdict};
+use deskmate_speech::audio::capture::{Capture, Level};
+use deskmate_speech::fairness::{checker_transcript, FairnessSettings};
+use deskmate_speech::listen::{listen_live, AttemptEnd, ListenMode, Release, SpeechSoFar};
+use deskmate_speech::vad::{SileroVad, Utterance, VadSettings};
+use deskmate_speech::SpeechPipeline;
+use deskmate_store::Material;
+
+use super::error::{SceneError, SceneResult};
+use super::live::{AsrGate, LiveTranscript, PARTIAL_EVERY};
+
+/// What the ears report while the child recites.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Listening {
+    /// The microphone's level (RMS), about 20 a second.
+    Level(f32),
+    /// The text heard so far.
+    Partial(String),
+}
+
+/// Where [`Listening`] reports go; called from the listening thread and
+/// from the partial transcript's.
+pub type ListeningSink = Arc<dyn Fn(Listening) + Send + Sync>;
+
+/// The speech of one attempt.
+#[derive(Debug, Clone, Default)]
+pub struct Speech {
+    /// 16 kHz mono samples.
+    pub samples: Vec<f32>,
+    pub duration_ms: u64,
+}
+
+/// How listening for one attempt ended.
+#[derive(Debug, Clone, Default)]
+pub struct Listened {
+    /// What was said, when anything was.
+    pub speech: Option<Speech>,
+    /// The microphone went away mid-attempt (what was heard before still counts).
+    pub device_lost: Option<String>,
+}
+
+/// What a spoken attempt comes to: the text the child is shown as heard,
+/// and the transcript the checker compares (which gives the fair verdict).
+#[derive(Debug, Clone)]
+pub struct Transcribed {
+    pub shown: String,
+    pub transcript: Transcript,
+}
+
+/// How the scene hears a spoken attempt.
+pub trait Ears: Send + Sync {
+    /// Gets ready to hear (loads the models): fails before the microphone
+    /// opens, so the child is told at once.
+    fn ready(&self) -> SceneResult<()>;
+
+    /// Listens for one attempt at `material` until the child falls silent,
+    /// `release` is released, or nobody speaks for a while; blocks. Levels
+    /// and partial texts go to `report` as they come.
+    fn listen(
+        &self,
+        material: &Material,
+        release: &Release,
+        report: ListeningSink,
+    ) -> SceneResult<Listened>;
+
+    /// Transcribes `speech` and judges it fairly against `material`. Not an
+    /// attempt (nothing clear heard, not the material) is
+    /// [`SceneError::NotAnAttempt`]: nothing is recorded.
+    fn transcribe(&self, material: &Material, speech: Speech) -> SceneResult<Transcribed>;
+}
+
+/// How long the microphone waits for the child to start.
+const NO_SPEECH_AFTER: Duration = Duration::from_secs(15);
+
+/// The real ears: the default microphone, the speech models from the models
+/// directory (loaded on first use and kept), and the count of whisper jobs
+/// in flight (a partial transcript only runs while the worker is idle).
+/// Clones share all of it.
+#[derive(Clone)]
+pub struct Microphone {
+    models_dir: PathBuf,
+    pipeline: Arc<Mutex<Option<Arc<SpeechPipeline>>>>,
+    gate: AsrGate,
+}
+
+impl std::fmt::Debug for Microphone {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Microphone")
+            .field("models_dir", &self.models_dir)
+            .finish()
+    }
+}
+
+fn asr_lang(material: &Material) -> AsrLang {
+    if material.lang == "en" {
+        AsrLang::En
+    } else {
+        AsrLang::Zh
+    }
+}
+
+fn expected_units(material: &Material) -> Option<usize> {
+    Reference::new(&material.body, None)
+        .ok()
+        .map(|r| r.units().len())
+}
+
+impl Microphone {
+    pub fn new(models_dir: PathBuf) -> Self {
+        Self {
+            models_dir,
+            pipeline: Arc::default(),
+            gate: AsrGate::default(),
+        }
+    }
+
+    /// The speech pipeline, loaded from the models directory on first use.
+    pub fn pipeline(&self) -> SceneResult<Arc<SpeechPipeline>> {
+        let mut slot = self
+            .pipeline
+            .lock()
+            .map_err(|_| SceneError::Poisoned("the speech models' lock was poisoned"))?;
+        if let Some(p) = slot.as_ref() {
+            return Ok(p.clone());
+        }
+        let pipeline = SpeechPipeline::from_models_dir(&self.models_dir)
+            .map_err(|e| SceneError::ModelsNeeded(e.to_string()))?;
+        let pipeline = Arc::new(pipeline);
+        *slot = Some(pipeline.clone());
+        Ok(pipeline)
+    }
+}
+
+impl Ears for Microphone {
+    fn ready(&self) -> SceneResult<()> {
+        self.pipeline().map(|_| ())
+    }
+
+    fn listen(
+        &self,
+        material: &Material,
+        release: &Release,
+        report: ListeningSink,
+    ) -> SceneResult<Listened> {
+        let pipeline = self.pipeline()?;
+        let partials = report.clone();
+        let live = LiveTranscript::new(
+            pipeline.clone(),
+            self.gate.clone(),
+            asr_lang(material),
+            expected_units(material),
+            Arc::new(move |text: &str| partials(Listening::Partial(text.to_string()))),
+        );
+        let heard = (|| {
+            let capture = Capture::start(None)?;
+            let paths = pipeline.model_paths();
+            let vad = SileroVad::load(&paths.onnxruntime, &paths.silero_vad)?;
+            let mut on_level = |l: Level| report(Listening::Level(l.rms));
+            let mut on_speech = |u: Utterance| {
+                live.offer(u.samples);
+            };
+            let mut so_far = SpeechSoFar::new(PARTIAL_EVERY, &mut on_speech);
+            Ok::<_, deskmate_speech::SpeechError>(listen_live(
+                &capture,
+                vad,
+                VadSettings::default(),
+                ListenMode::Vad,
+                release,
+                NO_SPEECH_AFTER,
+                &mut on_level,
+                Some(&mut so_far),
+            )?)
+        })();
+        // The final transcription goes first: a partial still running is cancelled.
+        live.finish();
+        let heard = heard?;
+        Ok(Listened {
+            device_lost: match heard.ended {
+                AttemptEnd::DeviceLost { detail } => Some(detail),
+                _ => None,
+            },
+            speech: heard.utterance.map(|u| Speech {
+                duration_ms: u.end_ms.saturating_sub(u.start_ms),
+                samples: u.samples,
+            }),
+        })
+    }
+
+    fn transcribe(&self, material: &Material, speech: Speech) -> SceneResult<Transcribed> {
+        let pipeline = self.pipeline()?;
+        let request = AsrRequest {
+            samples: speech.samples,
+            lang: asr_lang(material),
+            expected_units: expected_units(material),
+            speech_detected: Some(true),
+        };
+        // The one place voice practice applies the fairness rules: the
+        // differences are re-examined against this recording while the
+        // worker still holds it (inside the gate, so no partial transcript
+        // replaces it), and the attempt is recorded with the transcript that
+        // gives exactly that fair verdict.
+        let _job = self.gate.enter();
+        let settings = FairnessSettings::default();
+        let heard = pipeline
+            .asr()
+            .transcribe(request)
+            .map_err(deskmate_speech::SpeechError::from)?;
+        // One function judges a recording, here and in `deskmate recite audio`.
+        let judged = Reference::new(&material.body, material.lang.parse().ok())
+            .ok()
+            .and_then(|reference| {
+                judge_recording(&reference, Some(&heard), &settings, Some(pipeline.asr())).ok()
+            });
+        let transcript = match judged {
+            Some(RecordingVerdict::NotAnAttempt(why)) => return Err(SceneError::NotAnAttempt(why)),
+            Some(RecordingVerdict::Judged(v)) => v.record_transcript(&heard, &settings),
+            None => checker_transcript(&heard, &settings),
+        };
+        Ok(Transcribed {
+            shown: heard.text.clone(),
+            transcript,
+        })
+    }
+}
