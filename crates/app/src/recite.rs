@@ -11,7 +11,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-pub use deskmate_recite::feedback::Feedback;
+pub use deskmate_recite::feedback::{Feedback, Judgement};
 pub use deskmate_recite::history::{AttemptRecord, HistoryFilter, Purpose};
 pub use deskmate_recite::patterns::ErrorPattern;
 pub use deskmate_recite::practice::{AttemptOutcome, NewAttempt};
@@ -24,12 +24,6 @@ pub use deskmate_recite::{
 use deskmate_store::{Material, MaterialFilter, Profile, Store, StoreError};
 
 use crate::Deskmate;
-
-/// Feedback for a check outside any child's history (every error counts as
-/// a first occurrence, so no memory tips), against the pass mark `threshold`.
-pub fn compose_feedback(reference: &Reference, verdict: &Verdict, threshold: f64) -> Feedback {
-    deskmate_recite::feedback::compose(reference, verdict, threshold, &[], &[])
-}
 
 /// Records one attempt in `store`. Memory tips for repeated errors come
 /// from the model configured there when there is one, else from the

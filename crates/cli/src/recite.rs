@@ -11,7 +11,7 @@ use anyhow::{bail, Context};
 use chrono::{DateTime, NaiveDate, Utc};
 use clap::{Args, Subcommand};
 use deskmate_app::recite::{
-    check, compose_feedback, AttemptOutcome, DueReview, Lang, Mode, NewAttempt, Reference, Report,
+    check, AttemptOutcome, DueReview, Judgement, Lang, Mode, NewAttempt, Reference, Report,
     ReportType, Transcript, Verdict, DEFAULT_PASS_THRESHOLD,
 };
 use deskmate_app::Deskmate;
@@ -144,26 +144,13 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     };
     let reference = Reference::new(&reference, lang)?;
     let verdict = check(&reference, &Transcript::new(transcript), mode)?;
-    let passed = verdict.passed(args.pass_threshold);
-    let feedback = compose_feedback(&reference, &verdict, args.pass_threshold);
+    let judged = Judgement::new(&reference, verdict, args.pass_threshold);
     if args.json {
-        output::json(&serde_json::json!({
-            "accuracy": verdict.accuracy,
-            "passed": passed,
-            "units": verdict.units,
-            "correct": verdict.correct,
-            "lang": verdict.lang,
-            "mode": verdict.mode,
-            "errors": verdict.errors,
-            "lines": verdict.lines,
-            "fillers": verdict.fillers,
-            "restarted": verdict.restarted,
-            "feedback": feedback,
-        }))?;
+        output::json(&judged)?;
     } else {
-        print_verdict(&verdict, passed);
-        println!("{}", feedback.zh);
-        println!("{}", feedback.en);
+        print_verdict(&judged.verdict, judged.passed);
+        println!("{}", judged.feedback.zh);
+        println!("{}", judged.feedback.en);
     }
     Ok(ExitCode::SUCCESS)
 }

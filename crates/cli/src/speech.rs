@@ -8,14 +8,16 @@ use std::time::Instant;
 
 use anyhow::bail;
 use clap::{Args, Subcommand};
-use deskmate_app::recite::{compose_feedback, NewAttempt, Reference, DEFAULT_PASS_THRESHOLD};
+use deskmate_app::recite::{
+    AttemptOutcome, Judgement, NewAttempt, Reference, DEFAULT_PASS_THRESHOLD,
+};
 use deskmate_app::voice_out::CloudVoice;
 use deskmate_app::Deskmate;
-use deskmate_speech::asr::AudioContext;
-use deskmate_speech::attempt::{judge_recording, RecordingVerdict};
+use deskmate_speech::asr::{AudioContext, GuardFlag, HeardUnit};
+use deskmate_speech::attempt::{judge_recording, NotAnAttempt, RecordingVerdict};
 use deskmate_speech::audio::file;
-use deskmate_speech::fairness::FairnessSettings;
-use deskmate_speech::{AsrConfig, Lang, ModelPaths, SpeechPipeline};
+use deskmate_speech::fairness::{FairnessSettings, Rechecked, UncertainSpan};
+use deskmate_speech::{AsrConfig, Lang, ModelPaths, SpeechPipeline, Transcript};
 use serde::Serialize;
 
 use crate::output;
@@ -237,6 +239,45 @@ pub struct ReciteAudioArgs {
 /// The stage timings `recite-audio --json` prints (a protocol type).
 type Timings = deskmate_protocol::StageTimings;
 
+/// What `deskmate recite audio --json` prints: one recording judged. Not an
+/// attempt (`not_an_attempt` says why, `message` what to tell the child):
+/// no verdict, nothing recorded.
+#[derive(Serialize)]
+struct HeardVerdict<'a> {
+    /// Whether the voice detector found speech.
+    speech: bool,
+    not_an_attempt: Option<NotAnAttempt>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<&'static str>,
+    transcript: Option<HeardText<'a>>,
+    verdict: Option<Judgement>,
+    uncertain: &'a [UncertainSpan],
+    rechecked: &'a [Rechecked],
+    fair_accuracy: Option<f64>,
+    timings: Timings,
+    attempt: Option<AttemptOutcome>,
+}
+
+/// What whisper heard.
+#[derive(Serialize)]
+struct HeardText<'a> {
+    text: &'a str,
+    raw_text: &'a str,
+    units: &'a [HeardUnit],
+    flags: &'a [GuardFlag],
+}
+
+impl<'a> From<&'a Transcript> for HeardText<'a> {
+    fn from(t: &'a Transcript) -> Self {
+        Self {
+            text: &t.text,
+            raw_text: &t.raw_text,
+            units: &t.units,
+            flags: &t.flags,
+        }
+    }
+}
+
 pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<ExitCode> {
     let material = match &a.material {
         Some(key) => Some(app.find_material(key)?),
@@ -295,16 +336,18 @@ pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<Ex
                 load_ms,
             };
             if a.json {
-                output::json(&serde_json::json!({
-                    "speech": transcript.is_some(),
-                    "attempt": null,
-                    "not_an_attempt": why,
-                    "message": why.message_zh(),
-                    "transcript": transcript.as_ref().map(|t| serde_json::json!({ "text": t.text, "raw_text": t.raw_text })),
-                    "verdict": null,
-                    "uncertain": [],
-                    "timings": timings,
-                }))?;
+                output::json(&HeardVerdict {
+                    speech: transcript.is_some(),
+                    not_an_attempt: Some(why),
+                    message: Some(why.message_zh()),
+                    transcript: transcript.as_ref().map(HeardText::from),
+                    verdict: None,
+                    uncertain: &[],
+                    rechecked: &[],
+                    fair_accuracy: None,
+                    timings,
+                    attempt: None,
+                })?;
             } else {
                 println!("{} ({})", why.message_zh(), why.message_en());
             }
@@ -314,9 +357,8 @@ pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<Ex
     };
     let check_ms = checking.elapsed().as_millis() as u64;
     let total_ms = started.elapsed().as_millis() as u64;
-    let verdict = &voice.verdict;
-    let passed = verdict.passed(DEFAULT_PASS_THRESHOLD);
-    let feedback = compose_feedback(&reference, verdict, DEFAULT_PASS_THRESHOLD);
+    let judged = Judgement::new(&reference, voice.verdict.clone(), DEFAULT_PASS_THRESHOLD);
+    let verdict = &judged.verdict;
     let attempt = match (&profile, &material) {
         (Some(p), Some(m)) => Some(
             app.record_attempt(NewAttempt {
@@ -343,34 +385,18 @@ pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<Ex
         load_ms,
     };
     if a.json {
-        output::json(&serde_json::json!({
-            "speech": true,
-            "not_an_attempt": null,
-            "transcript": {
-                "text": transcript.text,
-                "raw_text": transcript.raw_text,
-                "units": transcript.units,
-                "flags": transcript.flags,
-            },
-            "verdict": {
-                "accuracy": verdict.accuracy,
-                "passed": passed,
-                "units": verdict.units,
-                "correct": verdict.correct,
-                "lang": verdict.lang,
-                "mode": verdict.mode,
-                "errors": verdict.errors,
-                "lines": verdict.lines,
-                "fillers": verdict.fillers,
-                "restarted": verdict.restarted,
-                "feedback": feedback,
-            },
-            "uncertain": voice.uncertain,
-            "rechecked": voice.rechecked,
-            "fair_accuracy": voice.fair_accuracy,
-            "timings": timings,
-            "attempt": attempt,
-        }))?;
+        output::json(&HeardVerdict {
+            speech: true,
+            not_an_attempt: None,
+            message: None,
+            transcript: Some(HeardText::from(&transcript)),
+            verdict: Some(judged.clone()),
+            uncertain: &voice.uncertain,
+            rechecked: &voice.rechecked,
+            fair_accuracy: Some(voice.fair_accuracy),
+            timings,
+            attempt,
+        })?;
     } else {
         println!("heard: {}", transcript.text);
         println!(
@@ -389,7 +415,7 @@ pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<Ex
                 u.line, u.reason, u.expected, u.heard
             );
         }
-        println!("{}", feedback.zh);
+        println!("{}", judged.feedback.zh);
         if let Some(o) = &attempt {
             println!("recorded attempt {} for {}", o.attempt_id, o.title);
         }

@@ -38,6 +38,31 @@ pub struct Feedback {
     pub items: Vec<ErrorFeedback>,
 }
 
+/// A verdict as a front end shows a check outside any child's history
+/// (`deskmate recite check --json`, the CLI's verdict on a recording, the
+/// coming HTTP API): the checker's judgement, whether it reaches the pass
+/// mark, and what to tell the child.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Judgement {
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    pub passed: bool,
+    pub feedback: Feedback,
+}
+
+impl Judgement {
+    /// Judges `verdict` against the pass mark `threshold` with feedback in
+    /// which every error counts as a first occurrence (so no memory tips).
+    pub fn new(reference: &Reference, verdict: Verdict, threshold: f64) -> Self {
+        let feedback = compose(reference, &verdict, threshold, &[], &[]);
+        Self {
+            passed: verdict.passed(threshold),
+            verdict,
+            feedback,
+        }
+    }
+}
+
 /// A quote of what was expected or said is at most this many characters
 /// (Chinese) or words (English); longer ones end in "…". A child cannot take
 /// in more, and a transcript can be pages of noise.
@@ -312,6 +337,58 @@ mod tests {
     use crate::{check, Transcript};
 
     const POEM: &str = "床前明月光，疑是地上霜。举头望明月，低头思故乡。";
+
+    #[test]
+    fn a_judgement_is_the_verdict_with_its_pass_and_feedback_side_by_side() {
+        let r = Reference::new(POEM, None).unwrap();
+        let v = check(
+            &r,
+            &Transcript::new("床前明月光，举头望明月，低头思故乡。"),
+            Mode::Text,
+        )
+        .unwrap();
+        let judged = Judgement::new(&r, v.clone(), 90.0);
+        assert!(!judged.passed);
+        let json = serde_json::to_value(&judged).unwrap();
+        let mut keys: Vec<&str> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            [
+                "accuracy",
+                "correct",
+                "errors",
+                "feedback",
+                "fillers",
+                "lang",
+                "lines",
+                "mode",
+                "passed",
+                "restarted",
+                "units"
+            ]
+        );
+        assert_eq!(json["accuracy"], serde_json::json!(v.accuracy));
+        assert!(
+            json["feedback"]["zh"]
+                .as_str()
+                .unwrap()
+                .contains("疑是地上霜"),
+            "{json}"
+        );
+        // It reads back (the errors' positions in the transcript are not sent).
+        let back: Judgement = serde_json::from_value(json).unwrap();
+        assert_eq!(
+            (back.passed, &back.feedback),
+            (judged.passed, &judged.feedback)
+        );
+        assert_eq!(back.verdict.lines, judged.verdict.lines);
+    }
 
     fn run(transcript: &str, mode: Mode, occurrence: u32) -> Feedback {
         let r = Reference::new(POEM, None).unwrap();
