@@ -107,63 +107,21 @@ describe("api: command names and argument keys (camelCase in, as the lead's Rust
 describe("api: shapes the core may answer in", () => {
   beforeEach(() => invoke.mockReset());
 
-  it("llm_settings_get: has_key, or the crate's key_source", async () => {
-    invoke.mockResolvedValue({ model: "openai:gpt-4o-mini", base_url: null, has_key: true });
-    expect((await api.llmSettingsGet()).has_key).toBe(true);
-    invoke.mockResolvedValue({ model: "openai:gpt-4o-mini", base_url: null, key_source: "keyring" });
-    expect(await api.llmSettingsGet()).toEqual({ model: "openai:gpt-4o-mini", base_url: null, has_key: true });
-    invoke.mockResolvedValue({ model: null, base_url: null, key_source: null });
-    expect((await api.llmSettingsGet()).has_key).toBe(false);
+  it("llm_settings_get: the shell's LlmSettingsView passes through", async () => {
+    const view = { model: "openai:gpt-4o-mini", base_url: null, has_key: true };
+    invoke.mockResolvedValue(view);
+    expect(await api.llmSettingsGet()).toEqual(view);
+    expect(invoke).toHaveBeenCalledWith("llm_settings_get", undefined);
   });
 
   it("chat_thread: the spec's ThreadView passes through", async () => {
     const view = {
       thread: { id: "t", title: "x", profile_id: null, created_at: "", updated_at: "" },
-      messages: [{ id: "1", role: "user", content: "hi", tool_calls: null, tool_call_id: null, created_at: "c" }],
+      messages: [{ id: "1", role: "user", content: "hi", tool_calls: null, tool_call_id: null, is_error: false, created_at: "c" }],
       todos: [{ content: "a", status: "pending" }],
     };
     invoke.mockResolvedValue(view);
-    expect(await api.chatThread("t")).toEqual({
-      ...view,
-      messages: [{ ...view.messages[0], is_error: undefined }],
-    });
+    expect(await api.chatThread("t")).toEqual(view);
     expect(invoke).toHaveBeenCalledWith("chat_thread", { threadId: "t" });
-  });
-
-  it("chat_thread: the agent crate's persist::ThreadView is brought to the same shape", () => {
-    const raw = {
-      thread: { id: "t", title: "x", profile_id: "c1", created_at: "", updated_at: "" },
-      messages: [
-        { id: "s1", run_id: "r", seq: 1, created_at: "c1", message: { role: "user", content: [{ type: "text", text: "你好" }] } },
-        {
-          id: "s2",
-          run_id: "r",
-          seq: 2,
-          created_at: "c2",
-          message: { role: "assistant", content: [], tool_calls: [{ id: "k", name: "ls", arguments: { path: "." } }] },
-        },
-        { id: "s3", run_id: "r", seq: 3, created_at: "c3", message: { role: "tool", content: [{ type: "text", text: "oops" }], tool_call_id: "k", is_error: true } },
-      ],
-      tool_calls: [],
-      runs: [],
-      state: { todos: [{ content: "读", status: "in_progress" }] },
-    };
-    const v = api.normalizeThreadView(raw);
-    expect(v.messages).toEqual([
-      { id: "s1", role: "user", content: "你好", tool_calls: null, tool_call_id: null, is_error: undefined, created_at: "c1" },
-      {
-        id: "s2",
-        role: "assistant",
-        content: "",
-        tool_calls: [{ id: "k", name: "ls", arguments: '{"path":"."}' }],
-        tool_call_id: null,
-        is_error: undefined,
-        created_at: "c2",
-      },
-      { id: "s3", role: "tool", content: "oops", tool_calls: null, tool_call_id: "k", is_error: true, created_at: "c3" },
-    ]);
-    expect(v.todos).toEqual([{ content: "读", status: "in_progress" }]);
-    expect(v.thread.id).toBe("t");
-    expect(v.tool_calls).toEqual([]);
   });
 });

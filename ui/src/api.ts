@@ -36,12 +36,9 @@ import type {
   ReportType,
   RunIds,
   Status,
-  StoredToolCall,
   TaskId,
   Thread,
   ThreadView,
-  Todo,
-  TodoStatus,
   ToolCallRef,
   VoiceTest,
 } from "./protocol";
@@ -63,8 +60,7 @@ export type ThreadSummary = Thread;
 export type ChatToolCall = ToolCallRef;
 export type ChatSendResult = RunIds;
 export type LlmSettings = LlmSettingsView;
-/** A message of the chat screen; `is_error` only when read from the agent's own stored shape (`normalizeThreadView`). */
-export type ChatMessage = MessageView & { is_error?: boolean };
+export type ChatMessage = MessageView;
 
 async function call<T>(cmd: string, args?: Record<string, unknown> | (() => Record<string, unknown>)): Promise<T> {
   try {
@@ -189,13 +185,8 @@ export function chatCancel(runId: string): Promise<null> {
   return call<null>("chat_cancel", { runId });
 }
 
-export async function llmSettingsGet(): Promise<LlmSettings> {
-  // The shell answers with `LlmSettingsView`. `key_source` is the core's own
-  // `LlmSettings` field, still read because api.test.ts asserts it (no
-  // command sends it); remove both together.
-  const raw = await call<LlmSettings & { key_source?: string | null }>("llm_settings_get");
-  const has_key = typeof raw.has_key === "boolean" ? raw.has_key : raw.key_source != null;
-  return { model: raw.model ?? null, base_url: raw.base_url ?? null, has_key };
+export function llmSettingsGet(): Promise<LlmSettings> {
+  return call<LlmSettings>("llm_settings_get");
 }
 
 export function llmSettingsSave(model: string, baseUrl: string | null, apiKey: string | null): Promise<null> {
@@ -222,79 +213,6 @@ export function voiceSettingsSave(cloud: CloudVoice | null): Promise<null> {
 
 export function voiceTest(lang: "zh" | "en"): Promise<VoiceTest> {
   return call<VoiceTest>("voice_test", { lang });
-}
-
-type Loose = Record<string, unknown>;
-const isObj = (v: unknown): v is Loose => typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string => (typeof v === "string" ? v : "");
-
-/** The text of a message's content, whether a string or a list of `{type:"text", text}` parts. */
-function contentText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) {
-    return content
-      .map((p) => (typeof p === "string" ? p : isObj(p) && typeof p.text === "string" ? p.text : ""))
-      .join("");
-  }
-  return "";
-}
-
-/** What `normalizeThreadView` reads out of a stored thread. */
-export interface NormalizedThreadView {
-  thread: ThreadSummary;
-  messages: ChatMessage[];
-  todos: Todo[];
-  tool_calls?: ToolCallSummary[];
-}
-
-/** What the chat's tool cards need of a stored tool call (`StoredToolCall` has more). */
-export type ToolCallSummary = Pick<StoredToolCall, "id" | "name" | "arguments" | "result"> & { status: string };
-
-/**
- * Reads the agent crate's own stored shape (`persist::ThreadView`:
- * `messages: StoredMessage[]` wrapping `message: {role, content: parts[],
- * tool_calls, tool_call_id, is_error}`, `state: {todos}`) — or the
- * `ThreadView` the shell sends — into the chat screen's shape. `chatThread`
- * no longer needs it (the shell sends the generated `ThreadView`); it stays
- * for reading a stored thread exported by other means, as api.test.ts asserts.
- */
-export function normalizeThreadView(raw: unknown): NormalizedThreadView {
-  const r = isObj(raw) ? raw : {};
-  const thread = (isObj(r.thread) ? r.thread : {}) as unknown as ThreadSummary;
-  const messages: ChatMessage[] = (Array.isArray(r.messages) ? r.messages : []).map((m: unknown, i: number) => {
-    const outer = isObj(m) ? m : {};
-    const inner = isObj(outer.message) ? outer.message : outer;
-    const calls = Array.isArray(inner.tool_calls)
-      ? inner.tool_calls.filter(isObj).map((c) => ({
-          id: str(c.id),
-          name: str(c.name),
-          arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments ?? {}),
-        }))
-      : null;
-    return {
-      id: str(outer.id) || `m${i}`,
-      role: (str(inner.role) || "assistant") as ChatMessage["role"],
-      content: contentText(inner.content),
-      tool_calls: calls && calls.length > 0 ? calls : null,
-      tool_call_id: typeof inner.tool_call_id === "string" ? inner.tool_call_id : null,
-      is_error: inner.is_error === true ? true : undefined,
-      created_at: str(outer.created_at),
-    };
-  });
-  const state = isObj(r.state) ? r.state : {};
-  const todosRaw = Array.isArray(r.todos) ? r.todos : Array.isArray(state.todos) ? state.todos : [];
-  const todos = todosRaw.filter(isObj).map((x) => ({ content: str(x.content), status: str(x.status) as TodoStatus }));
-  const view: NormalizedThreadView = { thread, messages, todos };
-  if (Array.isArray(r.tool_calls)) {
-    view.tool_calls = r.tool_calls.filter(isObj).map((c) => ({
-      id: str(c.id),
-      name: str(c.name),
-      arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments ?? {}),
-      status: str(c.status),
-      result: typeof c.result === "string" ? c.result : null,
-    }));
-  }
-  return view;
 }
 
 // ---------------------------------------------------------------------------

@@ -46,7 +46,11 @@ tool_calls: Array<ToolCallRef> | null,
 /**
  * For a tool result: the call it answers.
  */
-tool_call_id: string | null, created_at: string, };
+tool_call_id: string | null, 
+/**
+ * For a tool result: whether the tool failed (its card shows it).
+ */
+is_error: boolean, created_at: string, };
 
 export type ThreadView = { thread: Thread, messages: Array<MessageView>, todos: Array<Todo>, 
 /**

@@ -29,6 +29,7 @@ pub use deskmate_llm as llm;
 
 use crate::doctor::{KEYRING_SERVICE, LLM_KEY_ENV};
 use crate::{AppError, AppResult, Deskmate};
+use deskmate_protocol as protocol;
 use deskmate_store::Store;
 
 use crate::settings::{
@@ -162,6 +163,49 @@ fn agent_error(e: AgentError) -> AppError {
     match e {
         AgentError::Store(s) => AppError::Store(s),
         other => AppError::Agent(other),
+    }
+}
+
+fn chat_role(role: deskmate_llm::Role) -> protocol::ChatRole {
+    use deskmate_llm::Role;
+    match role {
+        Role::System => protocol::ChatRole::System,
+        Role::User => protocol::ChatRole::User,
+        Role::Assistant => protocol::ChatRole::Assistant,
+        Role::Tool => protocol::ChatRole::Tool,
+    }
+}
+
+fn message_view(m: persist::StoredMessage) -> protocol::MessageView {
+    let content = m
+        .message
+        .content
+        .iter()
+        .filter_map(|p| match p {
+            deskmate_llm::ContentPart::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("");
+    let tool_calls = (!m.message.tool_calls.is_empty()).then(|| {
+        m.message
+            .tool_calls
+            .into_iter()
+            .map(|c| protocol::ToolCallRef {
+                id: c.id,
+                name: c.name,
+                arguments: c.arguments,
+            })
+            .collect()
+    });
+    protocol::MessageView {
+        id: m.id,
+        role: chat_role(m.message.role),
+        content,
+        tool_calls,
+        tool_call_id: m.message.tool_call_id,
+        is_error: m.message.is_error,
+        created_at: m.created_at,
     }
 }
 
@@ -433,6 +477,19 @@ impl Deskmate {
         Ok(persist::thread_view(self.store(), thread_id)?)
     }
 
+    /// A thread as the chat screen shows it: each message's text, the tool
+    /// calls it asked for, and whether a tool result was a failure.
+    pub fn chat_thread_view(&self, thread_id: &str) -> AppResult<protocol::ThreadView> {
+        let view = self.chat_thread(thread_id)?;
+        let messages = view.messages.into_iter().map(message_view).collect();
+        Ok(protocol::ThreadView {
+            thread: view.thread,
+            messages,
+            todos: view.state.todos,
+            tool_calls: view.tool_calls,
+        })
+    }
+
     /// Starts a run and returns at once; its AG-UI events go to `events`.
     /// Call from inside a tokio runtime.
     pub async fn start_chat(
@@ -548,5 +605,49 @@ mod tests {
         assert!(stop.is_cancelled());
         runs.remove("run-1");
         assert!(!shared.cancel("run-1"), "an ended run is gone");
+    }
+
+    #[test]
+    fn a_thread_view_has_each_messages_text_its_calls_and_failed_results() {
+        use deskmate_llm::{Message, ToolCall};
+        let dir = tempfile::tempdir().unwrap();
+        let app = Deskmate::open(crate::Config::in_dir(dir.path())).unwrap();
+        let store = app.store();
+        let thread = persist::create_thread(store, None, "作业").unwrap();
+        let call = ToolCall {
+            id: "c1".into(),
+            name: "read_file".into(),
+            arguments: r#"{"path":"a.md"}"#.into(),
+        };
+        for m in [
+            Message::user("帮我看看 a.md"),
+            Message::assistant("", vec![call]),
+            Message::tool_result("c1", "Error: no such file", true),
+            Message::assistant("没有这个文件。", vec![]),
+        ] {
+            persist::insert_message(store, &thread.id, None, None, &m).unwrap();
+        }
+        let view = app.chat_thread_view(&thread.id).unwrap();
+        let shown: Vec<_> = view
+            .messages
+            .iter()
+            .map(|m| (m.role, m.content.as_str(), m.is_error))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (protocol::ChatRole::User, "帮我看看 a.md", false),
+                (protocol::ChatRole::Assistant, "", false),
+                (protocol::ChatRole::Tool, "Error: no such file", true),
+                (protocol::ChatRole::Assistant, "没有这个文件。", false),
+            ]
+        );
+        let calls = view.messages[1].tool_calls.as_ref().unwrap();
+        assert_eq!(
+            (calls[0].id.as_str(), calls[0].name.as_str()),
+            ("c1", "read_file")
+        );
+        assert_eq!(view.messages[2].tool_call_id.as_deref(), Some("c1"));
+        assert_eq!(view.tool_calls.len(), 1);
     }
 }

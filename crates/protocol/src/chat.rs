@@ -76,6 +76,9 @@ pub struct MessageView {
     pub tool_calls: Option<Vec<ToolCallRef>>,
     /// For a tool result: the call it answers.
     pub tool_call_id: Option<String>,
+    /// For a tool result: whether the tool failed (its card shows it).
+    #[serde(default)]
+    pub is_error: bool,
     pub created_at: String,
 }
 

@@ -3,23 +3,14 @@
 //! goes to the OS keyring, never to the database).
 
 use deskmate_app::chat::agent::Thread;
-use deskmate_app::chat::llm::{ContentPart, ModelSpec, Role};
+use deskmate_app::chat::llm::ModelSpec;
 use deskmate_app::chat::{ChatMessage, ChatOptions};
 use deskmate_app::{AppError, Deskmate};
-use deskmate_protocol::{ChatRole, LlmSettingsView, MessageView, RunIds, ThreadView, ToolCallRef};
+use deskmate_protocol::{LlmSettingsView, RunIds, ThreadView};
 use tauri::ipc::Channel;
 use tauri::State;
 
 use super::{blocking, wire, CmdResult};
-
-fn chat_role(role: Role) -> ChatRole {
-    match role {
-        Role::System => ChatRole::System,
-        Role::User => ChatRole::User,
-        Role::Assistant => ChatRole::Assistant,
-        Role::Tool => ChatRole::Tool,
-    }
-}
 
 #[tauri::command]
 pub async fn chat_threads(
@@ -31,44 +22,7 @@ pub async fn chat_threads(
 
 #[tauri::command]
 pub async fn chat_thread(app: State<'_, Deskmate>, thread_id: String) -> CmdResult<ThreadView> {
-    let view = blocking(&app, move |app| app.chat_thread(&thread_id)).await?;
-    let messages = view
-        .messages
-        .into_iter()
-        .map(|m| MessageView {
-            id: m.id,
-            role: chat_role(m.message.role),
-            content: m
-                .message
-                .content
-                .iter()
-                .filter_map(|p| match p {
-                    ContentPart::Text { text } => Some(text.as_str()),
-                    _ => None,
-                })
-                .collect::<Vec<_>>()
-                .join(""),
-            tool_calls: (!m.message.tool_calls.is_empty()).then(|| {
-                m.message
-                    .tool_calls
-                    .into_iter()
-                    .map(|c| ToolCallRef {
-                        id: c.id,
-                        name: c.name,
-                        arguments: c.arguments,
-                    })
-                    .collect()
-            }),
-            tool_call_id: m.message.tool_call_id,
-            created_at: m.created_at,
-        })
-        .collect();
-    Ok(ThreadView {
-        thread: view.thread,
-        messages,
-        todos: view.state.todos,
-        tool_calls: view.tool_calls,
-    })
+    blocking(&app, move |app| app.chat_thread_view(&thread_id)).await
 }
 
 /// Starts a run; its AG-UI events arrive on `on_event` until RUN_FINISHED or RUN_ERROR.

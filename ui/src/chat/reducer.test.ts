@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AgUiEvent, NormalizedThreadView } from "../api";
+import type { AgUiEvent } from "../api";
+import type { LoadedThread } from "./reducer";
 import { chatReducer, initialChatView, itemsFromMessages, type ChatAction, type ChatView } from "./reducer";
 
 const ev = (event: AgUiEvent): ChatAction => ({ type: "event", event });
@@ -145,11 +146,11 @@ describe("chat reducer: AG-UI events → what the screen shows", () => {
   });
 
   it("loads a stored thread: text, tool cards with their results, todos; tool and system messages are not bubbles", () => {
-    const view: NormalizedThreadView = {
+    const view: LoadedThread = {
       thread: { id: "th1", title: "作业", profile_id: "c1", created_at: "", updated_at: "" },
       messages: [
-        { id: "1", role: "system", content: "You are Deskmate", tool_calls: null, tool_call_id: null, created_at: "" },
-        { id: "2", role: "user", content: "帮我查一下", tool_calls: null, tool_call_id: null, created_at: "" },
+        { id: "1", role: "system", content: "You are Deskmate", tool_calls: null, tool_call_id: null, is_error: false, created_at: "" },
+        { id: "2", role: "user", content: "帮我查一下", tool_calls: null, tool_call_id: null, is_error: false, created_at: "" },
         {
           id: "3",
           role: "assistant",
@@ -159,11 +160,12 @@ describe("chat reducer: AG-UI events → what the screen shows", () => {
             { id: "c2", name: "read_file", arguments: '{"path":"x"}' },
           ],
           tool_call_id: null,
+          is_error: false,
           created_at: "",
         },
-        { id: "4", role: "tool", content: "a.md", tool_calls: null, tool_call_id: "c1", created_at: "" },
+        { id: "4", role: "tool", content: "a.md", tool_calls: null, tool_call_id: "c1", is_error: false, created_at: "" },
         { id: "5", role: "tool", content: "oops", tool_calls: null, tool_call_id: "c2", is_error: true, created_at: "" },
-        { id: "6", role: "assistant", content: "找到了。", tool_calls: null, tool_call_id: null, created_at: "" },
+        { id: "6", role: "assistant", content: "找到了。", tool_calls: null, tool_call_id: null, is_error: false, created_at: "" },
       ],
       todos: [{ content: "查资料", status: "completed" }],
     };

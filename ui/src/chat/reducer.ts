@@ -2,10 +2,16 @@
  * The chat screen's visible state as a pure reducer over AG-UI events
  * (`crates/agent/src/events.rs`) and the screen's own actions.
  */
-import type { AgUiEvent, ChatMessage, NormalizedThreadView, Todo, TodoStatus, ToolCallSummary } from "../api";
+import type { AgUiEvent, ChatMessage, StoredToolCall, ThreadView, Todo, TodoStatus } from "../api";
 import { applyPatch } from "./jsonPatch";
 
 export type ToolStatus = "pending" | "completed" | "error";
+
+/** What the tool cards need of a stored tool call. */
+export type ToolCallSummary = Pick<StoredToolCall, "id" | "name" | "arguments" | "result"> & { status: string };
+
+/** A stored thread as the chat screen loads it (the shell's `ThreadView`). */
+export type LoadedThread = Omit<ThreadView, "tool_calls"> & { tool_calls?: ToolCallSummary[] };
 
 /** A subagent working for a `task` call: its text and tool calls as they stream. */
 export interface Lane {
@@ -71,7 +77,7 @@ export interface ChatView {
 
 export type ChatAction =
   | { type: "reset" }
-  | { type: "load"; view: NormalizedThreadView }
+  | { type: "load"; view: LoadedThread }
   | { type: "user"; id: string; text: string }
   | { type: "sent"; thread_id: string; run_id: string }
   | { type: "failed"; message: string }

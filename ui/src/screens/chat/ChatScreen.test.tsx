@@ -121,8 +121,8 @@ describe("chat", () => {
     vi.mocked(api.chatThread).mockResolvedValue({
       thread: thread("th0", "古诗作业"),
       messages: [
-        { id: "1", role: "user", content: "你好", tool_calls: null, tool_call_id: null, created_at: "" },
-        { id: "2", role: "assistant", content: "你好呀！", tool_calls: null, tool_call_id: null, created_at: "" },
+        { id: "1", role: "user", content: "你好", tool_calls: null, tool_call_id: null, is_error: false, created_at: "" },
+        { id: "2", role: "assistant", content: "你好呀！", tool_calls: null, tool_call_id: null, is_error: false, created_at: "" },
       ],
       todos: [{ content: "背静夜思", status: "pending" }],
       tool_calls: [],
