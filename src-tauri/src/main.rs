@@ -53,7 +53,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             events::forward_to_window(handle, &app)?;
             // Feedback is spoken (DESKMATE_SPOKEN_FEEDBACK=0 keeps the window quiet).
             if std::env::var_os("DESKMATE_SPOKEN_FEEDBACK").is_none_or(|v| v != "0") {
-                if let Err(e) = app.spoken_feedback_enable() {
+                if let Err(e) = app.feedback_voice().enable() {
                     tracing::warn!("feedback will not be spoken: {e}");
                 }
             }
@@ -64,9 +64,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 std::env::var_os(deskmate_app::lamp::LAMP_SIMULATE_ENV).is_some_and(|v| v == "1");
             let port = std::env::var_os("DESKMATE_LAMP_PORT").map(std::path::PathBuf::from);
             let attached = if simulate {
-                app.lamp_host_simulator().map(|_| ())
+                app.lamp().host_simulator().map(|_| ())
             } else {
-                app.lamp_watch(port)
+                app.lamp().watch(port)
             };
             if let Err(e) = attached {
                 tracing::warn!("not following the lamp: {e}");

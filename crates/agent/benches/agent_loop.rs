@@ -283,7 +283,7 @@ fn main() {
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
     let path = dir.path().to_path_buf();
-    // Inside a spawned task, as the app runs a chat (`start_chat` spawns
+    // Inside a spawned task, as the app runs a chat (`app.chat().start` spawns
     // `execute`): on a runtime worker, not on the thread parked in
     // `block_on`, which would add a hop between threads to every I/O
     // wake-up and every blocking-pool result. The replay runs there too.

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use deskmate_agent::persist::{self, Thread, ThreadView};
+use deskmate_agent::tools::{SearchConfig, ToolSet};
 use deskmate_agent::{
     Agent, AgentConfig, AgentError, CancellationToken, EventSink, RunOutcome, RunRequest,
 };
@@ -28,7 +29,8 @@ pub use deskmate_agent as agent;
 pub use deskmate_llm as llm;
 
 use crate::doctor::{KEYRING_SERVICE, LLM_KEY_ENV};
-use crate::{AppError, AppResult, Deskmate};
+use crate::lamp::ConnectedLamp;
+use crate::{AppError, AppResult, Config, Deskmate};
 use deskmate_protocol as protocol;
 use deskmate_store::Store;
 
@@ -132,6 +134,18 @@ pub struct ConnectionReport {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ChatRuns {
     running: Arc<Mutex<HashMap<String, CancellationToken>>>,
+}
+
+/// The chat service (`app.chat()`): the companion's model settings and
+/// keys (OS keyring), its threads and the runs going on in this process
+/// (their stop switches), the team and skills it works with, and its tools
+/// (the lamp's while one is connected). Clones share the runs.
+#[derive(Debug, Clone)]
+pub struct Chat {
+    store: Store,
+    config: Config,
+    runs: ChatRuns,
+    lamp: ConnectedLamp,
 }
 
 impl ChatRuns {
@@ -247,7 +261,28 @@ pub(crate) fn key_store() -> KeyStore {
     KeyStore::new(KEYRING_SERVICE, LLM_KEY_ENV)
 }
 
-impl Deskmate {
+impl Chat {
+    pub(crate) fn new(store: Store, config: Config, lamp: ConnectedLamp) -> Self {
+        Self {
+            store,
+            config,
+            runs: ChatRuns::default(),
+            lamp,
+        }
+    }
+
+    fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub(crate) fn config(&self) -> &Config {
+        &self.config
+    }
+
+    fn chat_runs(&self) -> &ChatRuns {
+        &self.runs
+    }
+
     /// Where threads keep their folders (each has its `workspace`).
     pub fn threads_dir(&self) -> PathBuf {
         self.config().data_dir.join("threads")
@@ -350,7 +385,7 @@ impl Deskmate {
     }
 
     /// A profile's stored chat context (setting `chat.context`), if any.
-    pub fn chat_context(&self, profile_id: &str) -> AppResult<Option<ChatContext>> {
+    pub fn context(&self, profile_id: &str) -> AppResult<Option<ChatContext>> {
         self.store()
             .settings()
             .get::<ChatContext>(Some(profile_id), crate::settings::CHAT_CONTEXT)
@@ -362,11 +397,7 @@ impl Deskmate {
     }
 
     /// Stores (or with `None` removes) a profile's chat context.
-    pub fn set_chat_context(
-        &self,
-        profile_id: &str,
-        context: Option<&ChatContext>,
-    ) -> AppResult<()> {
+    pub fn set_context(&self, profile_id: &str, context: Option<&ChatContext>) -> AppResult<()> {
         let settings = self.store().settings();
         match context {
             Some(c) => settings.set(Some(profile_id), crate::settings::CHAT_CONTEXT, c)?,
@@ -375,10 +406,10 @@ impl Deskmate {
         Ok(())
     }
 
-    fn chat_agent(&self, opts: &ChatOptions, profile_id: Option<&str>) -> AppResult<Agent> {
+    fn agent(&self, opts: &ChatOptions, profile_id: Option<&str>) -> AppResult<Agent> {
         // The run's context beats the profile's, which beats the defaults.
         let stored = match profile_id {
-            Some(p) => self.chat_context(p)?.unwrap_or_default(),
+            Some(p) => self.context(p)?.unwrap_or_default(),
             None => ChatContext::default(),
         };
         let context = opts.context.clone().unwrap_or_default().over(stored);
@@ -409,7 +440,7 @@ impl Deskmate {
             Some(on) => on,
             None => self.subagents()?,
         };
-        let mut tools = self.chat_tools();
+        let mut tools = self.tools();
         if let Some(names) = &context.tools {
             let known = tools.names();
             if let Some(unknown) = names
@@ -439,7 +470,7 @@ impl Deskmate {
 
     /// Sends a one-line question to the model and reports the answer and
     /// how long it took.
-    pub async fn test_llm_connection(&self, opts: &ChatOptions) -> AppResult<ConnectionReport> {
+    pub async fn test_connection(&self, opts: &ChatOptions) -> AppResult<ConnectionReport> {
         let client = self.llm_client(opts)?;
         let started = Instant::now();
         let req = ChatRequest {
@@ -456,31 +487,31 @@ impl Deskmate {
     }
 
     /// Closes runs a crash cut off (see `deskmate_agent::recover_interrupted_runs`).
-    pub fn recover_chat_runs(&self) -> AppResult<usize> {
+    pub fn recover_runs(&self) -> AppResult<usize> {
         deskmate_agent::recover_interrupted_runs(self.store(), &self.threads_dir())
             .map_err(agent_error)
     }
 
     /// Threads, newest first (one profile's when given).
-    pub fn chat_threads(&self, profile: Option<&str>) -> AppResult<Vec<Thread>> {
-        self.recover_chat_runs()?;
+    pub fn threads(&self, profile: Option<&str>) -> AppResult<Vec<Thread>> {
+        self.recover_runs()?;
         let profile_id = match profile {
-            Some(key) => Some(self.find_profile(key)?.id),
+            Some(key) => Some(crate::recite::find_profile(self.store(), key)?.id),
             None => None,
         };
         Ok(persist::list_threads(self.store(), profile_id.as_deref())?)
     }
 
     /// A whole thread: messages, tool calls, runs and state.
-    pub fn chat_thread(&self, thread_id: &str) -> AppResult<ThreadView> {
-        self.recover_chat_runs()?;
+    pub fn thread(&self, thread_id: &str) -> AppResult<ThreadView> {
+        self.recover_runs()?;
         Ok(persist::thread_view(self.store(), thread_id)?)
     }
 
     /// A thread as the chat screen shows it: each message's text, the tool
     /// calls it asked for, and whether a tool result was a failure.
-    pub fn chat_thread_view(&self, thread_id: &str) -> AppResult<protocol::ThreadView> {
-        let view = self.chat_thread(thread_id)?;
+    pub fn thread_view(&self, thread_id: &str) -> AppResult<protocol::ThreadView> {
+        let view = self.thread(thread_id)?;
         let messages = view.messages.into_iter().map(message_view).collect();
         Ok(protocol::ThreadView {
             thread: view.thread,
@@ -492,7 +523,7 @@ impl Deskmate {
 
     /// Starts a run and returns at once; its AG-UI events go to `events`.
     /// Call from inside a tokio runtime.
-    pub async fn start_chat(
+    pub async fn start(
         &self,
         msg: ChatMessage,
         opts: &ChatOptions,
@@ -500,7 +531,7 @@ impl Deskmate {
     ) -> AppResult<ChatRun> {
         // A profile by id or by name, as everywhere else; an unknown one says so.
         let profile_id = match msg.profile_id.as_deref() {
-            Some(key) => Some(self.find_profile(key)?.id),
+            Some(key) => Some(crate::recite::find_profile(self.store(), key)?.id),
             None => None,
         };
         let agent = self.agent_off_executor(opts, profile_id.clone()).await?;
@@ -521,7 +552,7 @@ impl Deskmate {
     /// Continues a run a crash cut off (`interrupted`) from its last stored
     /// step, under the same id; its events go to `events` as a new run's do.
     /// Call from inside a tokio runtime.
-    pub async fn resume_chat(
+    pub async fn resume(
         &self,
         run_id: &str,
         opts: &ChatOptions,
@@ -543,7 +574,7 @@ impl Deskmate {
         Ok(self.spawn_run(prepared, events))
     }
 
-    /// [`Deskmate::chat_agent`] on the blocking pool: it reads settings,
+    /// [`Chat::agent`] on the blocking pool: it reads settings,
     /// the keyring and the parent's skills folder.
     async fn agent_off_executor(
         &self,
@@ -551,7 +582,7 @@ impl Deskmate {
         profile_id: Option<String>,
     ) -> AppResult<Agent> {
         let (app, opts) = (self.clone(), opts.clone());
-        tokio::task::spawn_blocking(move || app.chat_agent(&opts, profile_id.as_deref()))
+        tokio::task::spawn_blocking(move || app.agent(&opts, profile_id.as_deref()))
             .await
             .map_err(|e| AppError::Thread {
                 what: "cannot set up the companion",
@@ -559,7 +590,7 @@ impl Deskmate {
             })?
     }
 
-    /// Runs a prepared run on the runtime, stoppable with [`Deskmate::cancel_chat_run`].
+    /// Runs a prepared run on the runtime, stoppable with [`Chat::cancel_run`].
     fn spawn_run(&self, prepared: deskmate_agent::PreparedRun, events: EventSink) -> ChatRun {
         let (thread_id, run_id) = (
             prepared.thread_id().to_string(),
@@ -581,9 +612,45 @@ impl Deskmate {
         }
     }
 
+    /// The companion's tools for a new run: the built-in ones, the study
+    /// tools, plus the lamp's while a lamp is connected.
+    pub(crate) fn tools(&self) -> ToolSet {
+        let mut tools = ToolSet::builtin(SearchConfig::from_env());
+        crate::study_tools::add_study_tools(self.store(), &mut tools);
+        if let Some(lamp) = self.lamp.current() {
+            crate::lamp::add_lamp_tools(&lamp, &mut tools);
+        }
+        tools
+    }
+
+    /// Whether the companion may hand work to subagents (`true` unless a
+    /// parent turned it off).
+    pub fn subagents(&self) -> AppResult<bool> {
+        Ok(self
+            .store()
+            .settings()
+            .get::<bool>(None, crate::settings::CHAT_SUBAGENTS)?
+            .unwrap_or(true))
+    }
+
+    pub fn set_subagents(&self, on: bool) -> AppResult<()> {
+        Ok(self
+            .store()
+            .settings()
+            .set(None, crate::settings::CHAT_SUBAGENTS, &on)?)
+    }
+
     /// Stops a run of this process. Returns whether it was running.
-    pub fn cancel_chat_run(&self, run_id: &str) -> bool {
+    pub fn cancel_run(&self, run_id: &str) -> bool {
         self.chat_runs().cancel(run_id)
+    }
+}
+
+impl Deskmate {
+    /// The chat companion: its model settings and keys, threads, runs, the
+    /// team and skills it works with.
+    pub fn chat(&self) -> &Chat {
+        &self.chat
     }
 }
 
@@ -627,7 +694,7 @@ mod tests {
         ] {
             persist::insert_message(store, &thread.id, None, None, &m).unwrap();
         }
-        let view = app.chat_thread_view(&thread.id).unwrap();
+        let view = app.chat().thread_view(&thread.id).unwrap();
         let shown: Vec<_> = view
             .messages
             .iter()

@@ -187,7 +187,7 @@ impl Deskmate {
 
     /// The companion's team from `agents/`: the lead and its subagents.
     fn check_team(&self) -> Check {
-        let team = self.team();
+        let team = self.chat().team();
         let lead = if team.lead.is_some() {
             "the lead"
         } else {
@@ -211,7 +211,7 @@ impl Deskmate {
 
     /// The skills: bundled ones and a parent's, and any skipped.
     fn check_skills(&self) -> Check {
-        let lib = self.skills();
+        let lib = self.chat().skills();
         let parents = lib
             .skills()
             .filter(|s| matches!(s.source, deskmate_agent::skills::SkillSource::Parent(_)))
@@ -219,7 +219,7 @@ impl Deskmate {
         let detail = format!(
             "{} skills ({parents} of them a parent's, from {})",
             lib.skills().count(),
-            self.parent_skills_dir().display()
+            self.chat().parent_skills_dir().display()
         );
         match lib.problems() {
             [] => Check::ok("skills", detail),

@@ -1,11 +1,11 @@
-//! The desk lamp as the app sees it: at most one connected lamp, shared by
-//! every front end through the [`Deskmate`] handle. Connecting starts the
+//! The desk lamp as the app sees it ([`Deskmate::lamp`]): at most one
+//! connected lamp, shared by every front end. Connecting starts the
 //! driver, which then reconnects by itself after unplugging; the lamp's
 //! buttons drive the practice on screen
 //! (`deskmate_orchestrator::scene::lamp_buttons`).
 //!
 //! With no lamp at hand the app can host the simulator itself
-//! ([`Deskmate::lamp_host_simulator`], e.g. `DESKMATE_LAMP_SIMULATE=1` in the
+//! ([`LampLink::host_simulator`], e.g. `DESKMATE_LAMP_SIMULATE=1` in the
 //! window): then the virtual panel's buttons are pressed *on the simulator*,
 //! and the press reaches the app the way a real lamp's would — over the
 //! pseudo-terminal, through the driver, as an event.
@@ -13,27 +13,70 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use deskmate_agent::tools::{SearchConfig, Tool, ToolContext, ToolFuture, ToolOutput, ToolSet};
+use deskmate_agent::tools::{Tool, ToolContext, ToolFuture, ToolOutput, ToolSet};
 #[cfg(unix)]
 use deskmate_lamp::simulator::{Simulator, SimulatorConfig};
 use deskmate_lamp::tools::ToolSpec;
 use deskmate_lamp::{DeviceEvent, Lamp, LampConfig, LampNotice, LampState, PortSelector};
 
-use crate::events::AppEvent;
+use deskmate_orchestrator::PracticeScene;
+
+use crate::events::{AppEvent, EventBus};
 use crate::{AppError, AppResult, Deskmate};
 
-/// The lamp slot: empty until a lamp is connected; and the simulator the
-/// app hosts, when it does.
+/// The connected lamp, empty until one is connected; shared with the
+/// practice scene's stage, which acts verdicts out on it.
 #[derive(Clone, Default)]
+pub(crate) struct ConnectedLamp(Arc<Mutex<Option<Arc<Lamp>>>>);
+
+impl std::fmt::Debug for ConnectedLamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectedLamp")
+            .field("connected", &self.current().is_some())
+            .finish()
+    }
+}
+
+impl ConnectedLamp {
+    pub(crate) fn current(&self) -> Option<Arc<Lamp>> {
+        self.0.lock().ok().and_then(|s| s.clone())
+    }
+
+    fn set(&self, lamp: Option<Arc<Lamp>>) -> AppResult<()> {
+        *self.0.lock().map_err(|_| poisoned())? = lamp;
+        Ok(())
+    }
+
+    /// Acts out a recitation verdict on the lamp, if one is connected:
+    /// celebrate on a pass, encourage otherwise. A lamp problem never fails
+    /// the recitation; it is logged.
+    pub(crate) fn react_to_verdict(&self, passed: bool) {
+        if let Some(lamp) = self.current() {
+            if let Err(e) = lamp.react_to_verdict(passed) {
+                tracing::warn!("lamp could not react to the verdict: {e}");
+            }
+        }
+    }
+}
+
+/// The lamp service (`app.lamp()`): at most one connected lamp and the
+/// simulator the app hosts, when it does. Its notices go on the app's event
+/// stream and its buttons to the practice scene. Clones share all of it.
+#[derive(Clone)]
 pub struct LampLink {
-    lamp: Arc<Mutex<Option<Arc<Lamp>>>>,
+    connected: ConnectedLamp,
     #[cfg(unix)]
     simulator: Arc<Mutex<Option<Simulator>>>,
+    data_dir: PathBuf,
+    bus: EventBus,
+    practice: PracticeScene,
 }
 
 impl std::fmt::Debug for LampLink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("LampLink")
+        f.debug_struct("LampLink")
+            .field("connected", &self.connected.current().is_some())
+            .finish()
     }
 }
 
@@ -54,101 +97,91 @@ pub enum PanelPress {
     },
 }
 
-impl LampLink {
-    /// The connected lamp, if any.
-    pub(crate) fn current(&self) -> Option<Arc<Lamp>> {
-        self.lamp.lock().ok().and_then(|s| s.clone())
-    }
-
-    /// Acts out a recitation verdict on the lamp, if one is connected:
-    /// celebrate on a pass, encourage otherwise. A lamp problem never fails
-    /// the recitation; it is logged.
-    pub(crate) fn react_to_verdict(&self, passed: bool) {
-        if let Some(lamp) = self.current() {
-            if let Err(e) = lamp.react_to_verdict(passed) {
-                tracing::warn!("lamp could not react to the verdict: {e}");
-            }
-        }
-    }
-}
-
 fn poisoned() -> AppError {
     AppError::Poisoned("the lamp slot was poisoned")
 }
 
-impl Deskmate {
+impl LampLink {
+    pub(crate) fn new(
+        connected: ConnectedLamp,
+        data_dir: PathBuf,
+        bus: EventBus,
+        practice: PracticeScene,
+    ) -> Self {
+        Self {
+            connected,
+            #[cfg(unix)]
+            simulator: Arc::default(),
+            data_dir,
+            bus,
+            practice,
+        }
+    }
+
     /// Connects to the lamp at `port`, or the first one found by USB id,
     /// replacing any lamp connected before.
-    pub fn lamp_connect(&self, port: Option<PathBuf>) -> AppResult<LampState> {
+    pub fn connect(&self, port: Option<PathBuf>) -> AppResult<LampState> {
         let lamp = Arc::new(Lamp::open(LampConfig::new(PortSelector::from_option(
             port,
         )))?);
         let state = lamp.state();
-        self.lamp_attach(lamp, true)?;
+        self.attach(lamp, true)?;
         Ok(state)
     }
 
     /// Puts `lamp` in the slot and follows its events; a hosted simulator is
     /// unplugged when `replace_simulator` (another lamp takes its place).
-    fn lamp_attach(&self, lamp: Arc<Lamp>, replace_simulator: bool) -> AppResult<()> {
+    fn attach(&self, lamp: Arc<Lamp>, replace_simulator: bool) -> AppResult<()> {
         if replace_simulator {
             #[cfg(unix)]
-            self.lamp_link()
-                .simulator
-                .lock()
-                .map_err(|_| poisoned())?
-                .take();
+            self.simulator.lock().map_err(|_| poisoned())?.take();
         }
-        *self.lamp_link().lamp.lock().map_err(|_| poisoned())? = Some(lamp);
-        self.follow_lamp_events();
+        self.connected.set(Some(lamp))?;
+        self.follow_events();
         Ok(())
     }
 
     /// Starts following a lamp that may be plugged in later (at `port`, or
     /// the first found by USB id): the driver connects whenever it appears.
     /// The app calls this at start, so the lamp panel shows up by itself.
-    pub fn lamp_watch(&self, port: Option<PathBuf>) -> AppResult<()> {
+    pub fn watch(&self, port: Option<PathBuf>) -> AppResult<()> {
         let lamp = Arc::new(Lamp::watch(LampConfig::new(PortSelector::from_option(
             port,
         )))?);
-        self.lamp_attach(lamp, true)
+        self.attach(lamp, true)
     }
 
     /// Hosts the lamp simulator in this process (on a pseudo-terminal at
     /// `<data dir>/lamp-simulator`) and follows it as the lamp; returns the
     /// link's path. The panel's buttons are then pressed on it.
     #[cfg(unix)]
-    pub fn lamp_host_simulator(&self) -> AppResult<PathBuf> {
-        let link = self.config().data_dir.join("lamp-simulator");
-        if self.lamp_is_hosted_simulator() {
+    pub fn host_simulator(&self) -> AppResult<PathBuf> {
+        let link = self.data_dir.join("lamp-simulator");
+        if self.is_hosted_simulator() {
             return Ok(link);
         }
         let simulator = Simulator::start(SimulatorConfig::new(&link))?;
         let lamp = Arc::new(Lamp::watch(LampConfig::new(PortSelector::from_option(
             Some(link.clone()),
         )))?);
-        *self.lamp_link().simulator.lock().map_err(|_| poisoned())? = Some(simulator);
-        self.lamp_attach(lamp, false)?;
+        *self.simulator.lock().map_err(|_| poisoned())? = Some(simulator);
+        self.attach(lamp, false)?;
         Ok(link)
     }
 
     /// Hosting the simulator needs a Unix pseudo-terminal.
     #[cfg(not(unix))]
-    pub fn lamp_host_simulator(&self) -> AppResult<PathBuf> {
+    pub fn host_simulator(&self) -> AppResult<PathBuf> {
         Err(AppError::Lamp(deskmate_lamp::LampError::Simulator(
             "the lamp simulator needs a Unix pseudo-terminal (Linux or macOS)".into(),
         )))
     }
 
     /// Whether the lamp is the simulator this app hosts.
-    pub fn lamp_is_hosted_simulator(&self) -> bool {
+    pub fn is_hosted_simulator(&self) -> bool {
         #[cfg(unix)]
         {
-            self.lamp_link()
-                .simulator
-                .lock()
-                .map(|s| s.is_some())
-                .unwrap_or(false)
+            self.simulator.lock().map(|s| s.is_some()).unwrap_or(false)
         }
         #[cfg(not(unix))]
         {
@@ -159,73 +192,85 @@ impl Deskmate {
     /// A button on the virtual lamp panel. With a hosted simulator the press
     /// happens on it and returns as the lamp's event; otherwise the app gets
     /// the event directly, exactly as if the lamp had sent it.
-    pub fn lamp_panel_press(&self, event: DeviceEvent) -> AppResult<PanelPress> {
+    pub fn panel_press(&self, event: DeviceEvent) -> AppResult<PanelPress> {
         #[cfg(unix)]
         {
-            let slot = self.lamp_link().simulator.lock().map_err(|_| poisoned())?;
+            let slot = self.simulator.lock().map_err(|_| poisoned())?;
             if let Some(simulator) = slot.as_ref() {
                 simulator.raise(event)?;
                 return Ok(PanelPress::ThroughLamp);
             }
         }
-        let action = self.practice().lamp_event(&event);
+        let action = self.practice.lamp_event(&event);
         let notice = LampNotice::Event {
             event,
             at_unix_ms: deskmate_lamp::state::now_unix_ms(),
         };
         // The window is shown the same notice a lamp would send.
-        self.publish(AppEvent::Lamp(notice.clone()));
+        self.bus.publish(AppEvent::Lamp(notice.clone()));
         Ok(PanelPress::Direct { notice, action })
     }
 
     /// Forgets the connected lamp (its driver thread stops) and any hosted simulator.
-    pub fn lamp_disconnect(&self) {
-        if let Ok(mut slot) = self.lamp_link().lamp.lock() {
-            slot.take();
+    pub fn disconnect(&self) {
+        if let Err(e) = self.connected.set(None) {
+            tracing::warn!("cannot forget the lamp: {e}");
         }
         #[cfg(unix)]
-        if let Ok(mut sim) = self.lamp_link().simulator.lock() {
+        if let Ok(mut sim) = self.simulator.lock() {
             sim.take();
         }
     }
 
     /// The connected lamp, if any.
-    pub fn lamp(&self) -> Option<Arc<Lamp>> {
-        self.lamp_link().current()
+    pub fn current(&self) -> Option<Arc<Lamp>> {
+        self.connected.current()
     }
 
     /// What a lamp panel shows, when a lamp is connected.
-    pub fn lamp_state(&self) -> Option<LampState> {
-        self.lamp().map(|l| l.state())
+    pub fn state(&self) -> Option<LampState> {
+        self.current().map(|l| l.state())
+    }
+
+    /// Acts out a recitation verdict on the connected lamp, if any.
+    pub fn react_to_verdict(&self, passed: bool) {
+        self.connected.react_to_verdict(passed);
     }
 
     /// Notices (events, connection and state changes) of the connected lamp;
-    /// front ends get them as [`crate::events::AppEvent::Lamp`].
-    pub(crate) fn lamp_notices(&self) -> Option<flume::Receiver<LampNotice>> {
-        self.lamp().map(|l| l.subscribe())
+    /// front ends get them as [`AppEvent::Lamp`].
+    pub(crate) fn notices(&self) -> Option<flume::Receiver<LampNotice>> {
+        self.current().map(|l| l.subscribe())
     }
 
     /// Follows the connected lamp's notices on a thread of their own, which
     /// ends when the lamp is disconnected or replaced: each is published on
     /// the app's event stream, and the buttons drive the open practice.
-    fn follow_lamp_events(&self) {
-        let Some(notices) = self.lamp_notices() else {
+    fn follow_events(&self) {
+        let Some(notices) = self.notices() else {
             return;
         };
-        let app = self.clone();
+        let (bus, practice) = (self.bus.clone(), self.practice.clone());
         let spawned = std::thread::Builder::new()
             .name("lamp-buttons".into())
             .spawn(move || {
                 for notice in notices.iter() {
-                    app.publish(AppEvent::Lamp(notice.clone()));
+                    bus.publish(AppEvent::Lamp(notice.clone()));
                     if let LampNotice::Event { event, .. } = notice {
-                        app.practice().lamp_event(&event);
+                        practice.lamp_event(&event);
                     }
                 }
             });
         if let Err(e) = spawned {
             tracing::warn!("the lamp's buttons will not drive the app: {e}");
         }
+    }
+}
+
+impl Deskmate {
+    /// The desk lamp: connect, watch, host the simulator, the virtual panel.
+    pub fn lamp(&self) -> &LampLink {
+        &self.lamp
     }
 }
 
@@ -262,21 +307,13 @@ impl Tool for LampTool {
     }
 }
 
-impl Deskmate {
-    /// The companion's tools for a new run: the built-in ones, the study
-    /// tools, plus the lamp's while a lamp is connected.
-    pub(crate) fn chat_tools(&self) -> ToolSet {
-        let mut tools = ToolSet::builtin(SearchConfig::from_env());
-        self.add_study_tools(&mut tools);
-        if let Some(lamp) = self.lamp() {
-            for spec in lamp.available_tools() {
-                tools.add(Arc::new(LampTool {
-                    lamp: lamp.clone(),
-                    spec,
-                }));
-            }
-        }
-        tools
+/// Adds the lamp's tools (those its firmware offers) to the companion's.
+pub(crate) fn add_lamp_tools(lamp: &Arc<Lamp>, tools: &mut ToolSet) {
+    for spec in lamp.available_tools() {
+        tools.add(Arc::new(LampTool {
+            lamp: lamp.clone(),
+            spec,
+        }));
     }
 }
 
@@ -290,18 +327,18 @@ mod tests {
     fn connect_react_and_disconnect_through_the_app() {
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
-        assert!(app.lamp_state().is_none());
-        app.lamp_link().react_to_verdict(true); // no lamp: nothing happens, no error
+        assert!(app.lamp().state().is_none());
+        app.lamp().react_to_verdict(true); // no lamp: nothing happens, no error
 
         let link = dir.path().join("lamp0");
         let _sim = Simulator::start(SimulatorConfig::new(&link)).unwrap();
-        let state = app.lamp_connect(Some(link)).unwrap();
+        let state = app.lamp().connect(Some(link)).unwrap();
         assert_eq!(state.connection, deskmate_lamp::ConnectionState::Connected);
-        app.lamp_link().react_to_verdict(true);
-        let s = app.lamp_state().unwrap();
+        app.lamp().react_to_verdict(true);
+        let s = app.lamp().state().unwrap();
         assert_eq!(s.expression, deskmate_lamp::Expression::Happy);
-        app.lamp_disconnect();
-        assert!(app.lamp_state().is_none());
+        app.lamp().disconnect();
+        assert!(app.lamp().state().is_none());
     }
 
     #[test]
@@ -309,14 +346,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
         let link = dir.path().join("lamp0");
-        app.lamp_watch(Some(link.clone())).unwrap();
+        app.lamp().watch(Some(link.clone())).unwrap();
         assert_eq!(
-            app.lamp_state().unwrap().connection,
+            app.lamp().state().unwrap().connection,
             deskmate_lamp::ConnectionState::Disconnected
         );
         let _sim = Simulator::start(SimulatorConfig::new(&link)).unwrap();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while app.lamp_state().unwrap().connection != deskmate_lamp::ConnectionState::Connected {
+        while app.lamp().state().unwrap().connection != deskmate_lamp::ConnectionState::Connected {
             assert!(
                 std::time::Instant::now() < deadline,
                 "the watched lamp never connected"
@@ -330,7 +367,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
         let lamp_tools = |app: &Deskmate| {
-            app.chat_tools()
+            app.chat()
+                .tools()
                 .names()
                 .into_iter()
                 .filter(|n| n.starts_with("lamp_"))
@@ -339,7 +377,7 @@ mod tests {
         assert_eq!(lamp_tools(&app), 0);
         let link = dir.path().join("lamp0");
         let sim = Simulator::start(SimulatorConfig::new(&link)).unwrap();
-        app.lamp_connect(Some(link)).unwrap();
+        app.lamp().connect(Some(link)).unwrap();
         assert_eq!(lamp_tools(&app), 4);
         drop(sim); // unplugged
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
@@ -359,11 +397,11 @@ mod tests {
         let link = dir.path().join("lamp0");
         let _sim = Simulator::start(SimulatorConfig::new(&link)).unwrap();
         let app2 = app.clone();
-        tokio::task::spawn_blocking(move || app2.lamp_connect(Some(link)))
+        tokio::task::spawn_blocking(move || app2.lamp().connect(Some(link)))
             .await
             .unwrap()
             .unwrap();
-        let tools = app.chat_tools();
+        let tools = app.chat().tools();
         let tool = tools.get("lamp_expression").unwrap();
         let ctx = ToolContext {
             sandbox: Arc::new(deskmate_agent::Sandbox::open(dir.path()).unwrap()),
@@ -376,7 +414,7 @@ mod tests {
             .await;
         assert!(!out.is_error, "{}", out.content);
         assert_eq!(
-            app.lamp_state().unwrap().expression,
+            app.lamp().state().unwrap().expression,
             deskmate_lamp::Expression::Surprised
         );
         let bad = tool
@@ -387,7 +425,7 @@ mod tests {
 
     fn wait_connected(app: &Deskmate) {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while app.lamp_state().map(|s| s.connection)
+        while app.lamp().state().map(|s| s.connection)
             != Some(deskmate_lamp::ConnectionState::Connected)
         {
             assert!(
@@ -431,16 +469,16 @@ mod tests {
     fn panel_presses_go_through_the_hosted_simulator_and_come_back_as_the_lamp_s_events() {
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
-        assert!(!app.lamp_is_hosted_simulator());
-        let link = app.lamp_host_simulator().unwrap();
-        assert!(app.lamp_is_hosted_simulator());
+        assert!(!app.lamp().is_hosted_simulator());
+        let link = app.lamp().host_simulator().unwrap();
+        assert!(app.lamp().is_hosted_simulator());
         assert_eq!(
-            app.lamp_host_simulator().unwrap(),
+            app.lamp().host_simulator().unwrap(),
             link,
             "hosting twice keeps the one simulator"
         );
         wait_connected(&app);
-        let notices = app.lamp_notices().unwrap();
+        let notices = app.lamp().notices().unwrap();
         let events = app.events();
         for event in [
             DeviceEvent::Touch,
@@ -448,7 +486,7 @@ mod tests {
             DeviceEvent::Button(deskmate_lamp::Button::Stop),
         ] {
             assert_eq!(
-                app.lamp_panel_press(event).unwrap(),
+                app.lamp().panel_press(event).unwrap(),
                 PanelPress::ThroughLamp
             );
             assert_eq!(
@@ -458,7 +496,7 @@ mod tests {
             );
         }
         assert!(
-            app.lamp().unwrap().stats().events >= 3,
+            app.lamp().current().unwrap().stats().events >= 3,
             "the driver counted the simulator's events"
         );
         // Every notice also went out on the app's event stream.
@@ -481,9 +519,9 @@ mod tests {
             ]
         );
         // Another lamp takes the simulator's place: presses are then the app's own.
-        app.lamp_disconnect();
-        assert!(!app.lamp_is_hosted_simulator());
-        match app.lamp_panel_press(DeviceEvent::Touch).unwrap() {
+        app.lamp().disconnect();
+        assert!(!app.lamp().is_hosted_simulator());
+        match app.lamp().panel_press(DeviceEvent::Touch).unwrap() {
             PanelPress::Direct {
                 notice: LampNotice::Event { event, .. },
                 action,
@@ -511,7 +549,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
         let tasks = tasks(&app);
-        app.lamp_host_simulator().unwrap();
+        app.lamp().host_simulator().unwrap();
         wait_connected(&app);
         let child = app
             .store()
@@ -553,7 +591,7 @@ mod tests {
             Some(voice.id.as_str())
         );
         assert_eq!(
-            app.lamp_panel_press(start).unwrap(),
+            app.lamp().panel_press(start).unwrap(),
             PanelPress::ThroughLamp
         );
         let told = tasks
@@ -596,10 +634,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
         let err = app
-            .lamp_connect(Some(dir.path().join("no-such-tty")))
+            .lamp()
+            .connect(Some(dir.path().join("no-such-tty")))
             .unwrap_err()
             .to_string();
         assert!(err.contains("lamp"), "{err}");
-        assert!(app.lamp_state().is_none());
+        assert!(app.lamp().state().is_none());
     }
 }

@@ -41,7 +41,7 @@ pub struct Deskmate {
     practice: deskmate_orchestrator::PracticeScene,
     lamp: lamp::LampLink,
     voice_out: voice_out::FeedbackVoice,
-    chat_runs: chat::ChatRuns,
+    chat: chat::Chat,
     bus: events::EventBus,
 }
 
@@ -51,16 +51,25 @@ impl Deskmate {
     pub fn open(config: Config) -> AppResult<Self> {
         config::ensure_writable(&config.data_dir)?;
         let store = Store::open(&config.database_path())?;
-        let lamp = lamp::LampLink::default();
-        let voice_out = voice_out::FeedbackVoice::default();
+        let connected = lamp::ConnectedLamp::default();
         let bus = events::EventBus::default();
+        let voice_out =
+            voice_out::FeedbackVoice::new(store.clone(), config.data_dir.clone(), bus.clone());
+        let practice = practice::scene(&config, &store, &connected, &voice_out, &bus);
+        let chat = chat::Chat::new(store.clone(), config.clone(), connected.clone());
+        let lamp = lamp::LampLink::new(
+            connected,
+            config.data_dir.clone(),
+            bus.clone(),
+            practice.clone(),
+        );
         let app = Self {
-            practice: practice::scene(&config, &store, &lamp, &voice_out, &bus),
+            practice,
             config,
             store,
             lamp,
             voice_out,
-            chat_runs: chat::ChatRuns::default(),
+            chat,
             bus,
         };
         library::sync_builtin(&app.store)?;
@@ -73,18 +82,6 @@ impl Deskmate {
 
     pub fn store(&self) -> &Store {
         &self.store
-    }
-
-    fn lamp_link(&self) -> &lamp::LampLink {
-        &self.lamp
-    }
-
-    fn feedback_voice(&self) -> &voice_out::FeedbackVoice {
-        &self.voice_out
-    }
-
-    fn chat_runs(&self) -> &chat::ChatRuns {
-        &self.chat_runs
     }
 
     fn bus(&self) -> &events::EventBus {

@@ -18,14 +18,14 @@ pub use deskmate_orchestrator::scene::{
 };
 
 use crate::events::{AppEvent, EventBus};
-use crate::lamp::LampLink;
+use crate::lamp::ConnectedLamp;
 use crate::voice_out::FeedbackVoice;
 use crate::{Config, Deskmate};
 
 /// The app's side of the practice scene.
 struct AppStage {
     store: Store,
-    lamp: LampLink,
+    lamp: ConnectedLamp,
     voice: FeedbackVoice,
     bus: EventBus,
 }
@@ -60,7 +60,7 @@ impl Stage for AppStage {
 pub(crate) fn scene(
     config: &Config,
     store: &Store,
-    lamp: &LampLink,
+    lamp: &ConnectedLamp,
     voice: &FeedbackVoice,
     bus: &EventBus,
 ) -> PracticeScene {

@@ -53,6 +53,52 @@ fn llm_tips(store: &Store) -> Option<crate::tips::LlmTips> {
     }
 }
 
+/// A profile by id, or by its name (case-insensitive).
+pub(crate) fn find_profile(store: &Store, key: &str) -> Result<Profile, ReciteError> {
+    match store.profiles().get(key) {
+        Ok(p) => Ok(p),
+        Err(StoreError::NotFound(_)) => {
+            let wanted = key.trim().to_lowercase();
+            store
+                .profiles()
+                .list()?
+                .into_iter()
+                .find(|p| p.name.to_lowercase() == wanted)
+                .ok_or_else(|| ReciteError::Store(StoreError::NotFound(format!("profile {key:?}"))))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A material by id, by built-in slug (`zh/jing-ye-si`), or by its exact
+/// title when that is unique.
+pub(crate) fn find_material(store: &Store, key: &str) -> Result<Material, ReciteError> {
+    match store.materials().get(key) {
+        Ok(m) => return Ok(m),
+        Err(StoreError::NotFound(_)) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let all = store.materials().list(&MaterialFilter::default())?;
+    if let Some(m) = all.iter().find(|m| m.slug.as_deref() == Some(key)) {
+        return Ok(m.clone());
+    }
+    let titled: Vec<&Material> = all.iter().filter(|m| m.title == key.trim()).collect();
+    match titled.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => Err(ReciteError::Store(StoreError::NotFound(format!(
+            "material {key:?}"
+        )))),
+        many => Err(ReciteError::Invalid(format!(
+            "{} materials are titled {key:?}; use the id ({})",
+            many.len(),
+            many.iter()
+                .map(|m| m.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
 impl Deskmate {
     /// Records one attempt. Memory tips for repeated errors come from the
     /// configured LLM when there is one, else from the offline templates.
@@ -129,23 +175,9 @@ impl Deskmate {
         )?)
     }
 
-    /// A profile by id, or by its name (case-insensitive).
+    /// A profile by id, or by name (any case).
     pub fn find_profile(&self, key: &str) -> Result<Profile, ReciteError> {
-        match self.store().profiles().get(key) {
-            Ok(p) => Ok(p),
-            Err(StoreError::NotFound(_)) => {
-                let wanted = key.trim().to_lowercase();
-                self.store()
-                    .profiles()
-                    .list()?
-                    .into_iter()
-                    .find(|p| p.name.to_lowercase() == wanted)
-                    .ok_or_else(|| {
-                        ReciteError::Store(StoreError::NotFound(format!("profile {key:?}")))
-                    })
-            }
-            Err(e) => Err(e.into()),
-        }
+        find_profile(self.store(), key)
     }
 
     /// Adds a parent's own material to the library, once it is known to be
@@ -164,33 +196,9 @@ impl Deskmate {
         Ok(self.store().materials().add_custom(material, created_by)?)
     }
 
-    /// A material by id, by built-in slug (`zh/jing-ye-si`), or by its exact
-    /// title when that is unique.
+    /// A material by id, slug or exact title.
     pub fn find_material(&self, key: &str) -> Result<Material, ReciteError> {
-        match self.store().materials().get(key) {
-            Ok(m) => return Ok(m),
-            Err(StoreError::NotFound(_)) => {}
-            Err(e) => return Err(e.into()),
-        }
-        let all = self.store().materials().list(&MaterialFilter::default())?;
-        if let Some(m) = all.iter().find(|m| m.slug.as_deref() == Some(key)) {
-            return Ok(m.clone());
-        }
-        let titled: Vec<&Material> = all.iter().filter(|m| m.title == key.trim()).collect();
-        match titled.as_slice() {
-            [one] => Ok((*one).clone()),
-            [] => Err(ReciteError::Store(StoreError::NotFound(format!(
-                "material {key:?}"
-            )))),
-            many => Err(ReciteError::Invalid(format!(
-                "{} materials are titled {key:?}; use the id ({})",
-                many.len(),
-                many.iter()
-                    .map(|m| m.id.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))),
-        }
+        find_material(self.store(), key)
     }
 }
 

@@ -45,22 +45,6 @@ impl Deskmate {
     }
 }
 
-impl Deskmate {
-    /// Whether the companion may hand work to subagents (`true` unless a
-    /// parent turned it off).
-    pub fn subagents(&self) -> AppResult<bool> {
-        Ok(self
-            .store()
-            .settings()
-            .get::<bool>(None, CHAT_SUBAGENTS)?
-            .unwrap_or(true))
-    }
-
-    pub fn set_subagents(&self, on: bool) -> AppResult<()> {
-        Ok(self.store().settings().set(None, CHAT_SUBAGENTS, &on)?)
-    }
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {

@@ -12,13 +12,13 @@ use deskmate_agent::skills::{read_dir, SkillFile, SkillSource};
 use deskmate_agent::team::Team;
 use deskmate_agent::SkillLibrary;
 
-use crate::Deskmate;
+use crate::chat::Chat;
 
 mod bundled {
     include!(concat!(env!("OUT_DIR"), "/bundled.rs"));
 }
 
-impl Deskmate {
+impl Chat {
     /// Where a parent keeps their own skills.
     pub fn parent_skills_dir(&self) -> PathBuf {
         self.config().data_dir.join("skills")
@@ -52,14 +52,14 @@ impl Deskmate {
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
-    use super::*;
     use crate::Config;
+    use crate::Deskmate;
 
     #[test]
     fn the_bundled_team_is_well_formed() {
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
-        let team = app.team();
+        let team = app.chat().team();
         assert!(team.problems().is_empty(), "{:?}", team.problems());
         assert!(team.lead.is_some(), "agents/AGENTS.md is the lead's");
         for name in [
@@ -85,7 +85,8 @@ mod tests {
         }
         // Every tool the files name exists (the lamp's while one is connected).
         let mut known: Vec<String> = app
-            .chat_tools()
+            .chat()
+            .tools()
             .names()
             .iter()
             .map(|n| n.to_string())
@@ -115,7 +116,7 @@ mod tests {
     fn the_bundled_skills_are_all_well_formed_and_a_parent_s_replace_them() {
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
-        let bundled = app.skills();
+        let bundled = app.chat().skills();
         assert!(bundled.problems().is_empty(), "{:?}", bundled.problems());
         assert!(
             bundled.skills().count() >= 11,
@@ -123,17 +124,17 @@ mod tests {
             bundled.skills().count()
         );
         let name = bundled.skills().next().unwrap().name.clone();
-        let mine = app.parent_skills_dir().join(&name);
+        let mine = app.chat().parent_skills_dir().join(&name);
         std::fs::create_dir_all(&mine).unwrap();
         std::fs::write(
             mine.join("SKILL.md"),
             format!("---\nname: {name}\ndescription: 我们家自己的方法\n---\n先读三遍。\n"),
         )
         .unwrap();
-        let broken = app.parent_skills_dir().join("broken");
+        let broken = app.chat().parent_skills_dir().join("broken");
         std::fs::create_dir_all(&broken).unwrap();
         std::fs::write(broken.join("SKILL.md"), "no frontmatter").unwrap();
-        let lib = app.skills();
+        let lib = app.chat().skills();
         assert_eq!(lib.get(&name).unwrap().description, "我们家自己的方法");
         assert_eq!(lib.skills().count(), bundled.skills().count());
         assert_eq!(lib.problems().len(), 1);

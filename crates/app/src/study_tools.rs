@@ -18,7 +18,7 @@ use deskmate_store::{MaterialFilter, ProfileKind};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::Deskmate;
+use deskmate_store::Store;
 
 /// Most rows a tool returns.
 const MAX_ROWS: usize = 50;
@@ -34,7 +34,7 @@ enum Kind {
 }
 
 struct StudyTool {
-    app: Deskmate,
+    store: Store,
     kind: Kind,
 }
 
@@ -109,14 +109,14 @@ impl Tool for StudyTool {
     }
 
     fn call(&self, ctx: ToolContext, args: Value) -> ToolFuture {
-        let (app, kind) = (self.app.clone(), self.kind);
+        let (store, kind) = (self.store.clone(), self.kind);
         Box::pin(async move {
             let args: Args = match serde_json::from_value(args) {
                 Ok(a) => a,
                 Err(e) => return ToolOutput::error(format!("invalid arguments: {e}")),
             };
             let thread_id = ctx.thread_id.clone();
-            let work = tokio::task::spawn_blocking(move || run(&app, kind, &thread_id, args));
+            let work = tokio::task::spawn_blocking(move || run(&store, kind, &thread_id, args));
             match work.await {
                 Ok(Ok(value)) => ToolOutput::ok(value.to_string()),
                 Ok(Err(message)) => ToolOutput::error(message),
@@ -127,17 +127,16 @@ impl Tool for StudyTool {
 }
 
 /// The child whose data a call reads (see the module docs).
-fn whose(app: &Deskmate, thread_id: &str, asked: Option<&str>) -> Result<String, String> {
+fn whose(store: &Store, thread_id: &str, asked: Option<&str>) -> Result<String, String> {
     let thread =
-        deskmate_agent::persist::get_thread(app.store(), thread_id).map_err(|e| e.to_string())?;
+        deskmate_agent::persist::get_thread(store, thread_id).map_err(|e| e.to_string())?;
     if let Some(pid) = &thread.profile_id {
-        let profile = app.store().profiles().get(pid).map_err(|e| e.to_string())?;
+        let profile = store.profiles().get(pid).map_err(|e| e.to_string())?;
         if profile.kind == ProfileKind::Child {
             return Ok(profile.id);
         }
     }
-    let children: Vec<_> = app
-        .store()
+    let children: Vec<_> = store
         .profiles()
         .list()
         .map_err(|e| e.to_string())?
@@ -146,7 +145,7 @@ fn whose(app: &Deskmate, thread_id: &str, asked: Option<&str>) -> Result<String,
         .collect();
     match asked.map(str::trim).filter(|a| !a.is_empty()) {
         Some(key) => {
-            let p = app.find_profile(key).map_err(|e| e.to_string())?;
+            let p = crate::recite::find_profile(store, key).map_err(|e| e.to_string())?;
             if p.kind != ProfileKind::Child {
                 return Err(format!("{} is a parent; name a child", p.name));
             }
@@ -167,8 +166,8 @@ fn whose(app: &Deskmate, thread_id: &str, asked: Option<&str>) -> Result<String,
 }
 
 /// A material's title, for rows that name it (empty if it was deleted).
-fn title(app: &Deskmate, id: &str) -> String {
-    app.store()
+fn title(store: &Store, id: &str) -> String {
+    store
         .materials()
         .get(id)
         .map(|m| m.title)
@@ -179,17 +178,20 @@ fn limit(args: &Args) -> usize {
     args.limit.unwrap_or(10).clamp(1, MAX_ROWS)
 }
 
-fn run(app: &Deskmate, kind: Kind, thread_id: &str, args: Args) -> Result<Value, String> {
+fn run(store: &Store, kind: Kind, thread_id: &str, args: Args) -> Result<Value, String> {
     let material_id = |key: &Option<String>| -> Result<Option<String>, String> {
         match key.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
-            Some(k) => Ok(Some(app.find_material(k).map_err(|e| e.to_string())?.id)),
+            Some(k) => Ok(Some(
+                crate::recite::find_material(store, k)
+                    .map_err(|e| e.to_string())?
+                    .id,
+            )),
             None => Ok(None),
         }
     };
     match kind {
         Kind::FindMaterials => {
-            let list = app
-                .store()
+            let list = store
                 .materials()
                 .list(&MaterialFilter {
                     lang: args.lang.clone(),
@@ -205,13 +207,13 @@ fn run(app: &Deskmate, kind: Kind, thread_id: &str, args: Args) -> Result<Value,
             ))
         }
         Kind::RecentAttempts => {
-            let child = whose(app, thread_id, args.child.as_deref())?;
+            let child = whose(store, thread_id, args.child.as_deref())?;
             let filter = HistoryFilter {
                 material_id: material_id(&args.material)?,
                 limit: limit(&args),
                 ..Default::default()
             };
-            let rows = history::list(app.store(), &child, &filter).map_err(|e| e.to_string())?;
+            let rows = history::list(store, &child, &filter).map_err(|e| e.to_string())?;
             Ok(Value::Array(
                 rows.into_iter()
                     .map(|a| {
@@ -221,26 +223,25 @@ fn run(app: &Deskmate, kind: Kind, thread_id: &str, args: Args) -> Result<Value,
                             .filter(|e| !e.uncertain)
                             .map(|e| json!({"line": e.line, "type": e.error_type.as_str(), "expected": e.expected, "said": e.actual}))
                             .collect();
-                        json!({"material": title(app, &a.material_id), "accuracy": a.accuracy, "passed": a.passed, "mode": a.mode, "errors": errors, "at": a.created_at})
+                        json!({"material": title(store, &a.material_id), "accuracy": a.accuracy, "passed": a.passed, "mode": a.mode, "errors": errors, "at": a.created_at})
                     })
                     .collect(),
             ))
         }
         Kind::ErrorPatterns => {
-            let child = whose(app, thread_id, args.child.as_deref())?;
+            let child = whose(store, thread_id, args.child.as_deref())?;
             let material = material_id(&args.material)?;
-            let rows = patterns::list(app.store(), &child, material.as_deref(), limit(&args))
+            let rows = patterns::list(store, &child, material.as_deref(), limit(&args))
                 .map_err(|e| e.to_string())?;
             Ok(Value::Array(
                 rows.into_iter()
-                    .map(|p| json!({"material": title(app, &p.material_id), "line": p.line, "type": p.error_type, "expected": p.expected, "said": p.actual, "times": p.occurrence_count, "last_seen": p.last_seen_at}))
+                    .map(|p| json!({"material": title(store, &p.material_id), "line": p.line, "type": p.error_type, "expected": p.expected, "said": p.actual, "times": p.occurrence_count, "last_seen": p.last_seen_at}))
                     .collect(),
             ))
         }
         Kind::DueReviews => {
-            let child = whose(app, thread_id, args.child.as_deref())?;
-            let due = app
-                .reviews_due(&child, Utc::now())
+            let child = whose(store, thread_id, args.child.as_deref())?;
+            let due = deskmate_recite::schedule::due(store, &child, Utc::now())
                 .map_err(|e| e.to_string())?;
             Ok(Value::Array(
                 due.into_iter()
@@ -250,7 +251,7 @@ fn run(app: &Deskmate, kind: Kind, thread_id: &str, args: Args) -> Result<Value,
         }
         Kind::ReciteCheck => {
             let key = args.material.clone().unwrap_or_default();
-            let material = app.find_material(&key).map_err(|e| e.to_string())?;
+            let material = crate::recite::find_material(store, &key).map_err(|e| e.to_string())?;
             let mode = match args.mode.as_deref().unwrap_or("text") {
                 "voice" => Mode::Voice,
                 "text" => Mode::Text,
@@ -276,21 +277,19 @@ fn run(app: &Deskmate, kind: Kind, thread_id: &str, args: Args) -> Result<Value,
     }
 }
 
-impl Deskmate {
-    /// Adds the study tools to `tools`.
-    pub(crate) fn add_study_tools(&self, tools: &mut ToolSet) {
-        for kind in [
-            Kind::FindMaterials,
-            Kind::RecentAttempts,
-            Kind::ErrorPatterns,
-            Kind::DueReviews,
-            Kind::ReciteCheck,
-        ] {
-            tools.add(Arc::new(StudyTool {
-                app: self.clone(),
-                kind,
-            }));
-        }
+/// Adds the study tools, reading `store`, to `tools`.
+pub(crate) fn add_study_tools(store: &Store, tools: &mut ToolSet) {
+    for kind in [
+        Kind::FindMaterials,
+        Kind::RecentAttempts,
+        Kind::ErrorPatterns,
+        Kind::DueReviews,
+        Kind::ReciteCheck,
+    ] {
+        tools.add(Arc::new(StudyTool {
+            store: store.clone(),
+            kind,
+        }));
     }
 }
 
@@ -300,6 +299,7 @@ mod tests {
     use super::*;
     use crate::recite::NewAttempt;
     use crate::Config;
+    use crate::Deskmate;
     use deskmate_agent::tools::ToolContext;
     use deskmate_agent::Sandbox;
     use deskmate_store::NewProfile;
@@ -308,7 +308,7 @@ mod tests {
 
     async fn call(app: &Deskmate, thread: &str, name: &str, args: Value) -> ToolOutput {
         let mut tools = ToolSet::default();
-        app.add_study_tools(&mut tools);
+        add_study_tools(app.store(), &mut tools);
         let dir = tempfile::tempdir().unwrap();
         let ctx = ToolContext {
             sandbox: Arc::new(Sandbox::open(dir.path()).unwrap()),

@@ -136,7 +136,8 @@ mod tests {
         let server = ScriptedServer::start(vec![openai::text(TIP)]).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
-        app.save_llm_settings("openai:tip-model", Some(&server.base_url()))
+        app.chat()
+            .save_llm_settings("openai:tip-model", Some(&server.base_url()))
             .unwrap();
         let child = app
             .store()
@@ -221,7 +222,8 @@ mod tests {
         let server = ScriptedServer::start(vec![openai::text("I cannot help with that.")]).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
-        app.save_llm_settings("openai:tip-model", Some(&server.base_url()))
+        app.chat()
+            .save_llm_settings("openai:tip-model", Some(&server.base_url()))
             .unwrap();
         let child = app
             .store()

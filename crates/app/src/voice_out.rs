@@ -16,15 +16,17 @@
 //! blocks a caller. A missing speaker or synthesizer is logged and reported
 //! as [`VoiceNotice::Unavailable`]; the practice goes on, the feedback stays
 //! on screen. Speaking is off until a front end turns it on
-//! ([`Deskmate::spoken_feedback_enable`]): the window speaks, the CLI and
+//! ([`FeedbackVoice::enable`]): the window speaks, the CLI and
 //! unit tests stay quiet.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use deskmate_speech::audio::playback::{PlaybackEvent, PlaybackQueue, VoiceClip};
 use deskmate_speech::tts::{CachedSynthesizer, EspeakNg, OpenAiSpeech, Synthesizer, TtsError};
+use deskmate_store::Store;
 use serde::{Deserialize, Serialize};
 
 use crate::events::{AppEvent, EventBus};
@@ -133,11 +135,16 @@ enum Order {
     Clear,
 }
 
-/// The spoken-feedback worker, started on [`Deskmate::spoken_feedback_enable`].
-#[derive(Clone, Default)]
+/// The spoken-feedback service (`app.feedback_voice()`): the voice as a
+/// parent set it (settings, keyring), and the worker that says what it is
+/// told, started by [`FeedbackVoice::enable`]. Clones share the worker.
+#[derive(Clone)]
 pub struct FeedbackVoice {
     enabled: Arc<AtomicBool>,
     orders: Arc<Mutex<Option<flume::Sender<Order>>>>,
+    store: Store,
+    data_dir: PathBuf,
+    bus: EventBus,
 }
 
 impl std::fmt::Debug for FeedbackVoice {
@@ -173,6 +180,16 @@ pub fn spoken_phrases(lang: &str, feedback: &FeedbackView) -> Vec<String> {
 }
 
 impl FeedbackVoice {
+    pub(crate) fn new(store: Store, data_dir: PathBuf, bus: EventBus) -> Self {
+        Self {
+            enabled: Arc::default(),
+            orders: Arc::default(),
+            store,
+            data_dir,
+            bus,
+        }
+    }
+
     /// Says a verdict's feedback (and memory tip) in the material's
     /// language (`zh`, `en`), after whatever is already queued. Never fails
     /// the practice.
@@ -186,12 +203,12 @@ impl FeedbackVoice {
     }
 
     /// The child started speaking: the voice stops now and nothing queued plays.
-    pub(crate) fn interrupt(&self) {
+    pub fn interrupt(&self) {
         self.send(Order::Interrupt);
     }
 
     /// The scene changed: everything queued is dropped.
-    pub(crate) fn clear(&self) {
+    pub fn clear(&self) {
         self.send(Order::Clear);
     }
 
@@ -318,10 +335,10 @@ impl Worker {
     }
 }
 
-impl Deskmate {
+impl FeedbackVoice {
     /// The cloud voice feedback is spoken with, if a parent set one.
     pub fn cloud_voice(&self) -> AppResult<Option<CloudVoice>> {
-        Ok(self.store().settings().get(None, CLOUD_VOICE_KEY)?)
+        Ok(self.store.settings().get(None, CLOUD_VOICE_KEY)?)
     }
 
     /// Sets (after checking it) or clears the cloud voice; spoken feedback
@@ -351,20 +368,19 @@ impl Deskmate {
                         .filter(|p| !p.is_empty())
                         .map(String::from),
                 };
-                self.store().settings().set(None, CLOUD_VOICE_KEY, &clean)?;
+                self.store.settings().set(None, CLOUD_VOICE_KEY, &clean)?;
             }
-            None => self.store().settings().remove(None, CLOUD_VOICE_KEY)?,
+            None => self.store.settings().remove(None, CLOUD_VOICE_KEY)?,
         }
-        if self.feedback_voice().enabled.load(Ordering::SeqCst) {
-            self.feedback_voice()
-                .send(Order::Use(Box::new(self.voices()?)));
+        if self.enabled.load(Ordering::SeqCst) {
+            self.send(Order::Use(Box::new(self.voices()?)));
         }
         Ok(())
     }
 
     /// The voices as configured now, caching clips in `<data dir>/voice-cache`.
     pub fn voices(&self) -> AppResult<Voices> {
-        let cache = self.config().data_dir.join("voice-cache");
+        let cache = self.data_dir.join("voice-cache");
         let cloud = self.cloud_voice()?.map(|c| {
             let api_key = c
                 .key_provider
@@ -388,7 +404,7 @@ impl Deskmate {
     /// Says a short test phrase in `lang` with the voice as configured (and
     /// plays it when spoken feedback is on): which voice spoke, and why the
     /// cloud one did not if it failed.
-    pub fn voice_test(&self, lang: &str) -> AppResult<VoiceTest> {
+    pub fn test(&self, lang: &str) -> AppResult<VoiceTest> {
         let text = if lang == "en" {
             "Hello! This is how I will read your feedback."
         } else {
@@ -406,10 +422,10 @@ impl Deskmate {
     }
 
     /// Turns spoken feedback on (the window does at start): starts the
-    /// worker that synthesizes (see [`Deskmate::voices`]) and plays.
+    /// worker that synthesizes (see [`FeedbackVoice::voices`]) and plays.
     /// Calling it again does nothing.
-    pub fn spoken_feedback_enable(&self) -> AppResult<()> {
-        let slot = self.feedback_voice();
+    pub fn enable(&self) -> AppResult<()> {
+        let slot = self;
         let mut orders = slot
             .orders
             .lock()
@@ -419,7 +435,7 @@ impl Deskmate {
         }
         // Read only when the worker starts (settings and keyring).
         let voices = self.voices()?;
-        let bus = self.bus().clone();
+        let bus = self.bus.clone();
         let (tx, rx) = flume::unbounded();
         std::thread::Builder::new()
             .name("spoken-feedback".into())
@@ -446,20 +462,17 @@ impl Deskmate {
     /// Queues a ready-made clip (a recorded reading, a chime) after whatever
     /// is queued; `text` names it in the notices.
     pub fn speak_clip(&self, text: &str, clip: VoiceClip) {
-        self.feedback_voice().send(Order::Clip {
+        self.send(Order::Clip {
             text: text.to_string(),
             clip,
         });
     }
+}
 
-    /// The child started speaking: the voice stops now and nothing queued plays.
-    pub fn voice_interrupt(&self) {
-        self.feedback_voice().interrupt();
-    }
-
-    /// The scene changed: everything queued is dropped.
-    pub fn voice_clear(&self) {
-        self.feedback_voice().clear();
+impl Deskmate {
+    /// Spoken feedback: the voice, its settings, the queue.
+    pub fn feedback_voice(&self) -> &FeedbackVoice {
+        &self.voice_out
     }
 }
 
@@ -498,14 +511,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(crate::Config::in_dir(dir.path())).unwrap();
         let events = app.events();
-        app.speak_clip(
+        app.feedback_voice().speak_clip(
             "tone",
             VoiceClip {
                 samples: vec![0.0; 160],
                 sample_rate: 16_000,
             },
         );
-        app.voice_interrupt();
+        app.feedback_voice().interrupt();
         assert!(events.recv_timeout(Duration::from_millis(300)).is_err());
         assert!(!dir.path().join("voice-cache").exists());
     }

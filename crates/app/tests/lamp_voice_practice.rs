@@ -74,11 +74,11 @@ fn the_lamp_s_buttons_record_a_spoken_attempt_with_partials_and_spoken_feedback(
             };
         }
     });
-    app.spoken_feedback_enable().unwrap();
+    app.feedback_voice().enable().unwrap();
 
-    app.lamp_host_simulator().unwrap();
+    app.lamp().host_simulator().unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
-    while app.lamp_state().map(|s| s.connection) != Some(ConnectionState::Connected) {
+    while app.lamp().state().map(|s| s.connection) != Some(ConnectionState::Connected) {
         assert!(
             Instant::now() < deadline,
             "the hosted simulator never connected"
@@ -94,7 +94,8 @@ fn the_lamp_s_buttons_record_a_spoken_attempt_with_partials_and_spoken_feedback(
 
     // *Start* on the panel: pressed on the simulator, back through the driver.
     assert_eq!(
-        app.lamp_panel_press(DeviceEvent::Button(Button::Start))
+        app.lamp()
+            .panel_press(DeviceEvent::Button(Button::Start))
             .unwrap(),
         PanelPress::ThroughLamp
     );
@@ -126,7 +127,8 @@ fn the_lamp_s_buttons_record_a_spoken_attempt_with_partials_and_spoken_feedback(
 
     // *Stop* on the panel ends the recording; the check runs under the same task id.
     assert_eq!(
-        app.lamp_panel_press(DeviceEvent::Button(Button::Stop))
+        app.lamp()
+            .panel_press(DeviceEvent::Button(Button::Stop))
             .unwrap(),
         PanelPress::ThroughLamp
     );

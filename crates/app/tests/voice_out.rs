@@ -86,7 +86,7 @@ fn feedback_is_spoken_in_order_stops_for_the_child_and_is_dropped_on_leaving() {
     std::env::set_var("ALSA_CONFIG_PATH", &conf);
 
     let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
-    app.spoken_feedback_enable().unwrap();
+    app.feedback_voice().enable().unwrap();
     let (tasks, notices) = streams(&app);
     let child = app
         .store()
@@ -155,8 +155,8 @@ fn feedback_is_spoken_in_order_stops_for_the_child_and_is_dropped_on_leaving() {
 
     // A long voice and one after it; the child presses record during the first.
     app.practice().retry(&p.id).unwrap();
-    app.speak_clip("long", tone(600.0));
-    app.speak_clip("after", tone(0.5));
+    app.feedback_voice().speak_clip("long", tone(600.0));
+    app.feedback_voice().speak_clip("after", tone(0.5));
     let seen = notices_until(&notices, |n| {
         n.iter().any(|n| {
             matches!(
@@ -185,7 +185,7 @@ fn feedback_is_spoken_in_order_stops_for_the_child_and_is_dropped_on_leaving() {
     assert!(has(&seen, PlaybackEvent::Dropped { id: after }), "{seen:?}");
 
     // Leaving the practice (a scene change) drops what is still being said.
-    app.speak_clip("long again", tone(600.0));
+    app.feedback_voice().speak_clip("long again", tone(600.0));
     let seen = notices_until(&notices, |n| {
         n.iter().any(|n| {
             matches!(

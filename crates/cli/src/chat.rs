@@ -65,7 +65,7 @@ async fn chat(app: &Deskmate, args: ChatArgs) -> anyhow::Result<ExitCode> {
         images: vec![],
     };
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let run = app.start_chat(msg, &opts, tx).await?;
+    let run = app.chat().start(msg, &opts, tx).await?;
     follow(app, run, rx, args.events).await
 }
 
@@ -81,7 +81,7 @@ pub(crate) async fn follow(
     let (app2, run_id) = (app.clone(), run.run_id.clone());
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
-            app2.cancel_chat_run(&run_id);
+            app2.chat().cancel_run(&run_id);
         }
     });
     let mut out = std::io::stdout().lock();

@@ -28,7 +28,7 @@ pub fn run(app: &Deskmate, args: EventsArgs) -> anyhow::Result<ExitCode> {
     // Subscribed before anything starts, so the first events are printed too.
     let events = app.events();
     if let Some(port) = args.lamp {
-        app.lamp_watch(Some(port))?;
+        app.lamp().watch(Some(port))?;
     }
     app.follow_reviews(REVIEWS_EVERY)?;
     for (seen, event) in events.iter().enumerate() {

@@ -80,13 +80,13 @@ pub fn run(app: &Deskmate, cmd: LlmCmd) -> anyhow::Result<ExitCode> {
         } => {
             let profile = app.find_profile(&profile)?;
             if clear {
-                app.set_chat_context(&profile.id, None)?;
+                app.chat().set_context(&profile.id, None)?;
             } else if let Some(json) = json {
                 let context: deskmate_app::chat::ChatContext = serde_json::from_str(&json)
                     .context("not a chat context (keys: model, system_prompt, tools, subagents)")?;
-                app.set_chat_context(&profile.id, Some(&context))?;
+                app.chat().set_context(&profile.id, Some(&context))?;
             }
-            match app.chat_context(&profile.id)? {
+            match app.chat().context(&profile.id)? {
                 Some(c) => output::json(&c)?,
                 None => println!(
                     "{} has no chat context of their own (the defaults apply)",
@@ -96,17 +96,17 @@ pub fn run(app: &Deskmate, cmd: LlmCmd) -> anyhow::Result<ExitCode> {
         }
         LlmCmd::Subagents { state } => {
             if let Some(state) = state {
-                app.set_subagents(state == "on")?;
+                app.chat().set_subagents(state == "on")?;
             }
-            let on = app.subagents()?;
+            let on = app.chat().subagents()?;
             println!("subagents: {}", if on { "on" } else { "off" });
         }
         LlmCmd::Set { model, base_url } => {
-            app.save_llm_settings(&model, base_url.as_deref())?;
+            app.chat().save_llm_settings(&model, base_url.as_deref())?;
             println!("saved: {model}");
         }
         LlmCmd::Show { json } => {
-            let s = app.llm_settings()?;
+            let s = app.chat().llm_settings()?;
             if json {
                 output::json(&s)?;
             } else {
@@ -125,7 +125,7 @@ pub fn run(app: &Deskmate, cmd: LlmCmd) -> anyhow::Result<ExitCode> {
         }
         LlmCmd::Key { provider, delete } => {
             if delete {
-                app.delete_llm_api_key(&provider)?;
+                app.chat().delete_llm_api_key(&provider)?;
                 println!("removed the {provider} key from the OS keyring");
             } else {
                 let mut key = String::new();
@@ -133,26 +133,26 @@ pub fn run(app: &Deskmate, cmd: LlmCmd) -> anyhow::Result<ExitCode> {
                     .lock()
                     .read_line(&mut key)
                     .context("cannot read the key from standard input")?;
-                app.save_llm_api_key(&provider, key.trim())?;
+                app.chat().save_llm_api_key(&provider, key.trim())?;
                 println!("saved the {provider} key in the OS keyring");
             }
         }
         LlmCmd::Prices { json, clear } => {
             if clear {
-                app.clear_llm_prices()?;
+                app.chat().clear_llm_prices()?;
                 println!("removed the price overrides; the built-in prices stay");
             } else if let Some(json) = json {
-                let table = app.save_llm_prices(&json)?;
+                let table = app.chat().save_llm_prices(&json)?;
                 println!("saved prices for {} model(s)", table.prices.len());
             } else {
-                output::json(&app.llm_price_overrides()?)?;
+                output::json(&app.chat().llm_price_overrides()?)?;
             }
         }
         LlmCmd::Test { model, base_url } => {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?;
-            let report = rt.block_on(app.test_llm_connection(&ChatOptions {
+            let report = rt.block_on(app.chat().test_connection(&ChatOptions {
                 model,
                 base_url,
                 ..Default::default()

@@ -2,7 +2,7 @@
 //! material for a child, recite it typed (默写) or spoken into the
 //! microphone with the text heard so far shown live, get the verdict and its
 //! feedback, retry, leave; an unfinished practice is resumed with `current`.
-//! The same core calls as the window's buttons (`Deskmate::practice_*`), so a
+//! The same core calls as the window's buttons (`app.practice()`), so a
 //! practice started here can be finished in the window and the other way
 //! round. With `--json`, `submit` and `record` print every progress event as
 //! one JSON line (the window's `practice://task` and `practice://partial`

@@ -44,7 +44,7 @@ pub fn run(app: &Deskmate, cmd: RunsCmd) -> anyhow::Result<ExitCode> {
                 ..Default::default()
             };
             let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-            let started = app.resume_chat(&run, &opts, tx).await?;
+            let started = app.chat().resume(&run, &opts, tx).await?;
             crate::chat::follow(app, started, rx, events).await
         }),
     }

@@ -111,16 +111,16 @@ pub fn run(app: &Deskmate, cmd: SpeechCmd) -> anyhow::Result<ExitCode> {
             json,
         } => {
             if offline {
-                app.save_cloud_voice(None)?;
+                app.feedback_voice().save_cloud_voice(None)?;
             } else if let (Some(base_url), Some(model), Some(voice)) = (cloud_url, model, voice) {
-                app.save_cloud_voice(Some(&CloudVoice {
+                app.feedback_voice().save_cloud_voice(Some(&CloudVoice {
                     base_url,
                     model,
                     voice,
                     key_provider,
                 }))?;
             }
-            let cloud = app.cloud_voice()?;
+            let cloud = app.feedback_voice().cloud_voice()?;
             if json {
                 output::json(&serde_json::json!({ "cloud": cloud }))?;
             } else {
@@ -142,7 +142,7 @@ pub fn run(app: &Deskmate, cmd: SpeechCmd) -> anyhow::Result<ExitCode> {
             out,
             json,
         } => {
-            let spoken = app.voices()?.say(&lang, &text)?;
+            let spoken = app.feedback_voice().voices()?.say(&lang, &text)?;
             spoken.clip.write_wav(&out)?;
             let seconds = spoken.clip.duration_s();
             if json {

@@ -28,7 +28,7 @@ pub enum ThreadsCmd {
 pub fn run(app: &Deskmate, cmd: ThreadsCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         ThreadsCmd::List { profile, json } => {
-            let threads = app.chat_threads(profile.as_deref())?;
+            let threads = app.chat().threads(profile.as_deref())?;
             if json {
                 output::json(&threads)?;
             } else if threads.is_empty() {
@@ -40,7 +40,7 @@ pub fn run(app: &Deskmate, cmd: ThreadsCmd) -> anyhow::Result<ExitCode> {
             }
         }
         ThreadsCmd::Show { id, json } => {
-            let view = app.chat_thread(&id)?;
+            let view = app.chat().thread(&id)?;
             if json {
                 output::json(&view)?;
                 return Ok(ExitCode::SUCCESS);

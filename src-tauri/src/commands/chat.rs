@@ -17,12 +17,12 @@ pub async fn chat_threads(
     app: State<'_, Deskmate>,
     profile_id: Option<String>,
 ) -> CmdResult<Vec<Thread>> {
-    blocking(&app, move |app| app.chat_threads(profile_id.as_deref())).await
+    blocking(&app, move |app| app.chat().threads(profile_id.as_deref())).await
 }
 
 #[tauri::command]
 pub async fn chat_thread(app: State<'_, Deskmate>, thread_id: String) -> CmdResult<ThreadView> {
-    blocking(&app, move |app| app.chat_thread_view(&thread_id)).await
+    blocking(&app, move |app| app.chat().thread_view(&thread_id)).await
 }
 
 /// Starts a run; its AG-UI events arrive on `on_event` until RUN_FINISHED or RUN_ERROR.
@@ -42,7 +42,8 @@ pub async fn chat_send(
         images: Vec::new(),
     };
     let run = app
-        .start_chat(msg, &ChatOptions::default(), tx)
+        .chat()
+        .start(msg, &ChatOptions::default(), tx)
         .await
         .map_err(wire)?;
     tauri::async_runtime::spawn(async move {
@@ -65,7 +66,7 @@ pub async fn chat_send(
 
 #[tauri::command]
 pub async fn chat_cancel(app: State<'_, Deskmate>, run_id: String) -> CmdResult<()> {
-    if app.cancel_chat_run(&run_id) {
+    if app.chat().cancel_run(&run_id) {
         Ok(())
     } else {
         Err(wire(AppError::Invalid(
@@ -76,7 +77,7 @@ pub async fn chat_cancel(app: State<'_, Deskmate>, run_id: String) -> CmdResult<
 
 #[tauri::command]
 pub async fn llm_settings_get(app: State<'_, Deskmate>) -> CmdResult<LlmSettingsView> {
-    let s = blocking(&app, |app| app.llm_settings()).await?;
+    let s = blocking(&app, |app| app.chat().llm_settings()).await?;
     Ok(LlmSettingsView {
         model: s.model,
         base_url: s.base_url,
@@ -97,9 +98,9 @@ pub async fn llm_settings_save(
 ) -> CmdResult<()> {
     let provider = provider_of(&model).map_err(wire)?;
     blocking(&app, move |app| {
-        app.save_llm_settings(&model, base_url.as_deref())?;
+        app.chat().save_llm_settings(&model, base_url.as_deref())?;
         match api_key.as_deref().map(str::trim) {
-            Some(key) if !key.is_empty() => app.save_llm_api_key(&provider, key),
+            Some(key) if !key.is_empty() => app.chat().save_llm_api_key(&provider, key),
             _ => Ok(()),
         }
     })
@@ -109,11 +110,11 @@ pub async fn llm_settings_save(
 #[tauri::command]
 pub async fn llm_key_delete(app: State<'_, Deskmate>) -> CmdResult<()> {
     blocking(&app, |app| {
-        let model = app.llm_settings()?.model.ok_or_else(|| {
+        let model = app.chat().llm_settings()?.model.ok_or_else(|| {
             AppError::Config("no AI provider is configured, so there is no key to delete".into())
         })?;
         let provider = provider_of(&model)?;
-        app.delete_llm_api_key(&provider)
+        app.chat().delete_llm_api_key(&provider)
     })
     .await
 }
@@ -121,7 +122,8 @@ pub async fn llm_key_delete(app: State<'_, Deskmate>) -> CmdResult<()> {
 #[tauri::command]
 pub async fn llm_test(app: State<'_, Deskmate>) -> CmdResult<String> {
     let report = app
-        .test_llm_connection(&ChatOptions::default())
+        .chat()
+        .test_connection(&ChatOptions::default())
         .await
         .map_err(wire)?;
     Ok(format!(

@@ -11,17 +11,17 @@ use super::{blocking, CmdResult};
 
 #[tauri::command]
 pub async fn lamp_status(app: State<'_, Deskmate>) -> CmdResult<Option<LampState>> {
-    Ok(app.lamp_state())
+    Ok(app.lamp().state())
 }
 
 #[tauri::command]
 pub async fn lamp_connect(app: State<'_, Deskmate>, port: Option<String>) -> CmdResult<LampState> {
-    blocking(&app, move |app| app.lamp_connect(port.map(Into::into))).await
+    blocking(&app, move |app| app.lamp().connect(port.map(Into::into))).await
 }
 
 #[tauri::command]
 pub async fn lamp_disconnect(app: State<'_, Deskmate>) -> CmdResult<()> {
-    app.lamp_disconnect();
+    app.lamp().disconnect();
     Ok(())
 }
 
@@ -31,5 +31,5 @@ pub async fn lamp_disconnect(app: State<'_, Deskmate>) -> CmdResult<()> {
 /// stream.
 #[tauri::command]
 pub async fn lamp_panel_event(app: State<'_, Deskmate>, event: DeviceEvent) -> CmdResult<()> {
-    blocking(&app, move |app| app.lamp_panel_press(event).map(|_| ())).await
+    blocking(&app, move |app| app.lamp().panel_press(event).map(|_| ())).await
 }

@@ -10,7 +10,7 @@ use super::{blocking, CmdResult};
 
 #[tauri::command]
 pub async fn voice_settings_get(app: State<'_, Deskmate>) -> CmdResult<Option<CloudVoice>> {
-    blocking(&app, |app| app.cloud_voice()).await
+    blocking(&app, |app| app.feedback_voice().cloud_voice()).await
 }
 
 /// `None` (null) goes back to espeak-ng only.
@@ -19,11 +19,14 @@ pub async fn voice_settings_save(
     app: State<'_, Deskmate>,
     cloud: Option<CloudVoice>,
 ) -> CmdResult<()> {
-    blocking(&app, move |app| app.save_cloud_voice(cloud.as_ref())).await
+    blocking(&app, move |app| {
+        app.feedback_voice().save_cloud_voice(cloud.as_ref())
+    })
+    .await
 }
 
 /// Speaks a short phrase in `lang` (zh or en) with the configured voice.
 #[tauri::command]
 pub async fn voice_test(app: State<'_, Deskmate>, lang: String) -> CmdResult<VoiceTest> {
-    blocking(&app, move |app| app.voice_test(&lang)).await
+    blocking(&app, move |app| app.feedback_voice().test(&lang)).await
 }
