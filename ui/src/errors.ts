@@ -218,6 +218,10 @@ export const CORE_ERROR_WORDS: Partial<Record<ErrorCode, Words>> = {
     "zh-CN": "台灯模拟器的链接位置已经被别的文件占用了。",
     en: "The lamp simulator's link path is taken by another file.",
   },
+  "llm.no_model": {
+    "zh-CN": "AI 伙伴还没有设置好。请家长在设置里选好模型、填好密钥；背诵和复习不需要它。",
+    en: "The AI companion is not set up yet. A parent can choose a model and enter its key in Settings; recitation and reviews work without it.",
+  },
   "llm.config": {
     "zh-CN": "AI 服务的设置不对。请家长在设置里检查模型名称和地址。",
     en: "The AI service settings are not right. A parent can check the model name and address in Settings.",

@@ -401,6 +401,7 @@ export const ERROR_CODES = [
   "llm.context_overflow",
   "llm.idle_timeout",
   "llm.network",
+  "llm.no_model",
   "llm.not_found",
   "llm.protocol",
   "llm.quota",

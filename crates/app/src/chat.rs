@@ -242,14 +242,11 @@ pub(crate) fn llm_settings(store: &Store) -> AppResult<LlmSettings> {
 /// A client for the model configured in `store`, with `opts` laid over it.
 pub(crate) fn llm_client(store: &Store, opts: &ChatOptions) -> AppResult<LlmClient> {
     let settings = llm_settings(store)?;
-    let model = opts.model.clone().or(settings.model).ok_or_else(|| {
-        AppError::Config(
-            "no chat model is configured. Set one with `deskmate llm set --model openai:gpt-4o-mini [--base-url URL]` \
-             (or in Parent area → Settings), or pass --model provider:model; put the API key in the keyring \
-             with `deskmate llm key PROVIDER` or in DESKMATE_LLM_API_KEY"
-                .to_string(),
-        )
-    })?;
+    let model = opts
+        .model
+        .clone()
+        .or(settings.model)
+        .ok_or(AppError::NoModel)?;
     let spec = ModelSpec::parse(&model).map_err(llm_error)?;
     let mut config = LlmConfig::new(spec.clone());
     config.base_url = opts.base_url.clone().or(settings.base_url);

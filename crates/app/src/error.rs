@@ -35,6 +35,11 @@ pub enum AppError {
     Recite(#[from] ReciteError),
     #[error(transparent)]
     Llm(#[from] LlmError),
+    /// The companion (or an LLM tip) was asked for with no model set up.
+    #[error("no chat model is configured. Set one with `deskmate llm set --model openai:gpt-4o-mini [--base-url URL]` \
+             (or in Parent area → Settings), or pass --model provider:model; put the API key in the keyring \
+             with `deskmate llm key PROVIDER` or in DESKMATE_LLM_API_KEY")]
+    NoModel,
     #[error(transparent)]
     Agent(#[from] AgentError),
     #[error(transparent)]
@@ -67,6 +72,7 @@ const OWN_CODES: &[&str] = &[
     "error",
     "config",
     "data_dir.unusable",
+    "llm.no_model",
     "library.damaged",
     "models.fetch_failed",
     "voice.failed",
@@ -86,6 +92,7 @@ impl AppError {
             Self::Lamp(e) => e.code(),
             Self::Recite(e) => e.code(),
             Self::Llm(e) => e.wire_code(),
+            Self::NoModel => "llm.no_model",
             Self::Agent(e) => e.code(),
             Self::Speech(e) => e.code(),
             Self::Models(e) => e.code(),
@@ -209,6 +216,7 @@ mod tests {
                 reason: "r".into(),
             },
             AppError::Invalid("i".into()),
+            AppError::NoModel,
             AppError::from(AgentError::EmptyMessage),
         ];
         for e in &samples {
