@@ -551,15 +551,7 @@ mod tests {
         let tasks = tasks(&app);
         app.lamp().host_simulator().unwrap();
         wait_connected(&app);
-        let child = app
-            .store()
-            .profiles()
-            .add(deskmate_store::NewProfile {
-                name: "小明".into(),
-                ..Default::default()
-            })
-            .unwrap();
-        let poem = app.find_material("静夜思").unwrap();
+        let (child, poem) = deskmate_testkit::family::child_with_jing_ye_si(app.store());
         let start = DeviceEvent::Button(deskmate_lamp::Button::Start);
         use crate::practice::LampAction;
 

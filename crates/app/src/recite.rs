@@ -208,21 +208,12 @@ mod tests {
     use super::*;
     use crate::Config;
     use chrono::TimeZone;
-    use deskmate_store::NewProfile;
 
     #[test]
     fn attempt_review_and_report_through_the_app() {
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
-        let child = app
-            .store()
-            .profiles()
-            .add(NewProfile {
-                name: "小明".into(),
-                ..Default::default()
-            })
-            .unwrap();
-        let poem = app.find_material("静夜思").unwrap();
+        let (child, poem) = deskmate_testkit::family::child_with_jing_ye_si(app.store());
         assert_eq!(app.find_material(&poem.id).unwrap().id, poem.id);
         assert_eq!(app.find_profile("小明").unwrap().id, child.id);
         let at = Utc.with_ymd_and_hms(2026, 3, 2, 2, 0, 0).unwrap();

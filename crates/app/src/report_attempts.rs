@@ -94,21 +94,12 @@ mod tests {
     use crate::recite::{Mode, NewAttempt, Transcript};
     use crate::Config;
     use chrono::TimeZone;
-    use deskmate_store::NewProfile;
 
     #[test]
     fn lists_the_period_s_attempts_oldest_first_with_titles() {
         let dir = tempfile::tempdir().unwrap();
         let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
-        let child = app
-            .store()
-            .profiles()
-            .add(NewProfile {
-                name: "小明".into(),
-                ..Default::default()
-            })
-            .unwrap();
-        let poem = app.find_material("静夜思").unwrap();
+        let (child, poem) = deskmate_testkit::family::child_with_jing_ye_si(app.store());
         let at = |h| Utc.with_ymd_and_hms(2026, 3, 2, h, 0, 0).unwrap();
         let session = Some("s1".to_string());
         for (hour, text) in [

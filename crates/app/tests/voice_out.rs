@@ -14,10 +14,10 @@ use std::time::{Duration, Instant};
 use deskmate_app::events::AppEvent;
 use deskmate_app::practice::{TaskEvent, TaskStatus};
 use deskmate_app::recite::Mode;
-use deskmate_app::store::{MaterialFilter, NewProfile};
 use deskmate_app::voice_out::VoiceNotice;
 use deskmate_app::{Config, Deskmate};
 use deskmate_speech::audio::playback::{PlaybackEvent, VoiceClip};
+use deskmate_testkit::family::child_with_jing_ye_si;
 
 fn tone(seconds: f32) -> VoiceClip {
     let rate = 16_000;
@@ -88,23 +88,7 @@ fn feedback_is_spoken_in_order_stops_for_the_child_and_is_dropped_on_leaving() {
     let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
     app.feedback_voice().enable().unwrap();
     let (tasks, notices) = streams(&app);
-    let child = app
-        .store()
-        .profiles()
-        .add(NewProfile {
-            name: "小明".into(),
-            ..Default::default()
-        })
-        .unwrap();
-    let poem = app
-        .store()
-        .materials()
-        .list(&MaterialFilter {
-            search: Some("静夜思".into()),
-            ..Default::default()
-        })
-        .unwrap()
-        .remove(0);
+    let (child, poem) = child_with_jing_ye_si(app.store());
 
     // A typed verdict: its Chinese feedback is synthesized and played, start to finish.
     let p = app
