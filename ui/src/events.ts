@@ -1,24 +1,20 @@
 /**
  * Typed subscriptions to the events the Rust core emits (`listen` from
- * `@tauri-apps/api/event`). The payload types are generated from the Rust
- * types (./protocol.ts); fields are snake_case, as sent.
+ * `@tauri-apps/api/event`). The channels and their payload types are
+ * generated from the core's `AppEvent` (./protocol.ts); fields are
+ * snake_case, as sent.
  *
  * `subscribe` returns a plain synchronous unsubscribe function, so it fits a
  * `useEffect` cleanup; outside the Tauri window it quietly does nothing.
  * Unit tests replace this module with `src/test/fakeEvents.ts`.
  */
 import { listen } from "@tauri-apps/api/event";
-import type { LampNotice, LevelEvent, PartialEvent, ReviewsDueEvent, TaskEvent } from "./protocol";
+import type { AppEvent, LevelEvent, PartialEvent, ReviewsDueEvent, TaskEvent } from "./protocol";
 
 export type { LevelEvent, PartialEvent, ReviewsDueEvent, TaskEvent };
 
-export interface EventPayloads {
-  "practice://level": LevelEvent;
-  "practice://partial": PartialEvent;
-  "practice://task": TaskEvent;
-  "reviews://due": ReviewsDueEvent;
-  "lamp://notice": LampNotice;
-}
+/** Each channel's payload, read off the core's generated `AppEvent`. */
+export type EventPayloads = { [E in AppEvent as E["channel"]]: E["payload"] };
 
 export type EventName = keyof EventPayloads;
 

@@ -356,6 +356,16 @@ device: DeviceInfo | null, light: Light, expression: Expression, arm: ArmPose, p
 
 export type LampNotice = { "kind": "event", event: DeviceEvent, at_unix_ms: number, } | { "kind": "connection", state: ConnectionState, port: string | null, at_unix_ms: number, } | { "kind": "state", state: LampState, at_unix_ms: number, };
 
+// The one event stream: every channel with its payload
+
+export type PlaybackEvent = { "event": "started", id: number, } | { "event": "finished", id: number, } | { "event": "interrupted", id: number, } | { "event": "dropped", id: number, };
+
+export type VoiceNotice = { "kind": "queued", id: number, text: string, } | { "kind": "playback", playback: PlaybackEvent, } | { "kind": "unavailable", reason: string, };
+
+export type ReminderEvent = { profile_id: string, title: string, body: string, };
+
+export type AppEvent = { "channel": "practice://task", "payload": TaskEvent } | { "channel": "practice://level", "payload": LevelEvent } | { "channel": "practice://partial", "payload": PartialEvent } | { "channel": "lamp://notice", "payload": LampNotice } | { "channel": "voice://notice", "payload": VoiceNotice } | { "channel": "reviews://due", "payload": ReviewsDueEvent } | { "channel": "reviews://reminder", "payload": ReminderEvent };
+
 // Every code a failure can carry (WireError.code); ui/src/errors.ts has words for each
 
 export const ERROR_CODES = [

@@ -37,14 +37,17 @@ pub const REMINDER_EVENT: &str = "reviews://reminder";
 /// A reminder worth telling the family outside the window (a desktop
 /// notification), already in the app's language.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ReminderEvent {
     pub profile_id: String,
     pub title: String,
     pub body: String,
 }
 
-/// Something the core tells every front end, tagged with its channel.
+/// Something the core tells every front end, tagged with its channel. The
+/// UI's `EventPayloads` (channel → payload) is derived from its TypeScript.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "channel", content = "payload")]
 pub enum AppEvent {
     /// A practice submission's progress (listening → … → done or failed).

@@ -35,6 +35,7 @@ use crate::{AppError, AppResult, Deskmate};
 
 /// What the voice did, published as [`AppEvent::Voice`] on `voice://notice`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum VoiceNotice {
     /// A phrase was synthesized and queued as clip `id`.

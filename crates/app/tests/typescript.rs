@@ -8,9 +8,10 @@
 use std::path::PathBuf;
 
 use deskmate_app::doctor::{Check, Status};
+use deskmate_app::events::{AppEvent, ReminderEvent};
 use deskmate_app::practice::{FeedbackView, PracticeResult, PracticeView, TaskEvent, TaskStatus};
 use deskmate_app::report_attempts::ListedAttempt;
-use deskmate_app::voice_out::{CloudVoice, VoiceTest};
+use deskmate_app::voice_out::{CloudVoice, VoiceNotice, VoiceTest};
 use deskmate_app::AppError;
 use deskmate_lamp::{
     ArmPose, Button, Capability, Card, ConnectionState, DeviceEvent, DeviceInfo, Expression,
@@ -24,6 +25,7 @@ use deskmate_recite::report::{
 };
 use deskmate_recite::schedule::DueReview;
 use deskmate_recite::{ErrorKind, ErrorType, Mode, RecitationError};
+use deskmate_speech::audio::playback::PlaybackEvent;
 use deskmate_store::{
     Material, MaterialFilter, MaterialSource, NewMaterial, NewProfile, Profile, ProfileKind,
 };
@@ -85,6 +87,11 @@ fn generated() -> String {
         .add::<DeviceEvent>()
         .add::<LampState>()
         .add::<LampNotice>()
+        .raw("// The one event stream: every channel with its payload")
+        .add::<PlaybackEvent>()
+        .add::<VoiceNotice>()
+        .add::<ReminderEvent>()
+        .add::<AppEvent>()
         .raw("// Every code a failure can carry (WireError.code); ui/src/errors.ts has words for each")
         .strings("ERROR_CODES", "ErrorCode", &AppError::codes());
     m.render()

@@ -44,6 +44,7 @@ impl VoiceClip {
 
 /// What happened to a queued clip.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum PlaybackEvent {
     Started {
