@@ -1,6 +1,8 @@
 //! Agent runtime benchmark: prints loop overhead per step with an instant
 //! scripted model, the delay from a streamed token leaving the model server
-//! to its AG-UI event, and runs per second with 50 concurrent threads.
+//! to its AG-UI event, runs per second with 50 concurrent threads, what a
+//! `task` call costs beyond its model time, and two subagents started in one
+//! reply finishing in about the longer one's time.
 //!
 //! `cargo bench -p deskmate-agent --bench agent_loop`
 
@@ -275,6 +277,158 @@ async fn concurrent_runs(dir: &std::path::Path) {
         THREADS * ROUNDS, completed as f64 / secs);
 }
 
+const LEAD: &str = "---\nname: deskmate\ndescription: lead\ntools: [task, ls]\n---\nLEAD\n";
+const HELPER_A: &str =
+    "---\nname: helper-a\ndescription: helps\ntools: [read_file]\n---\nHELPER-A\n";
+const HELPER_B: &str =
+    "---\nname: helper-b\ndescription: helps too\ntools: [read_file]\n---\nHELPER-B\n";
+
+fn team_agent(store: &Store, dir: &std::path::Path, server: &ScriptedServer) -> Agent {
+    let team = Arc::new(deskmate_agent::team::Team::new([
+        ("", LEAD),
+        ("helper-a", HELPER_A),
+        ("helper-b", HELPER_B),
+    ]));
+    let mut tools = ToolSet::builtin(SearchConfig::default());
+    tools.add(Arc::new(deskmate_agent::tools::Task::new(team, true)));
+    Agent::with_tools(
+        store.clone(),
+        client(server),
+        AgentConfig::default(),
+        dir.join("threads"),
+        tools,
+    )
+}
+
+fn system_prompt(req: &deskmate_llm::scripted::RecordedRequest) -> String {
+    req.body["messages"][0]["content"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+fn tool_results(req: &deskmate_llm::scripted::RecordedRequest) -> usize {
+    req.body["messages"]
+        .as_array()
+        .map_or(0, |m| m.iter().filter(|m| m["role"] == "tool").count())
+}
+
+fn delayed_text(text: &str, ms: u64) -> Reply {
+    let Reply::Stream(mut frames) = openai::text(text) else {
+        unreachable!("a text reply is a stream")
+    };
+    frames.insert(0, Frame::Delay(Duration::from_millis(ms)));
+    Reply::Stream(frames)
+}
+
+/// What one `task` call costs beyond its model time: a run in which the
+/// lead delegates (lead → task → the subagent's one model call → lead: three
+/// model calls) against a run with the same three model calls and plain
+/// `ls` calls instead of the `task`, with an instant scripted model.
+async fn task_overhead(dir: &std::path::Path) {
+    const RUNS: usize = 40;
+    let store = Store::open(&dir.join("task.sqlite3")).unwrap_or_else(|e| panic!("{e}"));
+    let server = ScriptedServer::with_responder(|req| {
+        if system_prompt(req).contains("HELPER-A") {
+            return openai::text("done");
+        }
+        let user = req.body["messages"][1]["content"].to_string();
+        match (user.contains("delegate"), tool_results(req)) {
+            (true, 0) => openai::tool_calls(
+                None,
+                &[(
+                    "t1",
+                    "task",
+                    r#"{"description": "say done", "subagent_type": "helper-a"}"#,
+                )],
+            ),
+            (false, 0) | (false, 1) => openai::tool_calls(None, &[("l", "ls", "{}")]),
+            _ => openai::text("ok"),
+        }
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let agent = team_agent(&store, dir, &server);
+    let timed = |text: &'static str| {
+        let agent = &agent;
+        async move {
+            let mut ms = Vec::new();
+            for _ in 0..RUNS {
+                let t = Instant::now();
+                let (out, _) = run_once(agent, None, text).await;
+                assert_eq!(out.status, RunStatus::Completed, "{out:?}");
+                ms.push(t.elapsed().as_secs_f64() * 1000.0);
+            }
+            ms
+        }
+    };
+    // Warm both paths once, then alternate so drift hits both alike.
+    timed("plain").await;
+    timed("delegate").await;
+    let (mut plain, mut task) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        plain.extend(timed("plain").await);
+        task.extend(timed("delegate").await);
+    }
+    let (p50_plain, p50_task) = (percentile(plain, 0.5), percentile(task, 0.5));
+    println!(
+        "task overhead: {:.2} ms beyond its model time (median run with a task call {p50_task:.2} ms − \
+         the same three model calls with plain tool calls {p50_plain:.2} ms; {} runs each; target ≤ 2 ms)",
+        p50_task - p50_plain,
+        RUNS * 3
+    );
+}
+
+/// Two subagents started in one reply, one answering after 300 ms and one
+/// after 500 ms: the run takes about the longer one's time, not the sum.
+async fn parallel_subagents(dir: &std::path::Path) {
+    const RUNS: usize = 5;
+    const SLOW_A: u64 = 300;
+    const SLOW_B: u64 = 500;
+    let store = Store::open(&dir.join("parallel.sqlite3")).unwrap_or_else(|e| panic!("{e}"));
+    let server = ScriptedServer::with_responder(|req| {
+        let sys = system_prompt(req);
+        if sys.contains("HELPER-A") {
+            return delayed_text("a", SLOW_A);
+        }
+        if sys.contains("HELPER-B") {
+            return delayed_text("b", SLOW_B);
+        }
+        if tool_results(req) == 0 {
+            return openai::tool_calls(
+                None,
+                &[
+                    (
+                        "ta",
+                        "task",
+                        r#"{"description": "a", "subagent_type": "helper-a"}"#,
+                    ),
+                    (
+                        "tb",
+                        "task",
+                        r#"{"description": "b", "subagent_type": "helper-b"}"#,
+                    ),
+                ],
+            );
+        }
+        openai::text("both done")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let agent = team_agent(&store, dir, &server);
+    let mut ms = Vec::new();
+    for _ in 0..RUNS {
+        let t = Instant::now();
+        let (out, _) = run_once(&agent, None, "both").await;
+        assert_eq!(out.status, RunStatus::Completed, "{out:?}");
+        ms.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    println!(
+        "parallel subagents: two started in one reply ({SLOW_A} ms and {SLOW_B} ms of model time) finish in \
+         {:.0} ms median over {RUNS} runs (the longer alone: {SLOW_B} ms; the sum: {} ms)",
+        percentile(ms, 0.5),
+        SLOW_A + SLOW_B
+    );
+}
+
 fn main() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -292,6 +446,8 @@ fn main() {
             loop_overhead(&path).await;
             token_latency(&path).await;
             concurrent_runs(&path).await;
+            task_overhead(&path).await;
+            parallel_subagents(&path).await;
         })
         .await
         .unwrap_or_else(|e| panic!("{e}"));
