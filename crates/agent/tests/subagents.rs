@@ -289,3 +289,76 @@ async fn an_unknown_subagent_and_subagents_turned_off_are_answered_in_words() {
         .unwrap()
         .contains("math-tutor: 数学题"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subagent_that_names_its_model_runs_on_it_and_an_unusable_one_is_told() {
+    const POET: &str = "---\nname: poetry-tutor\ndescription: 讲古诗\ntools: [read_file]\nmodel: openai:poet-model\n---\nPOETRY-TUTOR 讲诗的意思。\n";
+    let team = Arc::new(Team::new([("", LEAD), ("poetry-tutor", POET)]));
+    let respond = |r: &RecordedRequest| {
+        if system(r).contains("POETRY-TUTOR") {
+            return openai::text("抬头看月亮。");
+        }
+        if tool_results(r).is_empty() {
+            return openai::tool_calls(
+                None,
+                &[(
+                    "t1",
+                    "task",
+                    r#"{"description": "讲「举头望明月」", "subagent_type": "poetry-tutor"}"#,
+                )],
+            );
+        }
+        openai::text(&tool_results(r).join(""))
+    };
+    let e = Env::new();
+    let server = ScriptedServer::with_responder(respond).unwrap();
+    let base = server.base_url();
+    let asked = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = Arc::clone(&asked);
+    let models: deskmate_agent::tools::ModelSource = Arc::new(move |spec: &str| {
+        seen.lock().unwrap().push(spec.to_string());
+        let mut c = deskmate_llm::LlmConfig::new(
+            deskmate_llm::ModelSpec::parse(spec).map_err(|e| e.to_string())?,
+        );
+        c.base_url = Some(base.clone());
+        c.api_key = Some(deskmate_llm::ApiKey::new("sk-test").unwrap());
+        deskmate_llm::LlmClient::new(c).map_err(|e| e.to_string())
+    });
+    let task = Task::new(Arc::clone(&team), true).with_models(models);
+    let (out, _) = run(&agent(&e, &server, task), None, "讲讲静夜思").await;
+    assert_eq!(out.status, RunStatus::Completed, "{out:?}");
+    assert!(out.answer.contains("抬头看月亮"), "{}", out.answer);
+    assert_eq!(*asked.lock().unwrap(), ["openai:poet-model"]);
+    let requests = server.requests();
+    let poet = requests
+        .iter()
+        .find(|r| system(r).contains("POETRY-TUTOR"))
+        .unwrap();
+    assert_eq!(poet.body["model"], "poet-model");
+    let lead = requests
+        .iter()
+        .find(|r| !system(r).contains("POETRY-TUTOR"))
+        .unwrap();
+    assert_eq!(lead.body["model"], "scripted");
+    // The child run is stored with the model it ran on.
+    let children = persist::child_runs(&e.store, &out.thread_id).unwrap();
+    assert_eq!(children.len(), 1);
+    assert_eq!(children[0].model, "openai:poet-model");
+
+    // A model that cannot be built is the call's error, in words, and the
+    // subagent never runs on the lead's model instead.
+    let server = ScriptedServer::with_responder(respond).unwrap();
+    let refuse: deskmate_agent::tools::ModelSource =
+        Arc::new(|_spec: &str| Err("no API key for openai".to_string()));
+    let task = Task::new(team, true).with_models(refuse);
+    let (out, _) = run(&agent(&e, &server, task), None, "讲讲静夜思").await;
+    assert!(
+        out.answer.contains("poet-model") && out.answer.contains("no API key"),
+        "{}",
+        out.answer
+    );
+    assert!(!server
+        .requests()
+        .iter()
+        .any(|r| system(r).contains("POETRY-TUTOR")));
+}

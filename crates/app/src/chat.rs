@@ -223,6 +223,34 @@ fn message_view(m: persist::StoredMessage) -> protocol::MessageView {
     }
 }
 
+/// How a subagent that names its own model (`model:` in its `AGENTS.md`)
+/// gets its client: the keys and settings of `store`. The base URL (the
+/// run's, else the setting) only applies when the subagent's provider is the
+/// lead's: another provider is reached at its own default address.
+fn subagent_models(
+    store: Store,
+    run_base_url: Option<String>,
+) -> deskmate_agent::tools::ModelSource {
+    Arc::new(move |spec: &str| {
+        let wanted = ModelSpec::parse(spec).map_err(|e| e.to_string())?;
+        let settings = llm_settings(&store).map_err(|e| e.to_string())?;
+        let lead_provider = settings
+            .model
+            .as_deref()
+            .and_then(|m| ModelSpec::parse(m).ok())
+            .map(|m| m.provider);
+        let same_provider = lead_provider.as_deref() == Some(wanted.provider.as_str());
+        let mut config = LlmConfig::new(wanted.clone());
+        config.base_url = if same_provider {
+            run_base_url.clone().or(settings.base_url)
+        } else {
+            None
+        };
+        config.api_key = key_store().resolve(&wanted.provider).map(|(k, _)| k);
+        LlmClient::new(config).map_err(|e| e.to_string())
+    })
+}
+
 /// The model provider settings in `store` (and where the key comes from).
 pub(crate) fn llm_settings(store: &Store) -> AppResult<LlmSettings> {
     let model: Option<String> = store.settings().get(None, MODEL_KEY)?;
@@ -452,10 +480,9 @@ impl Chat {
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
             tools = tools.only(&names);
         }
-        tools.add(Arc::new(deskmate_agent::tools::Task::new(
-            Arc::new(team),
-            subagents,
-        )));
+        let task = deskmate_agent::tools::Task::new(Arc::new(team), subagents)
+            .with_models(subagent_models(self.store().clone(), opts.base_url.clone()));
+        tools.add(Arc::new(task));
         Ok(Agent::with_tools(
             self.store().clone(),
             llm,
@@ -669,6 +696,27 @@ mod tests {
         assert!(stop.is_cancelled());
         runs.remove("run-1");
         assert!(!shared.cancel("run-1"), "an ended run is gone");
+    }
+
+    #[tokio::test]
+    async fn a_subagent_on_the_leads_provider_reaches_the_configured_address() {
+        use deskmate_llm::scripted::{openai, ScriptedServer};
+        let server = ScriptedServer::start(vec![openai::text("好")]).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let app = Deskmate::open(crate::Config::in_dir(dir.path())).unwrap();
+        app.chat()
+            .save_llm_settings("openai:lead-model", Some(&server.base_url()))
+            .unwrap();
+        let make = subagent_models(app.store().clone(), None);
+        let client = make("openai:tutor-model").unwrap();
+        let req = ChatRequest {
+            messages: vec![Message::user("hi")],
+            ..Default::default()
+        };
+        let done = client.complete(&req).await.unwrap();
+        assert_eq!(done.text, "好");
+        assert_eq!(server.requests()[0].body["model"], "tutor-model");
+        assert!(make("not a model").is_err());
     }
 
     #[test]

@@ -28,7 +28,7 @@ use crate::{Sandbox, SandboxError};
 
 pub use files::{EditFile, Ls, ReadFile, WriteFile};
 pub use search_files::{Glob, Grep};
-pub use task::{Task, SUBAGENTS_OFF, SUBAGENT_EVENT, TASK_TIME_LIMIT};
+pub use task::{ModelSource, Task, SUBAGENTS_OFF, SUBAGENT_EVENT, TASK_TIME_LIMIT};
 pub use time_limits::{ToolTimeLimits, DEFAULT_TOOL_TIME_LIMIT, SEARCH_TIME_LIMIT};
 pub use todos::{ThreadState, Todo, TodoStatus, WriteTodos};
 pub use web::{InternetSearch, SearchConfig};

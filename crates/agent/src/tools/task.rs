@@ -18,12 +18,17 @@
 //!
 //! With subagents turned off, `task` answers [`SUBAGENTS_OFF`] and starts
 //! nothing (the single-agent mode of the deep-agents design).
+//!
+//! A subagent whose `AGENTS.md` names a `model` runs on that model, built by
+//! the [`ModelSource`] the app gives ([`Task::with_models`]); a model that
+//! cannot be built is told to the lead as the call's error, never silently
+//! swapped for the lead's. Without a source every subagent uses the lead's.
 
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use deskmate_llm::Message;
+use deskmate_llm::{LlmClient, Message};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -58,16 +63,31 @@ struct TaskArgs {
     subagent_type: String,
 }
 
+/// Builds a client for a `provider:model` a subagent asks for (with the
+/// app's keys and settings), or says why it cannot.
+pub type ModelSource = Arc<dyn Fn(&str) -> Result<LlmClient, String> + Send + Sync>;
+
 /// The `task` tool over a team.
 pub struct Task {
     team: Arc<Team>,
     enabled: bool,
+    models: Option<ModelSource>,
 }
 
 impl Task {
     /// `task` over `team`'s subagents; with `enabled` false it starts nothing.
     pub fn new(team: Arc<Team>, enabled: bool) -> Self {
-        Self { team, enabled }
+        Self {
+            team,
+            enabled,
+            models: None,
+        }
+    }
+
+    /// Runs a subagent that names its own `model` on that model, built by `models`.
+    pub fn with_models(mut self, models: ModelSource) -> Self {
+        self.models = Some(models);
+        self
     }
 }
 
@@ -104,6 +124,7 @@ The subagents and what each is for are listed under subagent_type."
     fn call(&self, ctx: ToolContext, args: Value) -> ToolFuture {
         let team = Arc::clone(&self.team);
         let enabled = self.enabled;
+        let models = self.models.clone();
         Box::pin(async move {
             let args: TaskArgs = match parse_args("task", args) {
                 Ok(a) => a,
@@ -129,6 +150,18 @@ The subagents and what each is for are listed under subagent_type."
                 return ToolOutput::error("a subagent can only be started from inside a run");
             };
             let lead = &run.agent.inner;
+            let llm = match (&profile.model, &models) {
+                (Some(spec), Some(make)) => match make(spec) {
+                    Ok(client) => client,
+                    Err(why) => {
+                        return ToolOutput::error(format!(
+                            "the subagent {} runs on the model {spec}, which cannot be used: {why}",
+                            profile.name
+                        ))
+                    }
+                },
+                _ => lead.llm.clone(),
+            };
             // Its own tools, never `task`: a subagent cannot start subagents.
             let names: Vec<&str> = profile
                 .tools
@@ -145,7 +178,7 @@ The subagents and what each is for are listed under subagent_type."
             let child = Agent {
                 inner: Arc::new(AgentInner {
                     store: lead.store.clone(),
-                    llm: lead.llm.clone(),
+                    llm: llm.clone(),
                     tools,
                     specs: specs.clone(),
                     config,
@@ -157,7 +190,7 @@ The subagents and what each is for are listed under subagent_type."
                 run.run_id.clone(),
                 ctx.tool_call_id.clone(),
                 profile.name.clone(),
-                lead.llm.model().to_string(),
+                llm.model().to_string(),
             );
             let user = Message::user(args.description.clone());
             let started = db(&lead.store, move |s| {
