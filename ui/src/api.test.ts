@@ -48,6 +48,17 @@ describe("api: command names and argument keys (camelCase in, as the lead's Rust
     args.onEvent.onmessage({ type: "RUN_STARTED", threadId: "t", runId: "r" });
     expect(onEvent).toHaveBeenCalledWith({ type: "RUN_STARTED", threadId: "t", runId: "r" });
 
+    // Continuing an interrupted run streams the same way.
+    invoke.mockReset();
+    invoke.mockResolvedValue({ thread_id: "t", run_id: "r9" });
+    const onResumed = vi.fn();
+    expect(await api.chatResume("r9", onResumed)).toEqual({ thread_id: "t", run_id: "r9" });
+    const [resumeCmd, resumeArgs] = invoke.mock.calls[0];
+    expect(resumeCmd).toBe("chat_resume");
+    expect(resumeArgs).toMatchObject({ runId: "r9" });
+    resumeArgs.onEvent.onmessage({ type: "RUN_FINISHED", threadId: "t", runId: "r9" });
+    expect(onResumed).toHaveBeenCalledWith({ type: "RUN_FINISHED", threadId: "t", runId: "r9" });
+
     invoke.mockReset();
     invoke.mockImplementation(async () => null);
     await api.chatThreads(null);

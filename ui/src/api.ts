@@ -181,6 +181,15 @@ export function chatSend(
   });
 }
 
+/** Continues a run a crash cut off (`interrupted`); its AG-UI events stream to `onEvent` as a new run's do. */
+export function chatResume(runId: string, onEvent: (event: AgUiEvent) => void): Promise<ChatSendResult> {
+  return call<ChatSendResult>("chat_resume", () => {
+    const channel = new Channel<AgUiEvent>();
+    channel.onmessage = onEvent;
+    return { runId, onEvent: channel };
+  });
+}
+
 export function chatCancel(runId: string): Promise<null> {
   return call<null>("chat_cancel", { runId });
 }

@@ -52,11 +52,24 @@ tool_call_id: string | null,
  */
 is_error: boolean, created_at: string, };
 
+export type ChatRunStatus = "running" | "completed" | "cancelled" | "error" | "step_limit" | "interrupted";
+
+export type RunSummary = { id: string, status: ChatRunStatus, model: string, model_calls: number, input_tokens: number, output_tokens: number, 
+/**
+ * US dollars; calls whose model has no known price count 0.
+ */
+cost_usd: number, subagent_runs: number, started_at: string, };
+
 export type ThreadView = { thread: Thread, messages: Array<MessageView>, todos: Array<Todo>, 
 /**
  * Every tool call with its status and result, for the tool cards.
  */
-tool_calls: Array<StoredToolCall>, };
+tool_calls: Array<StoredToolCall>, 
+/**
+ * The lead's runs, oldest first, each with what it cost: a parent sees
+ * the thread's usage, and an `interrupted` last run can be continued.
+ */
+runs: Array<RunSummary>, };
 
 export type RunIds = { thread_id: string, run_id: string, };
 

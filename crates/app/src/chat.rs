@@ -190,6 +190,19 @@ fn chat_role(role: deskmate_llm::Role) -> protocol::ChatRole {
     }
 }
 
+fn run_status(s: persist::RunStatus) -> protocol::ChatRunStatus {
+    use persist::RunStatus as S;
+    use protocol::ChatRunStatus as W;
+    match s {
+        S::Running => W::Running,
+        S::Completed => W::Completed,
+        S::Cancelled => W::Cancelled,
+        S::Error => W::Error,
+        S::StepLimit => W::StepLimit,
+        S::Interrupted => W::Interrupted,
+    }
+}
+
 fn message_view(m: persist::StoredMessage) -> protocol::MessageView {
     let content = m
         .message
@@ -537,11 +550,30 @@ impl Chat {
     pub fn thread_view(&self, thread_id: &str) -> AppResult<protocol::ThreadView> {
         let view = self.thread(thread_id)?;
         let messages = view.messages.into_iter().map(message_view).collect();
+        let runs = view
+            .runs
+            .iter()
+            .map(|r| {
+                let usage = view.usage.iter().find(|u| u.run_id == r.id);
+                protocol::RunSummary {
+                    id: r.id.clone(),
+                    status: run_status(r.status),
+                    model: r.model.clone(),
+                    model_calls: usage.map_or(0, |u| u.model_calls),
+                    input_tokens: usage.map_or(0, |u| u.input_tokens),
+                    output_tokens: usage.map_or(0, |u| u.output_tokens),
+                    cost_usd: usage.map_or(0.0, |u| u.cost_usd),
+                    subagent_runs: usage.map_or(0, |u| u.subagent_runs),
+                    started_at: r.started_at.clone(),
+                }
+            })
+            .collect();
         Ok(protocol::ThreadView {
             thread: view.thread,
             messages,
             todos: view.state.todos,
             tool_calls: view.tool_calls,
+            runs,
         })
     }
 
@@ -698,6 +730,51 @@ mod tests {
         assert!(!shared.cancel("run-1"), "an ended run is gone");
     }
 
+    #[test]
+    fn a_thread_view_lists_its_runs_with_what_each_cost_and_which_was_cut_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = Deskmate::open(crate::Config::in_dir(dir.path())).unwrap();
+        let store = app.store();
+        let thread = persist::create_thread(store, None, "作业").unwrap();
+        let call = |run_id: &str, input_tokens, cost| persist::LlmCallRecord {
+            thread_id: thread.id.clone(),
+            run_id: run_id.to_string(),
+            model: "openai:gpt-4o-mini".into(),
+            status: "completed",
+            usage: deskmate_llm::Usage {
+                input_tokens,
+                output_tokens: 10,
+                cached_input_tokens: 0,
+            },
+            cost_usd: Some(cost),
+            duration_ms: 5,
+            error: None,
+        };
+        let done = persist::start_run(store, &thread.id, "openai:gpt-4o-mini").unwrap();
+        persist::record_llm_call(store, &call(&done.id, 100, 0.001)).unwrap();
+        persist::record_llm_call(store, &call(&done.id, 200, 0.002)).unwrap();
+        persist::finish_run(store, &done.id, persist::RunStatus::Completed, None).unwrap();
+        let cut = persist::start_run(store, &thread.id, "openai:gpt-4o-mini").unwrap();
+        persist::record_llm_call(store, &call(&cut.id, 50, 0.0005)).unwrap();
+        persist::interrupt_run(store, &cut).unwrap();
+
+        let view = app.chat().thread_view(&thread.id).unwrap();
+        let runs: Vec<_> = view
+            .runs
+            .iter()
+            .map(|r| (r.id.as_str(), r.status, r.model_calls, r.input_tokens))
+            .collect();
+        assert_eq!(
+            runs,
+            [
+                (done.id.as_str(), protocol::ChatRunStatus::Completed, 2, 300),
+                (cut.id.as_str(), protocol::ChatRunStatus::Interrupted, 1, 50),
+            ]
+        );
+        assert!((view.runs[0].cost_usd - 0.003).abs() < 1e-9);
+        assert_eq!(view.runs[0].output_tokens, 20);
+    }
+
     #[tokio::test]
     async fn a_subagent_on_the_leads_provider_reaches_the_configured_address() {
         use deskmate_llm::scripted::{openai, ScriptedServer};
@@ -754,6 +831,7 @@ mod tests {
                 (protocol::ChatRole::Assistant, "没有这个文件。", false),
             ]
         );
+        assert!(view.runs.is_empty(), "no run was started");
         let calls = view.messages[1].tool_calls.as_ref().unwrap();
         assert_eq!(
             (calls[0].id.as_str(), calls[0].name.as_str()),

@@ -99,6 +99,38 @@ pub struct ThreadView {
     pub todos: Vec<Todo>,
     /// Every tool call with its status and result, for the tool cards.
     pub tool_calls: Vec<StoredToolCall>,
+    /// The lead's runs, oldest first, each with what it cost: a parent sees
+    /// the thread's usage, and an `interrupted` last run can be continued.
+    #[serde(default)]
+    pub runs: Vec<RunSummary>,
+}
+
+/// Where a run is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ChatRunStatus {
+    Running,
+    Completed,
+    Cancelled,
+    Error,
+    StepLimit,
+    /// Cut off by a crash: it can be continued from its last stored step.
+    Interrupted,
+}
+
+/// One of the lead's runs with its usage, its subagents' model calls included.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct RunSummary {
+    pub id: String,
+    pub status: ChatRunStatus,
+    pub model: String,
+    pub model_calls: u32,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// US dollars; calls whose model has no known price count 0.
+    pub cost_usd: f64,
+    pub subagent_runs: u32,
+    pub started_at: String,
 }
 
 /// A started run's ids; its events follow on the run's channel.

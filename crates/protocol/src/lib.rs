@@ -17,8 +17,8 @@ pub mod typescript;
 
 pub use agui::AgUiEvent;
 pub use chat::{
-    ChatRole, LlmSettingsView, MessageView, RunIds, StoredToolCall, Thread, ThreadView, Todo,
-    TodoStatus, ToolCallRef, ToolCallStatus,
+    ChatRole, ChatRunStatus, LlmSettingsView, MessageView, RunIds, RunSummary, StoredToolCall,
+    Thread, ThreadView, Todo, TodoStatus, ToolCallRef, ToolCallStatus,
 };
 pub use check::{CheckedError, CheckedLine, LineFailure, StageTimings};
 pub use error::WireError;

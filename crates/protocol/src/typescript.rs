@@ -74,6 +74,8 @@ pub fn add_protocol_types(module: &mut Module) {
         .add::<chat::ChatRole>()
         .add::<chat::ToolCallRef>()
         .add::<chat::MessageView>()
+        .add::<chat::ChatRunStatus>()
+        .add::<chat::RunSummary>()
         .add::<chat::ThreadView>()
         .add::<chat::RunIds>()
         .add::<chat::LlmSettingsView>()

@@ -34,7 +34,7 @@ pub async fn chat_send(
     message: String,
     on_event: Channel<serde_json::Value>,
 ) -> CmdResult<RunIds> {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let msg = ChatMessage {
         thread_id,
         profile_id,
@@ -46,6 +46,39 @@ pub async fn chat_send(
         .start(msg, &ChatOptions::default(), tx)
         .await
         .map_err(wire)?;
+    forward(rx, on_event);
+    Ok(RunIds {
+        thread_id: run.thread_id,
+        run_id: run.run_id,
+    })
+}
+
+/// Continues a run a crash cut off (`interrupted`) from its last stored
+/// step; its AG-UI events arrive on `on_event` as a new run's do.
+#[tauri::command]
+pub async fn chat_resume(
+    app: State<'_, Deskmate>,
+    run_id: String,
+    on_event: Channel<serde_json::Value>,
+) -> CmdResult<RunIds> {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let run = app
+        .chat()
+        .resume(&run_id, &ChatOptions::default(), tx)
+        .await
+        .map_err(wire)?;
+    forward(rx, on_event);
+    Ok(RunIds {
+        thread_id: run.thread_id,
+        run_id: run.run_id,
+    })
+}
+
+/// Moves a run's events to the window's channel until the run ends.
+fn forward(
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<deskmate_app::chat::agent::AgUiEvent>,
+    on_event: Channel<serde_json::Value>,
+) {
     tauri::async_runtime::spawn(async move {
         while let Some(event) = rx.recv().await {
             match serde_json::to_value(&event) {
@@ -58,10 +91,6 @@ pub async fn chat_send(
             }
         }
     });
-    Ok(RunIds {
-        thread_id: run.thread_id,
-        run_id: run.run_id,
-    })
 }
 
 #[tauri::command]

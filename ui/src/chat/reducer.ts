@@ -2,7 +2,7 @@
  * The chat screen's visible state as a pure reducer over AG-UI events
  * (`crates/agent/src/events.rs`) and the screen's own actions.
  */
-import type { AgUiEvent, ChatMessage, StoredToolCall, ThreadView, Todo, TodoStatus } from "../api";
+import type { AgUiEvent, ChatMessage, RunSummary, StoredToolCall, ThreadView, Todo, TodoStatus } from "../api";
 import { applyPatch } from "./jsonPatch";
 
 export type ToolStatus = "pending" | "completed" | "error";
@@ -11,7 +11,7 @@ export type ToolStatus = "pending" | "completed" | "error";
 export type ToolCallSummary = Pick<StoredToolCall, "id" | "name" | "arguments" | "result"> & { status: string };
 
 /** A stored thread as the chat screen loads it (the shell's `ThreadView`). */
-export type LoadedThread = Omit<ThreadView, "tool_calls"> & { tool_calls?: ToolCallSummary[] };
+export type LoadedThread = Omit<ThreadView, "tool_calls" | "runs"> & { tool_calls?: ToolCallSummary[]; runs?: RunSummary[] };
 
 /** A subagent working for a `task` call: its text and tool calls as they stream. */
 export interface Lane {
@@ -73,12 +73,16 @@ export interface ChatView {
   step: string | null;
   /** A RUN_ERROR message or a failed send, in plain words. */
   error: string | null;
+  /** The loaded thread's runs with their usage (a parent sees the total). */
+  runs: RunSummary[];
 }
 
 export type ChatAction =
   | { type: "reset" }
   | { type: "load"; view: LoadedThread }
   | { type: "user"; id: string; text: string }
+  /** Continuing an interrupted run: no new message, the run goes on. */
+  | { type: "resuming" }
   | { type: "sent"; thread_id: string; run_id: string }
   | { type: "failed"; message: string }
   /** An error to show that does not end the run (e.g. Stop could not be delivered). */
@@ -94,6 +98,7 @@ export const initialChatView: ChatView = {
   todos: [],
   step: null,
   error: null,
+  runs: [],
 };
 
 const TODO_STATUSES: TodoStatus[] = ["pending", "in_progress", "completed"];
@@ -267,6 +272,25 @@ function onEvent(view: ChatView, ev: AgUiEvent): ChatView {
   }
 }
 
+/** The thread's last run, when a crash cut it off and it can be continued. */
+export function resumableRun(view: ChatView): RunSummary | null {
+  const last = view.runs[view.runs.length - 1];
+  return !view.running && last?.status === "interrupted" ? last : null;
+}
+
+/** What the thread's runs cost together (subagents included). */
+export function threadUsage(runs: RunSummary[]) {
+  return runs.reduce(
+    (sum, r) => ({
+      calls: sum.calls + r.model_calls,
+      input: sum.input + r.input_tokens,
+      output: sum.output + r.output_tokens,
+      cost: sum.cost + r.cost_usd,
+    }),
+    { calls: 0, input: 0, output: 0, cost: 0 },
+  );
+}
+
 export function chatReducer(view: ChatView, action: ChatAction): ChatView {
   switch (action.type) {
     case "reset":
@@ -278,6 +302,7 @@ export function chatReducer(view: ChatView, action: ChatAction): ChatView {
         items: itemsFromMessages(action.view.messages ?? [], action.view.tool_calls ?? []),
         state: { todos: action.view.todos ?? [] },
         todos: todosOf({ todos: action.view.todos ?? [] }),
+        runs: action.view.runs ?? [],
       };
     case "user":
       return {
@@ -286,6 +311,9 @@ export function chatReducer(view: ChatView, action: ChatAction): ChatView {
         running: true,
         items: [...view.items, { kind: "message", id: action.id, role: "user", text: action.text, streaming: false }],
       };
+    case "resuming":
+      // The interrupted run is the one going on again: it is no longer resumable.
+      return { ...view, error: null, running: true, runs: view.runs.map((r) => (r.status === "interrupted" ? { ...r, status: "running" } : r)) };
     case "sent":
       // RUN_FINISHED may already have arrived (a fast run): keep `running` as the events left it.
       return { ...view, threadId: action.thread_id, runId: action.run_id };

@@ -2,7 +2,7 @@ import { act, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import * as api from "../../api";
-import type { AgUiEvent, ThreadSummary } from "../../api";
+import type { AgUiEvent, RunSummary, ThreadSummary } from "../../api";
 import { profile, renderWithI18n } from "../../test/helpers";
 import { ChatScreen } from "./ChatScreen";
 
@@ -16,6 +16,18 @@ const thread = (id: string, title: string): ThreadSummary => ({
   profile_id: "c1",
   created_at: "2026-03-01T00:00:00Z",
   updated_at: "2026-03-02T00:00:00Z",
+});
+
+const run = (id: string, status: RunSummary["status"], model_calls = 1, cost_usd = 0): RunSummary => ({
+  id,
+  status,
+  model: "openai:gpt-4o-mini",
+  model_calls,
+  input_tokens: 100 * model_calls,
+  output_tokens: 20 * model_calls,
+  cost_usd,
+  subagent_runs: 0,
+  started_at: "2026-03-02T00:00:00Z",
 });
 
 /** The onEvent callback of the last chat_send; pushes events as the Channel would. */
@@ -126,6 +138,7 @@ describe("chat", () => {
       ],
       todos: [{ content: "背静夜思", status: "pending" }],
       tool_calls: [],
+      runs: [run("r0", "completed")],
     });
     const user = userEvent.setup();
     renderWithI18n(<ChatScreen profile={ming} onBack={vi.fn()} />);
@@ -134,6 +147,54 @@ describe("chat", () => {
     expect(await screen.findByTestId("assistant-message")).toHaveTextContent("你好呀！");
     expect(screen.getByTestId("todo-item")).toHaveAttribute("data-status", "pending");
     expect(screen.getByTestId("thread-item")).toHaveAttribute("aria-current", "true");
+    // A child does not see what the thread cost; nothing was cut off.
+    expect(screen.queryByTestId("chat-usage")).not.toBeInTheDocument();
+    expect(screen.queryByTestId("chat-continue")).not.toBeInTheDocument();
+  });
+
+  it("a thread whose last answer a crash cut off can be continued; a parent sees what it cost", async () => {
+    vi.mocked(api.chatThread).mockResolvedValue({
+      thread: thread("th0", "古诗作业"),
+      messages: [{ id: "1", role: "user", content: "讲讲静夜思", tool_calls: null, tool_call_id: null, is_error: false, created_at: "" }],
+      todos: [],
+      tool_calls: [],
+      runs: [run("r0", "completed", 2, 0.0012), run("r9", "interrupted", 1, 0.0003)],
+    });
+    vi.mocked(api.chatResume).mockResolvedValue({ thread_id: "th0", run_id: "r9" });
+    const user = userEvent.setup();
+    renderWithI18n(<ChatScreen profile={mum} onBack={vi.fn()} />);
+    await user.click(await screen.findByTestId("thread-item"));
+    expect(await screen.findByTestId("chat-usage")).toHaveTextContent("3 次模型调用：输入 300、输出 60 个 token，约 $0.0015");
+    expect(screen.getByTestId("chat-interrupted")).toBeInTheDocument();
+    await user.click(screen.getByTestId("chat-continue"));
+    expect(api.chatResume).toHaveBeenCalledWith("r9", expect.any(Function));
+    expect(screen.queryByTestId("chat-continue")).not.toBeInTheDocument();
+    const onEvent = vi.mocked(api.chatResume).mock.calls[0][1];
+    act(() => {
+      onEvent({ type: "RUN_STARTED", threadId: "th0", runId: "r9" });
+      onEvent({ type: "TEXT_MESSAGE_START", messageId: "m", role: "assistant" });
+      onEvent({ type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "床前明月光……" });
+      onEvent({ type: "TEXT_MESSAGE_END", messageId: "m" });
+      onEvent({ type: "RUN_FINISHED", threadId: "th0", runId: "r9" });
+    });
+    expect(screen.getByTestId("assistant-message")).toHaveTextContent("床前明月光");
+    expect(screen.queryByTestId("chat-continue")).not.toBeInTheDocument();
+  });
+
+  it("says so when continuing fails", async () => {
+    vi.mocked(api.chatThread).mockResolvedValue({
+      thread: thread("th0", "古诗作业"),
+      messages: [],
+      todos: [],
+      tool_calls: [],
+      runs: [run("r9", "interrupted")],
+    });
+    vi.mocked(api.chatResume).mockRejectedValue("this run cannot be continued");
+    const user = userEvent.setup();
+    renderWithI18n(<ChatScreen profile={ming} onBack={vi.fn()} />);
+    await user.click(await screen.findByTestId("thread-item"));
+    await user.click(await screen.findByTestId("chat-continue"));
+    expect(await screen.findByTestId("chat-error")).toHaveTextContent("this run cannot be continued");
   });
 
   it("without a model: children are told to ask a parent, the input is off", async () => {

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useReducer, useRef, useState, type FormEvent, t
 import { Icon } from "../../components/Icon";
 import * as api from "../../api";
 import type { LlmSettings, Profile, ThreadSummary, TodoStatus } from "../../api";
-import { chatReducer, initialChatView, type ChatItem } from "../../chat/reducer";
+import { chatReducer, initialChatView, resumableRun, threadUsage, type ChatItem } from "../../chat/reducer";
 import { Header } from "../../components/Header";
 import { errorText } from "../../errors";
 import { useT, type MessageKey } from "../../i18n";
@@ -135,6 +135,17 @@ export function ChatScreen({ profile, onBack, onOpenSettings }: ChatScreenProps)
     }
   }
 
+  async function resume(runId: string) {
+    if (view.running) return;
+    dispatch({ type: "resuming" });
+    try {
+      const r = await api.chatResume(runId, (event) => dispatch({ type: "event", event }));
+      if (r) dispatch({ type: "sent", thread_id: r.thread_id, run_id: r.run_id });
+    } catch (e) {
+      dispatch({ type: "failed", message: errorText(e) });
+    }
+  }
+
   async function stop() {
     if (!view.runId) return;
     try {
@@ -153,6 +164,8 @@ export function ChatScreen({ profile, onBack, onOpenSettings }: ChatScreenProps)
   }
 
   const activeTitle = threads?.find((x) => x.id === view.threadId)?.title;
+  const cutOff = resumableRun(view);
+  const usage = !isChild && view.runs.length > 0 ? threadUsage(view.runs) : null;
 
   return (
     <>
@@ -270,6 +283,25 @@ export function ChatScreen({ profile, onBack, onOpenSettings }: ChatScreenProps)
                 </p>
               )}
             </div>
+
+            {cutOff && (
+              <div className="banner banner-info" role="status" data-testid="chat-interrupted">
+                <span>{t("chat.interrupted")}</span>
+                <button type="button" className="btn btn-primary" data-testid="chat-continue" onClick={() => void resume(cutOff.id)}>
+                  {t("chat.continue")}
+                </button>
+              </div>
+            )}
+            {usage && (
+              <p className="muted small chat-usage" data-testid="chat-usage">
+                {t("chat.usage", {
+                  calls: usage.calls,
+                  input: usage.input,
+                  output: usage.output,
+                  cost: usage.cost.toFixed(4),
+                })}
+              </p>
+            )}
 
             {view.error && (
               <p className="banner banner-error" role="alert" data-testid="chat-error">
