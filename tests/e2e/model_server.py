@@ -23,6 +23,10 @@ def chunk(delta, finish=None):
 
 
 LANES_QUESTION = "请两位老师"
+# Asked this, the server starts answering and then hangs (until the asking
+# process is killed): the run is cut off. Asked again, it answers.
+CUT_QUESTION = "断电也不怕"
+CUT_ANSWER = "没关系，我们接着讲：床前明月光，疑是地上霜。"
 LEAD_PROMPT = "You are 同桌 (Deskmate)"
 MATH_ANSWER = "3×4=12，一共12个苹果。"
 POEM_ANSWER = "「举头望明月」就是抬起头看天上的月亮。"
@@ -60,6 +64,9 @@ def plan(body):
             ]}),
             chunk({}, "tool_calls"),
         ]
+    if last.get("role") == "user" and CUT_QUESTION in asked:
+        return [chunk({"role": "assistant", "content": CUT_ANSWER[:6]}), chunk({"content": CUT_ANSWER[6:]}),
+                chunk({}, "stop")]
     if last.get("role") == "tool":
         return [chunk({"role": "assistant", "content": ANSWER[:8]}), chunk({"content": ANSWER[8:]}),
                 chunk({}, "stop")]
@@ -74,6 +81,12 @@ def plan(body):
             chunk({}, "tool_calls"),
         ]
     return [chunk({"role": "assistant", "content": "pong"}), chunk({}, "stop")]
+
+
+def cut_question(body):
+    messages = body.get("messages", [])
+    last = messages[-1] if messages else {}
+    return last.get("role") == "user" and CUT_QUESTION in json.dumps(last.get("content", ""), ensure_ascii=False)
 
 
 def tone_wav(seconds=0.8, rate=24000):
@@ -103,6 +116,12 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.end_headers()
+        if cut_question(body) and not self.server.cut_done:
+            self.server.cut_done = True
+            self.wfile.write(f"data: {json.dumps(chunk({'role': 'assistant', 'content': '让我想'}), ensure_ascii=False)}\n\n".encode())
+            self.wfile.flush()
+            time.sleep(60)
+            return
         for c in plan(body):
             if isinstance(c, float):
                 time.sleep(c)
@@ -121,5 +140,6 @@ def start():
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.requests = []
     server.speech = []
+    server.cut_done = False
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server

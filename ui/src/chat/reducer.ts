@@ -83,6 +83,8 @@ export type ChatAction =
   | { type: "user"; id: string; text: string }
   /** Continuing an interrupted run: no new message, the run goes on. */
   | { type: "resuming" }
+  /** The thread's runs read again after a run ended (their usage grew). */
+  | { type: "runs"; threadId: string; runs: RunSummary[] }
   | { type: "sent"; thread_id: string; run_id: string }
   | { type: "failed"; message: string }
   /** An error to show that does not end the run (e.g. Stop could not be delivered). */
@@ -314,6 +316,9 @@ export function chatReducer(view: ChatView, action: ChatAction): ChatView {
     case "resuming":
       // The interrupted run is the one going on again: it is no longer resumable.
       return { ...view, error: null, running: true, runs: view.runs.map((r) => (r.status === "interrupted" ? { ...r, status: "running" } : r)) };
+    case "runs":
+      // Only for the thread still shown, and not while another run goes on.
+      return view.threadId === action.threadId && !view.running ? { ...view, runs: action.runs } : view;
     case "sent":
       // RUN_FINISHED may already have arrived (a fast run): keep `running` as the events left it.
       return { ...view, threadId: action.thread_id, runId: action.run_id };

@@ -181,6 +181,23 @@ describe("chat", () => {
     expect(screen.queryByTestId("chat-continue")).not.toBeInTheDocument();
   });
 
+  it("after a run the parent's usage line is read again", async () => {
+    const view = (runs: RunSummary[]) => ({ thread: thread("th0", "古诗作业"), messages: [], todos: [], tool_calls: [], runs });
+    vi.mocked(api.chatThread)
+      .mockResolvedValueOnce(view([run("r0", "completed", 2)]))
+      .mockResolvedValue(view([run("r0", "completed", 2), run("r1", "completed", 3)]));
+    const user = userEvent.setup();
+    renderWithI18n(<ChatScreen profile={mum} onBack={vi.fn()} />);
+    await user.click(await screen.findByTestId("thread-item"));
+    expect(await screen.findByTestId("chat-usage")).toHaveTextContent("2 次模型调用");
+    await user.type(screen.getByTestId("chat-input"), "再讲一首");
+    await user.click(screen.getByTestId("chat-send"));
+    const push = stream();
+    push({ type: "RUN_STARTED", threadId: "th0", runId: "r1" }, { type: "RUN_FINISHED", threadId: "th0", runId: "r1" });
+    await waitFor(() => expect(screen.getByTestId("chat-usage")).toHaveTextContent("5 次模型调用"));
+    expect(api.chatThread).toHaveBeenLastCalledWith("th0");
+  });
+
   it("says so when continuing fails", async () => {
     vi.mocked(api.chatThread).mockResolvedValue({
       thread: thread("th0", "古诗作业"),

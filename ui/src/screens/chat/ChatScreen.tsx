@@ -87,11 +87,24 @@ export function ChatScreen({ profile, onBack, onOpenSettings }: ChatScreenProps)
     };
   }, [loadThreads]);
 
-  // A run that ended may have named or created a thread.
+  // A run that ended may have named or created a thread, and added to its usage.
   useEffect(() => {
-    if (wasRunning.current && !view.running) void loadThreads();
+    if (wasRunning.current && !view.running) {
+      void loadThreads();
+      const threadId = view.threadId;
+      if (threadId) {
+        void (async () => {
+          try {
+            const tv = await api.chatThread(threadId);
+            dispatch({ type: "runs", threadId, runs: tv.runs });
+          } catch {
+            // The usage line keeps its last figures; the conversation itself is unaffected.
+          }
+        })();
+      }
+    }
     wasRunning.current = view.running;
-  }, [view.running, loadThreads]);
+  }, [view.running, view.threadId, loadThreads]);
 
   useEffect(() => {
     const el = logRef.current;
