@@ -8,6 +8,7 @@
 //! to the app behind [`scene::Stage`].
 
 pub mod practice;
+pub mod router;
 pub mod scene;
 
 pub use practice::{Practice, PracticeEvent, PracticeState, TransitionError};
