@@ -80,4 +80,19 @@ impl Deskmate {
     pub fn practice(&self) -> &PracticeScene {
         &self.practice
     }
+
+    /// What a child said, through the one entry: routed, decided by the
+    /// guardrails, acted on in its scene, logged (see
+    /// `deskmate_orchestrator::entry`). Chat and homework come back with
+    /// `needs_model` for the companion to answer.
+    pub fn process(
+        &self,
+        profile_id: &str,
+        text: &str,
+    ) -> crate::AppResult<deskmate_orchestrator::entry::Response> {
+        let model_ready = self.chat().llm_settings()?.model.is_some();
+        let entry =
+            deskmate_orchestrator::entry::Entry::new(self.store().clone(), self.practice.clone());
+        Ok(entry.process(profile_id, text, chrono::Utc::now(), model_ready)?)
+    }
 }

@@ -13,6 +13,7 @@ mod practice;
 mod profiles;
 mod recite;
 mod runs;
+mod say;
 mod speech;
 mod threads;
 
@@ -74,6 +75,8 @@ enum Command {
     Practice(practice::PracticeCmd),
     /// Print the core's events as they happen (what the window receives): due reviews, lamp, practice.
     Events(events::EventsArgs),
+    /// What a child says, through the one entry: routed to a scene and acted on (我要背静夜思, 今天做什么, 不背了).
+    Say(say::SayArgs),
 }
 
 fn main() -> ExitCode {
@@ -142,6 +145,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Report(args) => recite::run_report(&app, args),
         Command::Practice(cmd) => practice::run(&app, cmd),
         Command::Events(args) => events::run(&app, args),
+        Command::Say(args) => say::run(&app, args),
     }
 }
 

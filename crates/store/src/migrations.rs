@@ -13,6 +13,7 @@ const SCHEMA: &[&str] = &[
     include_str!("../migrations/0003_recite.sql"),
     include_str!("../migrations/0004_practice.sql"),
     include_str!("../migrations/0005_subagents.sql"),
+    include_str!("../migrations/0006_scene_sessions.sql"),
 ];
 
 fn all() -> Migrations<'static> {

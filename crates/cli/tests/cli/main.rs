@@ -9,5 +9,6 @@ mod lamp;
 mod practice;
 mod probe;
 mod recite;
+mod say;
 mod speech;
 mod team;

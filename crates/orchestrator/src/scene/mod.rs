@@ -461,4 +461,4 @@ impl PracticeScene {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

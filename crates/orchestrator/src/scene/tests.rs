@@ -15,7 +15,7 @@ use super::*;
 
 /// The app's side, as the scene sees it: records with the templates, keeps
 /// each verdict given and each quieting, forwards events to the test.
-struct TestStage {
+pub(crate) struct TestStage {
     store: Store,
     events: Mutex<mpsc::Sender<SceneEvent>>,
     verdicts: Mutex<Vec<(String, bool)>>,
@@ -60,7 +60,7 @@ struct Said {
 /// Ears that hear what the test scripts, report a level and a partial, and
 /// transcribe to the scripted text.
 #[derive(Default)]
-struct ScriptedEars {
+pub(crate) struct ScriptedEars {
     no_models: bool,
     script: Mutex<VecDeque<Said>>,
 }
@@ -125,15 +125,15 @@ impl Ears for ScriptedEars {
     }
 }
 
-struct Fixture {
+pub(crate) struct Fixture {
     _dir: tempfile::TempDir,
-    store: Store,
-    scene: PracticeScene,
+    pub(crate) store: Store,
+    pub(crate) scene: PracticeScene,
     stage: Arc<TestStage>,
     ears: Arc<ScriptedEars>,
     events: mpsc::Receiver<SceneEvent>,
-    child: String,
-    poem: String,
+    pub(crate) child: String,
+    pub(crate) poem: String,
 }
 
 fn fixture_with(ears: ScriptedEars) -> Fixture {
@@ -162,7 +162,7 @@ fn fixture_with(ears: ScriptedEars) -> Fixture {
     }
 }
 
-fn fixture() -> Fixture {
+pub(crate) fn fixture() -> Fixture {
     fixture_with(ScriptedEars::default())
 }
 

@@ -1,0 +1,478 @@
+//! One entry for what a child says (issue 16, text first): [`Entry::process`]
+//! routes the words ([`crate::router`]), lets the guardrails decide
+//! ([`crate::guardrails`]), acts in the scene it lands in, stores the
+//! child's session and logs the decision, and answers in one shape
+//! ([`Response`]) with a trace id and the time each stage took.
+//!
+//! What each scene does here, offline:
+//! - **recite**: a practice opens on the material named, or on the first
+//!   review due today, through the practice scene; "再来一次" after a
+//!   verdict is the retry;
+//! - **plan**: today's due reviews, in the child's time zone;
+//! - **chat** and **homework** go to the companion (`needs_model`); without
+//!   a model set up the child is told a parent needs to set one up.
+//!
+//! The session's scene (other than chat) is reset when the child's local
+//! day has changed since they last spoke: yesterday's recitation is not
+//! today's.
+
+use std::time::Instant;
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use deskmate_recite::Mode;
+use deskmate_store::{now_utc, MaterialFilter, Store, StoreError};
+use rusqlite::{params, OptionalExtension};
+use serde::Serialize;
+
+use crate::guardrails::{decide, Decision, Session};
+use crate::router::{route, Catalog, CatalogEntry, Confidence, Intent, Scene};
+use crate::scene::{PracticeScene, PracticeView, SceneError, SceneResult};
+use crate::PracticeState;
+
+/// How long each stage took, in microseconds.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Timings {
+    pub route_us: u64,
+    pub decide_us: u64,
+    pub act_us: u64,
+    pub total_us: u64,
+}
+
+/// The material a response is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MaterialRef {
+    pub id: String,
+    pub title: String,
+}
+
+/// The one response shape of the entry.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Response {
+    /// The request's id; its decision is logged under it.
+    pub trace_id: String,
+    /// The scene the child is in now.
+    pub scene: Scene,
+    pub intent: Intent,
+    pub confidence: Confidence,
+    pub decision: Decision,
+    /// Why, in the guardrails' words (for parents and traces).
+    pub reason: String,
+    /// What to say to the child, in both languages.
+    pub text_zh: String,
+    pub text_en: String,
+    pub material: Option<MaterialRef>,
+    /// The practice opened or continued, in the recite scene.
+    pub practice: Option<PracticeView>,
+    /// Today's due reviews, in the plan scene (titles).
+    pub due: Vec<String>,
+    /// The companion (a model) should answer: chat and homework.
+    pub needs_model: bool,
+    pub timings: Timings,
+}
+
+/// The entry: the store (sessions, decisions, the library) and the practice
+/// scene it opens recitations in.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    store: Store,
+    practice: PracticeScene,
+}
+
+fn us(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_micros()).unwrap_or(u64::MAX)
+}
+
+fn scene_name(s: Scene) -> &'static str {
+    match s {
+        Scene::Chat => "chat",
+        Scene::Recite => "recite",
+        Scene::Homework => "homework",
+        Scene::Plan => "plan",
+    }
+}
+
+fn said(zh: impl Into<String>, en: impl Into<String>) -> (String, String) {
+    (zh.into(), en.into())
+}
+
+impl Entry {
+    pub fn new(store: Store, practice: PracticeScene) -> Self {
+        Self { store, practice }
+    }
+
+    /// The library as the router looks things up in it.
+    fn catalog(&self) -> SceneResult<Catalog> {
+        let all = self.store.materials().list(&MaterialFilter::default())?;
+        Ok(Catalog::new(all.into_iter().map(|m| CatalogEntry {
+            id: m.id,
+            title: m.title,
+            author: m.author,
+            body: m.body,
+        })))
+    }
+
+    /// The child's session, or a fresh one: none yet, unreadable (it is
+    /// started again, never guessed), or from another local day.
+    fn session(&self, profile_id: &str, tz: Tz, now: DateTime<Utc>) -> SceneResult<Session> {
+        let row: Option<(String, String)> = self.store.with_conn(|c| {
+            Ok(c.query_row(
+                "SELECT session, updated_at FROM scene_sessions WHERE profile_id = ?1",
+                [profile_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?)
+        })?;
+        let Some((json, updated_at)) = row else {
+            return Ok(Session::default());
+        };
+        let Ok(mut session) = serde_json::from_str::<Session>(&json) else {
+            tracing::warn!("the scene session of {profile_id} cannot be read; starting a new one");
+            return Ok(Session::default());
+        };
+        let last_day = DateTime::parse_from_rfc3339(&updated_at)
+            .ok()
+            .map(|t| t.with_timezone(&tz).date_naive());
+        if last_day != Some(now.with_timezone(&tz).date_naive()) {
+            session.active = Scene::Chat;
+            session.pending = None;
+            session.left = None;
+        }
+        Ok(session)
+    }
+
+    fn save(&self, profile_id: &str, session: &Session, now: DateTime<Utc>) -> SceneResult<()> {
+        let json = serde_json::to_string(session).map_err(|e| SceneError::Damaged {
+            what: "session",
+            reason: e.to_string(),
+        })?;
+        self.store.with_conn(|c| {
+            c.execute(
+                "INSERT INTO scene_sessions (profile_id, session, updated_at) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(profile_id) DO UPDATE SET session = excluded.session, updated_at = excluded.updated_at",
+                params![profile_id, json, now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)],
+            )?;
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    /// Handles what `profile_id` said at `now`; `model_ready` says whether a
+    /// model is set up for the companion.
+    pub fn process(
+        &self,
+        profile_id: &str,
+        text: &str,
+        now: DateTime<Utc>,
+        model_ready: bool,
+    ) -> SceneResult<Response> {
+        let started = Instant::now();
+        let profile = self.store.profiles().get(profile_id)?;
+        let tz: Tz = profile
+            .time_zone
+            .parse()
+            .unwrap_or(chrono_tz::Asia::Shanghai);
+        let before = self.session(profile_id, tz, now)?;
+        let t = Instant::now();
+        let routed = route(
+            text,
+            Some(before.active).filter(|s| *s != Scene::Chat),
+            &self.catalog()?,
+        );
+        let route_us = us(t);
+        let t = Instant::now();
+        let decided = decide(&before, text, &routed, now.timestamp());
+        let decide_us = us(t);
+        let t = Instant::now();
+        let trace_id = uuid::Uuid::now_v7().to_string();
+        let mut response = Response {
+            trace_id: trace_id.clone(),
+            scene: decided.session.active,
+            intent: routed.intent,
+            confidence: routed.confidence,
+            decision: decided.decision.clone(),
+            reason: decided.reason.to_string(),
+            text_zh: String::new(),
+            text_en: String::new(),
+            material: None,
+            practice: None,
+            due: Vec::new(),
+            needs_model: false,
+            timings: Timings::default(),
+        };
+        let slot = match &decided.decision {
+            Decision::Switch { material_id, .. } | Decision::AskSwitch { material_id, .. } => {
+                material_id.clone()
+            }
+            _ => routed.material_id.clone(),
+        };
+        let (zh, en) = match &decided.decision {
+            Decision::Reject { reason } => {
+                if text.trim().is_empty() {
+                    said(
+                        "没听到你说什么，再说一次吧。",
+                        "I didn't hear anything. Say it again?",
+                    )
+                } else {
+                    said(
+                        "说得太长了，说短一点吧。",
+                        format!("That was too long: {reason}."),
+                    )
+                }
+            }
+            Decision::Exit => said(
+                "好的，先不做了。想聊点什么？",
+                "OK, we've stopped. What would you like to talk about?",
+            ),
+            Decision::AskSwitch { to, material_id } => {
+                let title = material_id
+                    .as_deref()
+                    .and_then(|id| self.store.materials().get(id).ok())
+                    .map(|m| m.title);
+                match (to, title) {
+                    (Scene::Recite, Some(t)) => said(
+                        format!("要去背《{t}》吗？"),
+                        format!("Shall we recite {t}?"),
+                    ),
+                    (Scene::Recite, None) => said("要去背诗吗？", "Shall we recite something?"),
+                    (Scene::Homework, _) => {
+                        said("要先做作业吗？", "Shall we do your homework first?")
+                    }
+                    (Scene::Plan, _) => {
+                        said("要看看今天的计划吗？", "Shall we look at today's plan?")
+                    }
+                    (Scene::Chat, _) => said("要和同桌聊天吗？", "Shall we chat?"),
+                }
+            }
+            Decision::Switch { .. } | Decision::Continue => self.act(
+                &mut response,
+                profile_id,
+                slot,
+                routed.intent,
+                model_ready,
+                now,
+            )?,
+        };
+        response.text_zh = zh;
+        response.text_en = en;
+        self.save(profile_id, &decided.session, now)?;
+        let decision_json = serde_json::to_string(&decided.decision).unwrap_or_default();
+        self.store.with_conn(|c| {
+            c.execute(
+                "INSERT INTO scene_decisions (id, profile_id, input, scene_before, intent, confidence, decision, reason, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![
+                    trace_id,
+                    profile_id,
+                    text,
+                    scene_name(before.active),
+                    routed.intent.as_str(),
+                    format!("{:?}", routed.confidence).to_lowercase(),
+                    decision_json,
+                    decided.reason,
+                    now_utc()
+                ],
+            )?;
+            Ok(())
+        })?;
+        response.timings = Timings {
+            route_us,
+            decide_us,
+            act_us: us(t),
+            total_us: us(started),
+        };
+        Ok(response)
+    }
+
+    /// What the scene the child is now in does with what they said.
+    fn act(
+        &self,
+        response: &mut Response,
+        profile_id: &str,
+        slot: Option<String>,
+        intent: Intent,
+        model_ready: bool,
+        now: DateTime<Utc>,
+    ) -> SceneResult<(String, String)> {
+        Ok(match response.scene {
+            Scene::Recite => {
+                // Going on after a verdict that did not pass is the retry.
+                if intent == Intent::ContinueCurrent && slot.is_none() {
+                    if let Some(p) = self.practice.current(profile_id)? {
+                        let again =
+                            matches!(p.state, PracticeState::Feedback { passed: false, .. });
+                        let p = if again {
+                            self.practice.retry(&p.id)?
+                        } else {
+                            p
+                        };
+                        let title = p.material.title.clone();
+                        response.material = Some(MaterialRef {
+                            id: p.material.id.clone(),
+                            title: title.clone(),
+                        });
+                        response.practice = Some(p);
+                        return Ok(said(
+                            format!("好，再背一遍《{title}》。准备好了就按录音键。"),
+                            format!("OK, {title} once more. Press record when you're ready."),
+                        ));
+                    }
+                }
+                let material = match slot {
+                    Some(id) => Some(self.store.materials().get(&id)?),
+                    None => {
+                        let due = deskmate_recite::schedule::due(&self.store, profile_id, now)?;
+                        match due.first() {
+                            Some(d) => Some(self.store.materials().get(&d.material_id)?),
+                            None => None,
+                        }
+                    }
+                };
+                match material {
+                    Some(m) => {
+                        let p = self.practice.start(profile_id, &m.id, Mode::Voice)?;
+                        response.material = Some(MaterialRef {
+                            id: m.id.clone(),
+                            title: m.title.clone(),
+                        });
+                        response.practice = Some(p);
+                        said(
+                            format!("我们来背《{}》吧！准备好了就按录音键。", m.title),
+                            format!("Let's recite {}! Press record when you're ready.", m.title),
+                        )
+                    }
+                    None => said(
+                        "想背哪一首？说出名字就行。",
+                        "Which one would you like to recite? Just say its name.",
+                    ),
+                }
+            }
+            Scene::Plan => {
+                let due = deskmate_recite::schedule::due(&self.store, profile_id, now)?;
+                response.due = due.iter().map(|d| d.title.clone()).collect();
+                if due.is_empty() {
+                    said(
+                        "今天没有要复习的，可以学一首新诗！",
+                        "Nothing to review today: how about a new poem?",
+                    )
+                } else {
+                    let zh: Vec<String> = due.iter().map(|d| format!("《{}》", d.title)).collect();
+                    said(
+                        format!("今天要复习：{}。先背哪一首？", zh.join("")),
+                        format!("To review today: {}. Which first?", response.due.join(", ")),
+                    )
+                }
+            }
+            Scene::Chat | Scene::Homework => {
+                response.needs_model = true;
+                if model_ready {
+                    said("好的，我来想一想。", "OK, let me think.")
+                } else {
+                    said(
+                        "聊天和作业辅导要用 AI 伙伴，需要家长先在设置里配好模型。背诗和复习现在就能做。",
+                        "Chat and homework help need the AI companion: a parent has to set up a model in Settings first. Reciting and reviews work now.",
+                    )
+                }
+            }
+        })
+    }
+
+    /// The decisions logged for a child, newest first.
+    pub fn decisions(
+        &self,
+        profile_id: &str,
+        limit: usize,
+    ) -> SceneResult<Vec<(String, String, String, String)>> {
+        Ok(self.store.with_conn(|c| {
+            let mut stmt = c.prepare(
+                "SELECT input, intent, decision, reason FROM scene_decisions WHERE profile_id = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2",
+            )?;
+            let rows = stmt
+                .query_map(params![profile_id, i64::try_from(limit).unwrap_or(i64::MAX)], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                })?
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(StoreError::from)?;
+            Ok(rows)
+        })?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::tests::fixture;
+    use chrono::TimeZone;
+
+    fn at(day: u32, hour: u32) -> DateTime<Utc> {
+        // Asia/Shanghai is UTC+8: 16:00 UTC is midnight there.
+        Utc.with_ymd_and_hms(2026, 3, day, hour, 0, 0).unwrap()
+    }
+
+    #[test]
+    fn saying_a_poem_opens_it_and_leaving_comes_back_to_chat() {
+        let f = fixture();
+        let entry = Entry::new(f.store.clone(), f.scene.clone());
+        let r = entry
+            .process(&f.child, "我要背静夜思", at(2, 2), false)
+            .unwrap();
+        assert_eq!((r.scene, r.intent), (Scene::Recite, Intent::Recite));
+        assert_eq!(
+            r.material.as_ref().map(|m| m.id.as_str()),
+            Some(f.poem.as_str())
+        );
+        let p = r.practice.unwrap();
+        assert_eq!(
+            (p.material.id.as_str(), p.state.name()),
+            (f.poem.as_str(), "ready")
+        );
+        assert!(r.text_zh.contains("《静夜思》"), "{}", r.text_zh);
+        let out = entry.process(&f.child, "不背了", at(2, 2), false).unwrap();
+        assert_eq!((out.scene, out.decision), (Scene::Chat, Decision::Exit));
+        // Chat needs a model; without one the child is told who can set it up.
+        let chat = entry
+            .process(&f.child, "月亮上有兔子吗", at(2, 2), false)
+            .unwrap();
+        assert!(
+            chat.needs_model && chat.text_zh.contains("家长"),
+            "{}",
+            chat.text_zh
+        );
+        // Every decision was logged, newest first.
+        let logged = entry.decisions(&f.child, 10).unwrap();
+        assert_eq!(logged.len(), 3);
+        assert_eq!(logged[2].0, "我要背静夜思");
+    }
+
+    #[test]
+    fn a_new_local_day_starts_from_chat_and_a_damaged_session_is_started_again() {
+        let f = fixture();
+        let entry = Entry::new(f.store.clone(), f.scene.clone());
+        // 15:00 UTC on the 2nd is 23:00 in Shanghai; 17:00 UTC is 01:00 on the 3rd.
+        entry
+            .process(&f.child, "我要背静夜思", at(2, 15), false)
+            .unwrap();
+        let session = entry
+            .session(&f.child, chrono_tz::Asia::Shanghai, at(2, 15))
+            .unwrap();
+        assert_eq!(session.active, Scene::Recite);
+        let next_day = entry
+            .session(&f.child, chrono_tz::Asia::Shanghai, at(3, 17))
+            .unwrap();
+        assert_eq!(next_day, Session::default());
+        f.store
+            .with_conn(|c| {
+                c.execute("UPDATE scene_sessions SET session = '{not json'", [])?;
+                Ok(())
+            })
+            .unwrap();
+        let r = entry
+            .process(&f.child, "再来一次", at(2, 15), false)
+            .unwrap();
+        assert_eq!(
+            r.scene,
+            Scene::Chat,
+            "a damaged session is started again, not guessed"
+        );
+    }
+}
