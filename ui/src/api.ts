@@ -13,6 +13,7 @@ import { Channel, invoke } from "@tauri-apps/api/core";
 import { errorText } from "./errors";
 import type {
   AgUiEvent,
+  ApprovalAnswer,
   AppStatus,
   Check,
   CloudVoice,
@@ -187,6 +188,19 @@ export function chatResume(runId: string, onEvent: (event: AgUiEvent) => void): 
     const channel = new Channel<AgUiEvent>();
     channel.onmessage = onEvent;
     return { runId, onEvent: channel };
+  });
+}
+
+/** A parent's decisions on the calls a run paused on; then the run goes on, its events streaming to `onEvent`. */
+export function chatDecide(
+  runId: string,
+  answers: ApprovalAnswer[],
+  onEvent: (event: AgUiEvent) => void,
+): Promise<ChatSendResult> {
+  return call<ChatSendResult>("chat_decide", () => {
+    const channel = new Channel<AgUiEvent>();
+    channel.onmessage = onEvent;
+    return { runId, answers, onEvent: channel };
   });
 }
 

@@ -278,6 +278,10 @@ export const CORE_ERROR_WORDS: Partial<Record<ErrorCode, Words>> = {
     "zh-CN": "消息是空的：先写点什么吧。",
     en: "The message is empty: type something to send.",
   },
+  "chat.awaiting_approval": {
+    "zh-CN": "这个对话在等家长批准同桌要用的工具，家长决定以后才能继续。",
+    en: "This conversation is waiting for a parent to approve a tool the companion wants to use; it goes on once a parent decides.",
+  },
   "chat.not_resumable": {
     "zh-CN": "这次对话没有被中断，不需要接着做；直接发一条新消息吧。",
     en: "This run was not cut off, so there is nothing to continue; send a new message instead.",

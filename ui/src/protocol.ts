@@ -60,6 +60,16 @@ export type RunSummary = { id: string, status: ChatRunStatus, model: string, mod
  */
 cost_usd: number, subagent_runs: number, started_at: string, };
 
+export type PendingApproval = { tool_call_id: string, run_id: string, tool: string, 
+/**
+ * The arguments as the model wrote them (JSON text).
+ */
+arguments: string, requested_at: string, };
+
+export type ApprovalDecision = { "decision": "approve" } | { "decision": "edit", arguments: string, } | { "decision": "reject", reason: string, } | { "decision": "respond", answer: string, };
+
+export type ApprovalAnswer = { tool_call_id: string, decision: ApprovalDecision, };
+
 export type ThreadView = { thread: Thread, messages: Array<MessageView>, todos: Array<Todo>, 
 /**
  * Every tool call with its status and result, for the tool cards.
@@ -69,7 +79,11 @@ tool_calls: Array<StoredToolCall>,
  * The lead's runs, oldest first, each with what it cost: a parent sees
  * the thread's usage, and an `interrupted` last run can be continued.
  */
-runs: Array<RunSummary>, };
+runs: Array<RunSummary>, 
+/**
+ * Tool calls the last run paused on, waiting for a parent.
+ */
+approvals: Array<PendingApproval>, };
 
 export type RunIds = { thread_id: string, run_id: string, };
 
@@ -382,6 +396,7 @@ export type AppEvent = { "channel": "practice://task", "payload": TaskEvent } | 
 // Every code a failure can carry (WireError.code); ui/src/errors.ts has words for each
 
 export const ERROR_CODES = [
+  "chat.awaiting_approval",
   "chat.busy",
   "chat.empty_message",
   "chat.io",

@@ -20,6 +20,9 @@ pub enum AgentError {
         "run {run} is {status}, not interrupted; only a run that was cut off can be continued"
     )]
     NotResumable { run: String, status: String },
+    /// A run paused for a parent's approval continues once each waiting call is decided.
+    #[error("run {run} waits for a parent's decision on {calls}: approve, change, reject or answer each first")]
+    AwaitingApproval { run: String, calls: String },
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]
@@ -41,6 +44,7 @@ impl AgentError {
             Self::Busy(_) => "chat.busy",
             Self::EmptyMessage => "chat.empty_message",
             Self::NotResumable { .. } => "chat.not_resumable",
+            Self::AwaitingApproval { .. } => "chat.awaiting_approval",
             Self::Store(e) => e.code(),
             Self::Sandbox(_) => "chat.sandbox",
             Self::Llm(e) => e.wire_code(),
@@ -54,6 +58,7 @@ impl AgentError {
         "chat.busy",
         "chat.empty_message",
         "chat.not_resumable",
+        "chat.awaiting_approval",
         "chat.sandbox",
         "chat.io",
     ];

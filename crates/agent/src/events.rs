@@ -41,7 +41,16 @@ impl EventOrder {
                 }
                 self.started = true;
             }
-            AgUiEvent::RunFinished { .. } => {
+            AgUiEvent::RunFinished { result, .. } => {
+                // A run that ends on an interrupt hands its waiting calls to a
+                // person: they are answered when the run goes on, not here.
+                if let Some(r) = result.as_ref().filter(|r| r["outcome"] == "interrupt") {
+                    for call in r["interrupts"].as_array().into_iter().flatten() {
+                        if let Some(id) = call["id"].as_str() {
+                            self.answered_calls.insert(id.to_string());
+                        }
+                    }
+                }
                 if !self.open_messages.is_empty()
                     || !self.open_calls.is_empty()
                     || !self.open_steps.is_empty()

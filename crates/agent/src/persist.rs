@@ -10,9 +10,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::tools::ThreadState;
 
+mod approvals;
 mod subagents;
 mod summaries;
 
+pub use approvals::{
+    decide_approval, mark_applied, open_approvals, open_approvals_of_thread, request_approvals,
+    set_call_arguments, Approval, ApprovalDecision,
+};
 pub use deskmate_protocol::chat::{StoredToolCall, Thread, ToolCallStatus};
 pub use subagents::{
     child_runs, run_usage_with_subagents, start_child_run, ChildRunView, RunUsage,

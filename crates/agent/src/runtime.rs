@@ -38,6 +38,11 @@ pub struct AgentConfig {
     /// The model's context window in tokens; `None`: from the table of
     /// known models, else 170k (see [`crate::summarize`]).
     pub context_window: Option<u64>,
+    /// Tools whose calls wait for a parent's approval: the run pauses with
+    /// them pending and continues once each is decided (see
+    /// [`crate::persist::ApprovalDecision`]). Subagents are not given these
+    /// tools.
+    pub approvals: std::collections::BTreeSet<String>,
 }
 
 impl Default for AgentConfig {
@@ -52,6 +57,7 @@ impl Default for AgentConfig {
             tool_time_limits: ToolTimeLimits::default(),
             skills: Arc::new(SkillLibrary::default()),
             context_window: None,
+            approvals: std::collections::BTreeSet::new(),
         }
     }
 }
@@ -135,6 +141,9 @@ pub struct PreparedRun {
     pub(crate) events: Option<crate::turn::EventSink>,
     /// The number of the run's first step (a continued run goes on counting).
     pub(crate) first_step: u32,
+    /// Calls a parent approved while the run was paused: run first, before
+    /// the model is called again.
+    pub(crate) approved: Vec<deskmate_llm::ToolCall>,
 }
 
 impl PreparedRun {
@@ -243,6 +252,14 @@ impl Agent {
             };
             let lock = ThreadLock::try_acquire(&thread_dir(&threads_dir, &thread.id))?
                 .ok_or_else(|| AgentError::Busy(thread.id.clone()))?;
+            // A run of this thread waiting for a parent's approval comes first:
+            // its calls are still open, and a new message would talk past them.
+            if let Some(waiting) = persist::open_approvals_of_thread(store, &thread.id)?.first() {
+                return Err(AgentError::AwaitingApproval {
+                    run: waiting.run_id.clone(),
+                    calls: format!("{} ({})", waiting.tool_call_id, waiting.tool),
+                });
+            }
             // We hold the lock, so any run still marked running here is dead.
             for run in persist::running_runs(store, Some(&thread.id))? {
                 persist::interrupt_run(store, &run)?;
@@ -288,10 +305,26 @@ impl Agent {
                     status,
                 });
             }
+            // A run paused for approvals continues only once each is decided.
+            let waiting = persist::open_approvals(store, Some(&run.id))?;
+            let undecided: Vec<String> = waiting
+                .iter()
+                .filter(|a| a.decision.is_none())
+                .map(|a| format!("{} ({})", a.tool_call_id, a.tool))
+                .collect();
+            if !undecided.is_empty() {
+                return Err(AgentError::AwaitingApproval {
+                    run: run.id,
+                    calls: undecided.join(", "),
+                });
+            }
+            let approved = apply_decisions(store, &run, &waiting)?;
             persist::reopen_run(store, &run.id)?;
             let first_step = run.steps + 1;
             let run = persist::get_run(store, &run.id)?;
-            agent.open(thread, run, lock, first_step)
+            let mut prepared = agent.open(thread, run, lock, first_step)?;
+            prepared.approved = approved;
+            Ok(prepared)
         })
         .await;
         match joined {
@@ -345,6 +378,7 @@ impl Agent {
             specs: self.inner.specs.clone(),
             events: None,
             first_step,
+            approved: Vec::new(),
         })
     }
 }
@@ -352,6 +386,64 @@ impl Agent {
 /// Closes every run that a crash cut off: a `running` run whose thread lock
 /// is free has no live owner; it becomes `interrupted` and its unanswered
 /// tool calls get a synthesized result. Returns how many runs were closed.
+/// Applies the decisions on a paused run's calls: a rejected call and one a
+/// parent answered get their result now (the model reads it next); approved
+/// ones (with their arguments as changed, if they were) are returned to run
+/// first when the run continues.
+fn apply_decisions(
+    store: &Store,
+    run: &persist::Run,
+    decided: &[persist::Approval],
+) -> AgentResult<Vec<deskmate_llm::ToolCall>> {
+    use persist::ApprovalDecision as D;
+    let mut approved = Vec::new();
+    for a in decided {
+        let result = match &a.decision {
+            Some(D::Approve) => {
+                approved.push(deskmate_llm::ToolCall {
+                    id: a.tool_call_id.clone(),
+                    name: a.tool.clone(),
+                    arguments: a.arguments.clone(),
+                });
+                None
+            }
+            Some(D::Edit { arguments }) => {
+                persist::set_call_arguments(store, &a.thread_id, &a.tool_call_id, arguments)?;
+                approved.push(deskmate_llm::ToolCall {
+                    id: a.tool_call_id.clone(),
+                    name: a.tool.clone(),
+                    arguments: arguments.clone(),
+                });
+                None
+            }
+            Some(D::Reject { reason }) => Some((
+                format!(
+                    "Error: a parent did not allow this call ({}): {reason}",
+                    a.tool
+                ),
+                persist::ToolCallStatus::Error,
+            )),
+            Some(D::Respond { answer }) => {
+                Some((answer.clone(), persist::ToolCallStatus::Completed))
+            }
+            None => None,
+        };
+        if let Some((content, status)) = result {
+            persist::finish_tool_call(
+                store,
+                &a.thread_id,
+                Some(&run.id),
+                &a.tool_call_id,
+                &content,
+                status,
+            )?;
+        }
+    }
+    let ids: Vec<String> = decided.iter().map(|a| a.tool_call_id.clone()).collect();
+    persist::mark_applied(store, &run.id, &ids)?;
+    Ok(approved)
+}
+
 pub fn recover_interrupted_runs(store: &Store, threads_dir: &Path) -> AgentResult<usize> {
     let mut closed = 0;
     for run in persist::running_runs(store, None)? {

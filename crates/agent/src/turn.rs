@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use deskmate_llm::{ChatRequest, LlmError, Message, StreamEvent, ToolCall, Usage};
 use futures_util::stream::{FuturesUnordered, StreamExt};
-use serde_json::json;
+use serde_json::{json, Value};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
@@ -65,6 +65,48 @@ impl PreparedRun {
             error,
             steps,
         };
+        // Calls a parent approved while the run was paused run first.
+        let approved = std::mem::take(&mut self.approved);
+        if !approved.is_empty() {
+            // This run's stream announces them again before their results.
+            for c in &approved {
+                emit(AgUiEvent::ToolCallStart {
+                    tool_call_id: c.id.clone(),
+                    tool_call_name: c.name.clone(),
+                    parent_message_id: None,
+                });
+                emit(AgUiEvent::ToolCallArgs {
+                    tool_call_id: c.id.clone(),
+                    delta: c.arguments.clone(),
+                });
+                emit(AgUiEvent::ToolCallEnd {
+                    tool_call_id: c.id.clone(),
+                });
+            }
+            match self.run_tools(&approved, &emit, &cancel).await {
+                Ok(false) => {}
+                Ok(true) => {
+                    let step = self.first_step.saturating_sub(1);
+                    return self
+                        .end_cancelled(
+                            &emit,
+                            outcome(RunStatus::Cancelled, String::new(), None, step),
+                        )
+                        .await;
+                }
+                Err(e) => {
+                    let step = self.first_step.saturating_sub(1);
+                    return self
+                        .end_error(
+                            &emit,
+                            &e.to_string(),
+                            "STORE",
+                            outcome(RunStatus::Error, String::new(), Some(e.to_string()), step),
+                        )
+                        .await;
+                }
+            }
+        }
         let max_steps = self.agent.inner.config.max_steps.max(1);
         let first = self.first_step.max(1);
         let last = first + max_steps - 1;
@@ -102,6 +144,40 @@ impl PreparedRun {
                     return outcome(RunStatus::Completed, answer, None, step);
                 }
                 Ok(StepResult::Continue) => emit(AgUiEvent::StepFinished { step_name }),
+                Ok(StepResult::Paused(held)) => {
+                    emit(AgUiEvent::StepFinished { step_name });
+                    let why = "waiting for a parent's approval";
+                    if let Err(e) = self.finish(RunStatus::Interrupted, Some(why)).await {
+                        return self
+                            .end_error(
+                                &emit,
+                                &e.to_string(),
+                                "STORE",
+                                outcome(RunStatus::Error, String::new(), Some(e.to_string()), step),
+                            )
+                            .await;
+                    }
+                    // AG-UI's interrupt: the run ends, naming what it waits for.
+                    let interrupts: Vec<Value> = held
+                        .iter()
+                        .map(|c| json!({"id": c.id, "tool": c.name, "arguments": c.arguments}))
+                        .collect();
+                    emit(AgUiEvent::RunFinished {
+                        thread_id: thread_id.clone(),
+                        run_id: run_id.clone(),
+                        result: Some(json!({
+                            "status": "interrupted",
+                            "outcome": "interrupt",
+                            "interrupts": interrupts,
+                        })),
+                    });
+                    return outcome(
+                        RunStatus::Interrupted,
+                        String::new(),
+                        Some(why.to_string()),
+                        step,
+                    );
+                }
                 Ok(StepResult::Cancelled) => {
                     emit(AgUiEvent::StepFinished { step_name });
                     return self
@@ -263,6 +339,27 @@ impl PreparedRun {
         }
         if turn.calls.is_empty() {
             return Ok(StepResult::Answer(turn.text));
+        }
+        // Calls of tools that need a parent's approval wait; the others run.
+        let (held, free): (Vec<ToolCall>, Vec<ToolCall>) = turn
+            .calls
+            .iter()
+            .cloned()
+            .partition(|c| !self.child && inner.config.approvals.contains(&c.name));
+        if !held.is_empty() {
+            let cancelled = !free.is_empty() && self.run_tools(&free, emit, cancel).await?;
+            if cancelled {
+                self.answer_unanswered(&held, "Error: not run: the user stopped the run", emit)
+                    .await?;
+                return Ok(StepResult::Cancelled);
+            }
+            let (thread_id, run_id, asked) =
+                (self.thread.id.clone(), self.run.id.clone(), held.clone());
+            db(&inner.store, move |s| {
+                persist::request_approvals(s, &thread_id, &run_id, &asked)
+            })
+            .await?;
+            return Ok(StepResult::Paused(held));
         }
         let cancelled = self.run_tools(&turn.calls, emit, cancel).await?;
         Ok(if cancelled {
@@ -596,6 +693,8 @@ enum StepResult {
     Answer(String),
     Continue,
     Cancelled,
+    /// Calls wait for a parent's approval: the run pauses.
+    Paused(Vec<ToolCall>),
 }
 
 enum StepError {

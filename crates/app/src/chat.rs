@@ -79,6 +79,10 @@ pub struct ChatContext {
     pub tools: Option<Vec<String>>,
     #[serde(default)]
     pub subagents: Option<bool>,
+    /// Tools whose calls wait for a parent's approval (e.g. a child's
+    /// `internet_search`): the run pauses until a parent decides.
+    #[serde(default)]
+    pub approvals: Option<Vec<String>>,
 }
 
 impl ChatContext {
@@ -89,6 +93,7 @@ impl ChatContext {
             system_prompt: self.system_prompt.or(under.system_prompt),
             tools: self.tools.or(under.tools),
             subagents: self.subagents.or(under.subagents),
+            approvals: self.approvals.or(under.approvals),
         }
     }
 }
@@ -472,6 +477,12 @@ impl Chat {
             prices,
             system_prompt,
             skills: Arc::new(self.skills()),
+            approvals: context
+                .approvals
+                .clone()
+                .unwrap_or_default()
+                .into_iter()
+                .collect(),
             ..AgentConfig::default()
         };
         let subagents = match context.subagents {
@@ -492,6 +503,15 @@ impl Chat {
             }
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
             tools = tools.only(&names);
+        }
+        if let Some(names) = &context.approvals {
+            let known = tools.names();
+            if let Some(unknown) = names.iter().find(|n| !known.contains(&n.as_str())) {
+                return Err(AppError::Invalid(format!(
+                    "the chat context asks approval for a tool {unknown:?} that does not exist; the tools are: {}",
+                    known.join(", ")
+                )));
+            }
         }
         let task = deskmate_agent::tools::Task::new(Arc::new(team), subagents)
             .with_models(subagent_models(self.store().clone(), opts.base_url.clone()));
@@ -568,12 +588,24 @@ impl Chat {
                 }
             })
             .collect();
+        let approvals = persist::open_approvals_of_thread(self.store(), thread_id)?
+            .into_iter()
+            .filter(|a| a.decision.is_none())
+            .map(|a| protocol::PendingApproval {
+                tool_call_id: a.tool_call_id,
+                run_id: a.run_id,
+                tool: a.tool,
+                arguments: a.arguments,
+                requested_at: a.requested_at,
+            })
+            .collect();
         Ok(protocol::ThreadView {
             thread: view.thread,
             messages,
             todos: view.state.todos,
             tool_calls: view.tool_calls,
             runs,
+            approvals,
         })
     }
 
@@ -694,6 +726,30 @@ impl Chat {
             .store()
             .settings()
             .set(None, crate::settings::CHAT_SUBAGENTS, &on)?)
+    }
+
+    /// Tool calls waiting for a parent's approval, newest first.
+    pub fn pending_approvals(&self) -> AppResult<Vec<persist::Approval>> {
+        Ok(persist::open_approvals(self.store(), None)?
+            .into_iter()
+            .filter(|a| a.decision.is_none())
+            .collect())
+    }
+
+    /// A parent's decision on a waiting call; the run continues with
+    /// [`Chat::resume`] once each of its calls is decided.
+    pub fn decide_approval(
+        &self,
+        run_id: &str,
+        tool_call_id: &str,
+        decision: &persist::ApprovalDecision,
+    ) -> AppResult<persist::Approval> {
+        Ok(persist::decide_approval(
+            self.store(),
+            run_id,
+            tool_call_id,
+            decision,
+        )?)
     }
 
     /// Stops a run of this process. Returns whether it was running.

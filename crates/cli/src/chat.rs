@@ -113,6 +113,21 @@ pub(crate) async fn follow(
             eprintln!("stopped; continue with --thread {}", outcome.thread_id);
             ExitCode::from(130)
         }
+        // Paused for a parent's approval: say what waits and how to go on.
+        RunStatus::Interrupted => {
+            let waiting = app.chat().pending_approvals()?;
+            for a in waiting.iter().filter(|a| a.run_id == outcome.run_id) {
+                eprintln!(
+                    "waiting for a parent's approval: {} {} {}",
+                    a.tool_call_id, a.tool, a.arguments
+                );
+            }
+            eprintln!(
+                "continue with `deskmate runs resume {} --approve CALL` (or --edit CALL=JSON, --reject CALL=REASON, --respond CALL=ANSWER)",
+                outcome.run_id
+            );
+            ExitCode::from(3)
+        }
         _ => {
             eprintln!(
                 "error: {}",

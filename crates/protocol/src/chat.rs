@@ -103,6 +103,41 @@ pub struct ThreadView {
     /// the thread's usage, and an `interrupted` last run can be continued.
     #[serde(default)]
     pub runs: Vec<RunSummary>,
+    /// Tool calls the last run paused on, waiting for a parent.
+    #[serde(default)]
+    pub approvals: Vec<PendingApproval>,
+}
+
+/// A tool call waiting for a parent's approval (the run paused on it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct PendingApproval {
+    pub tool_call_id: String,
+    pub run_id: String,
+    pub tool: String,
+    /// The arguments as the model wrote them (JSON text).
+    pub arguments: String,
+    pub requested_at: String,
+}
+
+/// What a parent decided about a waiting call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum ApprovalDecision {
+    /// Run it as the model asked.
+    Approve,
+    /// Run it with these arguments (JSON text) instead.
+    Edit { arguments: String },
+    /// Do not run it; the model is told why.
+    Reject { reason: String },
+    /// Do not run it; this is the tool's answer.
+    Respond { answer: String },
+}
+
+/// A parent's decision on one waiting call, as the window sends it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ApprovalAnswer {
+    pub tool_call_id: String,
+    pub decision: ApprovalDecision,
 }
 
 /// Where a run is.

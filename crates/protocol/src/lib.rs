@@ -17,8 +17,9 @@ pub mod typescript;
 
 pub use agui::AgUiEvent;
 pub use chat::{
-    ChatRole, ChatRunStatus, LlmSettingsView, MessageView, RunIds, RunSummary, StoredToolCall,
-    Thread, ThreadView, Todo, TodoStatus, ToolCallRef, ToolCallStatus,
+    ApprovalAnswer, ApprovalDecision, ChatRole, ChatRunStatus, LlmSettingsView, MessageView,
+    PendingApproval, RunIds, RunSummary, StoredToolCall, Thread, ThreadView, Todo, TodoStatus,
+    ToolCallRef, ToolCallStatus,
 };
 pub use check::{CheckedError, CheckedLine, LineFailure, StageTimings};
 pub use error::WireError;

@@ -14,6 +14,7 @@ const SCHEMA: &[&str] = &[
     include_str!("../migrations/0004_practice.sql"),
     include_str!("../migrations/0005_subagents.sql"),
     include_str!("../migrations/0006_scene_sessions.sql"),
+    include_str!("../migrations/0007_approvals.sql"),
 ];
 
 fn all() -> Migrations<'static> {

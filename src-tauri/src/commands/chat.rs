@@ -6,7 +6,7 @@ use deskmate_app::chat::agent::Thread;
 use deskmate_app::chat::llm::ModelSpec;
 use deskmate_app::chat::{ChatMessage, ChatOptions};
 use deskmate_app::{AppError, Deskmate};
-use deskmate_protocol::{LlmSettingsView, RunIds, ThreadView};
+use deskmate_protocol::{ApprovalAnswer, LlmSettingsView, RunIds, ThreadView};
 use tauri::ipc::Channel;
 use tauri::State;
 
@@ -61,6 +61,38 @@ pub async fn chat_resume(
     run_id: String,
     on_event: Channel<serde_json::Value>,
 ) -> CmdResult<RunIds> {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let run = app
+        .chat()
+        .resume(&run_id, &ChatOptions::default(), tx)
+        .await
+        .map_err(wire)?;
+    forward(rx, on_event);
+    Ok(RunIds {
+        thread_id: run.thread_id,
+        run_id: run.run_id,
+    })
+}
+
+/// A parent's decisions on the calls a run paused on (the window asks for
+/// the parent's PIN first), then the run continues; its events arrive on
+/// `on_event` as a new run's do.
+#[tauri::command]
+pub async fn chat_decide(
+    app: State<'_, Deskmate>,
+    run_id: String,
+    answers: Vec<ApprovalAnswer>,
+    on_event: Channel<serde_json::Value>,
+) -> CmdResult<RunIds> {
+    let run = run_id.clone();
+    let decided = blocking(&app, move |app| {
+        for a in &answers {
+            app.chat()
+                .decide_approval(&run, &a.tool_call_id, &a.decision)?;
+        }
+        Ok(())
+    });
+    decided.await?;
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let run = app
         .chat()

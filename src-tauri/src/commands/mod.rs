@@ -146,6 +146,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         chat::chat_thread,
         chat::chat_send,
         chat::chat_resume,
+        chat::chat_decide,
         chat::chat_cancel,
         chat::llm_settings_get,
         chat::llm_settings_save,

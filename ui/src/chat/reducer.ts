@@ -2,7 +2,7 @@
  * The chat screen's visible state as a pure reducer over AG-UI events
  * (`crates/agent/src/events.rs`) and the screen's own actions.
  */
-import type { AgUiEvent, ChatMessage, RunSummary, StoredToolCall, ThreadView, Todo, TodoStatus } from "../api";
+import type { AgUiEvent, ChatMessage, PendingApproval, RunSummary, StoredToolCall, ThreadView, Todo, TodoStatus } from "../api";
 import { applyPatch } from "./jsonPatch";
 
 export type ToolStatus = "pending" | "completed" | "error";
@@ -11,7 +11,11 @@ export type ToolStatus = "pending" | "completed" | "error";
 export type ToolCallSummary = Pick<StoredToolCall, "id" | "name" | "arguments" | "result"> & { status: string };
 
 /** A stored thread as the chat screen loads it (the shell's `ThreadView`). */
-export type LoadedThread = Omit<ThreadView, "tool_calls" | "runs"> & { tool_calls?: ToolCallSummary[]; runs?: RunSummary[] };
+export type LoadedThread = Omit<ThreadView, "tool_calls" | "runs" | "approvals"> & {
+  tool_calls?: ToolCallSummary[];
+  runs?: RunSummary[];
+  approvals?: PendingApproval[];
+};
 
 /** A subagent working for a `task` call: its text and tool calls as they stream. */
 export interface Lane {
@@ -75,6 +79,8 @@ export interface ChatView {
   error: string | null;
   /** The loaded thread's runs with their usage (a parent sees the total). */
   runs: RunSummary[];
+  /** Tool calls the last run paused on, waiting for a parent. */
+  approvals: PendingApproval[];
 }
 
 export type ChatAction =
@@ -101,6 +107,7 @@ export const initialChatView: ChatView = {
   step: null,
   error: null,
   runs: [],
+  approvals: [],
 };
 
 const TODO_STATUSES: TodoStatus[] = ["pending", "in_progress", "completed"];
@@ -277,7 +284,7 @@ function onEvent(view: ChatView, ev: AgUiEvent): ChatView {
 /** The thread's last run, when a crash cut it off and it can be continued. */
 export function resumableRun(view: ChatView): RunSummary | null {
   const last = view.runs[view.runs.length - 1];
-  return !view.running && last?.status === "interrupted" ? last : null;
+  return !view.running && view.approvals.length === 0 && last?.status === "interrupted" ? last : null;
 }
 
 /** What the thread's runs cost together (subagents included). */
@@ -305,6 +312,7 @@ export function chatReducer(view: ChatView, action: ChatAction): ChatView {
         state: { todos: action.view.todos ?? [] },
         todos: todosOf({ todos: action.view.todos ?? [] }),
         runs: action.view.runs ?? [],
+        approvals: action.view.approvals ?? [],
       };
     case "user":
       return {
@@ -315,7 +323,13 @@ export function chatReducer(view: ChatView, action: ChatAction): ChatView {
       };
     case "resuming":
       // The interrupted run is the one going on again: it is no longer resumable.
-      return { ...view, error: null, running: true, runs: view.runs.map((r) => (r.status === "interrupted" ? { ...r, status: "running" } : r)) };
+      return {
+        ...view,
+        error: null,
+        running: true,
+        approvals: [],
+        runs: view.runs.map((r) => (r.status === "interrupted" ? { ...r, status: "running" } : r)),
+      };
     case "runs":
       // Only for the thread still shown, and not while another run goes on.
       return view.threadId === action.threadId && !view.running ? { ...view, runs: action.runs } : view;

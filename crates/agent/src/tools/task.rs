@@ -167,7 +167,7 @@ The subagents and what each is for are listed under subagent_type."
                 .tools
                 .iter()
                 .map(String::as_str)
-                .filter(|t| *t != "task")
+                .filter(|t| *t != "task" && !lead.config.approvals.contains(*t))
                 .collect();
             let tools = lead.tools.only(&names);
             let mut config = lead.config.clone();
@@ -230,6 +230,7 @@ The subagents and what each is for are listed under subagent_type."
                 specs,
                 events: None,
                 first_step: 1,
+                approved: Vec::new(),
             };
             // The subagent's events stream live into the lead's, each in a
             // CUSTOM `subagent_event` that names its lane (this call and the

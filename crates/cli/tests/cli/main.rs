@@ -2,6 +2,7 @@
 //! cores instead of one per file): each module drives the real binary
 //! through `deskmate_testkit::cli`, with a data directory of its own.
 
+mod approvals;
 mod chat;
 mod events;
 mod foundation;

@@ -139,6 +139,7 @@ describe("chat", () => {
       todos: [{ content: "背静夜思", status: "pending" }],
       tool_calls: [],
       runs: [run("r0", "completed")],
+      approvals: [],
     });
     const user = userEvent.setup();
     renderWithI18n(<ChatScreen profile={ming} onBack={vi.fn()} />);
@@ -159,6 +160,7 @@ describe("chat", () => {
       todos: [],
       tool_calls: [],
       runs: [run("r0", "completed", 2, 0.0012), run("r9", "interrupted", 1, 0.0003)],
+      approvals: [],
     });
     vi.mocked(api.chatResume).mockResolvedValue({ thread_id: "th0", run_id: "r9" });
     const user = userEvent.setup();
@@ -182,7 +184,7 @@ describe("chat", () => {
   });
 
   it("after a run the parent's usage line is read again", async () => {
-    const view = (runs: RunSummary[]) => ({ thread: thread("th0", "古诗作业"), messages: [], todos: [], tool_calls: [], runs });
+    const view = (runs: RunSummary[]) => ({ thread: thread("th0", "古诗作业"), messages: [], todos: [], tool_calls: [], runs, approvals: [] });
     vi.mocked(api.chatThread)
       .mockResolvedValueOnce(view([run("r0", "completed", 2)]))
       .mockResolvedValue(view([run("r0", "completed", 2), run("r1", "completed", 3)]));
@@ -198,6 +200,68 @@ describe("chat", () => {
     expect(api.chatThread).toHaveBeenLastCalledWith("th0");
   });
 
+  it("a parent decides a call the run paused on, and the run goes on", async () => {
+    vi.mocked(api.chatThread).mockResolvedValue({
+      thread: thread("th0", "古诗作业"),
+      messages: [],
+      todos: [],
+      tool_calls: [],
+      runs: [run("r5", "interrupted")],
+      approvals: [
+        { tool_call_id: "c1", run_id: "r5", tool: "internet_search", arguments: '{"query":"恐龙"}', requested_at: "" },
+      ],
+    });
+    vi.mocked(api.chatDecide).mockResolvedValue({ thread_id: "th0", run_id: "r5" });
+    const user = userEvent.setup();
+    renderWithI18n(<ChatScreen profile={mum} onBack={vi.fn()} />);
+    await user.click(await screen.findByTestId("thread-item"));
+    expect(await screen.findByTestId("approval-card")).toHaveTextContent("internet_search");
+    // Waiting for a decision, not "continue".
+    expect(screen.queryByTestId("chat-continue")).not.toBeInTheDocument();
+    // Changed arguments are sent as an edit.
+    const args = screen.getByTestId("approval-args");
+    await user.clear(args);
+    await user.type(args, '{{"query":"霸王龙"}');
+    await user.click(screen.getByTestId("approval-approve"));
+    expect(api.chatDecide).toHaveBeenCalledWith(
+      "r5",
+      [{ tool_call_id: "c1", decision: { decision: "edit", arguments: '{"query":"霸王龙"}' } }],
+      expect.any(Function),
+    );
+    expect(screen.queryByTestId("approval-card")).not.toBeInTheDocument();
+  });
+
+  it("on a child's screen the parent's PIN comes first; a rejection needs a reason", async () => {
+    vi.mocked(api.chatThread).mockResolvedValue({
+      thread: thread("th0", "古诗作业"),
+      messages: [],
+      todos: [],
+      tool_calls: [],
+      runs: [run("r5", "interrupted")],
+      approvals: [{ tool_call_id: "c1", run_id: "r5", tool: "internet_search", arguments: "{}", requested_at: "" }],
+    });
+    vi.mocked(api.profilesList).mockResolvedValue([ming, mum]);
+    vi.mocked(api.parentUnlock).mockResolvedValue(null as never);
+    vi.mocked(api.chatDecide).mockResolvedValue({ thread_id: "th0", run_id: "r5" });
+    const user = userEvent.setup();
+    renderWithI18n(<ChatScreen profile={ming} onBack={vi.fn()} />);
+    await user.click(await screen.findByTestId("thread-item"));
+    expect(await screen.findByTestId("approval-card")).toBeInTheDocument();
+    expect(screen.queryByTestId("approval-approve")).not.toBeInTheDocument();
+    await user.click(screen.getByTestId("approval-ask-parent"));
+    await user.type(await screen.findByTestId("pin-input"), "2468");
+    await user.click(screen.getByTestId("pin-submit"));
+    expect(api.parentUnlock).toHaveBeenCalledWith("p1", "2468");
+    expect(await screen.findByTestId("approval-reject")).toBeDisabled();
+    await user.type(screen.getByTestId("approval-note"), "先写作业");
+    await user.click(screen.getByTestId("approval-reject"));
+    expect(api.chatDecide).toHaveBeenCalledWith(
+      "r5",
+      [{ tool_call_id: "c1", decision: { decision: "reject", reason: "先写作业" } }],
+      expect.any(Function),
+    );
+  });
+
   it("says so when continuing fails", async () => {
     vi.mocked(api.chatThread).mockResolvedValue({
       thread: thread("th0", "古诗作业"),
@@ -205,6 +269,7 @@ describe("chat", () => {
       todos: [],
       tool_calls: [],
       runs: [run("r9", "interrupted")],
+      approvals: [],
     });
     vi.mocked(api.chatResume).mockRejectedValue("this run cannot be continued");
     const user = userEvent.setup();

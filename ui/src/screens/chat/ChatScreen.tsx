@@ -1,11 +1,12 @@
 import { useCallback, useEffect, useReducer, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { Icon } from "../../components/Icon";
 import * as api from "../../api";
-import type { LlmSettings, Profile, ThreadSummary, TodoStatus } from "../../api";
+import type { ApprovalAnswer, LlmSettings, Profile, ThreadSummary, TodoStatus } from "../../api";
 import { chatReducer, initialChatView, resumableRun, threadUsage, type ChatItem } from "../../chat/reducer";
 import { Header } from "../../components/Header";
 import { errorText } from "../../errors";
 import { useT, type MessageKey } from "../../i18n";
+import { ApprovalCard } from "./ApprovalCard";
 import { ToolCard } from "./ToolCard";
 
 type ToolItem = Extract<ChatItem, { kind: "tool" }>;
@@ -159,6 +160,17 @@ export function ChatScreen({ profile, onBack, onOpenSettings }: ChatScreenProps)
     }
   }
 
+  async function decide(runId: string, answers: ApprovalAnswer[]) {
+    if (view.running) return;
+    dispatch({ type: "resuming" });
+    try {
+      const r = await api.chatDecide(runId, answers, (event) => dispatch({ type: "event", event }));
+      if (r) dispatch({ type: "sent", thread_id: r.thread_id, run_id: r.run_id });
+    } catch (e) {
+      dispatch({ type: "failed", message: errorText(e) });
+    }
+  }
+
   async function stop() {
     if (!view.runId) return;
     try {
@@ -297,6 +309,14 @@ export function ChatScreen({ profile, onBack, onOpenSettings }: ChatScreenProps)
               )}
             </div>
 
+            {!view.running && view.approvals.length > 0 && (
+              <ApprovalCard
+                key={view.approvals.map((a) => a.tool_call_id).join(",")}
+                approvals={view.approvals}
+                needsPin={isChild}
+                onDecide={(answers) => void decide(view.approvals[0].run_id, answers)}
+              />
+            )}
             {cutOff && (
               <div className="banner banner-info" role="status" data-testid="chat-interrupted">
                 <span>{t("chat.interrupted")}</span>
