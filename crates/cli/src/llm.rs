@@ -46,7 +46,8 @@ pub enum LlmCmd {
         clear: bool,
     },
     /// Show, set or clear a profile's chat context: JSON like
-    /// '{"system_prompt": "…", "tools": ["read_file"], "subagents": false, "model": "provider:model"}'.
+    /// '{"system_prompt": "…", "tools": ["read_file"], "subagents": false, "model": "provider:model",
+    /// "approvals": ["internet_search"]}' (approvals: tools that wait for a parent).
     /// A conversation's own --context beats it; it beats the defaults.
     Context {
         /// The profile (name or id).

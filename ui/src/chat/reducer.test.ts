@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgUiEvent } from "../api";
 import type { LoadedThread } from "./reducer";
-import { chatReducer, initialChatView, itemsFromMessages, type ChatAction, type ChatView } from "./reducer";
+import { chatReducer, initialChatView, interruptsOf, itemsFromMessages, type ChatAction, type ChatView } from "./reducer";
 
 const ev = (event: AgUiEvent): ChatAction => ({ type: "event", event });
 const run = (actions: ChatAction[], from: ChatView = initialChatView) => actions.reduce(chatReducer, from);
@@ -199,5 +199,30 @@ describe("chat reducer: AG-UI events → what the screen shows", () => {
       ["completed", "a.md"],
       ["error", "Error: stopped"],
     ]);
+  });
+
+  it("an interrupt leaves the held calls waiting for a parent, not failed", () => {
+    const v = run([
+      { type: "user", id: "u", text: "查一下" },
+      { type: "event", event: { type: "RUN_STARTED", threadId: "t", runId: "r" } },
+      { type: "event", event: { type: "TOOL_CALL_START", toolCallId: "c1", toolCallName: "internet_search" } },
+      { type: "event", event: { type: "TOOL_CALL_ARGS", toolCallId: "c1", delta: '{"query":"恐龙"}' } },
+      { type: "event", event: { type: "TOOL_CALL_END", toolCallId: "c1" } },
+      {
+        type: "event",
+        event: {
+          type: "RUN_FINISHED",
+          threadId: "t",
+          runId: "r",
+          result: { status: "interrupted", outcome: "interrupt", interrupts: [{ id: "c1", tool: "internet_search", arguments: '{"query":"恐龙"}' }] },
+        },
+      },
+    ]);
+    expect(v.running).toBe(false);
+    expect(v.approvals).toEqual([{ tool_call_id: "c1", run_id: "r", tool: "internet_search", arguments: '{"query":"恐龙"}', requested_at: "" }]);
+    const card = v.items.find((i) => i.kind === "tool");
+    expect(card && card.kind === "tool" && card.status).toBe("waiting");
+    // An ordinary finish has no approvals.
+    expect(interruptsOf({ status: "completed" }, "r")).toEqual([]);
   });
 });

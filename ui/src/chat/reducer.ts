@@ -5,7 +5,8 @@
 import type { AgUiEvent, ChatMessage, PendingApproval, RunSummary, StoredToolCall, ThreadView, Todo, TodoStatus } from "../api";
 import { applyPatch } from "./jsonPatch";
 
-export type ToolStatus = "pending" | "completed" | "error";
+/** `waiting`: held for a parent's approval. */
+export type ToolStatus = "pending" | "completed" | "error" | "waiting";
 
 /** What the tool cards need of a stored tool call. */
 export type ToolCallSummary = Pick<StoredToolCall, "id" | "name" | "arguments" | "result"> & { status: string };
@@ -89,8 +90,8 @@ export type ChatAction =
   | { type: "user"; id: string; text: string }
   /** Continuing an interrupted run: no new message, the run goes on. */
   | { type: "resuming" }
-  /** The thread's runs read again after a run ended (their usage grew). */
-  | { type: "runs"; threadId: string; runs: RunSummary[] }
+  /** The thread's runs read again after a run ended (their usage grew, a call may wait). */
+  | { type: "runs"; threadId: string; runs: RunSummary[]; approvals: PendingApproval[] }
   | { type: "sent"; thread_id: string; run_id: string }
   | { type: "failed"; message: string }
   /** An error to show that does not end the run (e.g. Stop could not be delivered). */
@@ -194,6 +195,22 @@ function updateItem(view: ChatView, id: string, kind: ChatItem["kind"], f: (item
   return found ? { ...view, items } : view;
 }
 
+/** The calls an AG-UI interrupt (RUN_FINISHED with `outcome: "interrupt"`) waits on. */
+export function interruptsOf(result: unknown, runId: string): PendingApproval[] {
+  if (!result || typeof result !== "object") return [];
+  const r = result as { outcome?: unknown; interrupts?: unknown };
+  if (r.outcome !== "interrupt" || !Array.isArray(r.interrupts)) return [];
+  return r.interrupts
+    .filter((i): i is { id: string; tool: string; arguments?: unknown } => !!i && typeof i.id === "string" && typeof i.tool === "string")
+    .map((i) => ({
+      tool_call_id: i.id,
+      run_id: runId,
+      tool: i.tool,
+      arguments: typeof i.arguments === "string" ? i.arguments : JSON.stringify(i.arguments ?? {}),
+      requested_at: "",
+    }));
+}
+
 function endRun(view: ChatView): ChatItem[] {
   return view.items.map((it) =>
     it.kind === "message" && it.streaming
@@ -208,8 +225,16 @@ function onEvent(view: ChatView, ev: AgUiEvent): ChatView {
   switch (ev.type) {
     case "RUN_STARTED":
       return { ...view, threadId: ev.threadId || view.threadId, runId: ev.runId, running: true, error: null, step: null };
-    case "RUN_FINISHED":
+    case "RUN_FINISHED": {
+      // An interrupt: the run waits for a parent on these calls (they stay pending).
+      const waiting = interruptsOf(ev.result, ev.runId);
+      if (waiting.length > 0) {
+        const held = new Set(waiting.map((a) => a.tool_call_id));
+        const items = endRun({ ...view, items: view.items.map((it) => (it.kind === "tool" && held.has(it.id) ? { ...it, status: "waiting" as ToolStatus } : it)) });
+        return { ...view, running: false, step: null, items, approvals: waiting };
+      }
       return { ...view, running: false, step: null, items: endRun(view) };
+    }
     case "RUN_ERROR":
       return { ...view, running: false, step: null, error: ev.message || "?", items: endRun(view) };
     case "STEP_STARTED":
@@ -332,7 +357,9 @@ export function chatReducer(view: ChatView, action: ChatAction): ChatView {
       };
     case "runs":
       // Only for the thread still shown, and not while another run goes on.
-      return view.threadId === action.threadId && !view.running ? { ...view, runs: action.runs } : view;
+      return view.threadId === action.threadId && !view.running
+        ? { ...view, runs: action.runs, approvals: action.approvals }
+        : view;
     case "sent":
       // RUN_FINISHED may already have arrived (a fast run): keep `running` as the events left it.
       return { ...view, threadId: action.thread_id, runId: action.run_id };

@@ -97,7 +97,7 @@ export function ChatScreen({ profile, onBack, onOpenSettings }: ChatScreenProps)
         void (async () => {
           try {
             const tv = await api.chatThread(threadId);
-            dispatch({ type: "runs", threadId, runs: tv.runs });
+            dispatch({ type: "runs", threadId, runs: tv.runs, approvals: tv.approvals });
           } catch {
             // The usage line keeps its last figures; the conversation itself is unaffected.
           }

@@ -6,6 +6,7 @@ const STATUS_KEYS: Record<string, MessageKey> = {
   pending: "chat.tool.pending",
   completed: "chat.tool.completed",
   error: "chat.tool.error",
+  waiting: "chat.tool.held",
 };
 
 const PREVIEW_CHARS = 140;
@@ -73,7 +74,7 @@ export function ToolCard({ item }: { item: Extract<ChatItem, { kind: "tool" }> }
         onClick={() => setOpen((o) => !o)}
       >
         <span className="tool-icon" aria-hidden="true">
-          {item.status === "pending" ? <span className="spinner" /> : item.status === "error" ? "!" : "✓"}
+          {item.status === "pending" ? <span className="spinner" /> : item.status === "error" ? "!" : item.status === "waiting" ? "?" : "✓"}
         </span>
         <span className="tool-name">{item.name}</span>
         <span className={`tag tool-tag-${item.status}`}>{t(STATUS_KEYS[item.status] ?? "chat.tool.pending")}</span>
