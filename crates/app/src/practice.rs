@@ -91,8 +91,21 @@ impl Deskmate {
         text: &str,
     ) -> crate::AppResult<deskmate_orchestrator::entry::Response> {
         let model_ready = self.chat().llm_settings()?.model.is_some();
-        let entry =
-            deskmate_orchestrator::entry::Entry::new(self.store().clone(), self.practice.clone());
-        Ok(entry.process(profile_id, text, chrono::Utc::now(), model_ready)?)
+        Ok(self
+            .entry()
+            .process(profile_id, text, chrono::Utc::now(), model_ready)?)
+    }
+
+    /// The entry's logged decisions (of one child, or all) taken again with
+    /// today's rules: what would change.
+    pub fn replay_decisions(
+        &self,
+        profile_id: Option<&str>,
+    ) -> crate::AppResult<Vec<deskmate_orchestrator::entry::Replayed>> {
+        Ok(self.entry().replay(profile_id)?)
+    }
+
+    fn entry(&self) -> deskmate_orchestrator::entry::Entry {
+        deskmate_orchestrator::entry::Entry::new(self.store().clone(), self.practice.clone())
     }
 }

@@ -16,6 +16,7 @@ mod runs;
 mod say;
 mod speech;
 mod threads;
+mod trace;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -77,6 +78,9 @@ enum Command {
     Events(events::EventsArgs),
     /// What a child says, through the one entry: routed to a scene and acted on (我要背静夜思, 今天做什么, 不背了).
     Say(say::SayArgs),
+    /// The entry's logged decisions: replay them against today's rules.
+    #[command(subcommand)]
+    Trace(trace::TraceCmd),
 }
 
 fn main() -> ExitCode {
@@ -146,6 +150,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Practice(cmd) => practice::run(&app, cmd),
         Command::Events(args) => events::run(&app, args),
         Command::Say(args) => say::run(&app, args),
+        Command::Trace(cmd) => trace::run(&app, cmd),
     }
 }
 

@@ -21,7 +21,7 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deskmate_recite::Mode;
-use deskmate_store::{now_utc, MaterialFilter, Store, StoreError};
+use deskmate_store::{MaterialFilter, Store, StoreError};
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
@@ -69,6 +69,20 @@ pub struct Response {
     /// The companion (a model) should answer: chat and homework.
     pub needs_model: bool,
     pub timings: Timings,
+}
+
+/// A logged decision taken again with the current rules.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Replayed {
+    pub trace_id: String,
+    pub input: String,
+    pub intent_then: String,
+    pub intent_now: Intent,
+    pub decision_then: Decision,
+    pub decision_now: Decision,
+    pub reason_now: String,
+    /// The intent or the decision would differ today.
+    pub changed: bool,
 }
 
 /// The entry: the store (sessions, decisions, the library) and the practice
@@ -259,18 +273,19 @@ impl Entry {
         let decision_json = serde_json::to_string(&decided.decision).unwrap_or_default();
         self.store.with_conn(|c| {
             c.execute(
-                "INSERT INTO scene_decisions (id, profile_id, input, scene_before, intent, confidence, decision, reason, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                "INSERT INTO scene_decisions (id, profile_id, input, scene_before, session_before, intent, confidence, decision, reason, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 params![
                     trace_id,
                     profile_id,
                     text,
                     scene_name(before.active),
+                    serde_json::to_string(&before).unwrap_or_default(),
                     routed.intent.as_str(),
                     format!("{:?}", routed.confidence).to_lowercase(),
                     decision_json,
                     decided.reason,
-                    now_utc()
+                    now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
                 ],
             )?;
             Ok(())
@@ -377,6 +392,63 @@ impl Entry {
         })
     }
 
+    /// Every logged decision (of one child, or all), taken again with the
+    /// current rules and library in the session it was taken in: what would
+    /// change. Oldest first.
+    pub fn replay(&self, profile_id: Option<&str>) -> SceneResult<Vec<Replayed>> {
+        let catalog = self.catalog()?;
+        let rows: Vec<(String, String, String, String, String, String)> =
+            self.store.with_conn(|c| {
+                let mut stmt = c.prepare(
+                "SELECT id, input, session_before, intent, decision, created_at FROM scene_decisions
+                 WHERE ?1 IS NULL OR profile_id = ?1 ORDER BY created_at, id",
+            )?;
+                let rows = stmt
+                    .query_map([profile_id], |r| {
+                        Ok((
+                            r.get(0)?,
+                            r.get(1)?,
+                            r.get(2)?,
+                            r.get(3)?,
+                            r.get(4)?,
+                            r.get(5)?,
+                        ))
+                    })?
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(StoreError::from)?;
+                Ok(rows)
+            })?;
+        let mut out = Vec::new();
+        for (trace_id, input, session, intent, decision, at) in rows {
+            let damaged = |what: &'static str, e: &dyn std::fmt::Display| SceneError::Damaged {
+                what,
+                reason: format!("decision {trace_id}: {e}"),
+            };
+            let before: Session =
+                serde_json::from_str(&session).map_err(|e| damaged("session", &e))?;
+            let stored: Decision =
+                serde_json::from_str(&decision).map_err(|e| damaged("decision", &e))?;
+            let now = DateTime::parse_from_rfc3339(&at).map_err(|e| damaged("time", &e))?;
+            let routed = route(
+                &input,
+                Some(before.active).filter(|s| *s != Scene::Chat),
+                &catalog,
+            );
+            let again = decide(&before, &input, &routed, now.timestamp());
+            out.push(Replayed {
+                changed: routed.intent.as_str() != intent || again.decision != stored,
+                trace_id,
+                input,
+                intent_then: intent,
+                intent_now: routed.intent,
+                decision_then: stored,
+                decision_now: again.decision,
+                reason_now: again.reason.to_string(),
+            });
+        }
+        Ok(out)
+    }
+
     /// The decisions logged for a child, newest first.
     pub fn decisions(
         &self,
@@ -442,6 +514,38 @@ mod tests {
         let logged = entry.decisions(&f.child, 10).unwrap();
         assert_eq!(logged.len(), 3);
         assert_eq!(logged[2].0, "我要背静夜思");
+        // Replayed with today's rules, each comes out the same.
+        let replayed = entry.replay(Some(&f.child)).unwrap();
+        assert_eq!(replayed.len(), 3);
+        assert!(replayed.iter().all(|r| !r.changed), "{replayed:#?}");
+        assert_eq!(
+            replayed[0].decision_now,
+            Decision::Switch {
+                to: Scene::Recite,
+                material_id: Some(f.poem.clone())
+            }
+        );
+        // A decision the rules would now take differently is shown as changed.
+        f.store
+            .with_conn(|c| {
+                c.execute(
+                    "UPDATE scene_decisions SET intent = 'homework' WHERE input = '不背了'",
+                    [],
+                )?;
+                Ok(())
+            })
+            .unwrap();
+        let changed: Vec<_> = entry
+            .replay(None)
+            .unwrap()
+            .into_iter()
+            .filter(|r| r.changed)
+            .collect();
+        assert_eq!(changed.len(), 1);
+        assert_eq!(
+            (changed[0].input.as_str(), changed[0].intent_now),
+            ("不背了", Intent::ExitCurrent)
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@ CREATE TABLE scene_decisions (
     profile_id   TEXT NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
     input        TEXT NOT NULL,
     scene_before TEXT NOT NULL,
+    session_before TEXT NOT NULL,                        -- JSON of the session the decision was taken in (for replay)
     intent       TEXT NOT NULL,
     confidence   TEXT NOT NULL,
     decision     TEXT NOT NULL,                          -- JSON of orchestrator::guardrails::Decision

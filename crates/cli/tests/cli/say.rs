@@ -62,6 +62,17 @@ fn a_childs_words_go_to_the_right_scene_and_are_acted_on() {
     assert_eq!(r["scene"], "plan");
     assert_eq!(r["due"], serde_json::json!([]));
 
+    // Replayed against today's rules, every decision comes out the same.
+    let replay = deskmate(dir.path())
+        .args(["trace", "replay"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&replay.get_output().stdout).to_string();
+    assert!(
+        text.contains("6 decisions replayed, 0 would change"),
+        "{text}"
+    );
+
     // Without --json: both languages, and who is speaking is found.
     let out = deskmate(dir.path())
         .args(["say", "退出"])

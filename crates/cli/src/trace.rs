@@ -1,0 +1,59 @@
+//! `deskmate trace`: what the one entry decided about what children said.
+//! `replay` takes every logged decision again with the current rules and
+//! library, in the session it was taken in, and shows what would change —
+//! run it after changing the router or the guardrails.
+
+use std::process::ExitCode;
+
+use clap::Subcommand;
+use deskmate_app::Deskmate;
+
+use crate::output;
+
+#[derive(Subcommand)]
+pub enum TraceCmd {
+    /// Take the logged decisions again with today's rules; list what would change.
+    Replay {
+        /// Only this child's (name or id).
+        #[arg(long)]
+        profile: Option<String>,
+        /// Every decision as JSON, changed or not.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(app: &Deskmate, cmd: TraceCmd) -> anyhow::Result<ExitCode> {
+    match cmd {
+        TraceCmd::Replay { profile, json } => {
+            let profile_id = match profile {
+                Some(key) => Some(app.find_profile(&key)?.id),
+                None => None,
+            };
+            let replayed = app.replay_decisions(profile_id.as_deref())?;
+            if json {
+                output::json(&replayed)?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            let changed: Vec<_> = replayed.iter().filter(|r| r.changed).collect();
+            for r in &changed {
+                println!(
+                    "{} {:?}: then {} {:?}; now {} {:?} ({})",
+                    r.trace_id,
+                    r.input,
+                    r.intent_then,
+                    r.decision_then,
+                    r.intent_now.as_str(),
+                    r.decision_now,
+                    r.reason_now
+                );
+            }
+            println!(
+                "{} decisions replayed, {} would change",
+                replayed.len(),
+                changed.len()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
