@@ -105,6 +105,11 @@ impl Deskmate {
         Ok(self.entry().replay(profile_id)?)
     }
 
+    /// One request's trace through the entry (see `deskmate trace show`).
+    pub fn trace(&self, trace_id: &str) -> crate::AppResult<deskmate_orchestrator::entry::Trace> {
+        Ok(self.entry().trace(trace_id)?)
+    }
+
     fn entry(&self) -> deskmate_orchestrator::entry::Entry {
         deskmate_orchestrator::entry::Entry::new(self.store().clone(), self.practice.clone())
     }

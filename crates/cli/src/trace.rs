@@ -1,5 +1,5 @@
 //! `deskmate trace`: what the one entry decided about what children said.
-//! `replay` takes every logged decision again with the current rules and
+//! `show` prints one request (its stages and their times); `replay` takes every logged decision again with the current rules and
 //! library, in the session it was taken in, and shows what would change —
 //! run it after changing the router or the guardrails.
 
@@ -12,6 +12,13 @@ use crate::output;
 
 #[derive(Subcommand)]
 pub enum TraceCmd {
+    /// One request: what was said, the intent, the decision, what the child was told, each stage's time.
+    Show {
+        /// The trace id (`deskmate say --json` prints it).
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Take the logged decisions again with today's rules; list what would change.
     Replay {
         /// Only this child's (name or id).
@@ -25,6 +32,21 @@ pub enum TraceCmd {
 
 pub fn run(app: &Deskmate, cmd: TraceCmd) -> anyhow::Result<ExitCode> {
     match cmd {
+        TraceCmd::Show { id, json } => {
+            let t = app.trace(&id)?;
+            if json {
+                output::json(&t)?;
+            } else {
+                println!("{} · {}", t.trace_id, t.at);
+                println!("said: {}", t.input);
+                println!("scene {} → {}", t.scene_before, t.scene_after);
+                println!("route: {} ({})", t.intent, t.confidence);
+                println!("decide: {} — {}", t.decision, t.reason);
+                println!("told: {}", t.said);
+                println!("timings (µs): {}", t.timings);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         TraceCmd::Replay { profile, json } => {
             let profile_id = match profile {
                 Some(key) => Some(app.find_profile(&key)?.id),

@@ -71,6 +71,25 @@ pub struct Response {
     pub timings: Timings,
 }
 
+/// One request through the entry, as logged.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Trace {
+    pub trace_id: String,
+    pub profile_id: String,
+    pub input: String,
+    pub scene_before: String,
+    pub intent: String,
+    pub confidence: String,
+    pub decision: serde_json::Value,
+    pub reason: String,
+    pub scene_after: String,
+    /// What the child was told (Chinese).
+    pub said: String,
+    /// Microseconds per stage: route, decide, act, total.
+    pub timings: serde_json::Value,
+    pub at: String,
+}
+
 /// A logged decision taken again with the current rules.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Replayed {
@@ -270,11 +289,18 @@ impl Entry {
         response.text_zh = zh;
         response.text_en = en;
         self.save(profile_id, &decided.session, now)?;
+        response.timings = Timings {
+            route_us,
+            decide_us,
+            act_us: us(t),
+            total_us: us(started),
+        };
         let decision_json = serde_json::to_string(&decided.decision).unwrap_or_default();
+        let timings_json = serde_json::to_string(&response.timings).unwrap_or_default();
         self.store.with_conn(|c| {
             c.execute(
-                "INSERT INTO scene_decisions (id, profile_id, input, scene_before, session_before, intent, confidence, decision, reason, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                "INSERT INTO scene_decisions (id, profile_id, input, scene_before, session_before, intent, confidence, decision, reason, scene_after, said, timings, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
                 params![
                     trace_id,
                     profile_id,
@@ -285,17 +311,14 @@ impl Entry {
                     format!("{:?}", routed.confidence).to_lowercase(),
                     decision_json,
                     decided.reason,
+                    scene_name(response.scene),
+                    response.text_zh,
+                    timings_json,
                     now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
                 ],
             )?;
             Ok(())
         })?;
-        response.timings = Timings {
-            route_us,
-            decide_us,
-            act_us: us(t),
-            total_us: us(started),
-        };
         Ok(response)
     }
 
@@ -447,6 +470,48 @@ impl Entry {
             });
         }
         Ok(out)
+    }
+
+    /// One request's trace: what was said, how it was classified and
+    /// decided, what the child was told, and the time of each stage.
+    pub fn trace(&self, trace_id: &str) -> SceneResult<Trace> {
+        let row = self.store.with_conn(|c| {
+            c.query_row(
+                "SELECT id, profile_id, input, scene_before, intent, confidence, decision, reason, scene_after, said, timings, created_at
+                 FROM scene_decisions WHERE id = ?1",
+                [trace_id],
+                |r| {
+                    Ok(Trace {
+                        trace_id: r.get(0)?,
+                        profile_id: r.get(1)?,
+                        input: r.get(2)?,
+                        scene_before: r.get(3)?,
+                        intent: r.get(4)?,
+                        confidence: r.get(5)?,
+                        decision: serde_json::Value::String(r.get(6)?),
+                        reason: r.get(7)?,
+                        scene_after: r.get(8)?,
+                        said: r.get(9)?,
+                        timings: serde_json::Value::String(r.get(10)?),
+                        at: r.get(11)?,
+                    })
+                },
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound(format!("trace {trace_id}")))
+        })?;
+        // Stored as JSON text: shown as JSON.
+        let parse = |v: serde_json::Value| match v {
+            serde_json::Value::String(s) => {
+                serde_json::from_str(&s).unwrap_or(serde_json::Value::String(s))
+            }
+            other => other,
+        };
+        Ok(Trace {
+            decision: parse(row.decision.clone()),
+            timings: parse(row.timings.clone()),
+            ..row
+        })
     }
 
     /// The decisions logged for a child, newest first.

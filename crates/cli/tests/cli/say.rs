@@ -39,6 +39,31 @@ fn a_childs_words_go_to_the_right_scene_and_are_acted_on() {
         "静夜思"
     );
 
+    // Its trace: each stage, what was decided and said.
+    let trace_id = r["trace_id"].as_str().unwrap().to_string();
+    let shown = deskmate(dir.path())
+        .args(["trace", "show", &trace_id, "--json"])
+        .assert()
+        .success();
+    let t = json(&shown.get_output().stdout);
+    assert_eq!(
+        (
+            t["input"].as_str(),
+            t["scene_before"].as_str(),
+            t["scene_after"].as_str()
+        ),
+        (Some("我要背静夜思"), Some("chat"), Some("recite"))
+    );
+    assert_eq!(t["decision"]["decision"], "switch");
+    assert!(t["said"].as_str().unwrap().contains("静夜思"));
+    assert!(
+        t["timings"]["total_us"].as_u64().unwrap() >= t["timings"]["route_us"].as_u64().unwrap()
+    );
+    deskmate(dir.path())
+        .args(["trace", "show", "no-such-trace"])
+        .assert()
+        .failure();
+
     let r = say(dir.path(), "不背了");
     assert_eq!(
         (r["scene"].as_str(), r["decision"]["decision"].as_str()),
