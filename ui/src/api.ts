@@ -14,6 +14,7 @@ import { errorText } from "./errors";
 import type {
   AgUiEvent,
   ApprovalAnswer,
+  SayResponse,
   AppStatus,
   Check,
   CloudVoice,
@@ -76,6 +77,11 @@ async function call<T>(cmd: string, args?: Record<string, unknown> | (() => Reco
 
 export function appStatus(): Promise<AppStatus> {
   return call<AppStatus>("app_status");
+}
+
+/** What a child said, through the one entry: routed to a scene and acted on. */
+export function say(profileId: string, text: string): Promise<SayResponse> {
+  return call<SayResponse>("say", { profileId, text });
 }
 
 export function profilesList(): Promise<Profile[]> {

@@ -383,6 +383,50 @@ device: DeviceInfo | null, light: Light, expression: Expression, arm: ArmPose, p
 
 export type LampNotice = { "kind": "event", event: DeviceEvent, at_unix_ms: number, } | { "kind": "connection", state: ConnectionState, port: string | null, at_unix_ms: number, } | { "kind": "state", state: LampState, at_unix_ms: number, };
 
+// The one entry for what a child says (deskmate-orchestrator)
+
+export type Intent = "chat" | "recite" | "homework" | "plan" | "continue_current" | "exit_current";
+
+export type Confidence = "low" | "mid" | "high";
+
+export type Scene = "chat" | "recite" | "homework" | "plan";
+
+export type Decision = { "decision": "continue" } | { "decision": "switch", to: Scene, material_id: string | null, } | { "decision": "ask_switch", to: Scene, material_id: string | null, } | { "decision": "exit" } | { "decision": "reject", reason: string, };
+
+export type Timings = { route_us: number, decide_us: number, act_us: number, total_us: number, };
+
+export type MaterialRef = { id: string, title: string, };
+
+export type SayResponse = { 
+/**
+ * The request's id; its decision is logged under it.
+ */
+trace_id: string, 
+/**
+ * The scene the child is in now.
+ */
+scene: Scene, intent: Intent, confidence: Confidence, decision: Decision, 
+/**
+ * Why, in the guardrails' words (for parents and traces).
+ */
+reason: string, 
+/**
+ * What to say to the child, in both languages.
+ */
+text_zh: string, text_en: string, material: MaterialRef | null, 
+/**
+ * The practice opened or continued, in the recite scene.
+ */
+practice: PracticeView | null, 
+/**
+ * Today's due reviews, in the plan scene (titles).
+ */
+due: Array<string>, 
+/**
+ * The companion (a model) should answer: chat and homework.
+ */
+needs_model: boolean, timings: Timings, };
+
 // The one event stream: every channel with its payload
 
 export type PlaybackEvent = { "event": "started", id: number, } | { "event": "finished", id: number, } | { "event": "interrupted", id: number, } | { "event": "dropped", id: number, };

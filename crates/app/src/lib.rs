@@ -22,6 +22,7 @@ pub mod tips;
 pub mod voice_out;
 
 pub use config::{Config, DATA_DIR_ENV, MODELS_DIR_ENV};
+pub use deskmate_orchestrator as orchestrator;
 pub use deskmate_store as store;
 use deskmate_store::Store;
 pub use error::{AppError, AppResult};

@@ -32,6 +32,7 @@ use crate::PracticeState;
 
 /// How long each stage took, in microseconds.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Timings {
     pub route_us: u64,
     pub decide_us: u64,
@@ -41,6 +42,7 @@ pub struct Timings {
 
 /// The material a response is about.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct MaterialRef {
     pub id: String,
     pub title: String,
@@ -48,6 +50,7 @@ pub struct MaterialRef {
 
 /// The one response shape of the entry.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "SayResponse"))]
 pub struct Response {
     /// The request's id; its decision is logged under it.
     pub trace_id: String,

@@ -63,6 +63,7 @@ impl Default for Session {
 
 /// What happens with what the child said.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "decision", rename_all = "snake_case")]
 pub enum Decision {
     /// The active scene handles it.

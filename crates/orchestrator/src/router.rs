@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 /// What the child wants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Intent {
     Chat,
@@ -62,6 +63,7 @@ impl Intent {
 
 /// How sure the router is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Confidence {
     Low,
@@ -71,6 +73,7 @@ pub enum Confidence {
 
 /// The scene a child is in when they speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Scene {
     Chat,

@@ -153,6 +153,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         chat::llm_key_delete,
         chat::llm_test,
         practice::reviews_due,
+        practice::say,
         practice::practice_start,
         practice::practice_current,
         practice::practice_submit_text,

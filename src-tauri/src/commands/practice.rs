@@ -30,6 +30,17 @@ pub async fn reviews_due(
     .await
 }
 
+/// What a child said, through the one entry: routed, decided, acted on
+/// (a recitation opens on the poem named; the plan lists today's reviews).
+#[tauri::command]
+pub async fn say(
+    app: State<'_, Deskmate>,
+    profile_id: String,
+    text: String,
+) -> CmdResult<deskmate_app::orchestrator::entry::Response> {
+    blocking(&app, move |app| app.process(&profile_id, &text)).await
+}
+
 #[tauri::command]
 pub async fn practice_start(
     app: State<'_, Deskmate>,

@@ -217,6 +217,62 @@ describe("child home: the library", () => {
     expect(await screen.findAllByTestId("material-card")).toHaveLength(2);
   });
 
+  it("what the child tells Deskmate goes through the one entry: a poem named opens its practice", async () => {
+    const view = practiceView({ id: "p9" });
+    vi.mocked(api.say).mockResolvedValue({
+      trace_id: "t1",
+      scene: "recite",
+      intent: "recite",
+      confidence: "high",
+      decision: { decision: "switch", to: "recite", material_id: view.material.id },
+      reason: "another scene, clearly asked for",
+      text_zh: "我们来背《静夜思》吧！准备好了就按录音键。",
+      text_en: "Let's recite 静夜思!",
+      material: { id: view.material.id, title: view.material.title },
+      practice: view,
+      due: [],
+      needs_model: false,
+      timings: { route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
+    });
+    const user = userEvent.setup();
+    renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
+    await screen.findAllByTestId("material-card");
+    await user.type(screen.getByTestId("say-input"), "我要背静夜思");
+    await user.click(screen.getByTestId("say-send"));
+    expect(api.say).toHaveBeenCalledWith("c1", "我要背静夜思");
+    // The practice the entry opened is shown as it is, not started again.
+    expect(await screen.findByTestId("practice-screen")).toBeInTheDocument();
+    expect(api.practiceStart).not.toHaveBeenCalled();
+  });
+
+  it("a reply that needs the companion is said, with the way to the chat", async () => {
+    vi.mocked(api.say).mockResolvedValue({
+      trace_id: "t2",
+      scene: "chat",
+      intent: "chat",
+      confidence: "low",
+      decision: { decision: "continue" },
+      reason: "already in that scene",
+      text_zh: "聊天和作业辅导要用 AI 伙伴，需要家长先在设置里配好模型。",
+      text_en: "Chat needs a model.",
+      material: null,
+      practice: null,
+      due: [],
+      needs_model: true,
+      timings: { route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
+    });
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
+    vi.mocked(api.chatThreads).mockResolvedValue([]);
+    const user = userEvent.setup();
+    renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
+    await screen.findAllByTestId("material-card");
+    await user.type(screen.getByTestId("say-input"), "恐龙是怎么灭绝的");
+    await user.click(screen.getByTestId("say-send"));
+    expect(await screen.findByTestId("say-reply")).toHaveTextContent("需要家长先在设置里配好模型");
+    await user.click(screen.getByTestId("say-open-chat"));
+    expect(screen.getByTestId("chat-screen")).toBeInTheDocument();
+  });
+
   it("shows the lamp drawer only while a lamp is attached", async () => {
     const user = userEvent.setup();
     renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);

@@ -1,11 +1,11 @@
-import { useEffect, useState } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { Icon } from "../components/Icon";
 import * as api from "../api";
-import type { DueReview, Lang, Material, PracticeView, Profile } from "../api";
+import type { DueReview, Lang, Material, PracticeView, Profile, SayResponse } from "../api";
 import { Header } from "../components/Header";
 import { LampDock } from "../components/lamp/LampDock";
 import { errorText } from "../errors";
-import { gradeKey, gradeLabel, useT, type MessageKey } from "../i18n";
+import { gradeKey, gradeLabel, useLocale, useT, type MessageKey } from "../i18n";
 import { byline, firstLine, materialLangAttr } from "../materialText";
 import { useDebounced } from "../useDebounced";
 import { GRADES } from "../validation";
@@ -52,6 +52,7 @@ type View =
  */
 export function ChildHome({ profile, onExit }: ChildHomeProps) {
   const t = useT();
+  const { locale } = useLocale();
   const [lang, setLang] = useState<LangFilter>("all");
   const [grade, setGrade] = useState<number | null>(null);
   const [search, setSearch] = useState("");
@@ -110,6 +111,28 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
 
   const toLibrary = () => setView({ name: "library" });
 
+  // "和同桌说": what the child types goes through the one entry; a
+  // recitation it opens is shown, the rest is said back.
+  const [said, setSaid] = useState("");
+  const [reply, setReply] = useState<SayResponse | null>(null);
+  const [sayError, setSayError] = useState<string | null>(null);
+  async function sayIt(ev: FormEvent) {
+    ev.preventDefault();
+    const text = said.trim();
+    if (!text) return;
+    setSayError(null);
+    try {
+      const r = await api.say(profile.id, text);
+      setSaid("");
+      setReply(r);
+      if (r.practice) {
+        setView({ name: "practice", materialId: r.practice.material.id, material: r.practice.material, resume: r.practice });
+      }
+    } catch (e) {
+      setSayError(errorText(e));
+    }
+  }
+
   return (
     <div className="screen" data-testid="child-home">
       {view.name === "practice" ? (
@@ -135,6 +158,34 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
         />
         <main className="content">
           <h1 className="page-title">{t("child.hello", { name: profile.name })}</h1>
+          <form className="card say-box" onSubmit={(e) => void sayIt(e)}>
+            <input
+              className="input"
+              data-testid="say-input"
+              aria-label={t("say.label")}
+              placeholder={t("say.placeholder")}
+              value={said}
+              onChange={(e) => setSaid(e.target.value)}
+            />
+            <button type="submit" className="btn btn-primary" data-testid="say-send" disabled={!said.trim()}>
+              {t("say.send")}
+            </button>
+            {reply && (
+              <p className="say-reply" data-testid="say-reply" data-scene={reply.scene}>
+                {locale === "en" ? reply.text_en : reply.text_zh}
+                {reply.needs_model && (
+                  <button type="button" className="btn btn-secondary" data-testid="say-open-chat" onClick={() => setView({ name: "chat" })}>
+                    {t("chat.open")}
+                  </button>
+                )}
+              </p>
+            )}
+            {sayError && (
+              <p className="field-error" role="alert">
+                {sayError}
+              </p>
+            )}
+          </form>
           <DueStrip
             profileId={profile.id}
             onOpen={(d) => setView({ name: "practice", materialId: d.material_id, material: null, resume: null })}
