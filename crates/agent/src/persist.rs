@@ -15,12 +15,13 @@ mod subagents;
 mod summaries;
 
 pub use approvals::{
-    decide_approval, mark_applied, open_approvals, open_approvals_of_thread, request_approvals,
-    set_call_arguments, Approval, ApprovalDecision,
+    decide_approval, mark_applied, open_approvals, open_approvals_of_thread,
+    open_approvals_of_tree, paused_children, request_approvals, root_run, set_call_arguments,
+    waiting_call_ids, withdraw_approvals, Approval, ApprovalDecision,
 };
 pub use deskmate_protocol::chat::{StoredToolCall, Thread, ToolCallStatus};
 pub use subagents::{
-    child_runs, run_usage_with_subagents, start_child_run, ChildRunView, RunUsage,
+    child_runs, run_usage_with_subagents, start_child_run, stop_child_runs, ChildRunView, RunUsage,
 };
 pub use summaries::{insert_summary, model_history};
 
@@ -583,12 +584,15 @@ pub fn finish_run(
 /// thread's unanswered tool calls a synthesized "interrupted" result, so the
 /// conversation is whole again and can go on. Each answer is its own
 /// transaction and the run is closed last, so running it again after a
-/// second crash finishes the job.
+/// second crash finishes the job. Calls waiting for a parent's approval
+/// (and the `task` calls whose subagents hold them) stay pending: they are
+/// answered when the parent decides and the run continues.
 pub fn interrupt_run(store: &Store, run: &Run) -> StoreResult<usize> {
+    let waiting = waiting_call_ids(store, &run.thread_id)?;
     // Every pending call of the thread, a subagent's included.
     let pending: Vec<StoredToolCall> = all_tool_calls(store, &run.thread_id)?
         .into_iter()
-        .filter(|c| c.status == ToolCallStatus::Pending)
+        .filter(|c| c.status == ToolCallStatus::Pending && !waiting.contains(&c.id))
         .collect();
     let mut answered = 0;
     for call in &pending {

@@ -2,6 +2,11 @@
 //! for when a run pauses, decided by a parent (approve, approve with other
 //! arguments, reject with a reason, or answer in place of the tool), and
 //! applied when the run continues.
+//!
+//! A call inside a subagent is held by the subagent's run; its lead's run
+//! pauses with it. A parent may name either run when deciding or
+//! continuing: the runs of one tree (a lead's run and the subagents' runs
+//! under it, at any depth) answer for each other's waiting calls.
 
 use deskmate_llm::ToolCall;
 use deskmate_store::{now_utc, Store, StoreError, StoreResult};
@@ -9,6 +14,27 @@ use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 pub use deskmate_protocol::chat::ApprovalDecision;
+
+use super::{get_run, run_row, Run, RUN_COLS};
+
+/// The ids of run `?1`'s tree: itself and the subagents' runs under it.
+const TREE: &str = "WITH RECURSIVE tree(id) AS (SELECT ?1 UNION SELECT r.id FROM runs r JOIN tree t ON r.parent_run_id = t.id)";
+
+/// The lead's run at the top of `run_id`'s tree (the run itself when it
+/// is a lead's).
+pub fn root_run(store: &Store, run_id: &str) -> StoreResult<Run> {
+    let mut run = get_run(store, run_id)?;
+    // Subagents nest a few levels at most; the bound only guards a damaged chain.
+    for _ in 0..64 {
+        match run.parent_run_id.clone() {
+            Some(parent) => run = get_run(store, &parent)?,
+            None => return Ok(run),
+        }
+    }
+    Err(StoreError::Invalid(format!(
+        "the runs above {run_id} form a loop"
+    )))
+}
 
 /// A call waiting for (or holding) a decision.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -93,6 +119,96 @@ pub fn open_approvals(store: &Store, run_id: Option<&str>) -> StoreResult<Vec<Ap
     rows.into_iter().map(with_decision).collect()
 }
 
+/// Calls not yet applied in the tree of the lead's run `root_run_id`
+/// (its own and its subagents').
+pub fn open_approvals_of_tree(store: &Store, root_run_id: &str) -> StoreResult<Vec<Approval>> {
+    let rows = store.with_conn(|c| {
+        let mut stmt = c.prepare_cached(&format!(
+            "{TREE} SELECT {COLS} FROM approvals WHERE applied_at IS NULL AND run_id IN (SELECT id FROM tree) ORDER BY requested_at, tool_call_id"
+        ))?;
+        let rows = stmt.query_map([root_run_id], row)?.collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    })?;
+    rows.into_iter().map(with_decision).collect()
+}
+
+/// The pending calls of `thread_id` that wait for a parent: each call up
+/// for approval and not yet applied, and each `task` call whose subagent's
+/// run (or one below it) holds such a call. A crash must leave these
+/// pending — they are answered when the parent decides — not "interrupted".
+pub fn waiting_call_ids(
+    store: &Store,
+    thread_id: &str,
+) -> StoreResult<std::collections::HashSet<String>> {
+    let mut ids = std::collections::HashSet::new();
+    for a in open_approvals_of_thread(store, thread_id)? {
+        ids.insert(a.tool_call_id);
+        let mut run = get_run(store, &a.run_id)?;
+        for _ in 0..64 {
+            let (Some(call), Some(parent)) =
+                (run.parent_tool_call_id.clone(), run.parent_run_id.clone())
+            else {
+                break;
+            };
+            ids.insert(call);
+            run = get_run(store, &parent)?;
+        }
+    }
+    Ok(ids)
+}
+
+/// Subagents' runs under `run_id` that paused for a parent's approval: a
+/// run `interrupted` whose `task` call is still unanswered (a run a crash
+/// cut off has its `task` call answered when it is closed). Continuing
+/// `run_id` continues each of them first.
+pub fn paused_children(store: &Store, run_id: &str) -> StoreResult<Vec<Run>> {
+    store.with_conn(|c| {
+        let mut stmt = c.prepare_cached(&format!(
+            "SELECT {RUN_COLS} FROM runs r WHERE r.parent_run_id = ?1 AND r.status = 'interrupted'
+               AND EXISTS (SELECT 1 FROM tool_calls tc WHERE tc.thread_id = r.thread_id AND tc.id = r.parent_tool_call_id AND tc.status = 'pending')
+             ORDER BY r.started_at, r.id"
+        ))?;
+        let rows = stmt.query_map([run_id], run_row)?.collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    })
+}
+
+/// Takes back waiting calls that will not be decided (their run was
+/// stopped): each is answered with `text` in the run that holds it, no
+/// longer listed as waiting, and a subagent's run paused on it is marked
+/// `cancelled`.
+pub fn withdraw_approvals(
+    store: &Store,
+    thread_id: &str,
+    calls: &[(String, String)],
+    text: &str,
+) -> StoreResult<()> {
+    for (run_id, call_id) in calls {
+        super::finish_tool_call(
+            store,
+            thread_id,
+            Some(run_id),
+            call_id,
+            text,
+            super::ToolCallStatus::Error,
+        )?;
+        store.with_conn(|c| {
+            let tx = c.transaction()?;
+            tx.execute(
+                "UPDATE approvals SET applied_at = ?3 WHERE thread_id = ?1 AND tool_call_id = ?2 AND applied_at IS NULL",
+                params![thread_id, call_id, now_utc()],
+            )?;
+            tx.execute(
+                "UPDATE runs SET status = 'cancelled', error = 'stopped by the user' WHERE id = ?1 AND status = 'interrupted' AND parent_run_id IS NOT NULL",
+                [run_id],
+            )?;
+            tx.commit()?;
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
 /// Calls of `thread_id` not yet applied.
 pub fn open_approvals_of_thread(store: &Store, thread_id: &str) -> StoreResult<Vec<Approval>> {
     let rows = store.with_conn(|c| {
@@ -124,17 +240,23 @@ pub fn decide_approval(
         ApprovalDecision::Reject { reason } => ("reject", Some(reason.as_str())),
         ApprovalDecision::Respond { answer } => ("respond", Some(answer.as_str())),
     };
+    // The run named may be the lead's or a subagent's of the same tree.
+    let root = match root_run(store, run_id) {
+        Ok(r) => r.id,
+        Err(StoreError::NotFound(_)) => run_id.to_string(),
+        Err(e) => return Err(e),
+    };
     let found = store.with_conn(|c| {
         let changed = c.execute(
-            "UPDATE approvals SET decision = ?2, detail = ?3, decided_at = ?4 WHERE tool_call_id = ?1 AND run_id = ?5 AND applied_at IS NULL",
-            params![tool_call_id, kind, detail, now_utc(), run_id],
+            &format!("{TREE} UPDATE approvals SET decision = ?3, detail = ?4, decided_at = ?5 WHERE tool_call_id = ?2 AND run_id IN (SELECT id FROM tree) AND applied_at IS NULL"),
+            params![root, tool_call_id, kind, detail, now_utc()],
         )?;
         if changed == 0 {
             return Ok(None);
         }
         Ok(c.query_row(
-            &format!("SELECT {COLS} FROM approvals WHERE tool_call_id = ?1 AND run_id = ?2"),
-            [tool_call_id, run_id],
+            &format!("{TREE} SELECT {COLS} FROM approvals WHERE tool_call_id = ?2 AND run_id IN (SELECT id FROM tree)"),
+            [root.as_str(), tool_call_id],
             row,
         )
         .optional()?)

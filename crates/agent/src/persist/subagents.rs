@@ -74,6 +74,53 @@ pub fn run_usage_with_subagents(store: &Store, run_id: &str) -> StoreResult<RunU
     })
 }
 
+/// Closes the subagents' runs under `run_id` (at any depth) that were still
+/// running when it was stopped: their unanswered calls get `text` and the
+/// runs become `cancelled`. (The stop drops a subagent's work where it
+/// stands, so its run cannot close itself.) Returns how many were closed.
+pub fn stop_child_runs(
+    store: &Store,
+    thread_id: &str,
+    run_id: &str,
+    text: &str,
+) -> StoreResult<usize> {
+    let live: Vec<String> = store.with_conn(|c| {
+        let mut stmt = c.prepare_cached(
+            "WITH RECURSIVE tree(id) AS (SELECT ?1 UNION SELECT r.id FROM runs r JOIN tree t ON r.parent_run_id = t.id)
+             SELECT id FROM runs WHERE id IN (SELECT id FROM tree) AND id <> ?1 AND status = 'running'",
+        )?;
+        let rows = stmt
+            .query_map([run_id], |r| r.get(0))?
+            .collect::<Result<Vec<String>, _>>()?;
+        Ok(rows)
+    })?;
+    if live.is_empty() {
+        return Ok(0);
+    }
+    for call in super::all_tool_calls(store, thread_id)? {
+        let of_live = call.run_id.as_ref().is_some_and(|r| live.contains(r));
+        if of_live && call.status == super::ToolCallStatus::Pending {
+            super::finish_tool_call(
+                store,
+                thread_id,
+                call.run_id.as_deref(),
+                &call.id,
+                text,
+                super::ToolCallStatus::Error,
+            )?;
+        }
+    }
+    for id in &live {
+        super::finish_run(
+            store,
+            id,
+            super::RunStatus::Cancelled,
+            Some("stopped by the user"),
+        )?;
+    }
+    Ok(live.len())
+}
+
 /// Subagents' runs of a thread, in the order they started.
 pub fn child_runs(store: &Store, thread_id: &str) -> StoreResult<Vec<Run>> {
     store.with_conn(|c| {
