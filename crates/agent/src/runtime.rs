@@ -3,7 +3,7 @@
 //! crashed run on it closed as `interrupted`, the run row and the user's
 //! message written — before [`PreparedRun::execute`] drives the loop.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -40,9 +40,18 @@ pub struct AgentConfig {
     pub context_window: Option<u64>,
     /// Tools whose calls wait for a parent's approval: the run pauses with
     /// them pending and continues once each is decided (see
-    /// [`crate::persist::ApprovalDecision`]). Subagents are not given these
-    /// tools.
+    /// [`crate::persist::ApprovalDecision`]). A subagent's call of one
+    /// waits the same way: its run holds the call and the lead's run pauses
+    /// with it.
     pub approvals: std::collections::BTreeSet<String>,
+    /// How many levels of subagents this agent may start below itself: 1
+    /// (the default) lets the lead start subagents that cannot start their
+    /// own; with 2 a subagent whose `AGENTS.md` names `task` may start one
+    /// more level; 0 starts none (`task` answers that it may not).
+    pub subagent_depth: u32,
+    /// Model calls a subagent's run may make before it ends `step_limit`
+    /// (default [`crate::tools::SUBAGENT_MAX_STEPS`]).
+    pub subagent_max_steps: u32,
 }
 
 impl Default for AgentConfig {
@@ -58,6 +67,8 @@ impl Default for AgentConfig {
             skills: Arc::new(SkillLibrary::default()),
             context_window: None,
             approvals: std::collections::BTreeSet::new(),
+            subagent_depth: 1,
+            subagent_max_steps: crate::tools::SUBAGENT_MAX_STEPS,
         }
     }
 }
@@ -116,6 +127,10 @@ pub struct RunOutcome {
     pub answer: String,
     pub error: Option<String>,
     pub steps: u32,
+    /// A run paused for a parent's approval: the calls it waits on (its
+    /// own and its subagents').
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub waiting: Vec<crate::tools::WaitingCall>,
 }
 
 /// A run whose thread is locked and whose user message is stored.
@@ -142,8 +157,12 @@ pub struct PreparedRun {
     /// The number of the run's first step (a continued run goes on counting).
     pub(crate) first_step: u32,
     /// Calls a parent approved while the run was paused: run first, before
-    /// the model is called again.
+    /// the model is called again. They include the `task` calls whose
+    /// subagents paused (see `resumed`).
     pub(crate) approved: Vec<deskmate_llm::ToolCall>,
+    /// `task` calls whose subagent's run paused for a parent: the call id
+    /// and that run, which the call continues instead of starting anew.
+    pub(crate) resumed: HashMap<String, String>,
 }
 
 impl PreparedRun {
@@ -279,14 +298,20 @@ impl Agent {
     /// last stored step: its calls left pending were answered when it was
     /// closed, so the model is called again with the thread as stored, and
     /// the run goes on under the same id with a fresh step budget. A
-    /// subagent's run is continued with its lead's.
+    /// subagent's run is continued with its lead's (naming either does).
+    ///
+    /// A run paused for a parent's approval continues once every call it
+    /// waits on — its own and its subagents' — is decided: its approved
+    /// calls run first, and each subagent that paused continues its own run
+    /// from its stored history (nothing else of the lead's reply runs again).
     pub async fn prepare_resume(&self, run_id: &str) -> AgentResult<PreparedRun> {
         let agent = self.clone();
         let run_id = run_id.to_string();
         let threads_dir = self.inner.threads_dir.clone();
         let joined = tokio::task::spawn_blocking(move || -> AgentResult<PreparedRun> {
             let store = &agent.inner.store;
-            let run = persist::get_run(store, &run_id)?;
+            let run = persist::root_run(store, &run_id)?;
+            let run_id = run.id.clone();
             let thread = persist::get_thread(store, &run.thread_id)?;
             let lock = ThreadLock::try_acquire(&thread_dir(&threads_dir, &thread.id))?
                 .ok_or_else(|| AgentError::Busy(thread.id.clone()))?;
@@ -294,19 +319,15 @@ impl Agent {
                 persist::interrupt_run(store, &dead)?;
             }
             let run = persist::get_run(store, &run_id)?;
-            if run.status != RunStatus::Interrupted || run.parent_run_id.is_some() {
-                let status = if run.parent_run_id.is_some() {
-                    "a subagent's run (continue its lead's)".to_string()
-                } else {
-                    run.status.as_str().to_string()
-                };
+            if run.status != RunStatus::Interrupted {
                 return Err(AgentError::NotResumable {
                     run: run.id,
-                    status,
+                    status: run.status.as_str().to_string(),
                 });
             }
-            // A run paused for approvals continues only once each is decided.
-            let waiting = persist::open_approvals(store, Some(&run.id))?;
+            // A run paused for approvals continues only once each is
+            // decided, its subagents' included.
+            let waiting = persist::open_approvals_of_tree(store, &run.id)?;
             let undecided: Vec<String> = waiting
                 .iter()
                 .filter(|a| a.decision.is_none())
@@ -318,12 +339,13 @@ impl Agent {
                     calls: undecided.join(", "),
                 });
             }
-            let approved = apply_decisions(store, &run, &waiting)?;
+            let (approved, resumed) = continuation(store, &run)?;
             persist::reopen_run(store, &run.id)?;
             let first_step = run.steps + 1;
             let run = persist::get_run(store, &run.id)?;
             let mut prepared = agent.open(thread, run, lock, first_step)?;
             prepared.approved = approved;
+            prepared.resumed = resumed;
             Ok(prepared)
         })
         .await;
@@ -379,13 +401,45 @@ impl Agent {
             events: None,
             first_step,
             approved: Vec::new(),
+            resumed: HashMap::new(),
         })
     }
 }
 
-/// Closes every run that a crash cut off: a `running` run whose thread lock
-/// is free has no live owner; it becomes `interrupted` and its unanswered
-/// tool calls get a synthesized result. Returns how many runs were closed.
+/// What a paused run does first when it continues (its calls and its
+/// subagents' are all decided): the parent's decisions on its own calls are
+/// applied — approved calls returned to run, the others answered — and its
+/// `task` calls whose subagents paused are returned with them, each with
+/// the subagent's run to continue.
+pub(crate) fn continuation(
+    store: &Store,
+    run: &persist::Run,
+) -> AgentResult<(Vec<deskmate_llm::ToolCall>, HashMap<String, String>)> {
+    let own = persist::open_approvals(store, Some(&run.id))?;
+    let mut calls = apply_decisions(store, run, &own)?;
+    let mut resumed = HashMap::new();
+    let paused = persist::paused_children(store, &run.id)?;
+    if !paused.is_empty() {
+        let stored = persist::all_tool_calls(store, &run.thread_id)?;
+        for child in paused {
+            let Some(task) = child
+                .parent_tool_call_id
+                .as_deref()
+                .and_then(|id| stored.iter().find(|c| c.id == id))
+            else {
+                continue;
+            };
+            calls.push(deskmate_llm::ToolCall {
+                id: task.id.clone(),
+                name: task.name.clone(),
+                arguments: task.arguments.clone(),
+            });
+            resumed.insert(task.id.clone(), child.id);
+        }
+    }
+    Ok((calls, resumed))
+}
+
 /// Applies the decisions on a paused run's calls: a rejected call and one a
 /// parent answered get their result now (the model reads it next); approved
 /// ones (with their arguments as changed, if they were) are returned to run
@@ -444,6 +498,10 @@ fn apply_decisions(
     Ok(approved)
 }
 
+/// Closes every run that a crash cut off: a `running` run whose thread lock
+/// is free has no live owner; it becomes `interrupted` and its unanswered
+/// tool calls get a synthesized result (calls waiting for a parent's
+/// approval stay pending). Returns how many runs were closed.
 pub fn recover_interrupted_runs(store: &Store, threads_dir: &Path) -> AgentResult<usize> {
     let mut closed = 0;
     for run in persist::running_runs(store, None)? {

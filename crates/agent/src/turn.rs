@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use crate::events::AgUiEvent;
 use crate::persist::{self, LlmCallRecord, RunStatus, StoredMessage, ToolCallStatus};
 use crate::runtime::{db, PreparedRun, RunOutcome};
-use crate::tools::{RunContext, ThreadState, ToolContext, ToolOutput};
+use crate::tools::{RunContext, ThreadState, ToolContext, ToolOutput, WaitingCall};
 use crate::{large_results, AgentError};
 
 /// Where a run's events go. A dropped receiver does not stop the run.
@@ -64,8 +64,10 @@ impl PreparedRun {
             answer,
             error,
             steps,
+            waiting: Vec::new(),
         };
-        // Calls a parent approved while the run was paused run first.
+        // Calls a parent approved while the run was paused run first (with
+        // the `task` calls whose subagents paused: each continues its run).
         let approved = std::mem::take(&mut self.approved);
         if !approved.is_empty() {
             // This run's stream announces them again before their results.
@@ -83,10 +85,20 @@ impl PreparedRun {
                     tool_call_id: c.id.clone(),
                 });
             }
+            let step = self.first_step.saturating_sub(1);
             match self.run_tools(&approved, &emit, &cancel).await {
-                Ok(false) => {}
-                Ok(true) => {
-                    let step = self.first_step.saturating_sub(1);
+                Ok(ran) if !ran.cancelled && ran.waiting.is_empty() => {}
+                // A subagent that continued asked for another approval.
+                Ok(ran) if !ran.cancelled => {
+                    return self
+                        .end_paused(
+                            &emit,
+                            ran.waiting,
+                            outcome(RunStatus::Interrupted, String::new(), None, step),
+                        )
+                        .await;
+                }
+                Ok(_) => {
                     return self
                         .end_cancelled(
                             &emit,
@@ -95,7 +107,6 @@ impl PreparedRun {
                         .await;
                 }
                 Err(e) => {
-                    let step = self.first_step.saturating_sub(1);
                     return self
                         .end_error(
                             &emit,
@@ -144,39 +155,15 @@ impl PreparedRun {
                     return outcome(RunStatus::Completed, answer, None, step);
                 }
                 Ok(StepResult::Continue) => emit(AgUiEvent::StepFinished { step_name }),
-                Ok(StepResult::Paused(held)) => {
+                Ok(StepResult::Paused(waiting)) => {
                     emit(AgUiEvent::StepFinished { step_name });
-                    let why = "waiting for a parent's approval";
-                    if let Err(e) = self.finish(RunStatus::Interrupted, Some(why)).await {
-                        return self
-                            .end_error(
-                                &emit,
-                                &e.to_string(),
-                                "STORE",
-                                outcome(RunStatus::Error, String::new(), Some(e.to_string()), step),
-                            )
-                            .await;
-                    }
-                    // AG-UI's interrupt: the run ends, naming what it waits for.
-                    let interrupts: Vec<Value> = held
-                        .iter()
-                        .map(|c| json!({"id": c.id, "tool": c.name, "arguments": c.arguments}))
-                        .collect();
-                    emit(AgUiEvent::RunFinished {
-                        thread_id: thread_id.clone(),
-                        run_id: run_id.clone(),
-                        result: Some(json!({
-                            "status": "interrupted",
-                            "outcome": "interrupt",
-                            "interrupts": interrupts,
-                        })),
-                    });
-                    return outcome(
-                        RunStatus::Interrupted,
-                        String::new(),
-                        Some(why.to_string()),
-                        step,
-                    );
+                    return self
+                        .end_paused(
+                            &emit,
+                            waiting,
+                            outcome(RunStatus::Interrupted, String::new(), None, step),
+                        )
+                        .await;
                 }
                 Ok(StepResult::Cancelled) => {
                     emit(AgUiEvent::StepFinished { step_name });
@@ -235,6 +222,41 @@ impl PreparedRun {
             persist::finish_run(s, &run_id, status, error.as_deref())
         })
         .await
+    }
+
+    /// Ends the run paused for a parent's approval on `waiting` (its own
+    /// calls and its subagents'): stored `interrupted`, and AG-UI's
+    /// interrupt — `RUN_FINISHED` naming each call it waits for.
+    async fn end_paused(
+        &self,
+        emit: &impl Fn(AgUiEvent),
+        waiting: Vec<WaitingCall>,
+        mut out: RunOutcome,
+    ) -> RunOutcome {
+        let why = "waiting for a parent's approval";
+        if let Err(e) = self.finish(RunStatus::Interrupted, Some(why)).await {
+            let message = e.to_string();
+            out.status = RunStatus::Error;
+            out.error = Some(message.clone());
+            return self.end_error(emit, &message, "STORE", out).await;
+        }
+        let interrupts: Vec<Value> = waiting
+            .iter()
+            .map(|w| serde_json::to_value(w).unwrap_or_default())
+            .collect();
+        emit(AgUiEvent::RunFinished {
+            thread_id: out.thread_id.clone(),
+            run_id: out.run_id.clone(),
+            result: Some(json!({
+                "status": "interrupted",
+                "outcome": "interrupt",
+                "interrupts": interrupts,
+            })),
+        });
+        out.status = RunStatus::Interrupted;
+        out.error = Some(why.to_string());
+        out.waiting = waiting;
+        out
     }
 
     async fn end_cancelled(&self, emit: &impl Fn(AgUiEvent), out: RunOutcome) -> RunOutcome {
@@ -340,32 +362,61 @@ impl PreparedRun {
         if turn.calls.is_empty() {
             return Ok(StepResult::Answer(turn.text));
         }
-        // Calls of tools that need a parent's approval wait; the others run.
+        // Calls of tools that need a parent's approval wait (in a subagent
+        // too: its run holds them and its lead pauses with it); the others run.
         let (held, free): (Vec<ToolCall>, Vec<ToolCall>) = turn
             .calls
             .iter()
             .cloned()
-            .partition(|c| !self.child && inner.config.approvals.contains(&c.name));
+            .partition(|c| inner.config.approvals.contains(&c.name));
         if !held.is_empty() {
-            let cancelled = !free.is_empty() && self.run_tools(&free, emit, cancel).await?;
-            if cancelled {
-                self.answer_unanswered(&held, "Error: not run: the user stopped the run", emit)
-                    .await?;
-                return Ok(StepResult::Cancelled);
-            }
+            // Stored before any other call runs: killed while they run, the
+            // held calls still wait for the parent instead of being closed
+            // as interrupted.
             let (thread_id, run_id, asked) =
                 (self.thread.id.clone(), self.run.id.clone(), held.clone());
             db(&inner.store, move |s| {
                 persist::request_approvals(s, &thread_id, &run_id, &asked)
             })
             .await?;
-            return Ok(StepResult::Paused(held));
         }
-        let cancelled = self.run_tools(&turn.calls, emit, cancel).await?;
-        Ok(if cancelled {
-            StepResult::Cancelled
+        let ran = if free.is_empty() {
+            Ran::default()
         } else {
+            self.run_tools(&free, emit, cancel).await?
+        };
+        if ran.cancelled {
+            if !held.is_empty() {
+                let text = "Error: not run: the user stopped the run";
+                let calls: Vec<(String, String)> = held
+                    .iter()
+                    .map(|c| (self.run.id.clone(), c.id.clone()))
+                    .collect();
+                self.answer_unanswered(&held, text, emit).await?;
+                let thread_id = self.thread.id.clone();
+                db(&inner.store, move |s| {
+                    persist::withdraw_approvals(s, &thread_id, &calls, text)
+                })
+                .await?;
+            }
+            return Ok(StepResult::Cancelled);
+        }
+        let mut waiting: Vec<WaitingCall> = held
+            .into_iter()
+            .map(|c| WaitingCall {
+                id: c.id,
+                tool: c.name,
+                arguments: c.arguments,
+                run_id: self.run.id.clone(),
+                task_call_id: None,
+                subagent_type: None,
+            })
+            .collect();
+        waiting.extend(ran.waiting);
+        Ok(if waiting.is_empty() {
             StepResult::Continue
+        } else {
+            StepResult::Paused(waiting)
         })
     }
 
@@ -494,13 +545,14 @@ impl PreparedRun {
     }
 
     /// Runs the calls concurrently, storing and announcing each result as it
-    /// comes. Returns whether the run was cancelled meanwhile.
+    /// comes. Returns whether the run was cancelled meanwhile, and the calls
+    /// a subagent started by one of them paused on (that call stays pending).
     async fn run_tools(
         &mut self,
         calls: &[ToolCall],
         emit: &impl Fn(AgUiEvent),
         cancel: &CancellationToken,
-    ) -> Result<bool, AgentError> {
+    ) -> Result<Ran, AgentError> {
         let inner = Arc::clone(&self.agent.inner);
         let limit = inner.config.large_result_tokens;
         let mut pending: FuturesUnordered<_> = calls
@@ -516,6 +568,7 @@ impl PreparedRun {
                         run_id: self.run.id.clone(),
                         cancel: cancel.clone(),
                         events: self.events.clone(),
+                        resume_run: self.resumed.remove(&call.id),
                     }),
                 };
                 let inner = Arc::clone(&inner);
@@ -558,6 +611,7 @@ impl PreparedRun {
             .collect();
         let mut stored: Vec<StoredMessage> = Vec::new();
         let mut cancelled = false;
+        let mut waiting: Vec<WaitingCall> = Vec::new();
         loop {
             let next = tokio::select! {
                 biased;
@@ -565,6 +619,11 @@ impl PreparedRun {
                 n = pending.next() => n,
             };
             let Some((call, out)) = next else { break };
+            if !out.waiting.is_empty() {
+                // Not answered: the subagent it started waits for a parent.
+                waiting.extend(out.waiting);
+                continue;
+            }
             let status = if out.is_error {
                 ToolCallStatus::Error
             } else {
@@ -594,6 +653,17 @@ impl PreparedRun {
             }
         }
         drop(pending);
+        if cancelled && !waiting.is_empty() {
+            // Stopped: what the subagents waited on will not be decided.
+            let text = "Error: not run: the user stopped the run";
+            let calls: Vec<(String, String)> =
+                waiting.drain(..).map(|w| (w.run_id, w.id)).collect();
+            let thread_id = self.thread.id.clone();
+            db(&inner.store, move |s| {
+                persist::withdraw_approvals(s, &thread_id, &calls, text)
+            })
+            .await?;
+        }
         if cancelled {
             let answered: Vec<&str> = stored
                 .iter()
@@ -612,10 +682,21 @@ impl PreparedRun {
                 )
                 .await?,
             );
+            // Subagents stopped where they stood: their runs are closed too.
+            let (thread_id, run_id) = (self.thread.id.clone(), self.run.id.clone());
+            db(&inner.store, move |s| {
+                persist::stop_child_runs(
+                    s,
+                    &thread_id,
+                    &run_id,
+                    "Error: stopped: the user stopped the run before this tool finished",
+                )
+            })
+            .await?;
         }
         stored.sort_by_key(|m| m.seq);
         self.history.extend(stored.into_iter().map(|m| m.message));
-        Ok(cancelled)
+        Ok(Ran { cancelled, waiting })
     }
 
     /// Gives calls that will never run a result, so the thread stays whole.
@@ -694,7 +775,15 @@ enum StepResult {
     Continue,
     Cancelled,
     /// Calls wait for a parent's approval: the run pauses.
-    Paused(Vec<ToolCall>),
+    Paused(Vec<WaitingCall>),
+}
+
+/// How a batch of tool calls ended.
+#[derive(Default)]
+struct Ran {
+    cancelled: bool,
+    /// Calls the subagents started by this batch paused on.
+    waiting: Vec<WaitingCall>,
 }
 
 enum StepError {

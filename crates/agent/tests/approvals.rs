@@ -186,3 +186,305 @@ async fn changed_arguments_are_the_ones_run_and_stored() {
         .unwrap_err();
     assert_eq!(err.code(), "not_found");
 }
+
+// ---- A call inside a subagent ----------------------------------------------
+
+mod inside_a_subagent {
+    use std::collections::BTreeSet;
+    use std::sync::Arc;
+
+    use deskmate_agent::persist::{self, ApprovalDecision, RunStatus, ToolCallStatus};
+    use deskmate_agent::team::Team;
+    use deskmate_agent::tools::{Task, SUBAGENT_EVENT};
+    use deskmate_agent::*;
+    use deskmate_llm::scripted::{openai, RecordedRequest, Reply, ScriptedServer};
+
+    use super::common::{run, Env};
+
+    const LEAD: &str = "---\nname: deskmate\ndescription: 同桌\ntools: [task]\n---\n你是同桌。\n";
+    const WRITER: &str = "---\nname: note-writer\ndescription: 写笔记\ntools: [write_file, read_file]\n---\nNOTE-WRITER 把内容写进笔记。\n";
+    const POET: &str =
+        "---\nname: poetry-tutor\ndescription: 讲古诗\ntools: [read_file]\n---\nPOETRY-TUTOR 讲诗。\n";
+
+    fn system(r: &RecordedRequest) -> String {
+        r.body["messages"][0]["content"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    }
+
+    fn results(r: &RecordedRequest) -> Vec<String> {
+        r.body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "tool")
+            .map(|m| m["content"].as_str().unwrap_or("").to_string())
+            .collect()
+    }
+
+    /// The lead starts two subagents in one reply: the note writer, whose
+    /// `write_file` needs a parent, and the poetry tutor, who needs none.
+    fn respond(r: &RecordedRequest) -> Reply {
+        let sys = system(r);
+        let got = results(r);
+        if sys.contains("NOTE-WRITER") {
+            if got.is_empty() {
+                return openai::tool_calls(
+                    None,
+                    &[(
+                        "w_note",
+                        "write_file",
+                        r#"{"file_path": "/note.md", "content": "床前明月光"}"#,
+                    )],
+                );
+            }
+            return openai::text(&format!("写笔记的结果：{}", got.join("")));
+        }
+        if sys.contains("POETRY-TUTOR") {
+            return openai::text("抬头看月亮。");
+        }
+        if got.is_empty() {
+            return openai::tool_calls(
+                None,
+                &[
+                    (
+                        "t_write",
+                        "task",
+                        r#"{"description": "把「床前明月光」写进 /note.md", "subagent_type": "note-writer"}"#,
+                    ),
+                    (
+                        "t_poem",
+                        "task",
+                        r#"{"description": "讲「举头望明月」", "subagent_type": "poetry-tutor"}"#,
+                    ),
+                ],
+            );
+        }
+        openai::text(&format!("都好了：{}", got.join(" / ")))
+    }
+
+    fn agent(e: &Env, server: &ScriptedServer) -> Agent {
+        let team = Arc::new(Team::new([
+            ("", LEAD),
+            ("note-writer", WRITER),
+            ("poetry-tutor", POET),
+        ]));
+        let mut tools = ToolSet::builtin(SearchConfig::default());
+        tools.add(Arc::new(Task::new(team, true)));
+        let config = AgentConfig {
+            approvals: BTreeSet::from(["write_file".to_string()]),
+            ..AgentConfig::default()
+        };
+        e.agent(server, "openai:scripted", config, tools)
+    }
+
+    /// Requests each agent made: (lead, note writer, poetry tutor).
+    fn asked(server: &ScriptedServer) -> (usize, usize, usize) {
+        let all = server.requests();
+        let of = |tag: &str| all.iter().filter(|r| system(r).contains(tag)).count();
+        let (w, p) = (of("NOTE-WRITER"), of("POETRY-TUTOR"));
+        (all.len() - w - p, w, p)
+    }
+
+    /// Runs until the lead pauses on the note writer's call; the paused
+    /// outcome and the note writer's run id.
+    async fn paused(e: &Env, server: &ScriptedServer) -> (RunOutcome, String) {
+        let (out, events) = run(&agent(e, server), None, "写笔记，再讲讲静夜思").await;
+        assert_eq!(out.status, RunStatus::Interrupted, "{out:?}");
+        let Some(AgUiEvent::RunFinished {
+            result: Some(result),
+            run_id,
+            ..
+        }) = events.last()
+        else {
+            panic!("no RUN_FINISHED at the end: {events:?}");
+        };
+        assert_eq!(run_id, &out.run_id, "the lead's run ends");
+        assert_eq!(result["outcome"], "interrupt", "{result}");
+        let held = &result["interrupts"];
+        assert_eq!(held.as_array().unwrap().len(), 1, "{held}");
+        assert_eq!(
+            (
+                &held[0]["id"],
+                &held[0]["tool"],
+                &held[0]["task_call_id"],
+                &held[0]["subagent_type"]
+            ),
+            (
+                &serde_json::json!("w_note"),
+                &serde_json::json!("write_file"),
+                &serde_json::json!("t_write"),
+                &serde_json::json!("note-writer")
+            )
+        );
+        let children = persist::child_runs(&e.store, &out.thread_id).unwrap();
+        let writer = children
+            .iter()
+            .find(|c| c.agent.as_deref() == Some("note-writer"))
+            .unwrap();
+        assert_eq!(writer.status, RunStatus::Interrupted);
+        assert_eq!(held[0]["run_id"], writer.id.as_str());
+        // The subagent's run holds the call, undecided.
+        let waiting = persist::open_approvals(&e.store, None).unwrap();
+        assert_eq!(waiting.len(), 1);
+        assert_eq!(
+            (waiting[0].run_id.as_str(), waiting[0].decision.as_ref()),
+            (writer.id.as_str(), None)
+        );
+        // The lead's `task` call for it is unanswered; the other one is done.
+        let calls = persist::tool_calls(&e.store, &out.thread_id).unwrap();
+        let status = |id: &str| calls.iter().find(|c| c.id == id).unwrap().status;
+        assert_eq!(status("t_write"), ToolCallStatus::Pending);
+        assert_eq!(status("t_poem"), ToolCallStatus::Completed);
+        // Nothing was written.
+        let ws = workspace_dir(&e.threads(), &out.thread_id);
+        assert!(!ws.join("note.md").exists());
+        assert_eq!(asked(server), (1, 1, 1));
+        // A new message waits like the lead's own approvals make it wait.
+        let Err(err) = agent(e, server)
+            .prepare(RunRequest::text(Some(out.thread_id.clone()), "还在吗"))
+            .await
+        else {
+            panic!("a new message talked past the waiting call");
+        };
+        assert_eq!(err.code(), "chat.awaiting_approval");
+        (out, writer.id.clone())
+    }
+
+    async fn resume(agent: &Agent, run_id: &str) -> (RunOutcome, Vec<AgUiEvent>) {
+        super::resume(agent, run_id).await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_approved_call_continues_only_that_subagent_and_its_answer_returns_to_the_lead() {
+        let e = Env::new();
+        let server = ScriptedServer::with_responder(respond).unwrap();
+        let (out, writer) = paused(&e, &server).await;
+        // Undecided, the lead's run does not go on.
+        let Err(err) = agent(&e, &server).prepare_resume(&out.run_id).await else {
+            panic!("an undecided run went on");
+        };
+        assert_eq!(err.code(), "chat.awaiting_approval");
+
+        // The parent decides through the lead's run, as the interrupt named it.
+        persist::decide_approval(&e.store, &out.run_id, "w_note", &ApprovalDecision::Approve)
+            .unwrap();
+        // A new agent on the same store: the app was closed and opened again.
+        let (done, events) = resume(&agent(&e, &server), &out.run_id).await;
+        assert_eq!(
+            (done.status, done.run_id.as_str()),
+            (RunStatus::Completed, out.run_id.as_str()),
+            "{done:?}"
+        );
+        assert!(
+            done.answer.contains("写笔记的结果：")
+                && done.answer.contains("抬头看月亮")
+                && !done.answer.contains("Error"),
+            "{}",
+            done.answer
+        );
+        let ws = workspace_dir(&e.threads(), &out.thread_id);
+        assert_eq!(
+            std::fs::read_to_string(ws.join("note.md")).unwrap(),
+            "床前明月光"
+        );
+        // Only the note writer continued (one more call) and the lead answered
+        // (one more call); the poetry tutor was not asked again.
+        assert_eq!(asked(&server), (2, 2, 1));
+        // The note writer continued its own run from its stored history.
+        let writer_asks: Vec<RecordedRequest> = server
+            .requests()
+            .into_iter()
+            .filter(|r| system(r).contains("NOTE-WRITER"))
+            .collect();
+        let sent = writer_asks[1].body["messages"].as_array().unwrap();
+        let roles: Vec<&str> = sent.iter().map(|m| m["role"].as_str().unwrap()).collect();
+        assert_eq!(roles, ["system", "user", "assistant", "tool"]);
+        assert_eq!(sent[3]["tool_call_id"], "w_note");
+        // Its lane streamed in the resumed run, before the `task` result.
+        let lane = events.iter().position(|ev| {
+            matches!(ev, AgUiEvent::Custom { name, value }
+                if name == SUBAGENT_EVENT && value["tool_call_id"] == "t_write")
+        });
+        let result = events.iter().position(|ev| {
+            matches!(ev, AgUiEvent::ToolCallResult { tool_call_id, .. } if tool_call_id == "t_write")
+        });
+        assert!(lane.unwrap() < result.unwrap());
+        assert!(!events.iter().any(|ev| matches!(ev,
+            AgUiEvent::ToolCallResult { tool_call_id, .. } if tool_call_id == "t_poem")));
+
+        let view = persist::thread_view(&e.store, &out.thread_id).unwrap();
+        assert_eq!(view.children.len(), 2, "no new subagent run was started");
+        let child = view.children.iter().find(|c| c.run.id == writer).unwrap();
+        assert_eq!(child.run.status, RunStatus::Completed);
+        assert_eq!(child.tool_calls[0].status, ToolCallStatus::Completed);
+        let lead_results: Vec<&str> = view
+            .messages
+            .iter()
+            .filter_map(|m| m.message.tool_call_id.as_deref())
+            .collect();
+        assert_eq!(lead_results, ["t_poem", "t_write"], "each answered once");
+        assert!(persist::open_approvals(&e.store, None).unwrap().is_empty());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn edit_reject_and_respond_reach_the_subagent_named_by_its_own_run() {
+        type Check = fn(&str, &std::path::Path);
+        let cases: [(ApprovalDecision, Check); 3] = [
+            (
+                ApprovalDecision::Edit {
+                    arguments: r#"{"file_path": "/other.md", "content": "举头望明月"}"#.into(),
+                },
+                |answer, ws| {
+                    assert!(
+                        answer.contains("写笔记的结果：") && !answer.contains("Error"),
+                        "{answer}"
+                    );
+                    assert_eq!(
+                        std::fs::read_to_string(ws.join("other.md")).unwrap(),
+                        "举头望明月"
+                    );
+                    assert!(!ws.join("note.md").exists());
+                },
+            ),
+            (
+                ApprovalDecision::Reject {
+                    reason: "笔记本满了".into(),
+                },
+                |answer, ws| {
+                    assert!(
+                        answer
+                            .contains("a parent did not allow this call (write_file): 笔记本满了"),
+                        "{answer}"
+                    );
+                    assert!(!ws.join("note.md").exists());
+                },
+            ),
+            (
+                ApprovalDecision::Respond {
+                    answer: "已经写在纸上了".into(),
+                },
+                |answer, ws| {
+                    assert!(answer.contains("写笔记的结果：已经写在纸上了"), "{answer}");
+                    assert!(!ws.join("note.md").exists());
+                },
+            ),
+        ];
+        for (decision, check) in cases {
+            let e = Env::new();
+            let server = ScriptedServer::with_responder(respond).unwrap();
+            let (out, writer) = paused(&e, &server).await;
+            // The window and `runs pending` name the subagent's run: that works too.
+            persist::decide_approval(&e.store, &writer, "w_note", &decision).unwrap();
+            let (done, _) = resume(&agent(&e, &server), &writer).await;
+            assert_eq!(
+                (done.status, done.run_id.as_str()),
+                (RunStatus::Completed, out.run_id.as_str()),
+                "{decision:?}: {done:?}"
+            );
+            check(&done.answer, &workspace_dir(&e.threads(), &out.thread_id));
+            assert_eq!(asked(&server), (2, 2, 1), "{decision:?}");
+        }
+    }
+}

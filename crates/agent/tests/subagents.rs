@@ -362,3 +362,259 @@ async fn a_subagent_that_names_its_model_runs_on_it_and_an_unusable_one_is_told(
         .iter()
         .any(|r| system(r).contains("POETRY-TUTOR")));
 }
+
+fn agent_with(e: &Env, server: &ScriptedServer, team: Arc<Team>, config: AgentConfig) -> Agent {
+    let mut tools = ToolSet::builtin(SearchConfig::default());
+    tools.add(Arc::new(Task::new(team, true)));
+    e.agent(server, "openai:scripted", config, tools)
+}
+
+fn tool_names(r: &RecordedRequest) -> Vec<String> {
+    r.body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_depth_decides_whether_a_subagent_may_start_its_own() {
+    // Both subagents name `task` in their frontmatter; the depth decides.
+    const POET_TASK: &str = "---\nname: poetry-tutor\ndescription: 讲古诗\ntools: [read_file, task]\n---\nPOETRY-TUTOR 讲诗的意思。\n";
+    let team = Arc::new(Team::new([
+        ("", LEAD),
+        ("math-tutor", MATH),
+        ("poetry-tutor", POET_TASK),
+    ]));
+    // The lead asks the math tutor; a math tutor that has `task` asks the
+    // poetry tutor; a poetry tutor that has `task` asks the math tutor.
+    let respond = |r: &RecordedRequest| {
+        let sys = system(r);
+        let results = tool_results(r);
+        let may_delegate = tool_names(r).iter().any(|t| t == "task");
+        let (kind, other) = if sys.contains("MATH-TUTOR") {
+            ("math", "poetry-tutor")
+        } else if sys.contains("POETRY-TUTOR") {
+            ("poem", "math-tutor")
+        } else {
+            ("lead", "math-tutor")
+        };
+        if results.is_empty() && (kind == "lead" || may_delegate) {
+            return openai::tool_calls(
+                None,
+                &[(
+                    &format!("t_{kind}"),
+                    "task",
+                    &format!(r#"{{"description": "帮个忙", "subagent_type": "{other}"}}"#),
+                )],
+            );
+        }
+        openai::text(&format!("{kind}[{}]", results.join("")))
+    };
+
+    // Depth 1 (the default): a subagent has no `task`.
+    let e = Env::new();
+    let server = ScriptedServer::with_responder(respond).unwrap();
+    let (out, _) = run(
+        &agent_with(&e, &server, Arc::clone(&team), AgentConfig::default()),
+        None,
+        "算一算",
+    )
+    .await;
+    assert_eq!(out.answer, "lead[math[]]");
+    let math = server
+        .requests()
+        .into_iter()
+        .find(|r| system(r).contains("MATH-TUTOR"))
+        .unwrap();
+    assert!(!tool_names(&math).contains(&"task".to_string()));
+    assert!(tool_names(&math).contains(&"write_file".to_string()));
+    assert_eq!(
+        persist::child_runs(&e.store, &out.thread_id).unwrap().len(),
+        1
+    );
+
+    // Depth 2: the subagent has `task` and starts one more level, which has none.
+    let e = Env::new();
+    let server = ScriptedServer::with_responder(respond).unwrap();
+    let config = AgentConfig {
+        subagent_depth: 2,
+        ..AgentConfig::default()
+    };
+    let (out, _) = run(
+        &agent_with(&e, &server, Arc::clone(&team), config),
+        None,
+        "算一算",
+    )
+    .await;
+    assert_eq!(out.answer, "lead[math[poem[]]]", "{out:?}");
+    let requests = server.requests();
+    let first = |tag: &str| {
+        requests
+            .iter()
+            .find(|r| system(r).contains(tag))
+            .map(tool_names)
+            .unwrap()
+    };
+    assert!(first("MATH-TUTOR").contains(&"task".to_string()));
+    assert!(!first("POETRY-TUTOR").contains(&"task".to_string()));
+    // The grandchild's run is stored under the subagent's run.
+    let children = persist::child_runs(&e.store, &out.thread_id).unwrap();
+    assert_eq!(children.len(), 2);
+    let math_run = children
+        .iter()
+        .find(|c| c.agent.as_deref() == Some("math-tutor"))
+        .unwrap();
+    let poem_run = children
+        .iter()
+        .find(|c| c.agent.as_deref() == Some("poetry-tutor"))
+        .unwrap();
+    assert_eq!(math_run.parent_run_id.as_deref(), Some(out.run_id.as_str()));
+    assert_eq!(
+        poem_run.parent_run_id.as_deref(),
+        Some(math_run.id.as_str())
+    );
+    assert_eq!(poem_run.parent_tool_call_id.as_deref(), Some("t_math"));
+
+    // Depth 0: the lead's `task` refuses in words and starts nothing.
+    let e = Env::new();
+    let server = ScriptedServer::with_responder(respond).unwrap();
+    let config = AgentConfig {
+        subagent_depth: 0,
+        ..AgentConfig::default()
+    };
+    let (out, _) = run(&agent_with(&e, &server, team, config), None, "算一算").await;
+    assert!(
+        out.answer.contains("may not start subagents"),
+        "{}",
+        out.answer
+    );
+    assert!(persist::child_runs(&e.store, &out.thread_id)
+        .unwrap()
+        .is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subagent_ends_at_its_own_step_limit_and_the_lead_is_told() {
+    // The math tutor never stops listing files.
+    let respond = |r: &RecordedRequest| {
+        if system(r).contains("MATH-TUTOR") {
+            let n = tool_results(r).len();
+            return openai::tool_calls(
+                None,
+                &[(
+                    &format!("m{n}"),
+                    "read_file",
+                    r#"{"file_path": "/nothing.md"}"#,
+                )],
+            );
+        }
+        if tool_results(r).is_empty() {
+            return openai::tool_calls(
+                None,
+                &[(
+                    "t_math",
+                    "task",
+                    r#"{"description": "算一算", "subagent_type": "math-tutor"}"#,
+                )],
+            );
+        }
+        openai::text(&tool_results(r).join(""))
+    };
+    let e = Env::new();
+    let server = ScriptedServer::with_responder(respond).unwrap();
+    let config = AgentConfig {
+        subagent_max_steps: 3,
+        ..AgentConfig::default()
+    };
+    let (out, _) = run(&agent_with(&e, &server, team(), config), None, "算一算").await;
+    assert_eq!(
+        out.status,
+        RunStatus::Completed,
+        "the lead goes on: {out:?}"
+    );
+    assert!(
+        out.answer.contains(
+            "the subagent math-tutor used all its 3 steps (model calls) without a final answer"
+        ),
+        "{}",
+        out.answer
+    );
+    let math_calls = server
+        .requests()
+        .iter()
+        .filter(|r| system(r).contains("MATH-TUTOR"))
+        .count();
+    assert_eq!(math_calls, 3);
+    let children = persist::child_runs(&e.store, &out.thread_id).unwrap();
+    assert_eq!(children[0].status, RunStatus::StepLimit);
+    assert_eq!(children[0].steps, 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stopping_the_lead_stops_its_subagents() {
+    // Both subagents think for a long time.
+    let respond = |r: &RecordedRequest| {
+        let sys = system(r);
+        if sys.contains("MATH-TUTOR") || sys.contains("POETRY-TUTOR") {
+            let Reply::Stream(mut frames) = openai::text("太慢了") else {
+                unreachable!()
+            };
+            frames.insert(0, Frame::Delay(Duration::from_secs(30)));
+            return Reply::Stream(frames);
+        }
+        respond(r)
+    };
+    let e = Env::new();
+    let server = ScriptedServer::with_responder(respond).unwrap();
+    let agent = agent(&e, &server, Task::new(team(), true));
+    let prepared = agent
+        .prepare(RunRequest::text(None, "帮我算苹果，再讲讲静夜思"))
+        .await
+        .unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    let running = tokio::spawn(prepared.execute(tx, cancel.clone()));
+    // Both subagents are asking their model.
+    let started = std::time::Instant::now();
+    while server.request_count() < 3 {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the subagents never started"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let stopped_at = std::time::Instant::now();
+    cancel.cancel();
+    let out = running.await.unwrap();
+    assert!(
+        stopped_at.elapsed() < Duration::from_secs(5),
+        "the subagents did not stop with the lead"
+    );
+    assert_eq!(out.status, RunStatus::Cancelled, "{out:?}");
+    let mut events = Vec::new();
+    while let Ok(ev) = rx.try_recv() {
+        events.push(ev);
+    }
+    EventOrder::check_run(&events).unwrap();
+    let view = persist::thread_view(&e.store, &out.thread_id).unwrap();
+    assert_eq!(view.children.len(), 2);
+    for child in &view.children {
+        assert_eq!(child.run.status, RunStatus::Cancelled, "{:?}", child.run);
+    }
+    // Every `task` call is answered, none as a success.
+    assert_eq!(view.tool_calls.len(), 2);
+    for call in &view.tool_calls {
+        assert_eq!(call.status, persist::ToolCallStatus::Error, "{call:?}");
+        assert!(
+            call.result.as_deref().unwrap_or("").contains("stopped"),
+            "{call:?}"
+        );
+    }
+    // The lead asked its model once; nothing more after the stop.
+    assert_eq!(server.request_count(), 3);
+}

@@ -28,7 +28,9 @@ use crate::{Sandbox, SandboxError};
 
 pub use files::{EditFile, Ls, ReadFile, WriteFile};
 pub use search_files::{Glob, Grep};
-pub use task::{ModelSource, Task, SUBAGENTS_OFF, SUBAGENT_EVENT, TASK_TIME_LIMIT};
+pub use task::{
+    ModelSource, Task, SUBAGENTS_OFF, SUBAGENT_EVENT, SUBAGENT_MAX_STEPS, TASK_TIME_LIMIT,
+};
 pub use time_limits::{ToolTimeLimits, DEFAULT_TOOL_TIME_LIMIT, SEARCH_TIME_LIMIT};
 pub use todos::{ThreadState, Todo, TodoStatus, WriteTodos};
 pub use web::{InternetSearch, SearchConfig};
@@ -54,6 +56,29 @@ pub struct RunContext {
     pub cancel: tokio_util::sync::CancellationToken,
     /// The run's AG-UI events, for a tool to report work of its own in.
     pub events: Option<crate::EventSink>,
+    /// The run this call started before and that paused for a parent's
+    /// approval: continue it instead of starting anew (`task` continues its
+    /// subagent's run).
+    pub resume_run: Option<String>,
+}
+
+/// A call waiting for a parent's approval, as an interrupt names it: made
+/// by the run itself or by a subagent it started (at any depth).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct WaitingCall {
+    /// The call's id (`approvals.tool_call_id`).
+    pub id: String,
+    pub tool: String,
+    /// The arguments as the model wrote them (JSON text).
+    pub arguments: String,
+    /// The run that holds it (a subagent's run for a call inside a subagent).
+    pub run_id: String,
+    /// For a call inside a subagent: the `task` call of this run that waits
+    /// with it, and the subagent that made the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_call_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subagent_type: Option<String>,
 }
 
 /// What a tool hands back.
@@ -64,6 +89,10 @@ pub struct ToolOutput {
     pub is_error: bool,
     /// A new todo list for the thread state, from `write_todos`.
     pub todos: Option<Vec<Todo>>,
+    /// Not a result yet: the work this call started (a subagent) paused on
+    /// these calls for a parent's approval. The call stays pending and the
+    /// run pauses with them.
+    pub waiting: Vec<WaitingCall>,
 }
 
 impl ToolOutput {
@@ -72,6 +101,7 @@ impl ToolOutput {
             content: content.into(),
             is_error: false,
             todos: None,
+            waiting: Vec::new(),
         }
     }
 
@@ -87,6 +117,15 @@ impl ToolOutput {
             content,
             is_error: true,
             todos: None,
+            waiting: Vec::new(),
+        }
+    }
+
+    /// The call waits, with the work it started, on `waiting`.
+    pub fn waiting(waiting: Vec<WaitingCall>) -> Self {
+        Self {
+            waiting,
+            ..Self::ok("")
         }
     }
 }

@@ -2,9 +2,11 @@
 //! of work to a specialist subagent from `agents/` (see [`crate::team`]).
 //!
 //! The subagent runs with a fresh history holding only the description, its
-//! own instructions (plus the skills list) and its own tools — never `task`,
-//! so subagents cannot start subagents — and its own step limit, on the same
-//! workspace as the lead. Only its final message comes back as the tool's
+//! own instructions (plus the skills list) and its own tools — `task` only
+//! while depth remains ([`crate::AgentConfig::subagent_depth`], 1 by
+//! default: subagents cannot start subagents) — and its own step limit
+//! ([`crate::AgentConfig::subagent_max_steps`]), on the same workspace as
+//! the lead. Only its final message comes back as the tool's
 //! result. Several `task` calls in one reply run at the same time (the loop
 //! runs a reply's tool calls concurrently). The subagent's run is stored as
 //! a child of the lead's run ([`crate::persist::start_child_run`]): its
@@ -18,6 +20,15 @@
 //!
 //! With subagents turned off, `task` answers [`SUBAGENTS_OFF`] and starts
 //! nothing (the single-agent mode of the deep-agents design).
+//!
+//! A subagent's call of a tool that needs a parent's approval pauses it:
+//! its run holds the call and ends `interrupted`, and `task` hands the
+//! waiting call up instead of a result ([`ToolOutput::waiting`]), so the
+//! lead's run pauses too with its `task` call unanswered. When the lead's
+//! run continues, that call is run again with the subagent's run to
+//! continue ([`super::RunContext::resume_run`]): the subagent goes on from
+//! its stored history — the decided call first — and its final answer is
+//! the `task` call's result.
 //!
 //! A subagent whose `AGENTS.md` names a `model` runs on that model, built by
 //! the [`ModelSource`] the app gives ([`Task::with_models`]); a model that
@@ -36,7 +47,7 @@ use serde_json::{json, Value};
 use super::{parse_args, schema, Tool, ToolContext, ToolFuture, ToolOutput, ToolSet};
 use crate::events::AgUiEvent;
 use crate::persist::{self, RunStatus};
-use crate::runtime::{db, AgentInner, PreparedRun};
+use crate::runtime::{continuation, db, AgentInner, PreparedRun};
 use crate::team::Team;
 use crate::Agent;
 
@@ -150,6 +161,11 @@ The subagents and what each is for are listed under subagent_type."
                 return ToolOutput::error("a subagent can only be started from inside a run");
             };
             let lead = &run.agent.inner;
+            let Some(depth_left) = lead.config.subagent_depth.checked_sub(1) else {
+                return ToolOutput::error(
+                    "this agent may not start subagents (the subagent depth is used up); do the task yourself",
+                );
+            };
             let llm = match (&profile.model, &models) {
                 (Some(spec), Some(make)) => match make(spec) {
                     Ok(client) => client,
@@ -162,16 +178,17 @@ The subagents and what each is for are listed under subagent_type."
                 },
                 _ => lead.llm.clone(),
             };
-            // Its own tools, never `task`: a subagent cannot start subagents.
+            // Its own tools; `task` only while depth remains below it.
             let names: Vec<&str> = profile
                 .tools
                 .iter()
                 .map(String::as_str)
-                .filter(|t| *t != "task" && !lead.config.approvals.contains(*t))
+                .filter(|t| *t != "task" || depth_left > 0)
                 .collect();
             let tools = lead.tools.only(&names);
             let mut config = lead.config.clone();
-            config.max_steps = SUBAGENT_MAX_STEPS;
+            config.max_steps = lead.config.subagent_max_steps;
+            config.subagent_depth = depth_left;
             config.system_prompt = profile.instructions.clone();
             let system = format!("{}{}", config.system_prompt, config.skills.prompt_section());
             let specs = tools.specs();
@@ -193,44 +210,73 @@ The subagents and what each is for are listed under subagent_type."
                 llm.model().to_string(),
             );
             let user = Message::user(args.description.clone());
+            let resume = run.resume_run.clone();
+            let continuing = resume.is_some();
             let started = db(&lead.store, move |s| {
                 let thread = persist::get_thread(s, &thread_id)?;
-                let run = persist::start_child_run(
-                    s,
-                    &thread_id,
-                    &model,
-                    &parent_run,
-                    &call_id,
-                    &agent_name,
-                )?;
-                persist::insert_message(s, &thread_id, Some(&run.id), None, &user)?;
                 let known: HashSet<String> = persist::all_tool_calls(s, &thread_id)?
                     .into_iter()
                     .map(|c| c.id)
                     .collect();
                 let state = persist::load_state(s, &thread_id)?;
-                Ok((thread, run, known, state))
+                let Some(paused) = resume else {
+                    let run = persist::start_child_run(
+                        s,
+                        &thread_id,
+                        &model,
+                        &parent_run,
+                        &call_id,
+                        &agent_name,
+                    )?;
+                    persist::insert_message(s, &thread_id, Some(&run.id), None, &user)?;
+                    let history = vec![user];
+                    return Ok((thread, run, known, state, history, Continued::default()));
+                };
+                // The subagent's run paused for a parent: it goes on from its
+                // stored history, the parent's decisions applied.
+                let run = persist::get_run(s, &paused)?;
+                let (approved, resumed) = continuation(s, &run).map_err(|e| match e {
+                    crate::AgentError::Store(e) => e,
+                    other => deskmate_store::StoreError::Invalid(other.to_string()),
+                })?;
+                persist::reopen_run(s, &run.id)?;
+                let history = persist::run_messages(s, &thread_id, &run.id)?
+                    .into_iter()
+                    .map(|m| m.message)
+                    .collect();
+                let next = Continued {
+                    first_step: run.steps + 1,
+                    approved,
+                    resumed,
+                };
+                let run = persist::get_run(s, &run.id)?;
+                Ok((thread, run, known, state, history, next))
             })
             .await;
-            let (thread, child_run, known_call_ids, state) = match started {
+            let (thread, child_run, known_call_ids, state, history, next) = match started {
                 Ok(v) => v,
+                Err(e) if continuing => {
+                    return ToolOutput::error(format!("the subagent could not continue: {e}"))
+                }
                 Err(e) => return ToolOutput::error(format!("the subagent could not start: {e}")),
             };
+            let child_run_id = child_run.id.clone();
             let prepared = PreparedRun {
                 agent: child,
                 thread,
                 run: child_run,
                 _lock: None,
                 child: true,
-                history: vec![Message::user(args.description)],
+                history,
                 known_call_ids,
                 state,
                 sandbox: Arc::clone(&ctx.sandbox),
                 system: Some(system),
                 specs,
                 events: None,
-                first_step: 1,
-                approved: Vec::new(),
+                first_step: next.first_step.max(1),
+                approved: next.approved,
+                resumed: next.resumed,
             };
             // The subagent's events stream live into the lead's, each in a
             // CUSTOM `subagent_event` that names its lane (this call and the
@@ -255,10 +301,29 @@ The subagents and what each is for are listed under subagent_type."
                 let _ = forward.await;
             }
             match outcome.status {
+                // Paused for a parent's approval: the lead pauses with it,
+                // this call unanswered until the subagent continues.
+                RunStatus::Interrupted if !outcome.waiting.is_empty() => {
+                    let waiting = outcome
+                        .waiting
+                        .into_iter()
+                        .map(|mut w| {
+                            w.task_call_id = Some(ctx.tool_call_id.clone());
+                            w.subagent_type.get_or_insert_with(|| profile.name.clone());
+                            w
+                        })
+                        .collect();
+                    tracing::debug!(run = %child_run_id, "a subagent paused for a parent's approval");
+                    ToolOutput::waiting(waiting)
+                }
                 RunStatus::Completed if outcome.answer.trim().is_empty() => {
                     ToolOutput::ok(format!("({} finished without an answer)", profile.name))
                 }
                 RunStatus::Completed => ToolOutput::ok(outcome.answer),
+                RunStatus::StepLimit => ToolOutput::error(format!(
+                    "the subagent {} used all its {} steps (model calls) without a final answer; give it a smaller task or do it yourself",
+                    profile.name, outcome.steps
+                )),
                 RunStatus::Cancelled => ToolOutput::error(format!(
                     "the subagent {} was stopped with the run",
                     profile.name
@@ -273,6 +338,16 @@ The subagents and what each is for are listed under subagent_type."
             }
         })
     }
+}
+
+/// Where a subagent's run starts: a new one at step 1 with nothing to
+/// run first; a paused one after its last step, with the calls a parent
+/// decided (see [`continuation`]).
+#[derive(Default)]
+struct Continued {
+    first_step: u32,
+    approved: Vec<deskmate_llm::ToolCall>,
+    resumed: std::collections::HashMap<String, String>,
 }
 
 impl ToolSet {
