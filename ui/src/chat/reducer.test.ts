@@ -225,4 +225,29 @@ describe("chat reducer: AG-UI events → what the screen shows", () => {
     // An ordinary finish has no approvals.
     expect(interruptsOf({ status: "completed" }, "r")).toEqual([]);
   });
+
+  it("a call held inside a subagent leaves the lead's task card waiting, not failed", () => {
+    const v = run([
+      { type: "user", id: "u", text: "写笔记" },
+      { type: "event", event: { type: "RUN_STARTED", threadId: "t", runId: "r" } },
+      { type: "event", event: { type: "TOOL_CALL_START", toolCallId: "t1", toolCallName: "task" } },
+      { type: "event", event: { type: "TOOL_CALL_END", toolCallId: "t1" } },
+      {
+        type: "event",
+        event: {
+          type: "RUN_FINISHED",
+          threadId: "t",
+          runId: "r",
+          result: {
+            status: "interrupted",
+            outcome: "interrupt",
+            interrupts: [{ id: "w1", tool: "write_file", arguments: "{}", run_id: "child", task_call_id: "t1", subagent_type: "general-purpose" }],
+          },
+        },
+      },
+    ]);
+    expect(v.approvals.map((a) => a.tool_call_id)).toEqual(["w1"]);
+    const card = v.items.find((i) => i.kind === "tool");
+    expect(card && card.kind === "tool" && card.status).toBe("waiting");
+  });
 });

@@ -211,6 +211,16 @@ export function interruptsOf(result: unknown, runId: string): PendingApproval[] 
     }));
 }
 
+/** The `task` calls an interrupt waits on: a subagent of theirs holds a call for a parent. */
+export function waitingTaskCalls(result: unknown): string[] {
+  if (!result || typeof result !== "object") return [];
+  const r = result as { outcome?: unknown; interrupts?: unknown };
+  if (r.outcome !== "interrupt" || !Array.isArray(r.interrupts)) return [];
+  return r.interrupts
+    .map((i) => (i && typeof i === "object" ? (i as { task_call_id?: unknown }).task_call_id : undefined))
+    .filter((id): id is string => typeof id === "string");
+}
+
 function endRun(view: ChatView): ChatItem[] {
   return view.items.map((it) =>
     it.kind === "message" && it.streaming
@@ -229,7 +239,8 @@ function onEvent(view: ChatView, ev: AgUiEvent): ChatView {
       // An interrupt: the run waits for a parent on these calls (they stay pending).
       const waiting = interruptsOf(ev.result, ev.runId);
       if (waiting.length > 0) {
-        const held = new Set(waiting.map((a) => a.tool_call_id));
+        // A call inside a subagent also leaves its `task` card waiting.
+        const held = new Set([...waiting.map((a) => a.tool_call_id), ...waitingTaskCalls(ev.result)]);
         const items = endRun({ ...view, items: view.items.map((it) => (it.kind === "tool" && held.has(it.id) ? { ...it, status: "waiting" as ToolStatus } : it)) });
         return { ...view, running: false, step: null, items, approvals: waiting };
       }
