@@ -83,7 +83,15 @@ pub struct ChatContext {
     /// `internet_search`): the run pauses until a parent decides.
     #[serde(default)]
     pub approvals: Option<Vec<String>>,
+    /// How many levels of subagents the companion may start (1, the
+    /// default: subagents cannot start their own; at most
+    /// [`MAX_SUBAGENT_DEPTH`]).
+    #[serde(default)]
+    pub subagent_depth: Option<u32>,
 }
+
+/// The deepest the chat context may let subagents nest.
+pub const MAX_SUBAGENT_DEPTH: u32 = 3;
 
 impl ChatContext {
     /// `self`'s fields, with `under`'s where `self` has none.
@@ -94,6 +102,7 @@ impl ChatContext {
             tools: self.tools.or(under.tools),
             subagents: self.subagents.or(under.subagents),
             approvals: self.approvals.or(under.approvals),
+            subagent_depth: self.subagent_depth.or(under.subagent_depth),
         }
     }
 }
@@ -473,7 +482,14 @@ impl Chat {
             Some(text) => format!("{}\n\n{text}", deskmate_agent::BASE_PROMPT),
             None => deskmate_agent::BASE_PROMPT.to_string(),
         };
+        let subagent_depth = context.subagent_depth.unwrap_or(1);
+        if !(1..=MAX_SUBAGENT_DEPTH).contains(&subagent_depth) {
+            return Err(AppError::Invalid(format!(
+                "the chat context's subagent_depth must be from 1 to {MAX_SUBAGENT_DEPTH} (1: subagents cannot start their own), not {subagent_depth}; to turn subagents off set \"subagents\": false"
+            )));
+        }
         let config = AgentConfig {
+            subagent_depth,
             prices,
             system_prompt,
             skills: Arc::new(self.skills()),

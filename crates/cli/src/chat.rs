@@ -26,7 +26,8 @@ pub struct ChatArgs {
     #[arg(long)]
     base_url: Option<String>,
     /// This conversation's context as JSON, beating the profile's stored one:
-    /// {"model": "provider:model", "system_prompt": "…", "tools": ["read_file", …], "subagents": false}.
+    /// {"model": "provider:model", "system_prompt": "…", "tools": ["read_file", …], "subagents": false,
+    /// "approvals": ["write_file"], "subagent_depth": 1}.
     #[arg(long, value_name = "JSON")]
     context: Option<String>,
     /// Print every AG-UI event as one JSON line instead of the answer.
@@ -52,7 +53,7 @@ async fn chat(app: &Deskmate, args: ChatArgs) -> anyhow::Result<ExitCode> {
         .as_deref()
         .map(serde_json::from_str::<ChatContext>)
         .transpose()
-        .context("--context is not a chat context: give JSON like {\"system_prompt\": \"…\", \"tools\": [\"read_file\"], \"subagents\": false} (keys: model, system_prompt, tools, subagents)")?;
+        .context("--context is not a chat context: give JSON like {\"system_prompt\": \"…\", \"tools\": [\"read_file\"], \"subagents\": false} (keys: model, system_prompt, tools, subagents, approvals, subagent_depth)")?;
     let opts = ChatOptions {
         model: args.model,
         base_url: args.base_url,
@@ -116,9 +117,15 @@ pub(crate) async fn follow(
         // Paused for a parent's approval: say what waits and how to go on.
         RunStatus::Interrupted => {
             let waiting = app.chat().pending_approvals()?;
-            for a in waiting.iter().filter(|a| a.run_id == outcome.run_id) {
+            // The run's own calls and its subagents' (held by their runs).
+            for a in waiting.iter().filter(|a| a.thread_id == outcome.thread_id) {
+                let by = if a.run_id == outcome.run_id {
+                    String::new()
+                } else {
+                    format!(" (in subagent run {})", a.run_id)
+                };
                 eprintln!(
-                    "waiting for a parent's approval: {} {} {}",
+                    "waiting for a parent's approval: {} {} {}{by}",
                     a.tool_call_id, a.tool, a.arguments
                 );
             }

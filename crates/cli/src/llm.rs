@@ -47,7 +47,8 @@ pub enum LlmCmd {
     },
     /// Show, set or clear a profile's chat context: JSON like
     /// '{"system_prompt": "…", "tools": ["read_file"], "subagents": false, "model": "provider:model",
-    /// "approvals": ["internet_search"]}' (approvals: tools that wait for a parent).
+    /// "approvals": ["internet_search"], "subagent_depth": 1}' (approvals: tools that wait for a
+    /// parent, in subagents too; subagent_depth: levels of subagents, 1-3, 1 = they start none).
     /// A conversation's own --context beats it; it beats the defaults.
     Context {
         /// The profile (name or id).
@@ -84,7 +85,7 @@ pub fn run(app: &Deskmate, cmd: LlmCmd) -> anyhow::Result<ExitCode> {
                 app.chat().set_context(&profile.id, None)?;
             } else if let Some(json) = json {
                 let context: deskmate_app::chat::ChatContext = serde_json::from_str(&json)
-                    .context("not a chat context (keys: model, system_prompt, tools, subagents)")?;
+                    .context("not a chat context (keys: model, system_prompt, tools, subagents, approvals, subagent_depth)")?;
                 app.chat().set_context(&profile.id, Some(&context))?;
             }
             match app.chat().context(&profile.id)? {

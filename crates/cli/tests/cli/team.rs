@@ -342,6 +342,14 @@ fn the_run_s_context_beats_the_profile_s_which_beats_the_defaults() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("rm_rf"));
     let bad = chat(r#"{"tool": []}"#);
     assert!(String::from_utf8_lossy(&bad.stderr).contains("not a chat context"));
+    // So is a subagent depth out of range (0 would be "no subagents": said so).
+    let bad = chat(r#"{"subagent_depth": 0}"#);
+    assert!(!bad.status.success());
+    let said = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        said.contains("subagent_depth must be from 1 to 3") && said.contains("\"subagents\": false"),
+        "{said}"
+    );
     // Cleared: the defaults again.
     let cleared = deskmate(dir.path())
         .args(["llm", "context", "--profile", "小明", "--clear"])
