@@ -134,6 +134,8 @@ fn a_call_waiting_for_approval_pauses_the_run_until_a_parent_decides() {
 
 #[cfg(unix)]
 mod killed {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
     use std::process::{Command as StdCommand, Stdio};
     use std::time::{Duration, Instant};
 

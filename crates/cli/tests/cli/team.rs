@@ -347,7 +347,8 @@ fn the_run_s_context_beats_the_profile_s_which_beats_the_defaults() {
     assert!(!bad.status.success());
     let said = String::from_utf8_lossy(&bad.stderr);
     assert!(
-        said.contains("subagent_depth must be from 1 to 3") && said.contains("\"subagents\": false"),
+        said.contains("subagent_depth must be from 1 to 3")
+            && said.contains("\"subagents\": false"),
         "{said}"
     );
     // Cleared: the defaults again.
