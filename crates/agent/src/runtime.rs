@@ -81,6 +81,10 @@ pub(crate) struct AgentInner {
     pub(crate) specs: Vec<deskmate_llm::ToolSpec>,
     pub(crate) config: AgentConfig,
     pub(crate) threads_dir: PathBuf,
+    /// The lead's tools, which every subagent below it (at any depth) takes
+    /// its own from: a subagent started by a subagent is not limited to the
+    /// tools of the one that started it.
+    pub(crate) team_tools: Arc<ToolSet>,
 }
 
 /// A deep agent bound to one model. Cheap to clone; runs on different
@@ -218,6 +222,7 @@ impl Agent {
     ) -> Self {
         tools.set_time_limits(config.tool_time_limits.clone());
         let specs = tools.specs();
+        let team_tools = Arc::new(tools.clone());
         Self {
             inner: Arc::new(AgentInner {
                 store,
@@ -226,6 +231,7 @@ impl Agent {
                 specs,
                 config,
                 threads_dir,
+                team_tools,
             }),
         }
     }

@@ -487,4 +487,90 @@ mod inside_a_subagent {
             assert_eq!(asked(&server), (2, 2, 1), "{decision:?}");
         }
     }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_call_two_levels_down_pauses_every_level_and_continues_level_by_level() {
+        const MATH: &str = "---\nname: math-tutor\ndescription: 数学\ntools: [task]\n---\nMATH-TUTOR 请人记下来。\n";
+        let team = Arc::new(Team::new([
+            ("", LEAD),
+            ("math-tutor", MATH),
+            ("note-writer", WRITER),
+        ]));
+        let three_levels = |r: &RecordedRequest| {
+            let sys = system(r);
+            let got = results(r);
+            if sys.contains("NOTE-WRITER") {
+                return respond(r);
+            }
+            let (id, kind, said) = if sys.contains("MATH-TUTOR") {
+                ("t_math", "note-writer", "数学")
+            } else {
+                ("t_lead", "math-tutor", "同桌")
+            };
+            if got.is_empty() {
+                return openai::tool_calls(
+                    None,
+                    &[(
+                        id,
+                        "task",
+                        &format!(r#"{{"description": "记下来", "subagent_type": "{kind}"}}"#),
+                    )],
+                );
+            }
+            openai::text(&format!("{said}[{}]", got.join("")))
+        };
+        let e = Env::new();
+        let server = ScriptedServer::with_responder(three_levels).unwrap();
+        let agent = || {
+            let mut tools = ToolSet::builtin(SearchConfig::default());
+            tools.add(Arc::new(Task::new(Arc::clone(&team), true)));
+            let config = AgentConfig {
+                approvals: BTreeSet::from(["write_file".to_string()]),
+                subagent_depth: 2,
+                ..AgentConfig::default()
+            };
+            e.agent(&server, "openai:scripted", config, tools)
+        };
+        let (out, events) = run(&agent(), None, "记一下").await;
+        assert_eq!(out.status, RunStatus::Interrupted, "{out:?}");
+        let Some(AgUiEvent::RunFinished {
+            result: Some(result),
+            ..
+        }) = events.last()
+        else {
+            panic!("no RUN_FINISHED at the end");
+        };
+        let held = &result["interrupts"][0];
+        assert_eq!(held["id"], "w_note");
+        assert_eq!(held["task_call_id"], "t_lead", "the lead's own task call");
+        assert_eq!(
+            held["subagent_type"], "note-writer",
+            "the subagent that asked"
+        );
+        // Every level waits: both subagents' runs are interrupted.
+        let children = persist::child_runs(&e.store, &out.thread_id).unwrap();
+        assert_eq!(children.len(), 2);
+        assert!(children.iter().all(|c| c.status == RunStatus::Interrupted));
+        assert_eq!(server.request_count(), 3);
+
+        persist::decide_approval(&e.store, &out.run_id, "w_note", &ApprovalDecision::Approve)
+            .unwrap();
+        let (done, _) = resume(&agent(), &out.run_id).await;
+        assert_eq!(done.status, RunStatus::Completed, "{done:?}");
+        assert!(
+            done.answer.starts_with("同桌[数学[写笔记的结果："),
+            "{}",
+            done.answer
+        );
+        let ws = workspace_dir(&e.threads(), &out.thread_id);
+        assert_eq!(
+            std::fs::read_to_string(ws.join("note.md")).unwrap(),
+            "床前明月光"
+        );
+        // One more request per level, and no new runs.
+        assert_eq!(server.request_count(), 6);
+        let children = persist::child_runs(&e.store, &out.thread_id).unwrap();
+        assert_eq!(children.len(), 2);
+        assert!(children.iter().all(|c| c.status == RunStatus::Completed));
+    }
 }

@@ -185,7 +185,8 @@ The subagents and what each is for are listed under subagent_type."
                 .map(String::as_str)
                 .filter(|t| *t != "task" || depth_left > 0)
                 .collect();
-            let tools = lead.tools.only(&names);
+            // From the lead's tools, whoever starts it.
+            let tools = lead.team_tools.only(&names);
             let mut config = lead.config.clone();
             config.max_steps = lead.config.subagent_max_steps;
             config.subagent_depth = depth_left;
@@ -200,6 +201,7 @@ The subagents and what each is for are listed under subagent_type."
                     specs: specs.clone(),
                     config,
                     threads_dir: lead.threads_dir.clone(),
+                    team_tools: Arc::clone(&lead.team_tools),
                 }),
             };
             let (thread_id, parent_run, call_id, agent_name, model) = (
