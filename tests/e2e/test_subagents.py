@@ -1,7 +1,8 @@
 """Subagents in the real window: the scripted lead hands two tasks to the
 bundled math and poetry tutors at once; both stream side by side in their
 own lanes inside the task cards, then fold into the cards when they are
-done and the lead answers."""
+done and the lead answers. Reopened later, the thread still shows each
+subagent's work under its task card."""
 import model_server
 from ui import click, configure_model, css, fill, shot, tid, visible, wait
 
@@ -38,6 +39,32 @@ def test_two_subagents_work_side_by_side(app):
                          if r["messages"][0]["role"] == "system" and model_server.LEAD_PROMPT not in r["messages"][0]["content"]]
         assert len(subagent_asks) == 2
         assert all(len(r["messages"]) == 2 for r in subagent_asks)
+
+        # Leave the chat and reopen the thread: the lanes are read back from
+        # the stored subagent runs, folded into their task cards.
+        click(drv, tid("back-button"))
+        click(drv, tid("open-chat"))
+        visible(drv, tid("chat-screen"))
+        # (textContent: WebKit's rendered text of the list item leaves out its clipped title.)
+        wait(drv, lambda d: any(model_server.LANES_QUESTION in t.get_attribute("textContent")
+                                for t in d.find_elements(*tid("thread-item"))))
+        item = next(t for t in drv.find_elements(*tid("thread-item"))
+                    if model_server.LANES_QUESTION in t.get_attribute("textContent"))
+        drv.execute_script("arguments[0].scrollIntoView({block: 'center'})", item)
+        item.click()
+        wait(drv, lambda d: len([c for c in d.find_elements(*tid("tool-card"))
+                                 if c.get_attribute("data-name") == "task"]) == 2)
+        assert not drv.find_elements(*tid("subagent-lane")), "folded until opened"
+        cards = [c for c in drv.find_elements(*tid("tool-card")) if c.get_attribute("data-name") == "task"]
+        for card, agent, answer in zip(cards, ["math-tutor", "poetry-tutor"], [model_server.MATH_ANSWER, model_server.POEM_ANSWER]):
+            head = card.find_element(*css(".tool-card-head"))
+            drv.execute_script("arguments[0].scrollIntoView({block: 'center'})", head)
+            head.click()
+            lane = wait(drv, lambda d, card=card: card.find_element(*tid("subagent-lane")))
+            assert lane.get_attribute("data-agent") == agent
+            assert lane.get_attribute("data-done") == "true"
+            assert answer in lane.find_element(*css(".subagent-text")).get_attribute("textContent")
+        shot(drv, "chat-06b-subagents-reopened")
     finally:
         server.shutdown()
         server.server_close()

@@ -70,6 +70,29 @@ export type ApprovalDecision = { "decision": "approve" } | { "decision": "edit",
 
 export type ApprovalAnswer = { tool_call_id: string, decision: ApprovalDecision, };
 
+export type SubagentRunView = { run_id: string, 
+/**
+ * The subagent's name (e.g. `math-tutor`).
+ */
+subagent_type: string, 
+/**
+ * The lead's `task` call this run answered.
+ */
+tool_call_id: string, status: ChatRunStatus, model: string, 
+/**
+ * Its messages in order: the task it was given, its replies (with the
+ * calls they asked for) and its tool results.
+ */
+messages: Array<MessageView>, 
+/**
+ * Its tool calls with their status and result.
+ */
+tool_calls: Array<StoredToolCall>, model_calls: number, input_tokens: number, output_tokens: number, 
+/**
+ * US dollars; calls whose model has no known price count 0.
+ */
+cost_usd: number, };
+
 export type ThreadView = { thread: Thread, messages: Array<MessageView>, todos: Array<Todo>, 
 /**
  * Every tool call with its status and result, for the tool cards.
@@ -83,7 +106,13 @@ runs: Array<RunSummary>,
 /**
  * Tool calls the last run paused on, waiting for a parent.
  */
-approvals: Array<PendingApproval>, };
+approvals: Array<PendingApproval>, 
+/**
+ * The subagents' runs, in the order they started: each is shown under
+ * the `task` call that started it, so a reopened thread keeps what
+ * every subagent said and did.
+ */
+subagents: Array<SubagentRunView>, };
 
 export type RunIds = { thread_id: string, run_id: string, };
 

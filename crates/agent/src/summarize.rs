@@ -17,7 +17,7 @@
 //! messages are left out of this call instead, with a note to the model and
 //! a `history_shortened` event — never a lost run.
 
-use deskmate_llm::{ChatRequest, ContentPart, Message, Role};
+use deskmate_llm::{ChatRequest, ContentPart, Message, Role, ToolSpec};
 use serde_json::json;
 
 use crate::events::AgUiEvent;
@@ -87,7 +87,9 @@ pub fn estimate_tokens(text: &str) -> u64 {
     cjk + other.div_ceil(4)
 }
 
-fn message_tokens(m: &Message) -> u64 {
+/// A rough count of one message's tokens: its text, the calls it asks for,
+/// a few for its framing; an image about 1,000.
+pub fn message_tokens(m: &Message) -> u64 {
     let parts: u64 = m
         .content
         .iter()
@@ -103,6 +105,15 @@ fn message_tokens(m: &Message) -> u64 {
         .map(|c| estimate_tokens(&c.name) + estimate_tokens(&c.arguments))
         .sum();
     parts + calls + 4
+}
+
+/// What a model call is estimated to take: the system prompt, the tool
+/// specifications and the history. This is the figure compared with
+/// [`TRIGGER`] of the window before each call.
+pub fn request_tokens(system: Option<&str>, specs: &[ToolSpec], history: &[Message]) -> u64 {
+    system.map_or(0, estimate_tokens)
+        + serde_json::to_string(specs).map_or(0, |s| estimate_tokens(&s))
+        + history.iter().map(message_tokens).sum::<u64>()
 }
 
 /// Where the kept tail starts: the first message of the newest ones that
@@ -181,9 +192,7 @@ impl PreparedRun {
             .context_window
             .or_else(|| context_window(&model));
         let window = known.unwrap_or(DEFAULT_CONTEXT_WINDOW);
-        let fixed = self.system.as_deref().map_or(0, estimate_tokens)
-            + serde_json::to_string(&self.specs).map_or(0, |s| estimate_tokens(&s));
-        let total: u64 = fixed + self.history.iter().map(message_tokens).sum::<u64>();
+        let total = request_tokens(self.system.as_deref(), &self.specs, &self.history);
         if (total as f64) <= TRIGGER * window as f64 {
             return Ok(());
         }

@@ -1,7 +1,8 @@
 //! Subagents through `task`, against a loopback model server that answers
 //! each request by who is asking (the lead or a subagent, told apart by the
 //! system prompt): two subagents started in one reply run at the same time,
-//! each with its own instructions, tools and history; only their answers
+//! each with its own instructions, tools and history, each calling a tool
+//! that shows in its lane and is stored with its run; only their answers
 //! return to the lead; their runs are stored as children of the lead's run
 //! and kept out of its history; an unknown subagent and subagents turned off
 //! are answered in words.
@@ -11,7 +12,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use deskmate_agent::persist::{self, RunStatus};
+use deskmate_agent::persist::{self, RunStatus, ToolCallStatus};
+use deskmate_agent::skills::{SkillFile, SkillLibrary, SkillSource};
 use deskmate_agent::team::Team;
 use deskmate_agent::tools::{Task, SUBAGENTS_OFF, SUBAGENT_EVENT};
 use deskmate_agent::*;
@@ -78,6 +80,16 @@ fn respond(r: &RecordedRequest) -> Reply {
         return slow_text("一共12个苹果。");
     }
     if sys.contains("POETRY-TUTOR") {
+        if results.is_empty() {
+            return openai::tool_calls(
+                None,
+                &[(
+                    "p1",
+                    "read_file",
+                    r#"{"file_path": "/skills/poem-explanation/SKILL.md"}"#,
+                )],
+            );
+        }
         return slow_text("「举头望明月」是抬头看月亮。");
     }
     if results.is_empty() {
@@ -101,21 +113,42 @@ fn respond(r: &RecordedRequest) -> Reply {
 }
 
 fn agent(e: &Env, server: &ScriptedServer, task: Task) -> Agent {
+    agent_with(e, server, task, AgentConfig::default())
+}
+
+fn agent_with(e: &Env, server: &ScriptedServer, task: Task, config: AgentConfig) -> Agent {
     let mut tools = ToolSet::builtin(SearchConfig::default());
     tools.add(Arc::new(task));
-    e.agent(server, "openai:scripted", AgentConfig::default(), tools)
+    e.agent(server, "openai:scripted", config, tools)
+}
+
+/// The skill the poetry tutor reads: a file in the workspace it did not write.
+const POEM_SKILL: &str =
+    "---\nname: poem-explanation\ndescription: 讲古诗\n---\n先讲画面，再讲字词：举头＝抬起头。\n";
+
+fn with_poem_skill() -> AgentConfig {
+    let skill = SkillFile {
+        folder: "poem-explanation".into(),
+        source: SkillSource::BuiltIn,
+        text: POEM_SKILL.into(),
+    };
+    AgentConfig {
+        skills: Arc::new(SkillLibrary::new(vec![skill], vec![])),
+        ..AgentConfig::default()
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_subagents_in_one_reply_run_together_and_only_their_answers_return() {
     let e = Env::new();
     let server = ScriptedServer::with_responder(respond).unwrap();
-    let agent = agent(&e, &server, Task::new(team(), true));
+    let agent = agent_with(&e, &server, Task::new(team(), true), with_poem_skill());
     let (out, events) = run(&agent, None, "帮我算苹果，再讲讲静夜思").await;
     assert_eq!(out.status, RunStatus::Completed, "{out:?}");
     // Each subagent streamed live in its own lane: a whole, well-ordered
     // AG-UI run inside CUSTOM events, all before its call's result.
-    for call in ["t_math", "t_poem"] {
+    // Both call a tool: the math tutor writes its work, the poetry tutor reads a skill.
+    for (call, tool) in [("t_math", "write_file"), ("t_poem", "read_file")] {
         let result_at = events
             .iter()
             .position(|e| matches!(e, AgUiEvent::ToolCallResult { tool_call_id, .. } if tool_call_id == call))
@@ -142,6 +175,20 @@ async fn two_subagents_in_one_reply_run_together_and_only_their_answers_return()
         assert!(inner
             .iter()
             .any(|e| matches!(e, AgUiEvent::TextMessageContent { .. })));
+        let started: Vec<&str> = inner
+            .iter()
+            .filter_map(|e| match e {
+                AgUiEvent::ToolCallStart { tool_call_name, .. } => Some(tool_call_name.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(started, [tool], "{call}'s lane shows its tool call");
+        assert!(
+            inner
+                .iter()
+                .any(|e| matches!(e, AgUiEvent::ToolCallResult { content, .. } if !content.starts_with("Error"))),
+            "{call}'s lane shows its tool's result: {inner:?}"
+        );
     }
     assert!(
         out.answer.contains("一共12个苹果") && out.answer.contains("抬头看月亮"),
@@ -207,6 +254,36 @@ async fn two_subagents_in_one_reply_run_together_and_only_their_answers_return()
         .collect();
     assert_eq!(roles, ["user", "assistant", "tool", "assistant"]);
     assert_eq!(math_run.tool_calls.len(), 1);
+    // Each child run stores its own tool call with its result, and only its own.
+    for (agent, id, tool, result) in [
+        ("math-tutor", "m1", "write_file", "/math/work.md"),
+        ("poetry-tutor", "p1", "read_file", "举头＝抬起头"),
+    ] {
+        let child = view
+            .children
+            .iter()
+            .find(|c| c.run.agent.as_deref() == Some(agent))
+            .unwrap();
+        let calls: Vec<(&str, &str)> = child
+            .tool_calls
+            .iter()
+            .map(|c| (c.id.as_str(), c.name.as_str()))
+            .collect();
+        assert_eq!(calls, [(id, tool)], "{agent}");
+        let call = &child.tool_calls[0];
+        assert_eq!(call.status, ToolCallStatus::Completed, "{agent}: {call:?}");
+        assert_eq!(call.run_id.as_deref(), Some(child.run.id.as_str()));
+        assert!(
+            call.result.as_deref().unwrap_or("").contains(result),
+            "{agent}: {call:?}"
+        );
+        let roles: Vec<&str> = child
+            .messages
+            .iter()
+            .map(|m| m.message.role.as_str())
+            .collect();
+        assert_eq!(roles, ["user", "assistant", "tool", "assistant"], "{agent}");
+    }
     // The lead's history holds its own turns and the two answers, nothing of the subagents' work.
     let lead: Vec<&str> = view
         .messages

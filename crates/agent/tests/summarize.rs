@@ -3,15 +3,18 @@
 //! summarized by the model, the newest kept verbatim, the summary stored (and
 //! later runs start from it), the full history written to the workspace —
 //! and when the summary fails, the oldest messages are left out with a note
-//! instead, and the run still answers.
+//! instead, and the run still answers. At the edges: a request estimated at
+//! exactly 85 % of the window is sent whole, one token more is summarized;
+//! a model whose window is not known gets 170k tokens and keeps its last 6
+//! messages.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use deskmate_agent::persist::{self, RunStatus};
-use deskmate_agent::summarize::{HISTORY_DIR, SUMMARY_HEADING};
+use deskmate_agent::summarize::{self, request_tokens, HISTORY_DIR, SUMMARY_HEADING};
 use deskmate_agent::*;
 use deskmate_llm::scripted::{openai, status, ScriptedServer};
-use deskmate_llm::Role;
+use deskmate_llm::{Message, Role};
 
 mod common;
 use common::{run, Env};
@@ -159,4 +162,124 @@ async fn a_failed_summary_leaves_out_the_oldest_messages_and_the_run_goes_on() {
             .len(),
         4
     );
+}
+
+/// A thread holding `before` (the first padded with 问 so the next call's
+/// request — `before`, then the question `继续` — is estimated at exactly
+/// `total` tokens), and an agent with no system prompt and no tools, so the
+/// history is all the model gets. Runs the question and returns what the
+/// model server saw and the run's custom events.
+async fn run_at(
+    window: Option<u64>,
+    total: u64,
+    before: &[Message],
+    replies: Vec<deskmate_llm::scripted::Reply>,
+) -> (Vec<serde_json::Value>, Vec<String>, Vec<Message>) {
+    let e = Env::new();
+    let server = ScriptedServer::start(replies).unwrap();
+    let agent = e.agent_with(
+        common::client(&server, "openai:scripted", common::KEY, 0),
+        AgentConfig {
+            system_prompt: String::new(),
+            context_window: window,
+            ..AgentConfig::default()
+        },
+        ToolSet::default(),
+    );
+    let mut history: Vec<Message> = before.to_vec();
+    history.push(Message::user("继续"));
+    let base = request_tokens(None, &[], &history);
+    let pad = usize::try_from(total.checked_sub(base).unwrap()).unwrap();
+    history[0] = Message::user(format!("{}{}", history[0].text(), "问".repeat(pad)));
+    assert_eq!(request_tokens(None, &[], &history), total);
+
+    let thread = persist::create_thread(&e.store, None, "长对话").unwrap();
+    for m in &history[..history.len() - 1] {
+        persist::insert_message(&e.store, &thread.id, None, None, m).unwrap();
+    }
+    let (out, events) = run(&agent, Some(thread.id.clone()), "继续").await;
+    assert_eq!(out.status, RunStatus::Completed, "{out:?}");
+    let bodies: Vec<serde_json::Value> = server.requests().into_iter().map(|r| r.body).collect();
+    for b in &bodies {
+        assert!(
+            b["tools"].as_array().is_none_or(|t| t.is_empty()),
+            "no tools are sent, so none are counted: {b}"
+        );
+    }
+    (bodies, custom(&events), history)
+}
+
+fn short_turns(n: usize) -> Vec<Message> {
+    (0..n)
+        .map(|i| {
+            if i % 2 == 0 {
+                Message::user(format!("第{i}句"))
+            } else {
+                Message::assistant(format!("回答{i}"), vec![])
+            }
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_known_window_summarizes_only_past_85_percent() {
+    // 1,000 tokens: 850 is not past 85 %, 851 is.
+    let before = short_turns(2);
+    let (bodies, events, _) = run_at(Some(1_000), 850, &before, vec![openai::text("好")]).await;
+    assert_eq!(bodies.len(), 1, "one model call, no summary");
+    assert!(events.is_empty(), "{events:?}");
+    assert_eq!(texts(&bodies[0]).len(), 3, "the whole history is sent");
+
+    let (bodies, events, history) = run_at(
+        Some(1_000),
+        851,
+        &before,
+        vec![openai::text("- 问了很多问题。"), openai::text("好")],
+    )
+    .await;
+    assert_eq!(events, ["history_summarized"]);
+    assert_eq!(bodies.len(), 2, "the summary, then the answer");
+    // The tail that fits in 10 % (100 tokens) is kept: the short reply and
+    // the question; the long first message is summarized.
+    let summarized = texts(&bodies[0]);
+    assert!(summarized[1].contains("问问问") && !summarized[1].contains("继续"));
+    let sent = texts(&bodies[1]);
+    assert_eq!(sent.len(), 3, "{sent:?}");
+    assert!(sent[0].starts_with(SUMMARY_HEADING), "{}", sent[0]);
+    assert_eq!(sent[1..], [history[1].text(), history[2].text()]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_model_has_170k_tokens_and_keeps_the_last_6_messages() {
+    assert_eq!(summarize::context_window("openai:scripted"), None);
+    assert_eq!(summarize::DEFAULT_CONTEXT_WINDOW, 170_000);
+    // Nine stored messages and the question: ten in all.
+    let before = short_turns(9);
+    let (bodies, events, _) = run_at(None, 144_500, &before, vec![openai::text("好")]).await;
+    assert_eq!(bodies.len(), 1, "85 % of 170k is not passed");
+    assert!(events.is_empty(), "{events:?}");
+    assert_eq!(texts(&bodies[0]).len(), 10);
+
+    let (bodies, events, history) = run_at(
+        None,
+        144_501,
+        &before,
+        vec![openai::text("- 问了很多问题。"), openai::text("好")],
+    )
+    .await;
+    assert_eq!(events, ["history_summarized"]);
+    assert_eq!(bodies.len(), 2);
+    // The first four are summarized…
+    let summarized = &texts(&bodies[0])[1];
+    for m in &history[..4] {
+        assert!(summarized.contains(&m.text()), "{} is summarized", m.text());
+    }
+    for m in &history[4..] {
+        assert!(!summarized.contains(&m.text()), "{} is kept", m.text());
+    }
+    // …and the last six go to the model verbatim after the summary.
+    let sent = texts(&bodies[1]);
+    assert!(sent[0].starts_with(SUMMARY_HEADING), "{}", sent[0]);
+    let kept: Vec<String> = history[4..].iter().map(Message::text).collect();
+    assert_eq!(sent[1..], kept[..]);
 }

@@ -34,6 +34,8 @@ use crate::{AppError, AppResult, Config, Deskmate};
 use deskmate_protocol as protocol;
 use deskmate_store::Store;
 
+mod subagent_runs;
+
 use crate::settings::{
     LLM_BASE_URL as BASE_URL_KEY, LLM_MODEL as MODEL_KEY, LLM_PRICES as PRICES_KEY,
 };
@@ -582,7 +584,8 @@ impl Chat {
     }
 
     /// A thread as the chat screen shows it: each message's text, the tool
-    /// calls it asked for, and whether a tool result was a failure.
+    /// calls it asked for, whether a tool result was a failure, and each
+    /// subagent's stored run under the `task` call that started it.
     pub fn thread_view(&self, thread_id: &str) -> AppResult<protocol::ThreadView> {
         let view = self.thread(thread_id)?;
         let messages = view.messages.into_iter().map(message_view).collect();
@@ -615,6 +618,7 @@ impl Chat {
                 requested_at: a.requested_at,
             })
             .collect();
+        let subagents = subagent_runs::subagent_runs(self.store(), view.children)?;
         Ok(protocol::ThreadView {
             thread: view.thread,
             messages,
@@ -622,6 +626,7 @@ impl Chat {
             tool_calls: view.tool_calls,
             runs,
             approvals,
+            subagents,
         })
     }
 

@@ -19,7 +19,8 @@ pub struct ChatArgs {
     /// Continue this thread (see `deskmate threads list`).
     #[arg(long)]
     thread: Option<String>,
-    /// Model as provider:model, e.g. openai:gpt-4o-mini or ollama:qwen2.5 (default: the saved setting).
+    /// Model as provider:model, e.g. openai:gpt-4o-mini or ollama:qwen2.5; beats any context's model
+    /// (default: --context's model, else the profile's stored context's, else the saved setting).
     #[arg(long)]
     model: Option<String>,
     /// Base URL of the provider's API (default: the saved setting, else the provider's own).

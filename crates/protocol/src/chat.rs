@@ -106,6 +106,34 @@ pub struct ThreadView {
     /// Tool calls the last run paused on, waiting for a parent.
     #[serde(default)]
     pub approvals: Vec<PendingApproval>,
+    /// The subagents' runs, in the order they started: each is shown under
+    /// the `task` call that started it, so a reopened thread keeps what
+    /// every subagent said and did.
+    #[serde(default)]
+    pub subagents: Vec<SubagentRunView>,
+}
+
+/// A subagent's run as stored: its conversation, its tool calls and what it
+/// cost, under the lead's `task` call it answered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct SubagentRunView {
+    pub run_id: String,
+    /// The subagent's name (e.g. `math-tutor`).
+    pub subagent_type: String,
+    /// The lead's `task` call this run answered.
+    pub tool_call_id: String,
+    pub status: ChatRunStatus,
+    pub model: String,
+    /// Its messages in order: the task it was given, its replies (with the
+    /// calls they asked for) and its tool results.
+    pub messages: Vec<MessageView>,
+    /// Its tool calls with their status and result.
+    pub tool_calls: Vec<StoredToolCall>,
+    pub model_calls: u32,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// US dollars; calls whose model has no known price count 0.
+    pub cost_usd: f64,
 }
 
 /// A tool call waiting for a parent's approval (the run paused on it).

@@ -18,8 +18,8 @@ pub mod typescript;
 pub use agui::AgUiEvent;
 pub use chat::{
     ApprovalAnswer, ApprovalDecision, ChatRole, ChatRunStatus, LlmSettingsView, MessageView,
-    PendingApproval, RunIds, RunSummary, StoredToolCall, Thread, ThreadView, Todo, TodoStatus,
-    ToolCallRef, ToolCallStatus,
+    PendingApproval, RunIds, RunSummary, StoredToolCall, SubagentRunView, Thread, ThreadView, Todo,
+    TodoStatus, ToolCallRef, ToolCallStatus,
 };
 pub use check::{CheckedError, CheckedLine, LineFailure, StageTimings};
 pub use error::WireError;

@@ -79,6 +79,7 @@ pub fn add_protocol_types(module: &mut Module) {
         .add::<chat::PendingApproval>()
         .add::<chat::ApprovalDecision>()
         .add::<chat::ApprovalAnswer>()
+        .add::<chat::SubagentRunView>()
         .add::<chat::ThreadView>()
         .add::<chat::RunIds>()
         .add::<chat::LlmSettingsView>()

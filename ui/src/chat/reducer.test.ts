@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
-import type { AgUiEvent } from "../api";
+import type { AgUiEvent, ChatMessage, StoredToolCall, SubagentRunView } from "../api";
 import type { LoadedThread } from "./reducer";
-import { chatReducer, initialChatView, interruptsOf, itemsFromMessages, type ChatAction, type ChatView } from "./reducer";
+import {
+  chatReducer,
+  initialChatView,
+  interruptsOf,
+  itemsFromMessages,
+  laneFromRun,
+  type ChatAction,
+  type ChatView,
+} from "./reducer";
 
 const ev = (event: AgUiEvent): ChatAction => ({ type: "event", event });
 const run = (actions: ChatAction[], from: ChatView = initialChatView) => actions.reduce(chatReducer, from);
@@ -199,6 +207,94 @@ describe("chat reducer: AG-UI events → what the screen shows", () => {
       ["completed", "a.md"],
       ["error", "Error: stopped"],
     ]);
+  });
+
+  it("a reopened thread puts each subagent's stored run under its task card, as a lane", () => {
+    const msg = (id: string, role: "user" | "assistant" | "tool", content: string, extra: Partial<ChatMessage> = {}): ChatMessage => ({
+      id,
+      role,
+      content,
+      tool_calls: null,
+      tool_call_id: null,
+      is_error: false,
+      created_at: "",
+      ...extra,
+    });
+    const call = (id: string, name: string, status: StoredToolCall["status"], result: string | null): StoredToolCall => ({
+      id,
+      message_id: "",
+      run_id: null,
+      name,
+      arguments: "{}",
+      status,
+      result,
+      started_at: "",
+      finished_at: null,
+    });
+    const sub = (tool_call_id: string, subagent_type: string, messages: ChatMessage[], tool_calls: StoredToolCall[]): SubagentRunView => ({
+      run_id: `run-${tool_call_id}`,
+      subagent_type,
+      tool_call_id,
+      status: "completed",
+      model: "openai:tutor",
+      messages,
+      tool_calls,
+      model_calls: 2,
+      input_tokens: 300,
+      output_tokens: 30,
+      cost_usd: 0,
+    });
+    const view: LoadedThread = {
+      thread: { id: "th1", title: "作业", profile_id: "c1", created_at: "", updated_at: "" },
+      messages: [
+        msg("1", "user", "讲讲静夜思，再算一道题"),
+        msg("2", "assistant", "", {
+          tool_calls: [
+            { id: "t1", name: "task", arguments: '{"subagent_type":"poetry-tutor"}' },
+            { id: "t2", name: "task", arguments: '{"subagent_type":"math-tutor"}' },
+          ],
+        }),
+        msg("3", "tool", "李白想家了。", { tool_call_id: "t1" }),
+        msg("4", "tool", "答案是 8。", { tool_call_id: "t2" }),
+        msg("5", "assistant", "都讲完啦。"),
+      ],
+      todos: [],
+      subagents: [
+        sub(
+          "t1",
+          "poetry-tutor",
+          [
+            msg("s1", "user", "讲讲静夜思"),
+            msg("s2", "assistant", "我先读一下。", { tool_calls: [{ id: "r1", name: "read_file", arguments: "{}" }] }),
+            msg("s3", "tool", "床前明月光", { tool_call_id: "r1" }),
+            msg("s4", "assistant", "李白想家了。"),
+          ],
+          [call("r1", "read_file", "completed", "床前明月光")],
+        ),
+        sub("t2", "math-tutor", [msg("m1", "user", "3+5"), msg("m2", "assistant", "答案是 8。")], [call("g1", "grep", "interrupted", null)]),
+      ],
+    };
+    const v = run([{ type: "load", view }]);
+    const lanes = v.items.filter((i) => i.kind === "tool").map((i) => i.kind === "tool" && [i.id, i.lane]);
+    expect(lanes).toEqual([
+      [
+        "t1",
+        {
+          agent: "poetry-tutor",
+          text: "我先读一下。\n\n李白想家了。",
+          tools: [{ id: "r1", name: "read_file", status: "completed" }],
+          done: true,
+        },
+      ],
+      ["t2", { agent: "math-tutor", text: "答案是 8。", tools: [{ id: "g1", name: "grep", status: "error" }], done: true }],
+    ]);
+    // Only the lead's text is a bubble: the subagents' stays in their lanes.
+    expect(v.items.filter((i) => i.kind === "message").map((i) => i.kind === "message" && i.text)).toEqual([
+      "讲讲静夜思，再算一道题",
+      "都讲完啦。",
+    ]);
+    // A subagent still running when the thread was read is not done.
+    expect(laneFromRun({ ...view.subagents![0], status: "running" }).done).toBe(false);
   });
 
   it("an interrupt leaves the held calls waiting for a parent, not failed", () => {

@@ -2,7 +2,17 @@
  * The chat screen's visible state as a pure reducer over AG-UI events
  * (`crates/agent/src/events.rs`) and the screen's own actions.
  */
-import type { AgUiEvent, ChatMessage, PendingApproval, RunSummary, StoredToolCall, ThreadView, Todo, TodoStatus } from "../api";
+import type {
+  AgUiEvent,
+  ChatMessage,
+  PendingApproval,
+  RunSummary,
+  StoredToolCall,
+  SubagentRunView,
+  ThreadView,
+  Todo,
+  TodoStatus,
+} from "../api";
 import { applyPatch } from "./jsonPatch";
 
 /** `waiting`: held for a parent's approval. */
@@ -12,10 +22,11 @@ export type ToolStatus = "pending" | "completed" | "error" | "waiting";
 export type ToolCallSummary = Pick<StoredToolCall, "id" | "name" | "arguments" | "result"> & { status: string };
 
 /** A stored thread as the chat screen loads it (the shell's `ThreadView`). */
-export type LoadedThread = Omit<ThreadView, "tool_calls" | "runs" | "approvals"> & {
+export type LoadedThread = Omit<ThreadView, "tool_calls" | "runs" | "approvals" | "subagents"> & {
   tool_calls?: ToolCallSummary[];
   runs?: RunSummary[];
   approvals?: PendingApproval[];
+  subagents?: SubagentRunView[];
 };
 
 /** A subagent working for a `task` call: its text and tool calls as they stream. */
@@ -183,6 +194,30 @@ export function itemsFromMessages(messages: ChatMessage[], stored: ToolCallSumma
   return items;
 }
 
+/**
+ * A stored subagent run as the lane it was while it worked: its replies'
+ * text and its tool calls with their stored status. `done` unless the run is
+ * still going.
+ */
+export function laneFromRun(run: SubagentRunView): Lane {
+  const text = run.messages
+    .filter((m) => m.role === "assistant" && m.content.trim())
+    .map((m) => m.content)
+    .join("\n\n");
+  const tools = run.tool_calls.map((c) => ({ id: c.id, name: c.name, status: storedStatus(c.status) ?? "error" }));
+  return { agent: run.subagent_type, text, tools, done: run.status !== "running" };
+}
+
+/** Puts each stored subagent run under the `task` card that started it. */
+export function withStoredLanes(items: ChatItem[], runs: SubagentRunView[]): ChatItem[] {
+  if (runs.length === 0) return items;
+  const byCall = new Map(runs.map((r) => [r.tool_call_id, r]));
+  return items.map((it) => {
+    const run = it.kind === "tool" ? byCall.get(it.id) : undefined;
+    return run && it.kind === "tool" ? { ...it, lane: laneFromRun(run) } : it;
+  });
+}
+
 function updateItem(view: ChatView, id: string, kind: ChatItem["kind"], f: (item: ChatItem) => ChatItem): ChatView {
   let found = false;
   const items = view.items.map((it) => {
@@ -344,7 +379,10 @@ export function chatReducer(view: ChatView, action: ChatAction): ChatView {
       return {
         ...initialChatView,
         threadId: action.view.thread?.id ?? null,
-        items: itemsFromMessages(action.view.messages ?? [], action.view.tool_calls ?? []),
+        items: withStoredLanes(
+          itemsFromMessages(action.view.messages ?? [], action.view.tool_calls ?? []),
+          action.view.subagents ?? [],
+        ),
         state: { todos: action.view.todos ?? [] },
         todos: todosOf({ todos: action.view.todos ?? [] }),
         runs: action.view.runs ?? [],

@@ -358,3 +358,75 @@ fn the_run_s_context_beats_the_profile_s_which_beats_the_defaults() {
         .unwrap();
     assert!(String::from_utf8_lossy(&cleared.stdout).contains("defaults apply"));
 }
+
+#[test]
+fn the_model_comes_from_model_then_the_run_s_context_then_the_profile_s_then_the_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    deskmate_testkit::cli::add_child(dir.path());
+    let server = ScriptedServer::with_responder(|_: &RecordedRequest| openai::text("好")).unwrap();
+    let ok = |out: std::process::Output| {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    ok(deskmate(dir.path())
+        .args([
+            "llm",
+            "set",
+            "--model",
+            "openai:saved-model",
+            "--base-url",
+            &server.base_url(),
+        ])
+        .output()
+        .unwrap());
+    ok(deskmate(dir.path())
+        .args([
+            "llm",
+            "context",
+            "--profile",
+            "小明",
+            r#"{"model": "openai:profile-model"}"#,
+        ])
+        .output()
+        .unwrap());
+    // Chats with these extra arguments; the model each one called.
+    let model_of = |extra: &[&str]| {
+        let before = server.requests().len();
+        let mut args = vec!["chat"];
+        args.extend_from_slice(extra);
+        args.push("你好");
+        ok(deskmate(dir.path())
+            .env("DESKMATE_LLM_API_KEY", "sk-models")
+            .args(&args)
+            .output()
+            .unwrap());
+        let requests = server.requests();
+        assert_eq!(requests.len(), before + 1);
+        requests[before].body["model"].as_str().unwrap().to_string()
+    };
+    // No profile: the saved setting.
+    assert_eq!(model_of(&[]), "saved-model");
+    // The profile's stored context beats the setting, with no --model.
+    assert_eq!(model_of(&["--profile", "小明"]), "profile-model");
+    // The run's --context beats the profile's.
+    let run_context = r#"{"model": "openai:run-model"}"#;
+    assert_eq!(
+        model_of(&["--profile", "小明", "--context", run_context]),
+        "run-model"
+    );
+    // --model beats every context.
+    assert_eq!(
+        model_of(&[
+            "--profile",
+            "小明",
+            "--context",
+            run_context,
+            "--model",
+            "openai:flag-model"
+        ]),
+        "flag-model"
+    );
+}

@@ -140,6 +140,7 @@ describe("chat", () => {
       tool_calls: [],
       runs: [run("r0", "completed")],
       approvals: [],
+      subagents: [],
     });
     const user = userEvent.setup();
     renderWithI18n(<ChatScreen profile={ming} onBack={vi.fn()} />);
@@ -153,6 +154,82 @@ describe("chat", () => {
     expect(screen.queryByTestId("chat-continue")).not.toBeInTheDocument();
   });
 
+  it("a reopened thread shows each subagent's work folded under its task card", async () => {
+    const m = (id: string, role: "user" | "assistant" | "tool", content: string, extra = {}) => ({
+      id,
+      role,
+      content,
+      tool_calls: null,
+      tool_call_id: null,
+      is_error: false,
+      created_at: "",
+      ...extra,
+    });
+    vi.mocked(api.chatThread).mockResolvedValue({
+      thread: thread("th0", "古诗作业"),
+      messages: [
+        m("1", "user", "讲讲静夜思"),
+        m("2", "assistant", "", { tool_calls: [{ id: "t1", name: "task", arguments: '{"subagent_type":"poetry-tutor"}' }] }),
+        m("3", "tool", "李白想家了。", { tool_call_id: "t1" }),
+        m("4", "assistant", "讲完啦。"),
+      ],
+      todos: [],
+      tool_calls: [],
+      runs: [run("r0", "completed")],
+      approvals: [],
+      subagents: [
+        {
+          run_id: "sub1",
+          subagent_type: "poetry-tutor",
+          tool_call_id: "t1",
+          status: "completed",
+          model: "openai:gpt-4o-mini",
+          messages: [
+            m("s1", "user", "讲讲静夜思"),
+            m("s2", "assistant", "我先读一下这首诗。", { tool_calls: [{ id: "r1", name: "read_file", arguments: "{}" }] }),
+            m("s3", "tool", "床前明月光", { tool_call_id: "r1" }),
+            m("s4", "assistant", "李白看见月光，想起了家乡。"),
+          ],
+          tool_calls: [
+            {
+              id: "r1",
+              message_id: "s2",
+              run_id: "sub1",
+              name: "read_file",
+              arguments: "{}",
+              status: "completed",
+              result: "床前明月光",
+              started_at: "",
+              finished_at: null,
+            },
+          ],
+          model_calls: 2,
+          input_tokens: 300,
+          output_tokens: 30,
+          cost_usd: 0,
+        },
+      ],
+    });
+    const user = userEvent.setup();
+    renderWithI18n(<ChatScreen profile={ming} onBack={vi.fn()} />);
+    await user.click(await screen.findByTestId("thread-item"));
+    const card = await screen.findByTestId("tool-card");
+    expect(card).toHaveAttribute("data-name", "task");
+    // Folded: the card shows its result, not the subagent's lane.
+    expect(within(card).queryByTestId("subagent-lane")).not.toBeInTheDocument();
+    expect(card).toHaveTextContent("李白想家了。");
+    await user.click(within(card).getByRole("button"));
+    const lane = within(card).getByTestId("subagent-lane");
+    expect(lane).toHaveAttribute("data-agent", "poetry-tutor");
+    expect(lane).toHaveAttribute("data-done", "true");
+    expect(lane).toHaveTextContent("李白看见月光，想起了家乡。");
+    const tool = within(lane).getByTestId("subagent-tool");
+    expect(tool).toHaveTextContent("read_file");
+    expect(tool).toHaveClass("tool-tag-completed");
+    // The subagent's text is in its lane, not a bubble of the lead's.
+    expect(screen.getAllByTestId("assistant-message").map((b) => b.textContent)).toEqual(["讲完啦。"]);
+  });
+
   it("a thread whose last answer a crash cut off can be continued; a parent sees what it cost", async () => {
     vi.mocked(api.chatThread).mockResolvedValue({
       thread: thread("th0", "古诗作业"),
@@ -161,6 +238,7 @@ describe("chat", () => {
       tool_calls: [],
       runs: [run("r0", "completed", 2, 0.0012), run("r9", "interrupted", 1, 0.0003)],
       approvals: [],
+      subagents: [],
     });
     vi.mocked(api.chatResume).mockResolvedValue({ thread_id: "th0", run_id: "r9" });
     const user = userEvent.setup();
@@ -184,7 +262,7 @@ describe("chat", () => {
   });
 
   it("after a run the parent's usage line is read again", async () => {
-    const view = (runs: RunSummary[]) => ({ thread: thread("th0", "古诗作业"), messages: [], todos: [], tool_calls: [], runs, approvals: [] });
+    const view = (runs: RunSummary[]) => ({ thread: thread("th0", "古诗作业"), messages: [], todos: [], tool_calls: [], runs, approvals: [], subagents: [] });
     vi.mocked(api.chatThread)
       .mockResolvedValueOnce(view([run("r0", "completed", 2)]))
       .mockResolvedValue(view([run("r0", "completed", 2), run("r1", "completed", 3)]));
@@ -210,6 +288,7 @@ describe("chat", () => {
       approvals: [
         { tool_call_id: "c1", run_id: "r5", tool: "internet_search", arguments: '{"query":"恐龙"}', requested_at: "" },
       ],
+      subagents: [],
     });
     vi.mocked(api.chatDecide).mockResolvedValue({ thread_id: "th0", run_id: "r5" });
     const user = userEvent.setup();
@@ -239,6 +318,7 @@ describe("chat", () => {
       tool_calls: [],
       runs: [run("r5", "interrupted")],
       approvals: [{ tool_call_id: "c1", run_id: "r5", tool: "internet_search", arguments: "{}", requested_at: "" }],
+      subagents: [],
     });
     vi.mocked(api.profilesList).mockResolvedValue([ming, mum]);
     vi.mocked(api.parentUnlock).mockResolvedValue(null as never);
@@ -270,6 +350,7 @@ describe("chat", () => {
       tool_calls: [],
       runs: [run("r9", "interrupted")],
       approvals: [],
+      subagents: [],
     });
     vi.mocked(api.chatResume).mockRejectedValue("this run cannot be continued");
     const user = userEvent.setup();
