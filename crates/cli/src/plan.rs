@@ -126,7 +126,10 @@ pub fn run(app: &Deskmate, cmd: PlanCmd) -> anyhow::Result<ExitCode> {
             if json {
                 output::json(&goals)?;
             } else if goals.is_empty() {
-                println!("{} has no goals (set one: deskmate plan goals set 每天背一首新诗)", profile.name);
+                println!(
+                    "{} has no goals (set one: deskmate plan goals set 每天背一首新诗)",
+                    profile.name
+                );
             } else {
                 for g in goals {
                     println!("{} · {}", g.kind.as_str(), goal_line(g.kind, g.target));

@@ -86,7 +86,8 @@ fn library() -> Result<Vec<(Item, &'static str)>, String> {
     let mut all = Vec::new();
     for (file, lang) in [("poems-zh.toml", "zh"), ("texts-en.toml", "en")] {
         let path = repo().join("crates/app/materials").join(file);
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let lib: Library = toml::from_str(&text).map_err(|e| format!("{file}: {e}"))?;
         all.extend(lib.poem.into_iter().chain(lib.text).map(|i| (i, lang)));
     }
@@ -132,7 +133,8 @@ fn run() -> Result<bool, String> {
     let mut said = Vec::new();
     for set in ["dev.jsonl", "held_out.jsonl"] {
         let path = repo().join("crates/orchestrator/tests/router").join(set);
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             said.push(serde_json::from_str::<Labelled>(line).map_err(|e| e.to_string())?);
         }
@@ -175,10 +177,21 @@ fn run() -> Result<bool, String> {
         .goals()
         .set(&child.id, deskmate_store::GoalKind::NewPerDay, 2)
         .map_err(|e| e.to_string())?;
-    let scene = PracticeScene::new(store.clone(), Arc::new(Quiet(store.clone())), Arc::new(Deaf));
+    let scene = PracticeScene::new(
+        store.clone(),
+        Arc::new(Quiet(store.clone())),
+        Arc::new(Deaf),
+    );
     let entry = Entry::new(store, scene);
     // A conversation: a poem, leaving it, the plan and its walk, a chat.
-    let conversation = ["我要背静夜思", "不背了", "今天做什么", "下一个", "下一个", "月亮上有兔子吗"];
+    let conversation = [
+        "我要背静夜思",
+        "不背了",
+        "今天做什么",
+        "下一个",
+        "下一个",
+        "月亮上有兔子吗",
+    ];
     let mut overhead = Vec::new();
     for _ in 0..rounds {
         for text in conversation {

@@ -772,7 +772,9 @@ mod tests {
             (f.poem.as_str(), "ready")
         );
         assert!(r.text_zh.contains("《静夜思》"), "{}", r.text_zh);
-        let out = entry.process(&f.child, "不背了".into(), at(2, 2), false).unwrap();
+        let out = entry
+            .process(&f.child, "不背了".into(), at(2, 2), false)
+            .unwrap();
         assert_eq!((out.scene, out.decision), (Scene::Chat, Decision::Exit));
         // Chat needs a model; without one the child is told who can set it up.
         let chat = entry
@@ -827,11 +829,13 @@ mod tests {
 
     impl Hearing for Told {
         fn words(&self, recording: &Path, lang: AsrLang) -> SceneResult<String> {
-            assert_eq!(lang, AsrLang::Zh, "a Chinese-speaking child is heard in Chinese");
+            assert_eq!(
+                lang,
+                AsrLang::Zh,
+                "a Chinese-speaking child is heard in Chinese"
+            );
             assert!(recording.ends_with("said.wav"));
-            self.0
-                .map(str::to_string)
-                .map_err(SceneError::NotAnAttempt)
+            self.0.map(str::to_string).map_err(SceneError::NotAnAttempt)
         }
     }
 
@@ -850,7 +854,11 @@ mod tests {
         // The trace keeps the words heard.
         let trace = entry.trace(&r.trace_id).unwrap();
         assert_eq!(trace.input, "我要背静夜思");
-        assert!(trace.timings.get("speech_us").is_some(), "{}", trace.timings);
+        assert!(
+            trace.timings.get("speech_us").is_some(),
+            "{}",
+            trace.timings
+        );
     }
 
     #[test]
@@ -877,9 +885,14 @@ mod tests {
         assert!(r.text_zh.contains("语音模型"), "{}", r.text_zh);
         let stored: i64 = f
             .store
-            .with_conn(|c| Ok(c.query_row("SELECT count(*) FROM scene_sessions", [], |r| r.get(0))?))
+            .with_conn(
+                |c| Ok(c.query_row("SELECT count(*) FROM scene_sessions", [], |r| r.get(0))?),
+            )
             .unwrap();
-        assert_eq!(stored, 0, "no session was started for a recording never heard");
+        assert_eq!(
+            stored, 0,
+            "no session was started for a recording never heard"
+        );
     }
 
     #[test]
@@ -915,15 +928,28 @@ mod tests {
             .map(|t| t.material_id.clone().unwrap())
             .collect();
         assert!(order.contains(&f.poem) && order.contains(&chun_xiao.id));
-        assert!(r.text_zh.contains("完成 0/2") && r.text_zh.contains("下一个"), "{}", r.text_zh);
-        assert!(r.practice.is_none(), "the plan is shown before anything opens");
+        assert!(
+            r.text_zh.contains("完成 0/2") && r.text_zh.contains("下一个"),
+            "{}",
+            r.text_zh
+        );
+        assert!(
+            r.practice.is_none(),
+            "the plan is shown before anything opens"
+        );
         // 下一个: the first task's recitation opens, the child stays in the plan.
         let first = entry
             .process(&f.child, "下一个".into(), at(2, 2), false)
             .unwrap();
-        assert_eq!((first.scene, first.intent), (Scene::Plan, Intent::ContinueCurrent));
+        assert_eq!(
+            (first.scene, first.intent),
+            (Scene::Plan, Intent::ContinueCurrent)
+        );
         let p = first.practice.unwrap();
-        assert_eq!((p.material.id.as_str(), p.state.name()), (order[0].as_str(), "ready"));
+        assert_eq!(
+            (p.material.id.as_str(), p.state.name()),
+            (order[0].as_str(), "ready")
+        );
         assert!(first.text_zh.starts_with("下一个："), "{}", first.text_zh);
         // Again: on to the second, then round to the first, not yet done.
         let second = entry

@@ -123,9 +123,7 @@ fn task(kind: TaskKind, m: &Named, done: bool, zh: String, en: String) -> PlanTa
 
 /// Whether one of `tasks` is about material `id`.
 fn holds(tasks: &[PlanTask], id: &str) -> bool {
-    tasks
-        .iter()
-        .any(|t| t.material_id.as_deref() == Some(id))
+    tasks.iter().any(|t| t.material_id.as_deref() == Some(id))
 }
 
 /// Today's plan from what the store knows and the child's goals. Pure.
@@ -294,10 +292,23 @@ pub fn summary(plan: &Plan) -> (String, String) {
 pub fn goal_from_words(words: &str) -> Option<(GoalKind, u32)> {
     let w = words.trim().to_lowercase();
     let count = number_in(&w)?;
-    let daily = w.contains("每天") || w.contains("一天") || w.contains("a day") || w.contains("per day") || w.contains("daily");
-    let weekly = w.contains("每周") || w.contains("每星期") || w.contains("一周") || w.contains("a week") || w.contains("per week") || w.contains("weekly");
+    let daily = w.contains("每天")
+        || w.contains("一天")
+        || w.contains("a day")
+        || w.contains("per day")
+        || w.contains("daily");
+    let weekly = w.contains("每周")
+        || w.contains("每星期")
+        || w.contains("一周")
+        || w.contains("a week")
+        || w.contains("per week")
+        || w.contains("weekly");
     let review = w.contains("复习") || w.contains("review");
-    let learn = w.contains('新') || w.contains('背') || w.contains('学') || w.contains("new") || w.contains("learn");
+    let learn = w.contains('新')
+        || w.contains('背')
+        || w.contains('学')
+        || w.contains("new")
+        || w.contains("learn");
     match (daily, weekly, review) {
         (_, true, true) => Some((GoalKind::ReviewsPerWeek, count)),
         (true, false, false) if learn => Some((GoalKind::NewPerDay, count)),
@@ -315,9 +326,17 @@ fn number_in(text: &str) -> Option<u32> {
     if let Ok(n) = digits.parse() {
         return Some(n);
     }
-    let value = |c: char| "零一二三四五六七八九".chars().position(|d| d == c).map(|v| v as u32).or((c == '两').then_some(2));
+    let value = |c: char| {
+        "零一二三四五六七八九"
+            .chars()
+            .position(|d| d == c)
+            .map(|v| v as u32)
+            .or((c == '两').then_some(2))
+    };
     let chars: Vec<char> = text.chars().collect();
-    let start = chars.iter().position(|c| value(*c).is_some() || *c == '十')?;
+    let start = chars
+        .iter()
+        .position(|c| value(*c).is_some() || *c == '十')?;
     let rest = &chars[start..];
     match rest {
         ['十', u, ..] if value(*u).is_some() => Some(10 + value(*u)?),
@@ -334,8 +353,14 @@ fn number_in(text: &str) -> Option<u32> {
 fn day_start(day: NaiveDate, tz: Tz) -> DateTime<Utc> {
     let midnight = day.and_hms_opt(0, 0, 0).unwrap_or_default();
     (0..=3)
-        .find_map(|h| tz.from_local_datetime(&(midnight + Duration::hours(h))).earliest())
-        .map_or_else(|| Utc.from_utc_datetime(&midnight), |d| d.with_timezone(&Utc))
+        .find_map(|h| {
+            tz.from_local_datetime(&(midnight + Duration::hours(h)))
+                .earliest()
+        })
+        .map_or_else(
+            || Utc.from_utc_datetime(&midnight),
+            |d| d.with_timezone(&Utc),
+        )
 }
 
 fn stamp(at: DateTime<Utc>) -> String {
@@ -349,7 +374,9 @@ fn named_rows(store: &Store, sql: &str, args: &[&dyn rusqlite::ToSql]) -> SceneR
     Ok(store.with_conn(|c| {
         let mut stmt = c.prepare(sql)?;
         let rows = stmt
-            .query_map(args, |r| Ok(Named::new(r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+            .query_map(args, |r| {
+                Ok(Named::new(r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+            })?
             .collect::<Result<Vec<_>, _>>()
             .map_err(StoreError::from)?;
         Ok(rows)
@@ -425,7 +452,11 @@ pub fn facts(store: &Store, profile_id: &str, now: DateTime<Utc>) -> SceneResult
             unfinished.push(Named::new(id, title));
         }
     }
-    let lang = if profile.locale.starts_with("en") { "en" } else { "zh" };
+    let lang = if profile.locale.starts_with("en") {
+        "en"
+    } else {
+        "zh"
+    };
     let reviewed: Vec<Named> = named_rows(
         store,
         "SELECT r.material_id, m.title FROM recite_reviews r JOIN materials m ON m.id = r.material_id
@@ -522,7 +553,10 @@ mod tests {
         };
         let plan = build(
             &facts,
-            &[goal(GoalKind::NewPerDay, 2), goal(GoalKind::ReviewsPerWeek, 3)],
+            &[
+                goal(GoalKind::NewPerDay, 2),
+                goal(GoalKind::ReviewsPerWeek, 3),
+            ],
         );
         assert_eq!(
             kinds(&plan),
@@ -567,7 +601,10 @@ mod tests {
         };
         let one = build(
             &facts,
-            &[goal(GoalKind::NewPerDay, 1), goal(GoalKind::ReviewsPerWeek, 3)],
+            &[
+                goal(GoalKind::NewPerDay, 1),
+                goal(GoalKind::ReviewsPerWeek, 3),
+            ],
         );
         assert_eq!(
             kinds(&one),
@@ -586,9 +623,14 @@ mod tests {
             ]
         );
         let (zh, en) = summary(&two);
-        assert!(zh.contains("完成 1/2") && zh.contains("✓学一首新的：《Tx》"), "{zh}");
+        assert!(
+            zh.contains("完成 1/2") && zh.contains("✓学一首新的：《Tx》"),
+            "{zh}"
+        );
         assert!(en.contains("1 of 2 done"), "{en}");
-        assert!(summary(&build(&Facts::default(), &[])).0.contains("没有要做的任务"));
+        assert!(summary(&build(&Facts::default(), &[]))
+            .0
+            .contains("没有要做的任务"));
     }
 
     #[test]
@@ -700,8 +742,16 @@ mod tests {
     fn a_childs_day_is_read_from_a_real_database() {
         let f = fixture();
         let store = &f.store;
-        let chun_xiao = add(store, "春晓", "春眠不觉晓，处处闻啼鸟。夜来风雨声，花落知多少。");
-        let deng = add(store, "登鹳雀楼", "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。");
+        let chun_xiao = add(
+            store,
+            "春晓",
+            "春眠不觉晓，处处闻啼鸟。夜来风雨声，花落知多少。",
+        );
+        let deng = add(
+            store,
+            "登鹳雀楼",
+            "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。",
+        );
         store.goals().set(&f.child, GoalKind::NewPerDay, 1).unwrap();
         store
             .goals()
@@ -768,13 +818,15 @@ mod tests {
         let day = facts(store, &f.child, tuesday + Duration::hours(3)).unwrap();
         assert!(day.unfinished.is_empty(), "{:?}", day.unfinished);
         let plan = build(&day, &store.goals().list(&f.child).unwrap());
-        assert!(plan
-            .tasks
-            .iter()
-            .any(|t| t.kind == TaskKind::New && t.done && t.material_id.as_deref() == Some(deng.as_str())));
+        assert!(plan.tasks.iter().any(|t| t.kind == TaskKind::New
+            && t.done
+            && t.material_id.as_deref() == Some(deng.as_str())));
         // The next day, yesterday's work is not today's.
         let wednesday = today(store, &f.child, at(11, 2)).unwrap();
-        assert!(wednesday.tasks.iter().all(|t| !t.done || t.kind == TaskKind::WeeklyReviews));
+        assert!(wednesday
+            .tasks
+            .iter()
+            .all(|t| !t.done || t.kind == TaskKind::WeeklyReviews));
         assert_eq!(wednesday.tasks.last().unwrap().count, Some(1), "same week");
     }
 }

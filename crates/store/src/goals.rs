@@ -114,8 +114,9 @@ impl<'s> Goals<'s> {
             )?;
             Ok(())
         })?;
-        self.get(&profile.id, kind)?
-            .ok_or_else(|| StoreError::NotFound(format!("goal {} of {}", kind.as_str(), profile.id)))
+        self.get(&profile.id, kind)?.ok_or_else(|| {
+            StoreError::NotFound(format!("goal {} of {}", kind.as_str(), profile.id))
+        })
     }
 
     /// The child's goal of `kind`, if set.

@@ -104,7 +104,9 @@ fn bad_goals_are_refused_in_plain_words_and_change_nothing() {
     // A damaged row is said, not guessed.
     store
         .with_conn(|c| {
-            c.execute_batch("PRAGMA ignore_check_constraints = ON; UPDATE plan_goals SET kind = 'bogus';")?;
+            c.execute_batch(
+                "PRAGMA ignore_check_constraints = ON; UPDATE plan_goals SET kind = 'bogus';",
+            )?;
             Ok(())
         })
         .unwrap();

@@ -71,7 +71,10 @@ fn goals_make_todays_plan_and_attempts_tick_it_off() {
     assert_eq!(tasks[0]["kind"], "new");
     assert_eq!(tasks[0]["done"], false);
     assert_eq!(tasks[1]["kind"], "weekly_reviews");
-    assert_eq!((tasks[1]["count"].as_u64(), tasks[1]["target"].as_u64()), (Some(0), Some(2)));
+    assert_eq!(
+        (tasks[1]["count"].as_u64(), tasks[1]["target"].as_u64()),
+        (Some(0), Some(2))
+    );
     let first = tasks[0]["material_id"].as_str().unwrap().to_string();
 
     // The child asks what to do, then 下一个 opens that poem.
@@ -108,8 +111,16 @@ fn goals_make_todays_plan_and_attempts_tick_it_off() {
     };
     deskmate(dir.path())
         .args([
-            "recite", "attempt", "--profile", "小明", "--material", &first, "--mode", "text",
-            "--transcript", &body,
+            "recite",
+            "attempt",
+            "--profile",
+            "小明",
+            "--material",
+            &first,
+            "--mode",
+            "text",
+            "--transcript",
+            &body,
         ])
         .assert()
         .success();

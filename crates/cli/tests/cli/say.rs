@@ -157,7 +157,10 @@ fn a_recited_poem_is_heard_offline_and_its_recitation_offered() {
     // recognised by its lines, and with no words asking for it the entry
     // asks first; "好的" opens it. (espeak-ng's Mandarin voice is not
     // understood by whisper base: "我要背静夜思" comes back as digits.)
-    let out = say_wav(dir.path(), &deskmate_testkit::clips::dev_clip("静夜思-1.wav"));
+    let out = say_wav(
+        dir.path(),
+        &deskmate_testkit::clips::dev_clip("静夜思-1.wav"),
+    );
     assert!(
         out.status.success(),
         "{}",
