@@ -133,6 +133,7 @@ fn with_two_children_say_asks_who_is_speaking() {
 
 /// `deskmate say --wav`, with the offline speech models
 /// (DESKMATE_MODELS_DIR or <repo>/models).
+#[allow(clippy::unwrap_used)]
 fn say_wav(dir: &std::path::Path, wav: &std::path::Path) -> std::process::Output {
     let models = deskmate_testkit::clips::models_dir();
     assert!(
