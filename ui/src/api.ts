@@ -32,6 +32,7 @@ import type {
   ModelStatus,
   NewMaterial,
   NewProfile,
+  Plan,
   PracticeView,
   Profile,
   Report,
@@ -82,6 +83,11 @@ export function appStatus(): Promise<AppStatus> {
 /** What a child said, through the one entry: routed to a scene and acted on. */
 export function say(profileId: string, text: string): Promise<SayResponse> {
   return call<SayResponse>("say", { profileId, text });
+}
+
+/** The child's plan for today: tasks from due reviews, unfinished practice and the parent's goals, each done or not. */
+export function planToday(profileId: string): Promise<Plan> {
+  return call<Plan>("plan_today", { profileId });
 }
 
 export function profilesList(): Promise<Profile[]> {

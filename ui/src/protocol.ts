@@ -422,9 +422,35 @@ export type Scene = "chat" | "recite" | "homework" | "plan";
 
 export type Decision = { "decision": "continue" } | { "decision": "switch", to: Scene, material_id: string | null, } | { "decision": "ask_switch", to: Scene, material_id: string | null, } | { "decision": "exit" } | { "decision": "reject", reason: string, };
 
-export type Timings = { route_us: number, decide_us: number, act_us: number, total_us: number, };
+export type Timings = { speech_us: number, route_us: number, decide_us: number, act_us: number, total_us: number, };
 
 export type MaterialRef = { id: string, title: string, };
+
+export type TaskKind = "review" | "finish" | "new" | "weekly_reviews";
+
+export type PlanTask = { kind: TaskKind, 
+/**
+ * The material to recite for it, when there is one.
+ */
+material_id: string | null, title: string | null, done: boolean, 
+/**
+ * For a count (this week's reviews): how many so far, of how many.
+ */
+count: number | null, target: number | null, 
+/**
+ * The task in words, for the child.
+ */
+text_zh: string, text_en: string, };
+
+export type Plan = { profile_id: string, 
+/**
+ * The child's local day, YYYY-MM-DD.
+ */
+day: string, tasks: Array<PlanTask>, 
+/**
+ * Tasks done, of all.
+ */
+done: number, total: number, };
 
 export type SayResponse = { 
 /**
@@ -440,6 +466,16 @@ scene: Scene, intent: Intent, confidence: Confidence, decision: Decision,
  */
 reason: string, 
 /**
+ * What was heard, when the child spoke (a recording).
+ */
+heard: string | null, 
+/**
+ * Why nothing could be done, coded (`speech.nothing_heard`,
+ * `speech.audio`, `models.needed`, …); `text_zh`/`text_en` say it in
+ * plain words.
+ */
+error: WireError | null, 
+/**
  * What to say to the child, in both languages.
  */
 text_zh: string, text_en: string, material: MaterialRef | null, 
@@ -448,9 +484,13 @@ text_zh: string, text_en: string, material: MaterialRef | null,
  */
 practice: PracticeView | null, 
 /**
- * Today's due reviews, in the plan scene (titles).
+ * Today's due reviews not done yet, in the plan scene (titles).
  */
 due: Array<string>, 
+/**
+ * Today's plan with each task's progress, in the plan scene.
+ */
+plan: Plan | null, 
 /**
  * The companion (a model) should answer: chat and homework.
  */

@@ -11,6 +11,7 @@ pub mod family;
 pub mod lamp;
 pub mod library;
 pub mod models;
+pub mod plan;
 pub mod practice;
 pub mod recite;
 pub mod report_attempts;
@@ -40,6 +41,8 @@ pub struct Deskmate {
     config: Config,
     store: Store,
     practice: deskmate_orchestrator::PracticeScene,
+    /// The practice's microphone, whose speech models the entry hears with.
+    ears: deskmate_orchestrator::scene::Microphone,
     lamp: lamp::LampLink,
     voice_out: voice_out::FeedbackVoice,
     chat: chat::Chat,
@@ -56,7 +59,7 @@ impl Deskmate {
         let bus = events::EventBus::default();
         let voice_out =
             voice_out::FeedbackVoice::new(store.clone(), config.data_dir.clone(), bus.clone());
-        let practice = practice::scene(&config, &store, &connected, &voice_out, &bus);
+        let (practice, ears) = practice::scene(&config, &store, &connected, &voice_out, &bus);
         let chat = chat::Chat::new(store.clone(), config.clone(), connected.clone());
         let lamp = lamp::LampLink::new(
             connected,
@@ -66,6 +69,7 @@ impl Deskmate {
         );
         let app = Self {
             practice,
+            ears,
             config,
             store,
             lamp,

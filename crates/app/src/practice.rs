@@ -56,14 +56,16 @@ impl Stage for AppStage {
     }
 }
 
-/// The practice scene on the app's store, stage and the default microphone.
+/// The practice scene on the app's store, stage and the default microphone,
+/// and that microphone (whose speech models the one entry hears recordings
+/// with: loaded once for both).
 pub(crate) fn scene(
     config: &Config,
     store: &Store,
     lamp: &ConnectedLamp,
     voice: &FeedbackVoice,
     bus: &EventBus,
-) -> PracticeScene {
+) -> (PracticeScene, Microphone) {
     let stage = AppStage {
         store: store.clone(),
         lamp: lamp.clone(),
@@ -71,7 +73,10 @@ pub(crate) fn scene(
         bus: bus.clone(),
     };
     let ears = Microphone::new(config.models_dir.clone());
-    PracticeScene::new(store.clone(), Arc::new(stage), Arc::new(ears))
+    (
+        PracticeScene::new(store.clone(), Arc::new(stage), Arc::new(ears.clone())),
+        ears,
+    )
 }
 
 impl Deskmate {
@@ -90,10 +95,33 @@ impl Deskmate {
         profile_id: &str,
         text: &str,
     ) -> crate::AppResult<deskmate_orchestrator::entry::Response> {
+        self.process_input(profile_id, text.into())
+    }
+
+    /// A recording of what a child said, through the one entry: heard
+    /// offline with the practice's speech models, then as
+    /// [`Deskmate::process`]. A recording with no words in it comes back
+    /// with the response's coded `error`, nothing stored.
+    pub fn process_voice(
+        &self,
+        profile_id: &str,
+        recording: &std::path::Path,
+    ) -> crate::AppResult<deskmate_orchestrator::entry::Response> {
+        self.process_input(
+            profile_id,
+            deskmate_orchestrator::entry::Input::Voice(recording.to_path_buf()),
+        )
+    }
+
+    fn process_input(
+        &self,
+        profile_id: &str,
+        input: deskmate_orchestrator::entry::Input,
+    ) -> crate::AppResult<deskmate_orchestrator::entry::Response> {
         let model_ready = self.chat().llm_settings()?.model.is_some();
         Ok(self
             .entry()
-            .process(profile_id, text, chrono::Utc::now(), model_ready)?)
+            .process(profile_id, input, chrono::Utc::now(), model_ready)?)
     }
 
     /// The entry's logged decisions (of one child, or all) taken again with
@@ -112,5 +140,6 @@ impl Deskmate {
 
     fn entry(&self) -> deskmate_orchestrator::entry::Entry {
         deskmate_orchestrator::entry::Entry::new(self.store().clone(), self.practice.clone())
+            .with_hearing(Arc::new(self.ears.clone()))
     }
 }

@@ -9,6 +9,7 @@ mod llm;
 mod materials;
 mod models;
 mod output;
+mod plan;
 mod practice;
 mod profiles;
 mod recite;
@@ -78,6 +79,9 @@ enum Command {
     Events(events::EventsArgs),
     /// What a child says, through the one entry: routed to a scene and acted on (我要背静夜思, 今天做什么, 不背了).
     Say(say::SayArgs),
+    /// A child's plan for today with progress, and the goals a parent sets (每天背一首新诗, 每周复习三次).
+    #[command(subcommand)]
+    Plan(plan::PlanCmd),
     /// The entry's logged decisions: replay them against today's rules.
     #[command(subcommand)]
     Trace(trace::TraceCmd),
@@ -150,6 +154,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Practice(cmd) => practice::run(&app, cmd),
         Command::Events(args) => events::run(&app, args),
         Command::Say(args) => say::run(&app, args),
+        Command::Plan(cmd) => plan::run(&app, cmd),
         Command::Trace(cmd) => trace::run(&app, cmd),
     }
 }

@@ -1,8 +1,11 @@
-//! `deskmate say`: what a child says, through the one entry the window and
-//! the HTTP API will use — routed, decided by the guardrails, acted on in
-//! its scene (a recitation opens on the poem named, the plan lists today's
-//! reviews), logged with a trace id.
+//! `deskmate say`: what a child says — typed words, or a recording with
+//! `--wav` heard offline first — through the one entry the window and the
+//! HTTP API will use: routed, decided by the guardrails, acted on in its
+//! scene (a recitation opens on the poem named, the plan lists today's
+//! reviews), logged with a trace id. A recording with no words in it is
+//! answered in plain words with a coded error (exit code 1), nothing logged.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -18,35 +21,27 @@ pub struct SayArgs {
     /// Print the whole response as JSON.
     #[arg(long)]
     json: bool,
+    /// A recording of the child speaking (WAV, or another audio file),
+    /// heard with the offline speech models instead of typed words.
+    #[arg(long, value_name = "FILE", conflicts_with = "text")]
+    wav: Option<PathBuf>,
     /// What the child said.
-    #[arg(required = true, num_args = 1..)]
+    #[arg(required_unless_present = "wav", num_args = 1..)]
     text: Vec<String>,
 }
 
 pub fn run(app: &Deskmate, args: SayArgs) -> anyhow::Result<ExitCode> {
-    let profile = match &args.profile {
-        Some(key) => app.find_profile(key)?,
-        None => {
-            let children: Vec<_> = app
-                .store()
-                .profiles()
-                .list()?
-                .into_iter()
-                .filter(|p| p.kind == deskmate_app::store::ProfileKind::Child)
-                .collect();
-            match <[_; 1]>::try_from(children) {
-                Ok([only]) => only,
-                Err(all) => anyhow::bail!(
-                    "say who is speaking with --profile ({} children here)",
-                    all.len()
-                ),
-            }
-        }
+    let profile = child(app, args.profile.as_deref())?;
+    let r = match &args.wav {
+        Some(recording) => app.process_voice(&profile.id, recording)?,
+        None => app.process(&profile.id, &args.text.join(" "))?,
     };
-    let r = app.process(&profile.id, &args.text.join(" "))?;
     if args.json {
         output::json(&r)?;
     } else {
+        if let Some(heard) = &r.heard {
+            println!("听到 heard: {heard}");
+        }
         println!("{}", r.text_zh);
         println!("{}", r.text_en);
         eprintln!(
@@ -57,6 +52,34 @@ pub fn run(app: &Deskmate, args: SayArgs) -> anyhow::Result<ExitCode> {
             r.reason,
             r.trace_id
         );
+        if let Some(e) = &r.error {
+            eprintln!("error {}: {}", e.code, e.message);
+        }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if r.error.is_some() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The child named (by name or id), or the only child there is.
+pub fn child(app: &Deskmate, key: Option<&str>) -> anyhow::Result<deskmate_app::store::Profile> {
+    if let Some(key) = key {
+        return Ok(app.find_profile(key)?);
+    }
+    let children: Vec<_> = app
+        .store()
+        .profiles()
+        .list()?
+        .into_iter()
+        .filter(|p| p.kind == deskmate_app::store::ProfileKind::Child)
+        .collect();
+    match <[_; 1]>::try_from(children) {
+        Ok([only]) => Ok(only),
+        Err(all) => anyhow::bail!(
+            "say which child with --profile ({} children here)",
+            all.len()
+        ),
+    }
 }

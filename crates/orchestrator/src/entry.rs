@@ -1,4 +1,7 @@
-//! One entry for what a child says (issue 16, text first): [`Entry::process`]
+//! One entry for what a child says (issue 16): [`Entry::process`] takes
+//! typed words or a voice recording ([`Input`]) — a recording is heard
+//! offline first, on the same whisper pipeline the practice scene listens
+//! with ([`Hearing`], implemented by the scene's [`Microphone`]) — then
 //! routes the words ([`crate::router`]), lets the guardrails decide
 //! ([`crate::guardrails`]), acts in the scene it lands in, stores the
 //! child's session and logs the decision, and answers in one shape
@@ -8,32 +11,100 @@
 //! - **recite**: a practice opens on the material named, or on the first
 //!   review due today, through the practice scene; "再来一次" after a
 //!   verdict is the retry;
-//! - **plan**: today's due reviews, in the child's time zone;
+//! - **plan**: today's plan ([`crate::plan`]: due reviews, practice to
+//!   finish, the parent's goals, each done or not by today's attempts);
+//!   "下一个" walks to the next task not done and opens its recitation;
 //! - **chat** and **homework** go to the companion (`needs_model`); without
 //!   a model set up the child is told a parent needs to set one up.
+//!
+//! A recording that cannot be heard (nothing said, a file that is not
+//! audio, no speech models) comes back as the response's coded `error`
+//! with plain words for the child; nothing is stored or logged for it.
 //!
 //! The session's scene (other than chat) is reset when the child's local
 //! day has changed since they last spoke: yesterday's recitation is not
 //! today's.
 
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
+use deskmate_protocol::WireError;
 use deskmate_recite::Mode;
+use deskmate_speech::asr::{Lang as AsrLang, MANDARIN_PROMPT};
+use deskmate_speech::attempt::NotAnAttempt;
 use deskmate_store::{MaterialFilter, Store, StoreError};
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
 use crate::guardrails::{decide, Decision, Session};
+use crate::plan::{self, Plan, TaskKind};
 use crate::router::{route, Catalog, CatalogEntry, Confidence, Intent, Scene};
-use crate::scene::{PracticeScene, PracticeView, SceneError, SceneResult};
+use crate::scene::{Microphone, PracticeScene, PracticeView, SceneError, SceneResult};
 use crate::PracticeState;
 
-/// How long each stage took, in microseconds.
+/// What the child gave the entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    /// Typed words.
+    Text(String),
+    /// A recording of the child speaking (WAV, or any format the speech
+    /// crate decodes), heard offline before it is routed.
+    Voice(PathBuf),
+}
+
+impl From<&str> for Input {
+    fn from(text: &str) -> Self {
+        Self::Text(text.to_string())
+    }
+}
+
+/// How the entry hears a recording: the words said in it. Fails with a
+/// coded [`SceneError`] when no words can be heard.
+pub trait Hearing: Send + Sync + std::fmt::Debug {
+    fn words(&self, recording: &Path, lang: AsrLang) -> SceneResult<String>;
+}
+
+/// The practice scene's ears hear what is said to the entry too: the same
+/// models, loaded once, the same voice detector cutting the speech out, the
+/// same whisper worker.
+impl Hearing for Microphone {
+    fn words(&self, recording: &Path, lang: AsrLang) -> SceneResult<String> {
+        let heard = self.pipeline()?.hear_file(recording, lang, None)?;
+        let Some(transcript) = heard.transcript else {
+            return Err(SceneError::NotAnAttempt(NotAnAttempt::NothingHeard));
+        };
+        let words = transcript.text.trim();
+        if words.is_empty() {
+            return Err(SceneError::NotAnAttempt(
+                if transcript.raw_text.trim().is_empty() {
+                    NotAnAttempt::NothingHeard
+                } else {
+                    NotAnAttempt::OnlyPunctuation
+                },
+            ));
+        }
+        // Whisper giving back its own neutral prompt heard no words it trusts.
+        let hanzi: String = words.chars().filter(|c| is_hanzi(*c)).collect();
+        if hanzi.chars().count() >= 4 && MANDARIN_PROMPT.contains(&hanzi) {
+            return Err(SceneError::NotAnAttempt(NotAnAttempt::PromptEcho));
+        }
+        Ok(words.to_string())
+    }
+}
+
+fn is_hanzi(c: char) -> bool {
+    matches!(c, '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}')
+}
+
+/// How long each stage took, in microseconds (`speech_us` is 0 for typed
+/// words).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Timings {
+    pub speech_us: u64,
     pub route_us: u64,
     pub decide_us: u64,
     pub act_us: u64,
@@ -61,14 +132,22 @@ pub struct Response {
     pub decision: Decision,
     /// Why, in the guardrails' words (for parents and traces).
     pub reason: String,
+    /// What was heard, when the child spoke (a recording).
+    pub heard: Option<String>,
+    /// Why nothing could be done, coded (`speech.nothing_heard`,
+    /// `speech.audio`, `models.needed`, …); `text_zh`/`text_en` say it in
+    /// plain words.
+    pub error: Option<WireError>,
     /// What to say to the child, in both languages.
     pub text_zh: String,
     pub text_en: String,
     pub material: Option<MaterialRef>,
     /// The practice opened or continued, in the recite scene.
     pub practice: Option<PracticeView>,
-    /// Today's due reviews, in the plan scene (titles).
+    /// Today's due reviews not done yet, in the plan scene (titles).
     pub due: Vec<String>,
+    /// Today's plan with each task's progress, in the plan scene.
+    pub plan: Option<Plan>,
     /// The companion (a model) should answer: chat and homework.
     pub needs_model: bool,
     pub timings: Timings,
@@ -113,6 +192,7 @@ pub struct Replayed {
 pub struct Entry {
     store: Store,
     practice: PracticeScene,
+    hearing: Option<Arc<dyn Hearing>>,
 }
 
 fn us(since: Instant) -> u64 {
@@ -134,7 +214,78 @@ fn said(zh: impl Into<String>, en: impl Into<String>) -> (String, String) {
 
 impl Entry {
     pub fn new(store: Store, practice: PracticeScene) -> Self {
-        Self { store, practice }
+        Self {
+            store,
+            practice,
+            hearing: None,
+        }
+    }
+
+    /// Recordings are heard with `hearing` (without, a recording is
+    /// answered with `models.needed`).
+    pub fn with_hearing(mut self, hearing: Arc<dyn Hearing>) -> Self {
+        self.hearing = Some(hearing);
+        self
+    }
+
+    /// The words in a recording, for a child speaking `locale`.
+    fn hear(&self, recording: &Path, locale: &str) -> SceneResult<String> {
+        let hearing = self.hearing.as_ref().ok_or_else(|| {
+            SceneError::ModelsNeeded("no speech recognition is set up here".into())
+        })?;
+        let lang = if locale.starts_with("en") {
+            AsrLang::En
+        } else {
+            AsrLang::Zh
+        };
+        hearing.words(recording, lang)
+    }
+
+    /// The answer to a recording that could not be heard: the child stays
+    /// where they are, told why in plain words; nothing is stored.
+    fn not_heard(session: &Session, error: &SceneError, speech_us: u64, total_us: u64) -> Response {
+        let (zh, en) = match error.code() {
+            "speech.nothing_heard" | "speech.unclear" | "speech.not_the_material" => said(
+                "没听清楚，靠近麦克风再说一次吧。",
+                "I didn't catch that. Say it again, a little closer to the microphone?",
+            ),
+            "speech.audio" => said(
+                "这段录音打不开，再录一次吧。",
+                format!("That recording can't be read ({error}). Record it again?"),
+            ),
+            "models.needed" | "models.missing" | "models.checksum" | "models.format" => said(
+                "现在还听不了语音：需要家长先在设置里下载离线语音模型。打字也可以哦。",
+                "I can't listen yet: a parent needs to fetch the offline speech models in Settings. You can type instead.",
+            ),
+            _ => said(
+                "刚才没听成，再说一次吧。",
+                format!("Listening failed ({error}). Say it again?"),
+            ),
+        };
+        Response {
+            trace_id: uuid::Uuid::now_v7().to_string(),
+            scene: session.active,
+            intent: Intent::ContinueCurrent,
+            confidence: Confidence::Low,
+            decision: Decision::Reject {
+                reason: error.to_string(),
+            },
+            reason: "the recording could not be heard".into(),
+            heard: None,
+            error: Some(error.wire()),
+            text_zh: zh,
+            text_en: en,
+            material: None,
+            practice: None,
+            due: Vec::new(),
+            plan: None,
+            needs_model: false,
+            timings: Timings {
+                speech_us,
+                total_us,
+                ..Timings::default()
+            },
+        }
     }
 
     /// The library as the router looks things up in it.
@@ -193,12 +344,12 @@ impl Entry {
         Ok(())
     }
 
-    /// Handles what `profile_id` said at `now`; `model_ready` says whether a
-    /// model is set up for the companion.
+    /// Handles what `profile_id` typed or said at `now`; `model_ready` says
+    /// whether a model is set up for the companion.
     pub fn process(
         &self,
         profile_id: &str,
-        text: &str,
+        input: Input,
         now: DateTime<Utc>,
         model_ready: bool,
     ) -> SceneResult<Response> {
@@ -209,6 +360,17 @@ impl Entry {
             .parse()
             .unwrap_or(chrono_tz::Asia::Shanghai);
         let before = self.session(profile_id, tz, now)?;
+        let (text, heard, speech_us) = match input {
+            Input::Text(text) => (text, None, 0),
+            Input::Voice(recording) => {
+                let t = Instant::now();
+                match self.hear(&recording, &profile.locale) {
+                    Ok(words) => (words.clone(), Some(words), us(t)),
+                    Err(e) => return Ok(Self::not_heard(&before, &e, us(t), us(started))),
+                }
+            }
+        };
+        let text = text.as_str();
         let t = Instant::now();
         let routed = route(
             text,
@@ -228,11 +390,14 @@ impl Entry {
             confidence: routed.confidence,
             decision: decided.decision.clone(),
             reason: decided.reason.to_string(),
+            heard,
+            error: None,
             text_zh: String::new(),
             text_en: String::new(),
             material: None,
             practice: None,
             due: Vec::new(),
+            plan: None,
             needs_model: false,
             timings: Timings::default(),
         };
@@ -293,6 +458,7 @@ impl Entry {
         response.text_en = en;
         self.save(profile_id, &decided.session, now)?;
         response.timings = Timings {
+            speech_us,
             route_us,
             decide_us,
             act_us: us(t),
@@ -389,20 +555,20 @@ impl Entry {
                 }
             }
             Scene::Plan => {
-                let due = deskmate_recite::schedule::due(&self.store, profile_id, now)?;
-                response.due = due.iter().map(|d| d.title.clone()).collect();
-                if due.is_empty() {
-                    said(
-                        "今天没有要复习的，可以学一首新诗！",
-                        "Nothing to review today: how about a new poem?",
-                    )
+                let plan = plan::today(&self.store, profile_id, now)?;
+                response.due = plan
+                    .tasks
+                    .iter()
+                    .filter(|t| t.kind == TaskKind::Review && !t.done)
+                    .filter_map(|t| t.title.clone())
+                    .collect();
+                let words = if intent == Intent::ContinueCurrent {
+                    self.walk(response, profile_id, &plan)?
                 } else {
-                    let zh: Vec<String> = due.iter().map(|d| format!("《{}》", d.title)).collect();
-                    said(
-                        format!("今天要复习：{}。先背哪一首？", zh.join("")),
-                        format!("To review today: {}. Which first?", response.due.join(", ")),
-                    )
-                }
+                    plan::summary(&plan)
+                };
+                response.plan = Some(plan);
+                words
             }
             Scene::Chat | Scene::Homework => {
                 response.needs_model = true;
@@ -416,6 +582,45 @@ impl Entry {
                 }
             }
         })
+    }
+
+    /// The plan scene's "下一个": on to the next task not done after the one
+    /// whose material the child has open, opening its recitation.
+    fn walk(
+        &self,
+        response: &mut Response,
+        profile_id: &str,
+        plan: &Plan,
+    ) -> SceneResult<(String, String)> {
+        let current = self.practice.current(profile_id)?;
+        let on = current.as_ref().map(|p| p.material.id.as_str());
+        let Some(task) = plan::next(plan, on).and_then(|i| plan.tasks.get(i)) else {
+            return Ok(if plan.done == plan.total {
+                plan::summary(plan)
+            } else {
+                said(
+                    "要背的都背完了！剩下的可以慢慢来。",
+                    "Nothing left to recite today. The rest can wait.",
+                )
+            });
+        };
+        let Some(material_id) = task.material_id.as_deref() else {
+            return Ok(plan::summary(plan));
+        };
+        // The same material still open is gone on with, not opened twice.
+        let practice = match current {
+            Some(p) if p.material.id == material_id => p,
+            _ => self.practice.start(profile_id, material_id, Mode::Voice)?,
+        };
+        response.material = Some(MaterialRef {
+            id: practice.material.id.clone(),
+            title: practice.material.title.clone(),
+        });
+        response.practice = Some(practice);
+        Ok(said(
+            format!("下一个：{}。准备好了就按录音键。", task.text_zh),
+            format!("Next: {}. Press record when you're ready.", task.text_en),
+        ))
     }
 
     /// Every logged decision (of one child, or all), taken again with the
@@ -554,7 +759,7 @@ mod tests {
         let f = fixture();
         let entry = Entry::new(f.store.clone(), f.scene.clone());
         let r = entry
-            .process(&f.child, "我要背静夜思", at(2, 2), false)
+            .process(&f.child, "我要背静夜思".into(), at(2, 2), false)
             .unwrap();
         assert_eq!((r.scene, r.intent), (Scene::Recite, Intent::Recite));
         assert_eq!(
@@ -567,11 +772,13 @@ mod tests {
             (f.poem.as_str(), "ready")
         );
         assert!(r.text_zh.contains("《静夜思》"), "{}", r.text_zh);
-        let out = entry.process(&f.child, "不背了", at(2, 2), false).unwrap();
+        let out = entry
+            .process(&f.child, "不背了".into(), at(2, 2), false)
+            .unwrap();
         assert_eq!((out.scene, out.decision), (Scene::Chat, Decision::Exit));
         // Chat needs a model; without one the child is told who can set it up.
         let chat = entry
-            .process(&f.child, "月亮上有兔子吗", at(2, 2), false)
+            .process(&f.child, "月亮上有兔子吗".into(), at(2, 2), false)
             .unwrap();
         assert!(
             chat.needs_model && chat.text_zh.contains("家长"),
@@ -616,13 +823,176 @@ mod tests {
         );
     }
 
+    /// Ears that hear what they were told to, or fail as told.
+    #[derive(Debug)]
+    struct Told(Result<&'static str, NotAnAttempt>);
+
+    impl Hearing for Told {
+        fn words(&self, recording: &Path, lang: AsrLang) -> SceneResult<String> {
+            assert_eq!(
+                lang,
+                AsrLang::Zh,
+                "a Chinese-speaking child is heard in Chinese"
+            );
+            assert!(recording.ends_with("said.wav"));
+            self.0.map(str::to_string).map_err(SceneError::NotAnAttempt)
+        }
+    }
+
+    #[test]
+    fn a_recording_is_heard_then_routed_like_words() {
+        let f = fixture();
+        let entry = Entry::new(f.store.clone(), f.scene.clone())
+            .with_hearing(Arc::new(Told(Ok("我要背静夜思"))));
+        let r = entry
+            .process(&f.child, Input::Voice("said.wav".into()), at(2, 2), false)
+            .unwrap();
+        assert_eq!(r.heard.as_deref(), Some("我要背静夜思"));
+        assert_eq!((r.scene, r.intent), (Scene::Recite, Intent::Recite));
+        assert_eq!(r.material.map(|m| m.id), Some(f.poem.clone()));
+        assert!(r.error.is_none());
+        // The trace keeps the words heard.
+        let trace = entry.trace(&r.trace_id).unwrap();
+        assert_eq!(trace.input, "我要背静夜思");
+        assert!(
+            trace.timings.get("speech_us").is_some(),
+            "{}",
+            trace.timings
+        );
+    }
+
+    #[test]
+    fn a_recording_with_nothing_heard_is_a_coded_error_and_nothing_is_stored() {
+        let f = fixture();
+        let deaf = Entry::new(f.store.clone(), f.scene.clone())
+            .with_hearing(Arc::new(Told(Err(NotAnAttempt::NothingHeard))));
+        let r = deaf
+            .process(&f.child, Input::Voice("said.wav".into()), at(2, 2), false)
+            .unwrap();
+        let e = r.error.unwrap();
+        assert_eq!(e.code, "speech.nothing_heard");
+        assert!(r.text_zh.contains("没听清楚"), "{}", r.text_zh);
+        assert_eq!(r.scene, Scene::Chat);
+        assert!(r.heard.is_none() && r.practice.is_none());
+        assert!(deaf.decisions(&f.child, 10).unwrap().is_empty());
+        assert!(deaf.trace(&r.trace_id).is_err(), "nothing was logged");
+        // No speech recognition at all: the parent is told what to fetch.
+        let none = Entry::new(f.store.clone(), f.scene.clone());
+        let r = none
+            .process(&f.child, Input::Voice("said.wav".into()), at(2, 2), false)
+            .unwrap();
+        assert_eq!(r.error.unwrap().code, "models.needed");
+        assert!(r.text_zh.contains("语音模型"), "{}", r.text_zh);
+        let stored: i64 = f
+            .store
+            .with_conn(
+                |c| Ok(c.query_row("SELECT count(*) FROM scene_sessions", [], |r| r.get(0))?),
+            )
+            .unwrap();
+        assert_eq!(
+            stored, 0,
+            "no session was started for a recording never heard"
+        );
+    }
+
+    #[test]
+    fn the_plan_scene_answers_with_the_plan_and_walks_through_it() {
+        let f = fixture();
+        let chun_xiao = f
+            .store
+            .materials()
+            .add_custom(
+                deskmate_store::NewMaterial {
+                    lang: "zh".into(),
+                    title: "春晓".into(),
+                    body: "春眠不觉晓，处处闻啼鸟。夜来风雨声，花落知多少。".into(),
+                    ..Default::default()
+                },
+                None,
+            )
+            .unwrap();
+        f.store
+            .goals()
+            .set(&f.child, deskmate_store::GoalKind::NewPerDay, 2)
+            .unwrap();
+        let entry = Entry::new(f.store.clone(), f.scene.clone());
+        let r = entry
+            .process(&f.child, "今天做什么".into(), at(2, 2), false)
+            .unwrap();
+        assert_eq!(r.scene, Scene::Plan);
+        let plan = r.plan.unwrap();
+        assert_eq!((plan.done, plan.total), (0, 2));
+        let order: Vec<String> = plan
+            .tasks
+            .iter()
+            .map(|t| t.material_id.clone().unwrap())
+            .collect();
+        assert!(order.contains(&f.poem) && order.contains(&chun_xiao.id));
+        assert!(
+            r.text_zh.contains("完成 0/2") && r.text_zh.contains("下一个"),
+            "{}",
+            r.text_zh
+        );
+        assert!(
+            r.practice.is_none(),
+            "the plan is shown before anything opens"
+        );
+        // 下一个: the first task's recitation opens, the child stays in the plan.
+        let first = entry
+            .process(&f.child, "下一个".into(), at(2, 2), false)
+            .unwrap();
+        assert_eq!(
+            (first.scene, first.intent),
+            (Scene::Plan, Intent::ContinueCurrent)
+        );
+        let p = first.practice.unwrap();
+        assert_eq!(
+            (p.material.id.as_str(), p.state.name()),
+            (order[0].as_str(), "ready")
+        );
+        assert!(first.text_zh.starts_with("下一个："), "{}", first.text_zh);
+        // Again: on to the second, then round to the first, not yet done.
+        let second = entry
+            .process(&f.child, "下一个".into(), at(2, 2), false)
+            .unwrap();
+        assert_eq!(second.material.unwrap().id, order[1]);
+        let round = entry
+            .process(&f.child, "下一个".into(), at(2, 2), false)
+            .unwrap();
+        assert_eq!(round.material.unwrap().id, order[0]);
+        // Both passed: nothing left, and the plan says so.
+        for id in &order {
+            let body = f.store.materials().get(id).unwrap().body;
+            deskmate_recite::practice::record_attempt(
+                &f.store,
+                deskmate_recite::practice::NewAttempt {
+                    profile_id: f.child.clone(),
+                    material_id: id.clone(),
+                    transcript: deskmate_recite::Transcript::new(body),
+                    mode: Mode::Text,
+                    at: at(2, 3),
+                    duration_ms: Some(20_000),
+                    session_id: None,
+                },
+                &deskmate_recite::TemplateTips,
+            )
+            .unwrap();
+        }
+        let done = entry
+            .process(&f.child, "下一个".into(), at(2, 4), false)
+            .unwrap();
+        assert!(done.practice.is_none());
+        assert!(done.text_zh.contains("都完成了"), "{}", done.text_zh);
+        assert_eq!(done.plan.map(|p| (p.done, p.total)), Some((2, 2)));
+    }
+
     #[test]
     fn a_new_local_day_starts_from_chat_and_a_damaged_session_is_started_again() {
         let f = fixture();
         let entry = Entry::new(f.store.clone(), f.scene.clone());
         // 15:00 UTC on the 2nd is 23:00 in Shanghai; 17:00 UTC is 01:00 on the 3rd.
         entry
-            .process(&f.child, "我要背静夜思", at(2, 15), false)
+            .process(&f.child, "我要背静夜思".into(), at(2, 15), false)
             .unwrap();
         let session = entry
             .session(&f.child, chrono_tz::Asia::Shanghai, at(2, 15))
@@ -639,7 +1009,7 @@ mod tests {
             })
             .unwrap();
         let r = entry
-            .process(&f.child, "再来一次", at(2, 15), false)
+            .process(&f.child, "再来一次".into(), at(2, 15), false)
             .unwrap();
         assert_eq!(
             r.scene,

@@ -2,11 +2,13 @@
 //! versioned migrations, and one repository per aggregate.
 //!
 //! Open it with [`Store::open`]; reach the repositories through
-//! [`Store::profiles`], [`Store::materials`] and [`Store::settings`].
+//! [`Store::profiles`], [`Store::materials`], [`Store::settings`] and
+//! [`Store::goals`].
 //! Every write is a single statement or a transaction, so a process killed
 //! mid-write leaves a database that opens cleanly.
 
 mod error;
+mod goals;
 mod materials;
 mod migrations;
 mod profiles;
@@ -18,6 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use rusqlite::Connection;
 
 pub use error::{StoreError, StoreResult};
+pub use goals::{Goal, GoalKind, Goals, GOAL_TARGET_MAX};
 pub use materials::{
     builtin_id, Material, MaterialFilter, MaterialSource, Materials, NewMaterial, BODY_MAX_CHARS,
 };
@@ -126,6 +129,11 @@ impl Store {
 
     pub fn settings(&self) -> Settings<'_> {
         Settings::new(self)
+    }
+
+    /// A parent's learning goals for each child.
+    pub fn goals(&self) -> Goals<'_> {
+        Goals::new(self)
     }
 }
 

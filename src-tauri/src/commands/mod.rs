@@ -13,6 +13,7 @@
 mod chat;
 pub mod lamp;
 mod models;
+mod plan;
 pub mod practice;
 mod voice;
 
@@ -154,6 +155,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         chat::llm_test,
         practice::reviews_due,
         practice::say,
+        plan::plan_today,
         practice::practice_start,
         practice::practice_current,
         practice::practice_submit_text,

@@ -11,6 +11,9 @@ const PATHS = {
   hand: "M8 13V6a1.5 1.5 0 0 1 3 0v5M11 11V4.5a1.5 1.5 0 0 1 3 0V11M14 11V6a1.5 1.5 0 0 1 3 0v7c0 4-2.5 7-6 7-2.5 0-4-1.5-5.5-4L4 13a1.5 1.5 0 0 1 2.5-1.5L8 13",
   menu: "M4 7h16M4 12h16M4 17h16",
   plus: "M12 5v14M5 12h14",
+  book: "M4 19V5a2 2 0 0 1 2-2h14v16H6a2 2 0 0 0-2 2 2 2 0 0 0 2 2h14",
+  calendar: "M4 6h16v14H4zM4 10h16M8 3v4M16 3v4",
+  pencil: "M4 20l4-1L19 8l-3-3L5 16zM14 7l3 3",
 } as const;
 
 export type IconName = keyof typeof PATHS;

@@ -41,6 +41,7 @@ describe("child home: the library", () => {
       practiceView({ material: materialId === "m2" ? twinkle : jingyesi }),
     );
     vi.mocked(api.practiceLeave).mockResolvedValue(null);
+    vi.mocked(api.planToday).mockResolvedValue({ profile_id: "c1", day: "2026-03-02", tasks: [], done: 0, total: 0 });
   });
 
   it("loads everything first and renders a card per material", async () => {
@@ -230,9 +231,12 @@ describe("child home: the library", () => {
       text_en: "Let's recite 静夜思!",
       material: { id: view.material.id, title: view.material.title },
       practice: view,
+      heard: null,
+      error: null,
       due: [],
+      plan: null,
       needs_model: false,
-      timings: { route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
+      timings: { speech_us: 0, route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
     });
     const user = userEvent.setup();
     renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
@@ -257,9 +261,12 @@ describe("child home: the library", () => {
       text_en: "Chat needs a model.",
       material: null,
       practice: null,
+      heard: null,
+      error: null,
       due: [],
+      plan: null,
       needs_model: true,
-      timings: { route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
+      timings: { speech_us: 0, route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
     });
     vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
     vi.mocked(api.chatThreads).mockResolvedValue([]);
@@ -271,6 +278,88 @@ describe("child home: the library", () => {
     expect(await screen.findByTestId("say-reply")).toHaveTextContent("需要家长先在设置里配好模型");
     await user.click(screen.getByTestId("say-open-chat"));
     expect(screen.getByTestId("chat-screen")).toBeInTheDocument();
+  });
+
+  it("shows today's plan with progress; a task not done opens its recitation", async () => {
+    vi.mocked(api.planToday).mockResolvedValue({
+      profile_id: "c1",
+      day: "2026-03-02",
+      done: 1,
+      total: 3,
+      tasks: [
+        { kind: "review", material_id: "m1", title: "静夜思", done: true, count: null, target: null, text_zh: "复习《静夜思》", text_en: "Review 静夜思" },
+        { kind: "new", material_id: "m2", title: "Twinkle", done: false, count: null, target: null, text_zh: "学一首新的：《Twinkle》", text_en: "Learn a new one: Twinkle" },
+        { kind: "weekly_reviews", material_id: null, title: null, done: false, count: 1, target: 3, text_zh: "本周复习 1/3 次", text_en: "Reviews this week 1/3" },
+      ],
+    });
+    const user = userEvent.setup();
+    renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
+    const card = await screen.findByTestId("plan-card");
+    expect(api.planToday).toHaveBeenCalledWith("c1");
+    expect(within(card).getByTestId("plan-progress")).toHaveTextContent("完成 1/3");
+    expect(within(card).getByRole("progressbar")).toHaveAttribute("aria-valuenow", "33");
+    const tasks = within(card).getAllByTestId("plan-task");
+    expect(tasks.map((t) => [t.dataset.kind, t.dataset.done, t.textContent])).toEqual([
+      ["review", "true", "✓ 复习《静夜思》"],
+      ["new", "false", "○ 学一首新的：《Twinkle》"],
+      ["weekly_reviews", "false", "○ 本周复习 1/3 次"],
+    ]);
+    // Done, or nothing to open: not a button.
+    expect(tasks[0].tagName).toBe("SPAN");
+    expect(tasks[2].tagName).toBe("SPAN");
+    await user.click(tasks[1]);
+    expect(await screen.findByTestId("practice-screen")).toBeInTheDocument();
+    expect(api.practiceStart).toHaveBeenCalledWith("c1", "m2", expect.anything());
+  });
+
+  it("the scenario cards speak through the one entry; the plan the entry answers with is shown", async () => {
+    vi.mocked(api.say).mockResolvedValue({
+      trace_id: "t3",
+      scene: "plan",
+      intent: "plan",
+      confidence: "high",
+      decision: { decision: "switch", to: "plan", material_id: null },
+      reason: "another scene, clearly asked for",
+      heard: null,
+      error: null,
+      text_zh: "今天的计划（完成 0/1）：○复习《静夜思》。说“下一个”开始。",
+      text_en: "Today's plan (0 of 1 done)",
+      material: null,
+      practice: null,
+      due: ["静夜思"],
+      plan: {
+        profile_id: "c1",
+        day: "2026-03-02",
+        done: 0,
+        total: 1,
+        tasks: [{ kind: "review", material_id: "m1", title: "静夜思", done: false, count: null, target: null, text_zh: "复习《静夜思》", text_en: "Review 静夜思" }],
+      },
+      needs_model: false,
+      timings: { speech_us: 0, route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
+    });
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
+    vi.mocked(api.chatThreads).mockResolvedValue([]);
+    const user = userEvent.setup();
+    renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
+    expect(await screen.findByTestId("plan-empty")).toHaveTextContent("今天没有安排任务");
+    expect(screen.getAllByRole("button", { name: /背古诗|今天的计划|问作业|和同桌聊天/ })).toHaveLength(4);
+    await user.click(screen.getByTestId("scenario-plan"));
+    expect(api.say).toHaveBeenCalledWith("c1", "今天做什么");
+    expect(await screen.findByTestId("say-reply")).toHaveAttribute("data-scene", "plan");
+    expect(await screen.findByTestId("plan-progress")).toHaveTextContent("完成 0/1");
+    await user.click(screen.getByTestId("scenario-recite"));
+    expect(api.say).toHaveBeenLastCalledWith("c1", "我要背诗");
+    await user.click(screen.getByTestId("scenario-homework"));
+    expect(api.say).toHaveBeenLastCalledWith("c1", "我有作业要问");
+    await user.click(screen.getByTestId("scenario-chat"));
+    expect(screen.getByTestId("chat-screen")).toBeInTheDocument();
+    expect(api.say).toHaveBeenCalledTimes(3);
+  });
+
+  it("says in the plan card when today's plan cannot be read", async () => {
+    vi.mocked(api.planToday).mockRejectedValue("the database is locked");
+    renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
+    expect(await screen.findByTestId("plan-error")).toHaveTextContent("今天的计划没能读取");
   });
 
   it("shows the lamp drawer only while a lamp is attached", async () => {

@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from "react";
-import { Icon } from "../components/Icon";
+import { Icon, type IconName } from "../components/Icon";
 import * as api from "../api";
-import type { DueReview, Lang, Material, PracticeView, Profile, SayResponse } from "../api";
+import type { DueReview, Lang, Material, Plan, PracticeView, Profile, SayResponse } from "../api";
 import { Header } from "../components/Header";
 import { LampDock } from "../components/lamp/LampDock";
 import { errorText } from "../errors";
@@ -11,6 +11,7 @@ import { useDebounced } from "../useDebounced";
 import { GRADES } from "../validation";
 import { ChatScreen } from "./chat/ChatScreen";
 import { DueStrip, sortDue } from "./child/DueStrip";
+import { PlanCard } from "./child/PlanCard";
 import { Practice } from "./practice/Practice";
 
 export { byline, firstLine };
@@ -40,15 +41,25 @@ export function dueFirst(materials: Material[], due: DueReview[]): Material[] {
   return [...first, ...materials.filter((m) => !order.has(m.id))];
 }
 
+/** The scenario cards: each says its words through the one entry, except chat, which opens the chat. */
+export const SCENARIOS: { id: "recite" | "plan" | "homework" | "chat"; icon: IconName; label: MessageKey; says: MessageKey | null }[] = [
+  { id: "recite", icon: "book", label: "scenario.recite", says: "scenario.recite.says" },
+  { id: "plan", icon: "calendar", label: "scenario.plan", says: "scenario.plan.says" },
+  { id: "homework", icon: "pencil", label: "scenario.homework", says: "scenario.homework.says" },
+  { id: "chat", icon: "chat", label: "scenario.chat", says: null },
+];
+
 type View =
   | { name: "library" }
   | { name: "practice"; materialId: string; material: Material | null; resume: PracticeView | null }
   | { name: "chat" };
 
 /**
- * The child's home: the reviews due today, then the library (filters, search,
- * a card per material). A card or a due review opens recitation practice;
- * "聊天" opens the chat. A practice left open (app restart) is resumed.
+ * The child's home: scenario cards (背古诗, 今天的计划, 问作业 through the one
+ * entry; 和同桌聊天 opens the chat), the '和同桌说' line, today's plan with
+ * progress, the reviews due today, then the library (filters, search, a card
+ * per material). A card, a due review or a plan task opens recitation
+ * practice. A practice left open (app restart) is resumed.
  */
 export function ChildHome({ profile, onExit }: ChildHomeProps) {
   const t = useT();
@@ -116,21 +127,33 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
   const [said, setSaid] = useState("");
   const [reply, setReply] = useState<SayResponse | null>(null);
   const [sayError, setSayError] = useState<string | null>(null);
+  // The newest plan the entry answered with (the plan card shows it).
+  const [plan, setPlan] = useState<Plan | null>(null);
+  // Changes each time the child comes back to the home, so the plan is read again.
+  const [homeVisits, setHomeVisits] = useState(0);
+  useEffect(() => {
+    if (view.name === "library") setHomeVisits((n) => n + 1);
+  }, [view.name]);
+  async function sayText(text: string): Promise<boolean> {
+    setSayError(null);
+    try {
+      const r = await api.say(profile.id, text);
+      setReply(r);
+      if (r.plan) setPlan(r.plan);
+      if (r.practice) {
+        setView({ name: "practice", materialId: r.practice.material.id, material: r.practice.material, resume: r.practice });
+      }
+      return true;
+    } catch (e) {
+      setSayError(errorText(e));
+      return false;
+    }
+  }
   async function sayIt(ev: FormEvent) {
     ev.preventDefault();
     const text = said.trim();
     if (!text) return;
-    setSayError(null);
-    try {
-      const r = await api.say(profile.id, text);
-      setSaid("");
-      setReply(r);
-      if (r.practice) {
-        setView({ name: "practice", materialId: r.practice.material.id, material: r.practice.material, resume: r.practice });
-      }
-    } catch (e) {
-      setSayError(errorText(e));
-    }
+    if (await sayText(text)) setSaid("");
   }
 
   return (
@@ -158,6 +181,24 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
         />
         <main className="content">
           <h1 className="page-title">{t("child.hello", { name: profile.name })}</h1>
+          <ul className="scenario-cards" aria-label={t("scenario.title")}>
+            {SCENARIOS.map((c) => (
+              <li key={c.id}>
+                <button
+                  type="button"
+                  className="scenario-card"
+                  data-testid={`scenario-${c.id}`}
+                  onClick={() => {
+                    if (c.says) void sayText(t(c.says));
+                    else setView({ name: "chat" });
+                  }}
+                >
+                  <Icon name={c.icon} size={28} />
+                  <span>{t(c.label)}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
           <form className="card say-box" onSubmit={(e) => void sayIt(e)}>
             <input
               className="input"
@@ -186,6 +227,14 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
               </p>
             )}
           </form>
+          <PlanCard
+            profileId={profile.id}
+            plan={plan}
+            reloadKey={homeVisits}
+            onOpen={(task) =>
+              task.material_id && setView({ name: "practice", materialId: task.material_id, material: null, resume: null })
+            }
+          />
           <DueStrip
             profileId={profile.id}
             onOpen={(d) => setView({ name: "practice", materialId: d.material_id, material: null, resume: null })}

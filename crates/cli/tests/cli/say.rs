@@ -130,3 +130,108 @@ fn with_two_children_say_asks_who_is_speaking() {
         .success();
     assert_eq!(json(&ok.get_output().stdout)["scene"], "chat");
 }
+
+/// `deskmate say --wav`, with the offline speech models
+/// (DESKMATE_MODELS_DIR or <repo>/models).
+#[allow(clippy::unwrap_used)]
+fn say_wav(dir: &std::path::Path, wav: &std::path::Path) -> std::process::Output {
+    let models = deskmate_testkit::clips::models_dir();
+    assert!(
+        models.join("ggml-base.bin").is_file(),
+        "models missing: run scripts/fetch-models.sh (looked in {})",
+        models.display()
+    );
+    deskmate(dir)
+        .args(["say", "--json", "--wav"])
+        .arg(wav)
+        .env("DESKMATE_MODELS_DIR", models)
+        .env_remove("DESKMATE_LLM_API_KEY")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_recited_poem_is_heard_offline_and_its_recitation_offered() {
+    let dir = tempfile::tempdir().unwrap();
+    add_child(dir.path());
+    // A child reciting 静夜思 (a dev clip): heard by whisper, the poem is
+    // recognised by its lines, and with no words asking for it the entry
+    // asks first; "好的" opens it. (espeak-ng's Mandarin voice is not
+    // understood by whisper base: "我要背静夜思" comes back as digits.)
+    let out = say_wav(
+        dir.path(),
+        &deskmate_testkit::clips::dev_clip("静夜思-1.wav"),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = json(&out.stdout);
+    let heard = r["heard"].as_str().unwrap();
+    assert!(heard.starts_with("床前明月光"), "heard {heard}");
+    assert_eq!(r["intent"], "recite", "{r}");
+    assert_eq!(r["decision"]["decision"], "ask_switch", "{r}");
+    assert!(r["text_zh"].as_str().unwrap().contains("《静夜思》"), "{r}");
+    assert!(r["error"].is_null());
+    let t = &r["timings"];
+    assert!(t["speech_us"].as_u64().unwrap() > 0, "{t}");
+    assert!(t["total_us"].as_u64().unwrap() >= t["speech_us"].as_u64().unwrap());
+    // The trace keeps the words heard and the time speech took.
+    let trace_id = r["trace_id"].as_str().unwrap();
+    let shown = deskmate(dir.path())
+        .args(["trace", "show", trace_id, "--json"])
+        .assert()
+        .success();
+    let trace = json(&shown.get_output().stdout);
+    assert_eq!(trace["input"].as_str(), Some(heard));
+    assert!(trace["timings"]["speech_us"].as_u64().unwrap() > 0);
+    let yes = say(dir.path(), "好的");
+    assert_eq!(yes["scene"], "recite", "{yes}");
+    assert_eq!(yes["material"]["title"], "静夜思");
+    assert_eq!(yes["practice"]["state"]["state"], "ready");
+}
+
+#[test]
+fn a_recording_that_cannot_be_heard_is_answered_in_plain_words_and_nothing_is_logged() {
+    let dir = tempfile::tempdir().unwrap();
+    add_child(dir.path());
+    // Not audio at all.
+    let broken = dir.path().join("broken.wav");
+    std::fs::write(&broken, b"RIFF this is not really a wave file").unwrap();
+    let out = say_wav(dir.path(), &broken);
+    assert!(!out.status.success());
+    let r = json(&out.stdout);
+    assert_eq!(r["error"]["code"], "speech.audio", "{r}");
+    assert!(r["text_zh"].as_str().unwrap().contains("录音打不开"), "{r}");
+    // Silence: one second of zeros at 16 kHz.
+    let silent = dir.path().join("silent.wav");
+    let mut wav = Vec::new();
+    let data_len: u32 = 16_000 * 2;
+    wav.extend_from_slice(b"RIFF");
+    wav.extend_from_slice(&(36 + data_len).to_le_bytes());
+    wav.extend_from_slice(b"WAVEfmt ");
+    wav.extend_from_slice(&16u32.to_le_bytes());
+    wav.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    wav.extend_from_slice(&1u16.to_le_bytes()); // mono
+    wav.extend_from_slice(&16_000u32.to_le_bytes());
+    wav.extend_from_slice(&32_000u32.to_le_bytes());
+    wav.extend_from_slice(&2u16.to_le_bytes());
+    wav.extend_from_slice(&16u16.to_le_bytes());
+    wav.extend_from_slice(b"data");
+    wav.extend_from_slice(&data_len.to_le_bytes());
+    wav.resize(wav.len() + data_len as usize, 0);
+    std::fs::write(&silent, wav).unwrap();
+    let out = say_wav(dir.path(), &silent);
+    assert!(!out.status.success());
+    let r = json(&out.stdout);
+    assert_eq!(r["error"]["code"], "speech.nothing_heard", "{r}");
+    assert_eq!(r["scene"], "chat");
+    // Neither was logged: there is nothing to replay.
+    let replay = deskmate(dir.path())
+        .args(["trace", "replay"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&replay.get_output().stdout).to_string();
+    assert!(text.contains("0 decisions replayed"), "{text}");
+}
