@@ -33,18 +33,9 @@ use crate::events::{AppEvent, EventBus};
 use crate::practice::FeedbackView;
 use crate::{AppError, AppResult, Deskmate};
 
-/// What the voice did, published as [`AppEvent::Voice`] on `voice://notice`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum VoiceNotice {
-    /// A phrase was synthesized and queued as clip `id`.
-    Queued { id: u64, text: String },
-    /// The queue's account of a clip: started, finished, interrupted or dropped.
-    Playback { playback: PlaybackEvent },
-    /// Nothing can be spoken (no speaker, no synthesizer): shown, not said.
-    Unavailable { reason: String },
-}
+/// What the voice did, published as [`AppEvent::Voice`] on `voice://notice`
+/// (a protocol type).
+pub use deskmate_protocol::voice::VoiceNotice;
 
 /// How often the worker looks at the queue's events while clips are queued.
 const POLL: Duration = Duration::from_millis(20);
@@ -330,8 +321,9 @@ impl Worker {
             if !matches!(playback, PlaybackEvent::Started { .. }) {
                 self.in_flight = self.in_flight.saturating_sub(1);
             }
-            self.bus
-                .publish(AppEvent::Voice(VoiceNotice::Playback { playback }));
+            self.bus.publish(AppEvent::Voice(VoiceNotice::Playback {
+                playback: crate::events::playback_event(playback),
+            }));
         }
     }
 }

@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
-use deskmate_app::events::AppEvent;
-use deskmate_app::practice::{PracticeResult, PracticeView, TaskEvent, TaskStatus};
+use deskmate_app::practice::PracticeView;
 use deskmate_app::recite::Mode;
 use deskmate_app::Deskmate;
+use deskmate_protocol::{AppEvent, PracticeResult, TaskEvent, TaskStatus};
 use serde::Serialize;
 
 use crate::output;
@@ -280,7 +280,7 @@ fn show_view(view: &PracticeView, json: bool) -> anyhow::Result<()> {
             .unwrap_or_else(|| "open".into())
     );
     if let Some(result) = &view.last_result {
-        print_result(result);
+        print_result(&deskmate_app::events::practice_result(result.clone()));
     }
     Ok(())
 }
