@@ -77,15 +77,21 @@ pub fn practice_result(r: core_scene::PracticeResult) -> wire::PracticeResult {
     }
 }
 
+/// What went wrong in a recitation, as the protocol says it.
+pub fn error_type(t: deskmate_recite::ErrorType) -> wire::ErrorType {
+    use deskmate_recite::ErrorType as T;
+    match t {
+        T::Omission => wire::ErrorType::Omission,
+        T::Insertion => wire::ErrorType::Insertion,
+        T::Substitution => wire::ErrorType::Substitution,
+        T::Order => wire::ErrorType::Order,
+    }
+}
+
 fn recitation_error(e: deskmate_recite::RecitationError) -> wire::RecitationError {
-    use deskmate_recite::{ErrorKind as K, ErrorType as T};
+    use deskmate_recite::ErrorKind as K;
     wire::RecitationError {
-        error_type: match e.error_type {
-            T::Omission => wire::ErrorType::Omission,
-            T::Insertion => wire::ErrorType::Insertion,
-            T::Substitution => wire::ErrorType::Substitution,
-            T::Order => wire::ErrorType::Order,
-        },
+        error_type: error_type(e.error_type),
         kind: match e.kind {
             K::Line => wire::ErrorKind::Line,
             K::Part => wire::ErrorKind::Part,
@@ -152,16 +158,9 @@ fn connection_state(s: deskmate_lamp::ConnectionState) -> wire_lamp::ConnectionS
     }
 }
 
-/// What a lamp panel shows, as the stream carries it.
-pub fn lamp_state(s: deskmate_lamp::LampState) -> wire_lamp::LampState {
-    use deskmate_lamp::{ArmPose, Capability as C, Expression as X, Gesture as G};
-    let gesture = |g: G| match g {
-        G::Nod => wire_lamp::Gesture::Nod,
-        G::Shake => wire_lamp::Gesture::Shake,
-        G::Wave => wire_lamp::Gesture::Wave,
-        G::Point => wire_lamp::Gesture::Point,
-        G::Celebrate => wire_lamp::Gesture::Celebrate,
-    };
+/// What a lamp says about itself, as the stream carries it.
+pub fn device_info(d: deskmate_lamp::DeviceInfo) -> wire_lamp::DeviceInfo {
+    use deskmate_lamp::Capability as C;
     let capability = |c: C| match c {
         C::Light => wire_lamp::Capability::Light,
         C::Face => wire_lamp::Capability::Face,
@@ -173,16 +172,29 @@ pub fn lamp_state(s: deskmate_lamp::LampState) -> wire_lamp::LampState {
         C::Touch => wire_lamp::Capability::Touch,
         C::Presence => wire_lamp::Capability::Presence,
     };
+    wire_lamp::DeviceInfo {
+        protocol: d.protocol,
+        model: d.model,
+        firmware: d.firmware,
+        serial: d.serial,
+        capabilities: d.capabilities.into_iter().map(capability).collect(),
+    }
+}
+
+/// What a lamp panel shows, as the stream carries it.
+pub fn lamp_state(s: deskmate_lamp::LampState) -> wire_lamp::LampState {
+    use deskmate_lamp::{ArmPose, Expression as X, Gesture as G};
+    let gesture = |g: G| match g {
+        G::Nod => wire_lamp::Gesture::Nod,
+        G::Shake => wire_lamp::Gesture::Shake,
+        G::Wave => wire_lamp::Gesture::Wave,
+        G::Point => wire_lamp::Gesture::Point,
+        G::Celebrate => wire_lamp::Gesture::Celebrate,
+    };
     wire_lamp::LampState {
         connection: connection_state(s.connection),
         port: s.port,
-        device: s.device.map(|d| wire_lamp::DeviceInfo {
-            protocol: d.protocol,
-            model: d.model,
-            firmware: d.firmware,
-            serial: d.serial,
-            capabilities: d.capabilities.into_iter().map(capability).collect(),
-        }),
+        device: s.device.map(device_info),
         light: wire_lamp::Light {
             brightness: s.light.brightness,
             temperature_k: s.light.temperature_k,

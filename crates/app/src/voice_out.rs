@@ -27,7 +27,6 @@ use std::time::Duration;
 use deskmate_speech::audio::playback::{PlaybackEvent, PlaybackQueue, VoiceClip};
 use deskmate_speech::tts::{CachedSynthesizer, EspeakNg, OpenAiSpeech, Synthesizer, TtsError};
 use deskmate_store::Store;
-use serde::{Deserialize, Serialize};
 
 use crate::events::{AppEvent, EventBus};
 use crate::practice::FeedbackView;
@@ -46,33 +45,9 @@ use crate::settings::VOICE_CLOUD as CLOUD_VOICE_KEY;
 /// feedback a child waits for must not hang on a slow network.
 const CLOUD_VOICE_TIMEOUT: Duration = Duration::from_secs(8);
 
-/// An OpenAI-compatible speech service to speak feedback with.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct CloudVoice {
-    /// e.g. `https://api.openai.com/v1` (the service's `/v1`).
-    pub base_url: String,
-    /// e.g. `tts-1`.
-    pub model: String,
-    /// e.g. `alloy` (used for both languages).
-    pub voice: String,
-    /// Whose API key to send: a chat provider name (`deskmate llm key
-    /// PROVIDER`); none for a service without keys.
-    #[serde(default)]
-    pub key_provider: Option<String>,
-}
-
-/// What [`Deskmate::voice_test`] did.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct VoiceTest {
-    pub text: String,
-    /// The synthesizer that spoke (`openai:…` or `espeak-ng@…`).
-    pub backend: String,
-    /// Why the cloud voice was not used although configured.
-    pub fell_back: Option<String>,
-    pub seconds: f32,
-}
+/// An OpenAI-compatible speech service to speak feedback with, and what
+/// [`FeedbackVoice::test`] did (protocol types).
+pub use deskmate_protocol::voice::{CloudVoice, VoiceTest};
 
 /// A phrase made ready to play, and by whom.
 pub struct Spoken {

@@ -10,7 +10,6 @@ use std::path::PathBuf;
 use deskmate_app::doctor::{Check, Status};
 use deskmate_app::practice::PracticeView;
 use deskmate_app::report_attempts::ListedAttempt;
-use deskmate_app::voice_out::{CloudVoice, VoiceTest};
 use deskmate_app::AppError;
 use deskmate_orchestrator::PracticeState;
 // The event stream and its payloads are protocol types; where they mirror a
@@ -26,7 +25,7 @@ use deskmate_protocol::practice::{
     ErrorKind, ErrorType, FeedbackView, PracticeResult, RecitationError, TaskEvent, TaskStatus,
 };
 use deskmate_protocol::typescript::{add_protocol_types, Module};
-use deskmate_protocol::voice::{PlaybackEvent, VoiceNotice};
+use deskmate_protocol::voice::{CloudVoice, PlaybackEvent, VoiceNotice, VoiceTest};
 use deskmate_recite::history::Purpose;
 use deskmate_recite::report::{
     DaySummary, PeriodSummary, Report, ReportType, Trend, WeakMaterial, WeakPattern,

@@ -7,11 +7,13 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Subcommand};
-use deskmate_app::Deskmate;
+use deskmate_app::{events, Deskmate};
 use deskmate_lamp::{
     ArmPose, Card, Expression, Gesture, Lamp, LampConfig, LampError, LampNotice, LampState, Light,
     PortSelector, ProjectorCommand, USB_PID, USB_VID,
 };
+
+use deskmate_protocol::lamp::LampStatus;
 
 use crate::output;
 
@@ -192,12 +194,14 @@ fn status(port: PortSelector, json: bool) -> anyhow::Result<()> {
     let lamp = connect(port)?;
     lamp.query_state()?;
     let state = lamp.state();
-    let device = state
-        .device
-        .clone()
-        .context("the lamp connected without saying what it is")?;
+    let Some(device) = state.device.clone() else {
+        anyhow::bail!("the lamp connected without saying what it is");
+    };
     if json {
-        return output::json(&serde_json::json!({ "device": device, "state": state }));
+        // The protocol's shapes, as the window's lamp panel receives them.
+        let state = events::lamp_state(state);
+        let device = events::device_info(device);
+        return output::json(&LampStatus { device, state });
     }
     println!(
         "lamp       {}, firmware {}, serial {} (protocol {})",
@@ -247,7 +251,8 @@ fn events(port: PortSelector, count: Option<u64>) -> anyhow::Result<()> {
         port: lamp.state().port,
         at_unix_ms: deskmate_lamp::state::now_unix_ms(),
     };
-    println!("{}", serde_json::to_string(&connected)?);
+    // Printed in the protocol's shape: the window's `lamp://notice` payload.
+    println!("{}", serde_json::to_string(&events::lamp_notice(connected))?);
     let mut seen = 0u64;
     while count.is_none_or(|n| seen < n) {
         let notice = notices.recv().context("the lamp driver stopped")?;
@@ -256,7 +261,7 @@ fn events(port: PortSelector, count: Option<u64>) -> anyhow::Result<()> {
             LampNotice::Connection { .. } => {}
             LampNotice::State { .. } => continue,
         }
-        println!("{}", serde_json::to_string(&notice)?);
+        println!("{}", serde_json::to_string(&events::lamp_notice(notice))?);
     }
     Ok(())
 }

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::Subcommand;
 use deskmate_app::Deskmate;
+use deskmate_protocol::models::ModelDownloaded;
 use deskmate_protocol::ModelPhase;
 use deskmate_speech::models::{fetch, Manifest};
 
@@ -125,7 +126,10 @@ pub fn run(app: &Deskmate, cmd: ModelsCmd) -> anyhow::Result<ExitCode> {
             })?;
             eprintln!();
             if json {
-                output::json(&serde_json::json!({ "name": name, "path": path }))?;
+                output::json(&ModelDownloaded {
+                    name,
+                    path: path.display().to_string(),
+                })?;
             } else {
                 println!("{name} downloaded and verified: {}", path.display());
             }

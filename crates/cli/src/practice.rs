@@ -16,6 +16,7 @@ use clap::{Args, Subcommand};
 use deskmate_app::practice::PracticeView;
 use deskmate_app::recite::Mode;
 use deskmate_app::Deskmate;
+use deskmate_protocol::practice::PracticeProgress;
 use deskmate_protocol::{AppEvent, PracticeResult, TaskEvent, TaskStatus};
 use serde::Serialize;
 
@@ -82,14 +83,6 @@ pub struct StartArgs {
     mode: String,
     #[arg(long)]
     json: bool,
-}
-
-/// One line of `--json` progress output: a task event or a partial transcript.
-#[derive(Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-enum ProgressLine<'a> {
-    Task(&'a TaskEvent),
-    Partial { practice_id: &'a str, text: &'a str },
 }
 
 /// How long a check may take before the command gives up waiting (the
@@ -194,7 +187,7 @@ fn wait_for_verdict(
             Ok(AppEvent::Task(event)) if event.task_id == task_id => {
                 practice_id = Some(event.practice_id.clone());
                 if json {
-                    print_line(&ProgressLine::Task(&event));
+                    print_line(&PracticeProgress::Task((*event).clone()));
                 } else {
                     eprintln!("{}", status_word(event.status));
                 }
@@ -204,10 +197,7 @@ fn wait_for_verdict(
             }
             Ok(AppEvent::Partial(p)) if practice_id.as_deref() == Some(p.practice_id.as_str()) => {
                 if json {
-                    print_line(&ProgressLine::Partial {
-                        practice_id: &p.practice_id,
-                        text: &p.text,
-                    });
+                    print_line(&PracticeProgress::Partial(p));
                 } else {
                     eprintln!("heard so far: {}", p.text);
                 }

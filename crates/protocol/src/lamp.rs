@@ -152,3 +152,10 @@ pub enum LampNotice {
         at_unix_ms: u64,
     },
 }
+
+/// A connected lamp: what it is and what it shows (`deskmate lamp status --json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct LampStatus {
+    pub device: DeviceInfo,
+    pub state: LampState,
+}

@@ -164,3 +164,12 @@ pub struct TaskEvent {
     pub error: Option<WireError>,
     pub result: Option<PracticeResult>,
 }
+
+/// One line of `deskmate practice submit|record --json`: the progress of
+/// the submission, or the text heard so far.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PracticeProgress {
+    Task(TaskEvent),
+    Partial(PartialEvent),
+}
