@@ -211,6 +211,7 @@ pub struct ReciteAudioArgs {
     #[arg(long = "wav", value_name = "FILE")]
     file: PathBuf,
     /// Record the attempt for this child (id or name); needs --material.
+    /// The verdict is judged by the child's pass mark (`recite.pass_threshold`).
     #[arg(long)]
     profile: Option<String>,
     /// Language of the reference (from the material, or detected).
@@ -377,7 +378,13 @@ pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<Ex
     };
     let check_ms = checking.elapsed().as_millis() as u64;
     let total_ms = started.elapsed().as_millis() as u64;
-    let judged = Judgement::new(&reference, voice.verdict.clone(), DEFAULT_PASS_THRESHOLD);
+    // The child's own pass mark when the attempt is recorded for a child,
+    // so the verdict printed is the one stored.
+    let threshold = match &profile {
+        Some(p) => app.pass_threshold(&p.id)?,
+        None => DEFAULT_PASS_THRESHOLD,
+    };
+    let judged = Judgement::new(&reference, voice.verdict.clone(), threshold);
     let verdict = &judged.verdict;
     let attempt = match (&profile, &material) {
         (Some(p), Some(m)) => Some(
