@@ -226,6 +226,34 @@ pub fn lamp_state(s: deskmate_lamp::LampState) -> wire_lamp::LampState {
     }
 }
 
+/// What the app did about a press on the lamp's panel, as the protocol says it.
+pub fn panel_action(press: crate::lamp::PanelPress) -> wire_lamp::PanelAction {
+    use deskmate_orchestrator::scene::LampAction as A;
+    match press {
+        crate::lamp::PanelPress::ThroughLamp => wire_lamp::PanelAction::ThroughLamp,
+        crate::lamp::PanelPress::Direct { action, .. } => match action {
+            A::RecordingStarted {
+                practice_id,
+                task_id,
+            } => wire_lamp::PanelAction::RecordingStarted {
+                practice_id,
+                task_id,
+            },
+            A::RecordingStopped {
+                practice_id,
+                task_id,
+            } => wire_lamp::PanelAction::RecordingStopped {
+                practice_id,
+                task_id,
+            },
+            A::Failed { practice_id, error } => {
+                wire_lamp::PanelAction::Failed { practice_id, error }
+            }
+            A::Ignored { why } => wire_lamp::PanelAction::Ignored { why },
+        },
+    }
+}
+
 /// A playback queue event as the stream carries it.
 pub fn playback_event(e: deskmate_speech::audio::playback::PlaybackEvent) -> PlaybackEvent {
     use deskmate_speech::audio::playback::PlaybackEvent as P;

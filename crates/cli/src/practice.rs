@@ -147,6 +147,16 @@ pub fn run(app: &Deskmate, cmd: PracticeCmd) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Follows a recording started elsewhere (the lamp's start button) to its
+/// verdict, printing as `practice record` does.
+pub fn follow_to_verdict(
+    events: &flume::Receiver<AppEvent>,
+    task_id: &str,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    finish(wait_for_verdict(events, task_id, json, None)?, json)
+}
+
 fn print_line<T: Serialize>(value: &T) {
     match serde_json::to_string(value) {
         Ok(line) => println!("{line}"),

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use clap::{Args, Subcommand};
@@ -14,13 +14,12 @@ use deskmate_app::recite::{
 use deskmate_app::voice_out::CloudVoice;
 use deskmate_app::{events, Deskmate};
 use deskmate_protocol::check::{self, Transcription};
-use deskmate_protocol::voice::{SpokenPhrase, VoiceSetting};
+use deskmate_protocol::voice::{PlaybackEvent, SpokenPhrase, VoiceNotice, VoiceSetting};
+use deskmate_protocol::AppEvent;
 use deskmate_speech::asr::{AudioContext, GuardFlag, HeardUnit};
 use deskmate_speech::attempt::{judge_recording, NotAnAttempt, RecordingVerdict};
 use deskmate_speech::audio::file;
-use deskmate_speech::fairness::{
-    FairnessSettings, Rechecked, UncertainReason, UncertainSpan,
-};
+use deskmate_speech::fairness::{FairnessSettings, Rechecked, UncertainReason, UncertainSpan};
 use deskmate_speech::{AsrConfig, Lang, ModelPaths, SpeechPipeline, Transcript};
 
 use crate::output;
@@ -61,6 +60,14 @@ pub enum SpeechCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Test the feedback voice as the window's settings do: a greeting
+    /// synthesized (cloud voice, or espeak-ng when it fails) and played.
+    VoiceTest {
+        #[arg(long, value_parser = ["zh", "en"], default_value = "zh")]
+        lang: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Synthesize a phrase as feedback would be spoken, into a WAV file.
     Say {
         #[arg(long)]
@@ -72,6 +79,26 @@ pub enum SpeechCmd {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// Waits for the feedback voice to finish its clip, drop it or say it cannot
+/// speak, at most `limit`.
+fn wait_until_said(events: &flume::Receiver<AppEvent>, limit: Duration) {
+    let until = Instant::now() + limit;
+    while let Ok(event) = events.recv_deadline(until) {
+        match event {
+            AppEvent::Voice(VoiceNotice::Unavailable { reason }) => {
+                eprintln!("not played: {reason}");
+                return;
+            }
+            AppEvent::Voice(VoiceNotice::Playback { playback })
+                if !matches!(playback, PlaybackEvent::Started { .. }) =>
+            {
+                return
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Loads the speech models from the app's models directory.
@@ -122,6 +149,25 @@ pub fn run(app: &Deskmate, cmd: SpeechCmd) -> anyhow::Result<ExitCode> {
                     ),
                     None => println!("spoken feedback: espeak-ng (offline)"),
                 }
+            }
+        }
+        SpeechCmd::VoiceTest { lang, json } => {
+            // Played as in the window (the CLI's voice is otherwise off):
+            // the command waits until it was said, or could not be.
+            let events = app.events();
+            app.feedback_voice().enable()?;
+            let test = app.feedback_voice().test(&lang)?;
+            wait_until_said(&events, Duration::from_secs_f32(test.seconds + 5.0));
+            if json {
+                output::json(&test)?;
+            } else {
+                if let Some(why) = &test.fell_back {
+                    eprintln!("the cloud voice failed ({why}); spoke with espeak-ng");
+                }
+                println!(
+                    "\"{}\" ({:.1} s, {})",
+                    test.text, test.seconds, test.backend
+                );
             }
         }
         SpeechCmd::Say {

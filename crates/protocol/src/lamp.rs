@@ -159,3 +159,34 @@ pub struct LampStatus {
     pub device: DeviceInfo,
     pub state: LampState,
 }
+
+/// What the app did about a press on the lamp's panel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum PanelAction {
+    /// Pressed on the simulator the app hosts: it comes back as the lamp's
+    /// own event, and the app acts on that.
+    ThroughLamp,
+    /// The open voice practice started recording.
+    RecordingStarted {
+        practice_id: String,
+        task_id: String,
+    },
+    /// The recording in the open practice was ended.
+    RecordingStopped {
+        practice_id: String,
+        task_id: String,
+    },
+    /// The practice could not start recording.
+    Failed { practice_id: String, error: String },
+    /// Nothing to do (no voice practice open, already recording, …).
+    Ignored { why: String },
+}
+
+/// A press on the lamp's panel and what came of it (`deskmate lamp press --json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct PanelPressed {
+    pub event: DeviceEvent,
+    #[serde(flatten)]
+    pub action: PanelAction,
+}

@@ -14,6 +14,7 @@ pub mod events;
 pub mod lamp;
 pub mod models;
 pub mod practice;
+pub mod settings;
 pub mod status;
 pub mod typescript;
 pub mod voice;
