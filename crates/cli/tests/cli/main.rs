@@ -11,5 +11,6 @@ mod practice;
 mod probe;
 mod recite;
 mod say;
+mod settings;
 mod speech;
 mod team;
