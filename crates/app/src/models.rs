@@ -152,8 +152,10 @@ impl Deskmate {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
+    use crate::Config;
 
     fn entry() -> DownloadEntry {
         DownloadEntry {
@@ -177,5 +179,35 @@ mod tests {
         );
         assert_eq!(from_mirror(&entry(), None).url, entry().url);
         assert_eq!(from_mirror(&entry(), Some("  ")).url, entry().url);
+    }
+
+    #[test]
+    fn a_fetch_without_registry_files_says_how_to_get_them_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
+        let models = dir.path().join("models");
+        let mut seen = Vec::new();
+        let err = app
+            .models_fetch(Some(&models), &[], &["silero-vad".into()], &mut |p| {
+                seen.push(p)
+            })
+            .unwrap_err();
+        assert_eq!(err.code(), "models.fetch_failed");
+        assert!(err.to_string().contains("scripts/fetch-models.sh"), "{err}");
+        let failures: Vec<_> = seen
+            .iter()
+            .filter(|p| p.phase == ModelPhase::Error)
+            .collect();
+        assert_eq!(failures.len(), 1, "{seen:?}");
+        assert_eq!(failures[0].name, "all");
+        assert_eq!(
+            failures[0].message.as_deref(),
+            Some(err.to_string().as_str())
+        );
+        // A model name the manifest does not have is refused the same way.
+        let err = app
+            .models_fetch(Some(&models), &[], &["nope".into()], &mut |_| {})
+            .unwrap_err();
+        assert!(err.to_string().contains("nope"), "{err}");
     }
 }
