@@ -197,7 +197,7 @@ fn wait_for_verdict(
             Ok(AppEvent::Task(event)) if event.task_id == task_id => {
                 practice_id = Some(event.practice_id.clone());
                 if json {
-                    print_line(&PracticeProgress::Task((*event).clone()));
+                    print_line(&PracticeProgress::Task(event.clone()));
                 } else {
                     eprintln!("{}", status_word(event.status));
                 }

@@ -170,6 +170,6 @@ pub struct TaskEvent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum PracticeProgress {
-    Task(TaskEvent),
+    Task(Box<TaskEvent>),
     Partial(PartialEvent),
 }
