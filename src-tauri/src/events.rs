@@ -5,8 +5,8 @@
 //! (tauri-plugin-notification). No notification service (a CI machine) →
 //! logged once; the due strip still updates from `reviews://due`.
 
-use deskmate_app::events::AppEvent;
 use deskmate_app::Deskmate;
+use deskmate_protocol::AppEvent;
 use tauri::{AppHandle, Emitter};
 use tauri_plugin_notification::NotificationExt;
 

@@ -6,108 +6,262 @@
 //! the events on: the shell emits each on its channel to the window, the
 //! CLI prints the ones it waits for, the HTTP API will send them as SSE.
 //!
-//! Every event names its channel (`practice://task`, …), which is also the
-//! window's event name; the payload is the channel's protocol type.
-//!
-//! [`AppEvent`] lives here rather than in `deskmate-protocol` because its
-//! payloads are core types (a task's result is a recitation verdict, a lamp
-//! notice is the lamp's); the channel names and the small payloads are
-//! protocol types.
+//! [`AppEvent`] and its payloads are `deskmate-protocol` types (re-exported
+//! here), so a front end needs no core crate to read the stream. Where a
+//! payload mirrors a core type that carries logic — the orchestrator's task
+//! progress and verdict, the recitation checker's errors, the lamp's notices,
+//! the playback queue's events — the functions below convert the core's
+//! value into its wire shape when it is published.
 
 use std::sync::{Arc, Mutex};
 
-use deskmate_lamp::LampNotice;
-use deskmate_protocol::practice::{LEVEL_EVENT, PARTIAL_EVENT, REVIEWS_DUE_EVENT, TASK_EVENT};
-use deskmate_protocol::{LevelEvent, PartialEvent, ReviewsDueEvent};
-use serde::Serialize;
-
+use deskmate_orchestrator::scene as core_scene;
 use deskmate_orchestrator::SceneEvent;
+use deskmate_protocol::lamp as wire_lamp;
+use deskmate_protocol::practice as wire;
+use deskmate_protocol::voice::PlaybackEvent;
 
-use crate::practice::TaskEvent;
-use crate::voice_out::VoiceNotice;
+pub use deskmate_protocol::events::{
+    AppEvent, ReminderEvent, LAMP_NOTICE_EVENT, REMINDER_EVENT, VOICE_NOTICE_EVENT,
+};
+
 use crate::Deskmate;
 
-/// The channel of the lamp's notices.
-pub const LAMP_NOTICE_EVENT: &str = "lamp://notice";
-/// The channel of what the feedback voice did.
-pub const VOICE_NOTICE_EVENT: &str = "voice://notice";
-/// The channel of review reminders worth a desktop notification.
-pub const REMINDER_EVENT: &str = "reviews://reminder";
-
-/// A reminder worth telling the family outside the window (a desktop
-/// notification), already in the app's language.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct ReminderEvent {
-    pub profile_id: String,
-    pub title: String,
-    pub body: String,
-}
-
-/// Something the core tells every front end, tagged with its channel. The
-/// UI's `EventPayloads` (channel → payload) is derived from its TypeScript.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "channel", content = "payload")]
-pub enum AppEvent {
-    /// A practice submission's progress (listening → … → done or failed).
-    #[serde(rename = "practice://task")]
-    Task(Box<TaskEvent>),
-    /// The microphone's level while a child recites (about 20 a second).
-    #[serde(rename = "practice://level")]
-    Level(LevelEvent),
-    /// The text heard so far while a child recites.
-    #[serde(rename = "practice://partial")]
-    Partial(PartialEvent),
-    /// The lamp's events, connection and state.
-    #[serde(rename = "lamp://notice")]
-    Lamp(LampNotice),
-    /// What the feedback voice queued, played or could not say.
-    #[serde(rename = "voice://notice")]
-    Voice(VoiceNotice),
-    /// A child has reviews due today (the due strip reloads).
-    #[serde(rename = "reviews://due")]
-    ReviewsDue(ReviewsDueEvent),
-    /// News worth a desktop notification.
-    #[serde(rename = "reviews://reminder")]
-    Reminder(ReminderEvent),
-}
-
-impl From<SceneEvent> for AppEvent {
-    fn from(e: SceneEvent) -> Self {
-        match e {
-            SceneEvent::Task(t) => Self::Task(t),
-            SceneEvent::Level(l) => Self::Level(l),
-            SceneEvent::Partial(p) => Self::Partial(p),
-        }
+/// A scene's event as the stream carries it.
+pub fn scene_event(e: SceneEvent) -> AppEvent {
+    match e {
+        SceneEvent::Task(t) => AppEvent::Task(Box::new(task_event(*t))),
+        SceneEvent::Level(l) => AppEvent::Level(l),
+        SceneEvent::Partial(p) => AppEvent::Partial(p),
     }
 }
 
-impl AppEvent {
-    /// The channel: the window's event name, the SSE event type.
-    pub fn channel(&self) -> &'static str {
-        match self {
-            Self::Task(_) => TASK_EVENT,
-            Self::Level(_) => LEVEL_EVENT,
-            Self::Partial(_) => PARTIAL_EVENT,
-            Self::Lamp(_) => LAMP_NOTICE_EVENT,
-            Self::Voice(_) => VOICE_NOTICE_EVENT,
-            Self::ReviewsDue(_) => REVIEWS_DUE_EVENT,
-            Self::Reminder(_) => REMINDER_EVENT,
-        }
+/// A submission's progress as the stream carries it.
+pub fn task_event(t: core_scene::TaskEvent) -> wire::TaskEvent {
+    wire::TaskEvent {
+        practice_id: t.practice_id,
+        task_id: t.task_id,
+        status: match t.status {
+            core_scene::TaskStatus::Listening => wire::TaskStatus::Listening,
+            core_scene::TaskStatus::Queued => wire::TaskStatus::Queued,
+            core_scene::TaskStatus::Transcribing => wire::TaskStatus::Transcribing,
+            core_scene::TaskStatus::Checking => wire::TaskStatus::Checking,
+            core_scene::TaskStatus::Done => wire::TaskStatus::Done,
+            core_scene::TaskStatus::Failed => wire::TaskStatus::Failed,
+        },
+        error: t.error,
+        result: t.result.map(practice_result),
     }
+}
 
-    /// The payload alone, as the channel's listeners expect it.
-    pub fn payload(&self) -> serde_json::Result<serde_json::Value> {
-        match self {
-            Self::Task(e) => serde_json::to_value(e),
-            Self::Level(e) => serde_json::to_value(e),
-            Self::Partial(e) => serde_json::to_value(e),
-            Self::Lamp(e) => serde_json::to_value(e),
-            Self::Voice(e) => serde_json::to_value(e),
-            Self::ReviewsDue(e) => serde_json::to_value(e),
-            Self::Reminder(e) => serde_json::to_value(e),
-        }
+/// A verdict with its feedback as the stream carries it.
+pub fn practice_result(r: core_scene::PracticeResult) -> wire::PracticeResult {
+    wire::PracticeResult {
+        attempt_id: r.attempt_id,
+        attempt_number: r.attempt_number,
+        accuracy: r.accuracy,
+        passed: r.passed,
+        units: r.units,
+        correct: r.correct,
+        transcript: r.transcript,
+        errors: r.errors.into_iter().map(recitation_error).collect(),
+        lines: r.lines,
+        feedback: wire::FeedbackView {
+            zh: r.feedback.zh,
+            en: r.feedback.en,
+            tip_zh: r.feedback.tip_zh,
+            tip_en: r.feedback.tip_en,
+        },
+        next_review_at: r.next_review_at,
+        review_interval_days: r.review_interval_days,
+    }
+}
+
+/// What went wrong in a recitation, as the protocol says it.
+pub fn error_type(t: deskmate_recite::ErrorType) -> wire::ErrorType {
+    use deskmate_recite::ErrorType as T;
+    match t {
+        T::Omission => wire::ErrorType::Omission,
+        T::Insertion => wire::ErrorType::Insertion,
+        T::Substitution => wire::ErrorType::Substitution,
+        T::Order => wire::ErrorType::Order,
+    }
+}
+
+fn recitation_error(e: deskmate_recite::RecitationError) -> wire::RecitationError {
+    use deskmate_recite::ErrorKind as K;
+    wire::RecitationError {
+        error_type: error_type(e.error_type),
+        kind: match e.kind {
+            K::Line => wire::ErrorKind::Line,
+            K::Part => wire::ErrorKind::Part,
+            K::Extra => wire::ErrorKind::Extra,
+            K::Tone => wire::ErrorKind::Tone,
+            K::Sound => wire::ErrorKind::Sound,
+            K::Homophone => wire::ErrorKind::Homophone,
+            K::Spelling => wire::ErrorKind::Spelling,
+            K::Other => wire::ErrorKind::Other,
+            K::Swap => wire::ErrorKind::Swap,
+            K::Move => wire::ErrorKind::Move,
+        },
+        line: e.line,
+        offset: e.offset,
+        expected: e.expected,
+        actual: e.actual,
+        label_zh: e.label_zh,
+        label_en: e.label_en,
+        uncertain: e.uncertain,
+    }
+}
+
+/// A lamp notice as the stream carries it.
+pub fn lamp_notice(n: deskmate_lamp::LampNotice) -> wire_lamp::LampNotice {
+    use deskmate_lamp::LampNotice as N;
+    match n {
+        N::Event { event, at_unix_ms } => wire_lamp::LampNotice::Event {
+            event: device_event(event),
+            at_unix_ms,
+        },
+        N::Connection {
+            state,
+            port,
+            at_unix_ms,
+        } => wire_lamp::LampNotice::Connection {
+            state: connection_state(state),
+            port,
+            at_unix_ms,
+        },
+        N::State { state, at_unix_ms } => wire_lamp::LampNotice::State {
+            state: Box::new(lamp_state(*state)),
+            at_unix_ms,
+        },
+    }
+}
+
+/// A lamp's event as the stream carries it.
+pub fn device_event(e: deskmate_lamp::DeviceEvent) -> wire_lamp::DeviceEvent {
+    use deskmate_lamp::{Button as B, DeviceEvent as E};
+    match e {
+        E::Button(B::Start) => wire_lamp::DeviceEvent::Button(wire_lamp::Button::Start),
+        E::Button(B::Stop) => wire_lamp::DeviceEvent::Button(wire_lamp::Button::Stop),
+        E::Touch => wire_lamp::DeviceEvent::Touch,
+        E::Presence(p) => wire_lamp::DeviceEvent::Presence(p),
+    }
+}
+
+fn connection_state(s: deskmate_lamp::ConnectionState) -> wire_lamp::ConnectionState {
+    use deskmate_lamp::ConnectionState as C;
+    match s {
+        C::Disconnected => wire_lamp::ConnectionState::Disconnected,
+        C::Connecting => wire_lamp::ConnectionState::Connecting,
+        C::Connected => wire_lamp::ConnectionState::Connected,
+    }
+}
+
+/// What a lamp says about itself, as the stream carries it.
+pub fn device_info(d: deskmate_lamp::DeviceInfo) -> wire_lamp::DeviceInfo {
+    use deskmate_lamp::Capability as C;
+    let capability = |c: C| match c {
+        C::Light => wire_lamp::Capability::Light,
+        C::Face => wire_lamp::Capability::Face,
+        C::Arm => wire_lamp::Capability::Arm,
+        C::Projector => wire_lamp::Capability::Projector,
+        C::Microphone => wire_lamp::Capability::Microphone,
+        C::Speaker => wire_lamp::Capability::Speaker,
+        C::Buttons => wire_lamp::Capability::Buttons,
+        C::Touch => wire_lamp::Capability::Touch,
+        C::Presence => wire_lamp::Capability::Presence,
+    };
+    wire_lamp::DeviceInfo {
+        protocol: d.protocol,
+        model: d.model,
+        firmware: d.firmware,
+        serial: d.serial,
+        capabilities: d.capabilities.into_iter().map(capability).collect(),
+    }
+}
+
+/// What a lamp panel shows, as the stream carries it.
+pub fn lamp_state(s: deskmate_lamp::LampState) -> wire_lamp::LampState {
+    use deskmate_lamp::{ArmPose, Expression as X, Gesture as G};
+    let gesture = |g: G| match g {
+        G::Nod => wire_lamp::Gesture::Nod,
+        G::Shake => wire_lamp::Gesture::Shake,
+        G::Wave => wire_lamp::Gesture::Wave,
+        G::Point => wire_lamp::Gesture::Point,
+        G::Celebrate => wire_lamp::Gesture::Celebrate,
+    };
+    wire_lamp::LampState {
+        connection: connection_state(s.connection),
+        port: s.port,
+        device: s.device.map(device_info),
+        light: wire_lamp::Light {
+            brightness: s.light.brightness,
+            temperature_k: s.light.temperature_k,
+            transition_ms: s.light.transition_ms,
+        },
+        expression: match s.expression {
+            X::Happy => wire_lamp::Expression::Happy,
+            X::Encourage => wire_lamp::Expression::Encourage,
+            X::Thinking => wire_lamp::Expression::Thinking,
+            X::Listening => wire_lamp::Expression::Listening,
+            X::Sad => wire_lamp::Expression::Sad,
+            X::Surprised => wire_lamp::Expression::Surprised,
+            X::Sleep => wire_lamp::Expression::Sleep,
+        },
+        arm: match s.arm {
+            ArmPose::Rest => wire_lamp::ArmPose::Rest,
+            ArmPose::Moving { gesture: g, speed } => wire_lamp::ArmPose::Moving {
+                gesture: gesture(g),
+                speed,
+            },
+        },
+        projector: wire_lamp::ProjectorState {
+            on: s.projector.on,
+            card: s.projector.card.map(|c| wire_lamp::Card {
+                title: c.title,
+                lines: c.lines,
+            }),
+        },
+    }
+}
+
+/// What the app did about a press on the lamp's panel, as the protocol says it.
+pub fn panel_action(press: crate::lamp::PanelPress) -> wire_lamp::PanelAction {
+    use deskmate_orchestrator::scene::LampAction as A;
+    match press {
+        crate::lamp::PanelPress::ThroughLamp => wire_lamp::PanelAction::ThroughLamp,
+        crate::lamp::PanelPress::Direct { action, .. } => match action {
+            A::RecordingStarted {
+                practice_id,
+                task_id,
+            } => wire_lamp::PanelAction::RecordingStarted {
+                practice_id,
+                task_id,
+            },
+            A::RecordingStopped {
+                practice_id,
+                task_id,
+            } => wire_lamp::PanelAction::RecordingStopped {
+                practice_id,
+                task_id,
+            },
+            A::Failed { practice_id, error } => {
+                wire_lamp::PanelAction::Failed { practice_id, error }
+            }
+            A::Ignored { why } => wire_lamp::PanelAction::Ignored { why },
+        },
+    }
+}
+
+/// A playback queue event as the stream carries it.
+pub fn playback_event(e: deskmate_speech::audio::playback::PlaybackEvent) -> PlaybackEvent {
+    use deskmate_speech::audio::playback::PlaybackEvent as P;
+    match e {
+        P::Started { id } => PlaybackEvent::Started { id },
+        P::Finished { id } => PlaybackEvent::Finished { id },
+        P::Interrupted { id } => PlaybackEvent::Interrupted { id },
+        P::Dropped { id } => PlaybackEvent::Dropped { id },
     }
 }
 
@@ -157,6 +311,9 @@ impl Deskmate {
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
+    use deskmate_protocol::ReviewsDueEvent;
+    use deskmate_recite::{check, Mode, Reference, Transcript};
+
     use super::*;
 
     fn due(n: usize) -> AppEvent {
@@ -178,17 +335,133 @@ mod tests {
         assert_eq!(bus.subscribers.lock().unwrap().len(), 1);
     }
 
+    fn json(v: impl serde::Serialize) -> serde_json::Value {
+        serde_json::to_value(v).unwrap()
+    }
+
     #[test]
-    fn an_event_names_its_channel_and_carries_the_channels_payload() {
-        let e = due(3);
-        assert_eq!(e.channel(), "reviews://due");
-        assert_eq!(
-            e.payload().unwrap(),
-            serde_json::json!({"profile_id": "p", "count": 3})
-        );
-        assert_eq!(
-            serde_json::to_value(&e).unwrap(),
-            serde_json::json!({"channel": "reviews://due", "payload": {"profile_id": "p", "count": 3}})
-        );
+    fn a_task_event_reaches_the_wire_as_the_scene_wrote_it() {
+        let reference = Reference::new("床前明月光，疑是地上霜。", None).unwrap();
+        let verdict = check(
+            &reference,
+            &Transcript::new("床前明月光疑是地下霜"),
+            Mode::Voice,
+        )
+        .unwrap();
+        assert!(!verdict.errors.is_empty(), "{verdict:?}");
+        let core = core_scene::TaskEvent {
+            practice_id: "pr".into(),
+            task_id: "t".into(),
+            status: core_scene::TaskStatus::Done,
+            error: None,
+            result: Some(core_scene::PracticeResult {
+                attempt_id: "a".into(),
+                attempt_number: 2,
+                accuracy: verdict.accuracy,
+                passed: false,
+                units: verdict.units,
+                correct: verdict.correct,
+                transcript: "床前明月光疑是地下霜".into(),
+                errors: verdict.errors.clone(),
+                lines: vec!["床前明月光，".into(), "疑是地上霜。".into()],
+                feedback: core_scene::FeedbackView {
+                    zh: "再试".into(),
+                    en: "again".into(),
+                    tip_zh: Some("上".into()),
+                    tip_en: None,
+                },
+                next_review_at: Some("2026-01-02T00:00:00Z".into()),
+                review_interval_days: Some(1),
+            }),
+        };
+        let wire = task_event(core.clone());
+        assert_eq!(json(&wire), json(&core));
+        let statuses = [
+            core_scene::TaskStatus::Listening,
+            core_scene::TaskStatus::Queued,
+            core_scene::TaskStatus::Transcribing,
+            core_scene::TaskStatus::Checking,
+            core_scene::TaskStatus::Failed,
+        ];
+        for status in statuses {
+            let core = core_scene::TaskEvent {
+                status,
+                result: None,
+                ..core.clone()
+            };
+            assert_eq!(json(task_event(core.clone())), json(&core));
+        }
+    }
+
+    #[test]
+    fn lamp_notices_and_playback_reach_the_wire_as_their_crates_wrote_them() {
+        use deskmate_lamp::{
+            ArmPose, Button, Capability, Card, ConnectionState, DeviceEvent, DeviceInfo,
+            Expression, Gesture, LampNotice, LampState, Light, ProjectorState,
+        };
+        let mut notices = vec![];
+        for event in [
+            DeviceEvent::Button(Button::Start),
+            DeviceEvent::Button(Button::Stop),
+            DeviceEvent::Touch,
+            DeviceEvent::Presence(true),
+        ] {
+            notices.push(LampNotice::Event {
+                event,
+                at_unix_ms: 1,
+            });
+        }
+        notices.push(LampNotice::Connection {
+            state: ConnectionState::Connecting,
+            port: Some("/dev/ttyACM0".into()),
+            at_unix_ms: 2,
+        });
+        for (i, expression) in Expression::ALL.iter().enumerate() {
+            let gesture = Gesture::ALL[i % Gesture::ALL.len()];
+            notices.push(LampNotice::State {
+                state: Box::new(LampState {
+                    connection: ConnectionState::Connected,
+                    port: None,
+                    device: Some(DeviceInfo {
+                        protocol: 1,
+                        model: "m".into(),
+                        firmware: "f".into(),
+                        serial: "s".into(),
+                        capabilities: Capability::ALL.to_vec(),
+                    }),
+                    light: Light {
+                        brightness: 40,
+                        temperature_k: 4000,
+                        transition_ms: 300,
+                    },
+                    expression: *expression,
+                    arm: if i % 2 == 0 {
+                        ArmPose::Rest
+                    } else {
+                        ArmPose::Moving { gesture, speed: 80 }
+                    },
+                    projector: ProjectorState {
+                        on: true,
+                        card: Some(Card {
+                            title: "静夜思".into(),
+                            lines: vec!["床前明月光".into()],
+                        }),
+                    },
+                }),
+                at_unix_ms: 3,
+            });
+        }
+        for n in notices {
+            assert_eq!(json(lamp_notice(n.clone())), json(&n));
+        }
+        use deskmate_speech::audio::playback::PlaybackEvent as P;
+        for p in [
+            P::Started { id: 1 },
+            P::Finished { id: 2 },
+            P::Interrupted { id: 3 },
+            P::Dropped { id: 4 },
+        ] {
+            assert_eq!(json(playback_event(p)), json(p));
+        }
     }
 }

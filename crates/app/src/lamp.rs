@@ -207,7 +207,8 @@ impl LampLink {
             at_unix_ms: deskmate_lamp::state::now_unix_ms(),
         };
         // The window is shown the same notice a lamp would send.
-        self.bus.publish(AppEvent::Lamp(notice.clone()));
+        self.bus
+            .publish(AppEvent::Lamp(crate::events::lamp_notice(notice.clone())));
         Ok(PanelPress::Direct { notice, action })
     }
 
@@ -255,7 +256,7 @@ impl LampLink {
             .name("lamp-buttons".into())
             .spawn(move || {
                 for notice in notices.iter() {
-                    bus.publish(AppEvent::Lamp(notice.clone()));
+                    bus.publish(AppEvent::Lamp(crate::events::lamp_notice(notice.clone())));
                     if let LampNotice::Event { event, .. } = notice {
                         practice.lamp_event(&event);
                     }
@@ -450,7 +451,7 @@ mod tests {
     }
 
     /// The task events the app publishes from now on.
-    fn tasks(app: &Deskmate) -> std::sync::mpsc::Receiver<crate::practice::TaskEvent> {
+    fn tasks(app: &Deskmate) -> std::sync::mpsc::Receiver<deskmate_protocol::TaskEvent> {
         let (tx, rx) = std::sync::mpsc::channel();
         let events = app.events();
         std::thread::spawn(move || {
@@ -500,10 +501,11 @@ mod tests {
             "the driver counted the simulator's events"
         );
         // Every notice also went out on the app's event stream.
-        let mut published: Vec<DeviceEvent> = Vec::new();
+        use deskmate_protocol::lamp::{self as wire, LampNotice as WireNotice};
+        let mut published: Vec<wire::DeviceEvent> = Vec::new();
         while published.len() < 3 {
             match events.recv_timeout(std::time::Duration::from_secs(10)) {
-                Ok(crate::events::AppEvent::Lamp(LampNotice::Event { event, .. })) => {
+                Ok(crate::events::AppEvent::Lamp(WireNotice::Event { event, .. })) => {
                     published.push(event)
                 }
                 Ok(_) => {}
@@ -513,9 +515,9 @@ mod tests {
         assert_eq!(
             published,
             [
-                DeviceEvent::Touch,
-                DeviceEvent::Presence(true),
-                DeviceEvent::Button(deskmate_lamp::Button::Stop)
+                wire::DeviceEvent::Touch,
+                wire::DeviceEvent::Presence(true),
+                wire::DeviceEvent::Button(wire::Button::Stop)
             ]
         );
         // Another lamp takes the simulator's place: presses are then the app's own.
@@ -537,8 +539,8 @@ mod tests {
         // … and the window is shown the notice a lamp would have sent.
         assert!(events.try_iter().any(|e| matches!(
             e,
-            crate::events::AppEvent::Lamp(LampNotice::Event {
-                event: DeviceEvent::Touch,
+            crate::events::AppEvent::Lamp(WireNotice::Event {
+                event: wire::DeviceEvent::Touch,
                 ..
             })
         )));
@@ -590,7 +592,7 @@ mod tests {
             .recv_timeout(std::time::Duration::from_secs(10))
             .expect("the start press never reached the practice");
         assert_eq!(told.practice_id, voice.id);
-        assert_eq!(told.status, crate::practice::TaskStatus::Failed);
+        assert_eq!(told.status, deskmate_protocol::TaskStatus::Failed);
         assert!(
             told.error
                 .as_ref()

@@ -17,7 +17,7 @@ pub use deskmate_orchestrator::scene::{
     FeedbackView, LampAction, PracticeResult, PracticeView, SceneError, TaskEvent, TaskStatus,
 };
 
-use crate::events::{AppEvent, EventBus};
+use crate::events::EventBus;
 use crate::lamp::ConnectedLamp;
 use crate::voice_out::FeedbackVoice;
 use crate::{Config, Deskmate};
@@ -52,7 +52,7 @@ impl Stage for AppStage {
     }
 
     fn publish(&self, event: SceneEvent) {
-        self.bus.publish(AppEvent::from(event));
+        self.bus.publish(crate::events::scene_event(event));
     }
 }
 

@@ -100,6 +100,13 @@ pub(crate) fn find_material(store: &Store, key: &str) -> Result<Material, Recite
 }
 
 impl Deskmate {
+    /// A child's pass mark: the profile's `recite.pass_threshold` setting,
+    /// or [`DEFAULT_PASS_THRESHOLD`]. The mark an attempt recorded for the
+    /// child is judged by, so a verdict shown before recording agrees.
+    pub fn pass_threshold(&self, profile_id: &str) -> Result<f64, ReciteError> {
+        deskmate_recite::practice::pass_threshold(self.store(), profile_id)
+    }
+
     /// Records one attempt. Memory tips for repeated errors come from the
     /// configured LLM when there is one, else from the offline templates.
     pub fn record_attempt(&self, attempt: NewAttempt) -> Result<AttemptOutcome, ReciteError> {

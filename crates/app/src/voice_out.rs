@@ -27,24 +27,14 @@ use std::time::Duration;
 use deskmate_speech::audio::playback::{PlaybackEvent, PlaybackQueue, VoiceClip};
 use deskmate_speech::tts::{CachedSynthesizer, EspeakNg, OpenAiSpeech, Synthesizer, TtsError};
 use deskmate_store::Store;
-use serde::{Deserialize, Serialize};
 
 use crate::events::{AppEvent, EventBus};
 use crate::practice::FeedbackView;
 use crate::{AppError, AppResult, Deskmate};
 
-/// What the voice did, published as [`AppEvent::Voice`] on `voice://notice`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum VoiceNotice {
-    /// A phrase was synthesized and queued as clip `id`.
-    Queued { id: u64, text: String },
-    /// The queue's account of a clip: started, finished, interrupted or dropped.
-    Playback { playback: PlaybackEvent },
-    /// Nothing can be spoken (no speaker, no synthesizer): shown, not said.
-    Unavailable { reason: String },
-}
+/// What the voice did, published as [`AppEvent::Voice`] on `voice://notice`
+/// (a protocol type).
+pub use deskmate_protocol::voice::VoiceNotice;
 
 /// How often the worker looks at the queue's events while clips are queued.
 const POLL: Duration = Duration::from_millis(20);
@@ -55,33 +45,9 @@ use crate::settings::VOICE_CLOUD as CLOUD_VOICE_KEY;
 /// feedback a child waits for must not hang on a slow network.
 const CLOUD_VOICE_TIMEOUT: Duration = Duration::from_secs(8);
 
-/// An OpenAI-compatible speech service to speak feedback with.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct CloudVoice {
-    /// e.g. `https://api.openai.com/v1` (the service's `/v1`).
-    pub base_url: String,
-    /// e.g. `tts-1`.
-    pub model: String,
-    /// e.g. `alloy` (used for both languages).
-    pub voice: String,
-    /// Whose API key to send: a chat provider name (`deskmate llm key
-    /// PROVIDER`); none for a service without keys.
-    #[serde(default)]
-    pub key_provider: Option<String>,
-}
-
-/// What [`Deskmate::voice_test`] did.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct VoiceTest {
-    pub text: String,
-    /// The synthesizer that spoke (`openai:…` or `espeak-ng@…`).
-    pub backend: String,
-    /// Why the cloud voice was not used although configured.
-    pub fell_back: Option<String>,
-    pub seconds: f32,
-}
+/// An OpenAI-compatible speech service to speak feedback with, and what
+/// [`FeedbackVoice::test`] did (protocol types).
+pub use deskmate_protocol::voice::{CloudVoice, VoiceTest};
 
 /// A phrase made ready to play, and by whom.
 pub struct Spoken {
@@ -330,8 +296,9 @@ impl Worker {
             if !matches!(playback, PlaybackEvent::Started { .. }) {
                 self.in_flight = self.in_flight.saturating_sub(1);
             }
-            self.bus
-                .publish(AppEvent::Voice(VoiceNotice::Playback { playback }));
+            self.bus.publish(AppEvent::Voice(VoiceNotice::Playback {
+                playback: crate::events::playback_event(playback),
+            }));
         }
     }
 }

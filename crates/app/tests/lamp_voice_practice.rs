@@ -20,11 +20,11 @@ use std::time::{Duration, Instant};
 
 use deskmate_app::events::AppEvent;
 use deskmate_app::lamp::PanelPress;
-use deskmate_app::practice::{TaskEvent, TaskStatus};
 use deskmate_app::recite::Mode;
 use deskmate_app::voice_out::VoiceNotice;
 use deskmate_app::{Config, Deskmate};
 use deskmate_lamp::{Button, ConnectionState, DeviceEvent};
+use deskmate_protocol::{TaskEvent, TaskStatus};
 use deskmate_speech::audio::file;
 use deskmate_speech::ModelPaths;
 use deskmate_testkit::clips::dev_clip;

@@ -8,24 +8,30 @@
 use std::path::PathBuf;
 
 use deskmate_app::doctor::{Check, Status};
-use deskmate_app::events::{AppEvent, ReminderEvent};
-use deskmate_app::practice::{FeedbackView, PracticeResult, PracticeView, TaskEvent, TaskStatus};
+use deskmate_app::practice::PracticeView;
 use deskmate_app::report_attempts::ListedAttempt;
-use deskmate_app::voice_out::{CloudVoice, VoiceNotice, VoiceTest};
 use deskmate_app::AppError;
-use deskmate_lamp::{
+use deskmate_orchestrator::PracticeState;
+// The event stream and its payloads are protocol types; where they mirror a
+// core type of the same name (a task's verdict, the lamp's notices), the
+// protocol's is the one rendered (the core's serializes alike: see the
+// conversion tests in crates/app/src/events.rs).
+use deskmate_protocol::events::{AppEvent, ReminderEvent};
+use deskmate_protocol::lamp::{
     ArmPose, Button, Capability, Card, ConnectionState, DeviceEvent, DeviceInfo, Expression,
     Gesture, LampNotice, LampState, Light, ProjectorState,
 };
-use deskmate_orchestrator::PracticeState;
+use deskmate_protocol::practice::{
+    ErrorKind, ErrorType, FeedbackView, PracticeResult, RecitationError, TaskEvent, TaskStatus,
+};
 use deskmate_protocol::typescript::{add_protocol_types, Module};
+use deskmate_protocol::voice::{CloudVoice, PlaybackEvent, VoiceNotice, VoiceTest};
 use deskmate_recite::history::Purpose;
 use deskmate_recite::report::{
     DaySummary, PeriodSummary, Report, ReportType, Trend, WeakMaterial, WeakPattern,
 };
 use deskmate_recite::schedule::DueReview;
-use deskmate_recite::{ErrorKind, ErrorType, Mode, RecitationError};
-use deskmate_speech::audio::playback::PlaybackEvent;
+use deskmate_recite::Mode;
 use deskmate_store::{
     Material, MaterialFilter, MaterialSource, NewMaterial, NewProfile, Profile, ProfileKind,
 };

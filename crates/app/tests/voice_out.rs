@@ -12,11 +12,12 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use deskmate_app::events::AppEvent;
-use deskmate_app::practice::{TaskEvent, TaskStatus};
 use deskmate_app::recite::Mode;
 use deskmate_app::voice_out::VoiceNotice;
 use deskmate_app::{Config, Deskmate};
-use deskmate_speech::audio::playback::{PlaybackEvent, VoiceClip};
+use deskmate_protocol::voice::PlaybackEvent;
+use deskmate_protocol::{TaskEvent, TaskStatus};
+use deskmate_speech::audio::playback::VoiceClip;
 use deskmate_testkit::family::child_with_jing_ye_si;
 
 fn tone(seconds: f32) -> VoiceClip {

@@ -8,9 +8,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use deskmate_app::events::AppEvent;
 use deskmate_app::review_reminders::REVIEWS_EVERY;
 use deskmate_app::Deskmate;
+use deskmate_protocol::AppEvent;
 
 #[derive(Args)]
 pub struct EventsArgs {

@@ -7,11 +7,14 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Subcommand};
+use deskmate_app::events as wire;
 use deskmate_app::Deskmate;
 use deskmate_lamp::{
-    ArmPose, Card, Expression, Gesture, Lamp, LampConfig, LampError, LampNotice, LampState, Light,
-    PortSelector, ProjectorCommand, USB_PID, USB_VID,
+    ArmPose, Button, Card, DeviceEvent, Expression, Gesture, Lamp, LampConfig, LampError,
+    LampNotice, LampState, Light, PortSelector, ProjectorCommand, USB_PID, USB_VID,
 };
+
+use deskmate_protocol::lamp::{LampStatus, PanelAction, PanelPressed};
 
 use crate::output;
 
@@ -74,6 +77,21 @@ pub enum LampCmd {
         /// Exit after this many lamp events.
         #[arg(long)]
         count: Option<u64>,
+    },
+    /// Press a button on the lamp's panel, as the window's virtual panel does:
+    /// the app acts on it (start records in the open voice practice, stop
+    /// ends the recording; touch and presence are only shown). --port is not
+    /// used: the press goes to this process's app, as a panel press does
+    /// when no simulator is hosted.
+    Press {
+        #[arg(value_parser = PossibleValuesParser::new(["start", "stop", "touch", "presence-on", "presence-off"]))]
+        button: String,
+        /// Resume this child's unfinished practice first (id or name), so
+        /// the press acts on it as on the practice open on screen.
+        #[arg(long)]
+        profile: Option<String>,
+        #[arg(long)]
+        json: bool,
     },
     /// Stand in for the lamp: open a pseudo-terminal, print its path, serve until killed.
     /// Type `press start`, `press stop`, `touch`, `presence on|off`, `unplug`, `replug` on stdin.
@@ -155,10 +173,69 @@ fn run_command(app: &Deskmate, args: LampArgs) -> anyhow::Result<ExitCode> {
             }
         }
         LampCmd::Events { count } => events(port, count)?,
+        LampCmd::Press {
+            button,
+            profile,
+            json,
+        } => return press(app, &button, profile.as_deref(), json),
         LampCmd::Simulate { faults, link } => {
             let link = link.unwrap_or_else(|| app.config().data_dir.join("lamp-simulator"));
             simulate(link, &faults)?;
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `lamp press`: one press on the panel; a recording it starts is followed
+/// to its verdict, as `practice record` does.
+fn press(
+    app: &Deskmate,
+    button: &str,
+    profile: Option<&str>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let event = match button {
+        "start" => DeviceEvent::Button(Button::Start),
+        "stop" => DeviceEvent::Button(Button::Stop),
+        "touch" => DeviceEvent::Touch,
+        "presence-on" => DeviceEvent::Presence(true),
+        "presence-off" => DeviceEvent::Presence(false),
+        other => anyhow::bail!(
+            "no lamp button {other:?} (start, stop, touch, presence-on, presence-off)"
+        ),
+    };
+    if let Some(profile) = profile {
+        let profile = app.find_profile(profile)?;
+        if app.practice().current(&profile.id)?.is_none() {
+            anyhow::bail!("{} has no practice open", profile.name);
+        }
+    }
+    // Subscribed before the press, so a recording's progress is not missed.
+    let stream = app.events();
+    let pressed = PanelPressed {
+        event: wire::device_event(event),
+        action: wire::panel_action(app.lamp().panel_press(event)?),
+    };
+    if json {
+        output::json(&pressed)?;
+    } else {
+        let said = match &pressed.action {
+            PanelAction::ThroughLamp => "pressed on the hosted lamp simulator".to_string(),
+            PanelAction::RecordingStarted { practice_id, .. } => {
+                format!(
+                    "recording in practice {practice_id}… (it ends when the child falls silent)"
+                )
+            }
+            PanelAction::RecordingStopped { practice_id, .. } => {
+                format!("recording stopped in practice {practice_id}")
+            }
+            PanelAction::Failed { error, .. } => format!("could not record: {error}"),
+            PanelAction::Ignored { why } => format!("nothing to do: {why}"),
+        };
+        println!("{button}: {said}");
+    }
+    if let PanelAction::RecordingStarted { task_id, .. } = &pressed.action {
+        return crate::practice::follow_to_verdict(&stream, task_id, json);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -192,12 +269,14 @@ fn status(port: PortSelector, json: bool) -> anyhow::Result<()> {
     let lamp = connect(port)?;
     lamp.query_state()?;
     let state = lamp.state();
-    let device = state
-        .device
-        .clone()
-        .context("the lamp connected without saying what it is")?;
+    let Some(device) = state.device.clone() else {
+        anyhow::bail!("the lamp connected without saying what it is");
+    };
     if json {
-        return output::json(&serde_json::json!({ "device": device, "state": state }));
+        // The protocol's shapes, as the window's lamp panel receives them.
+        let state = wire::lamp_state(state);
+        let device = wire::device_info(device);
+        return output::json(&LampStatus { device, state });
     }
     println!(
         "lamp       {}, firmware {}, serial {} (protocol {})",
@@ -247,7 +326,8 @@ fn events(port: PortSelector, count: Option<u64>) -> anyhow::Result<()> {
         port: lamp.state().port,
         at_unix_ms: deskmate_lamp::state::now_unix_ms(),
     };
-    println!("{}", serde_json::to_string(&connected)?);
+    // Printed in the protocol's shape: the window's `lamp://notice` payload.
+    println!("{}", serde_json::to_string(&wire::lamp_notice(connected))?);
     let mut seen = 0u64;
     while count.is_none_or(|n| seen < n) {
         let notice = notices.recv().context("the lamp driver stopped")?;
@@ -256,7 +336,7 @@ fn events(port: PortSelector, count: Option<u64>) -> anyhow::Result<()> {
             LampNotice::Connection { .. } => {}
             LampNotice::State { .. } => continue,
         }
-        println!("{}", serde_json::to_string(&notice)?);
+        println!("{}", serde_json::to_string(&wire::lamp_notice(notice))?);
     }
     Ok(())
 }

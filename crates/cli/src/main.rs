@@ -15,6 +15,7 @@ mod profiles;
 mod recite;
 mod runs;
 mod say;
+mod settings;
 mod speech;
 mod threads;
 mod trace;
@@ -75,6 +76,9 @@ enum Command {
     /// The practice scene: start, recite typed or into the microphone, retry, leave, resume.
     #[command(subcommand)]
     Practice(practice::PracticeCmd),
+    /// App-wide settings the window's settings screen changes (its language).
+    #[command(subcommand)]
+    Settings(settings::SettingsCmd),
     /// Print the core's events as they happen (what the window receives): due reviews, lamp, practice.
     Events(events::EventsArgs),
     /// What a child says, through the one entry: routed to a scene and acted on (我要背静夜思, 今天做什么, 不背了).
@@ -152,6 +156,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Reviews(cmd) => recite::run_reviews(&app, cmd),
         Command::Report(args) => recite::run_report(&app, args),
         Command::Practice(cmd) => practice::run(&app, cmd),
+        Command::Settings(cmd) => settings::run(&app, cmd),
         Command::Events(args) => events::run(&app, args),
         Command::Say(args) => say::run(&app, args),
         Command::Plan(cmd) => plan::run(&app, cmd),

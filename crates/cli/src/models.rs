@@ -8,8 +8,8 @@ use std::process::ExitCode;
 
 use clap::Subcommand;
 use deskmate_app::Deskmate;
+use deskmate_protocol::models::ModelDownloaded;
 use deskmate_protocol::ModelPhase;
-use deskmate_speech::models::{fetch, Manifest};
 
 use crate::output;
 
@@ -47,7 +47,6 @@ pub enum ModelsCmd {
 }
 
 pub fn run(app: &Deskmate, cmd: ModelsCmd) -> anyhow::Result<ExitCode> {
-    let manifest = Manifest::embedded()?;
     match cmd {
         ModelsCmd::Status { json } => {
             let status = app.models_status()?;
@@ -72,23 +71,16 @@ pub fn run(app: &Deskmate, cmd: ModelsCmd) -> anyhow::Result<ExitCode> {
             only,
             json,
         } => {
-            let models_dir = models_dir.unwrap_or_else(|| app.config().models_dir.clone());
-            let options = fetch::FetchOptions {
-                models_dir,
-                from,
-                only,
-            };
-            let done = fetch::fetch(&manifest, &options, &mut |p| {
-                let line = match p {
-                    fetch::FetchProgress::Present { model } => {
-                        format!("{model}: already present, sha256 verified")
-                    }
-                    fetch::FetchProgress::Step { model, step } => format!("{model}: {step}…"),
-                    fetch::FetchProgress::Installed { model } => {
-                        format!("{model}: installed, sha256 verified")
-                    }
+            // The window's fetch: one path (registry files, conversion, sha256).
+            let done = app.models_fetch(models_dir.as_deref(), &from, &only, &mut |p| {
+                let more = if p.phase == ModelPhase::Done {
+                    ""
+                } else {
+                    "…"
                 };
-                eprintln!("{line}");
+                if p.name != "all" {
+                    eprintln!("{}: {}{more}", p.name, p.message.unwrap_or_default());
+                }
             })?;
             if json {
                 output::json(&done)?;
@@ -125,7 +117,10 @@ pub fn run(app: &Deskmate, cmd: ModelsCmd) -> anyhow::Result<ExitCode> {
             })?;
             eprintln!();
             if json {
-                output::json(&serde_json::json!({ "name": name, "path": path }))?;
+                output::json(&ModelDownloaded {
+                    name,
+                    path: path.display().to_string(),
+                })?;
             } else {
                 println!("{name} downloaded and verified: {}", path.display());
             }

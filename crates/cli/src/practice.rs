@@ -13,10 +13,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
-use deskmate_app::events::AppEvent;
-use deskmate_app::practice::{PracticeResult, PracticeView, TaskEvent, TaskStatus};
+use deskmate_app::practice::PracticeView;
 use deskmate_app::recite::Mode;
 use deskmate_app::Deskmate;
+use deskmate_protocol::practice::PracticeProgress;
+use deskmate_protocol::{AppEvent, PracticeResult, TaskEvent, TaskStatus};
 use serde::Serialize;
 
 use crate::output;
@@ -84,14 +85,6 @@ pub struct StartArgs {
     json: bool,
 }
 
-/// One line of `--json` progress output: a task event or a partial transcript.
-#[derive(Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-enum ProgressLine<'a> {
-    Task(&'a TaskEvent),
-    Partial { practice_id: &'a str, text: &'a str },
-}
-
 /// How long a check may take before the command gives up waiting (the
 /// attempt is still recorded by the core if it finishes).
 const CHECK_WAIT: Duration = Duration::from_secs(300);
@@ -154,6 +147,16 @@ pub fn run(app: &Deskmate, cmd: PracticeCmd) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Follows a recording started elsewhere (the lamp's start button) to its
+/// verdict, printing as `practice record` does.
+pub fn follow_to_verdict(
+    events: &flume::Receiver<AppEvent>,
+    task_id: &str,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    finish(wait_for_verdict(events, task_id, json, None)?, json)
+}
+
 fn print_line<T: Serialize>(value: &T) {
     match serde_json::to_string(value) {
         Ok(line) => println!("{line}"),
@@ -194,7 +197,7 @@ fn wait_for_verdict(
             Ok(AppEvent::Task(event)) if event.task_id == task_id => {
                 practice_id = Some(event.practice_id.clone());
                 if json {
-                    print_line(&ProgressLine::Task(&event));
+                    print_line(&PracticeProgress::Task(event.clone()));
                 } else {
                     eprintln!("{}", status_word(event.status));
                 }
@@ -204,10 +207,7 @@ fn wait_for_verdict(
             }
             Ok(AppEvent::Partial(p)) if practice_id.as_deref() == Some(p.practice_id.as_str()) => {
                 if json {
-                    print_line(&ProgressLine::Partial {
-                        practice_id: &p.practice_id,
-                        text: &p.text,
-                    });
+                    print_line(&PracticeProgress::Partial(p));
                 } else {
                     eprintln!("heard so far: {}", p.text);
                 }
@@ -280,7 +280,7 @@ fn show_view(view: &PracticeView, json: bool) -> anyhow::Result<()> {
             .unwrap_or_else(|| "open".into())
     );
     if let Some(result) = &view.last_result {
-        print_result(result);
+        print_result(&deskmate_app::events::practice_result(result.clone()));
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use clap::{Args, Subcommand};
@@ -12,13 +12,15 @@ use deskmate_app::recite::{
     AttemptOutcome, Judgement, NewAttempt, Reference, DEFAULT_PASS_THRESHOLD,
 };
 use deskmate_app::voice_out::CloudVoice;
-use deskmate_app::Deskmate;
+use deskmate_app::{events, Deskmate};
+use deskmate_protocol::check::{self, Transcription};
+use deskmate_protocol::voice::{PlaybackEvent, SpokenPhrase, VoiceNotice, VoiceSetting};
+use deskmate_protocol::AppEvent;
 use deskmate_speech::asr::{AudioContext, GuardFlag, HeardUnit};
 use deskmate_speech::attempt::{judge_recording, NotAnAttempt, RecordingVerdict};
 use deskmate_speech::audio::file;
-use deskmate_speech::fairness::{FairnessSettings, Rechecked, UncertainSpan};
+use deskmate_speech::fairness::{FairnessSettings, Rechecked, UncertainReason, UncertainSpan};
 use deskmate_speech::{AsrConfig, Lang, ModelPaths, SpeechPipeline, Transcript};
-use serde::Serialize;
 
 use crate::output;
 
@@ -58,6 +60,14 @@ pub enum SpeechCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Test the feedback voice as the window's settings do: a greeting
+    /// synthesized (cloud voice, or espeak-ng when it fails) and played.
+    VoiceTest {
+        #[arg(long, value_parser = ["zh", "en"], default_value = "zh")]
+        lang: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Synthesize a phrase as feedback would be spoken, into a WAV file.
     Say {
         #[arg(long)]
@@ -71,19 +81,24 @@ pub enum SpeechCmd {
     },
 }
 
-#[derive(Serialize)]
-struct TranscribeOutput {
-    file: PathBuf,
-    lang: Lang,
-    /// False when no speech was detected (silence or noise).
-    speech: bool,
-    text: String,
-    raw_text: String,
-    units: Vec<deskmate_speech::asr::HeardUnit>,
-    flags: Vec<deskmate_speech::asr::GuardFlag>,
-    audio_ms: u64,
-    vad_ms: u64,
-    asr_ms: u64,
+/// Waits for the feedback voice to finish its clip, drop it or say it cannot
+/// speak, at most `limit`.
+fn wait_until_said(events: &flume::Receiver<AppEvent>, limit: Duration) {
+    let until = Instant::now() + limit;
+    while let Ok(event) = events.recv_deadline(until) {
+        match event {
+            AppEvent::Voice(VoiceNotice::Unavailable { reason }) => {
+                eprintln!("not played: {reason}");
+                return;
+            }
+            AppEvent::Voice(VoiceNotice::Playback { playback })
+                if !matches!(playback, PlaybackEvent::Started { .. }) =>
+            {
+                return
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Loads the speech models from the app's models directory.
@@ -122,7 +137,7 @@ pub fn run(app: &Deskmate, cmd: SpeechCmd) -> anyhow::Result<ExitCode> {
             }
             let cloud = app.feedback_voice().cloud_voice()?;
             if json {
-                output::json(&serde_json::json!({ "cloud": cloud }))?;
+                output::json(&VoiceSetting { cloud })?;
             } else {
                 match cloud {
                     Some(c) => println!(
@@ -136,6 +151,25 @@ pub fn run(app: &Deskmate, cmd: SpeechCmd) -> anyhow::Result<ExitCode> {
                 }
             }
         }
+        SpeechCmd::VoiceTest { lang, json } => {
+            // Played as in the window (the CLI's voice is otherwise off):
+            // the command waits until it was said, or could not be.
+            let events = app.events();
+            app.feedback_voice().enable()?;
+            let test = app.feedback_voice().test(&lang)?;
+            wait_until_said(&events, Duration::from_secs_f32(test.seconds + 5.0));
+            if json {
+                output::json(&test)?;
+            } else {
+                if let Some(why) = &test.fell_back {
+                    eprintln!("the cloud voice failed ({why}); spoke with espeak-ng");
+                }
+                println!(
+                    "\"{}\" ({:.1} s, {})",
+                    test.text, test.seconds, test.backend
+                );
+            }
+        }
         SpeechCmd::Say {
             text,
             lang,
@@ -146,12 +180,12 @@ pub fn run(app: &Deskmate, cmd: SpeechCmd) -> anyhow::Result<ExitCode> {
             spoken.clip.write_wav(&out)?;
             let seconds = spoken.clip.duration_s();
             if json {
-                output::json(&serde_json::json!({
-                    "wav": out,
-                    "backend": spoken.backend,
-                    "fell_back": spoken.fell_back,
-                    "seconds": seconds,
-                }))?;
+                output::json(&SpokenPhrase {
+                    wav: out.display().to_string(),
+                    backend: spoken.backend,
+                    fell_back: spoken.fell_back,
+                    seconds,
+                })?;
             } else {
                 if let Some(why) = &spoken.fell_back {
                     eprintln!("the cloud voice failed ({why}); spoke with espeak-ng");
@@ -168,15 +202,15 @@ pub fn run(app: &Deskmate, cmd: SpeechCmd) -> anyhow::Result<ExitCode> {
             let lang = parse_lang(&lang)?;
             let pipeline = pipeline(app, full_audio_ctx)?;
             let heard = pipeline.hear_file(&file, lang, None)?;
-            let t = heard.transcript;
-            let out = TranscribeOutput {
-                file,
-                lang,
+            let t = heard.transcript.as_ref().map(heard_text);
+            let out = Transcription {
+                file: file.display().to_string(),
+                lang: lang.code().to_string(),
                 speech: t.is_some(),
                 text: t.as_ref().map(|t| t.text.clone()).unwrap_or_default(),
                 raw_text: t.as_ref().map(|t| t.raw_text.clone()).unwrap_or_default(),
                 units: t.as_ref().map(|t| t.units.clone()).unwrap_or_default(),
-                flags: t.as_ref().map(|t| t.flags.clone()).unwrap_or_default(),
+                flags: t.map(|t| t.flags).unwrap_or_default(),
                 audio_ms: heard.audio_ms,
                 vad_ms: heard.vad_ms,
                 asr_ms: heard.asr_ms,
@@ -184,7 +218,7 @@ pub fn run(app: &Deskmate, cmd: SpeechCmd) -> anyhow::Result<ExitCode> {
             if json {
                 output::json(&out)?;
             } else if !out.speech {
-                println!("(no speech heard in {})", out.file.display());
+                println!("(no speech heard in {})", out.file);
             } else {
                 println!("{}", out.text);
                 let unsure: Vec<String> = out
@@ -223,6 +257,7 @@ pub struct ReciteAudioArgs {
     #[arg(long = "wav", value_name = "FILE")]
     file: PathBuf,
     /// Record the attempt for this child (id or name); needs --material.
+    /// The verdict is judged by the child's pass mark (`recite.pass_threshold`).
     #[arg(long)]
     profile: Option<String>,
     /// Language of the reference (from the material, or detected).
@@ -239,42 +274,74 @@ pub struct ReciteAudioArgs {
 /// The stage timings `recite-audio --json` prints (a protocol type).
 type Timings = deskmate_protocol::StageTimings;
 
-/// What `deskmate recite audio --json` prints: one recording judged. Not an
-/// attempt (`not_an_attempt` says why, `message` what to tell the child):
-/// no verdict, nothing recorded.
-#[derive(Serialize)]
-struct HeardVerdict<'a> {
-    /// Whether the voice detector found speech.
-    speech: bool,
-    not_an_attempt: Option<NotAnAttempt>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    message: Option<&'static str>,
-    transcript: Option<HeardText<'a>>,
-    verdict: Option<Judgement>,
-    uncertain: &'a [UncertainSpan],
-    rechecked: &'a [Rechecked],
-    fair_accuracy: Option<f64>,
-    timings: Timings,
-    attempt: Option<AttemptOutcome>,
+/// What `deskmate recite audio --json` prints: the protocol's shape with
+/// the recitation checker's judgement and the recorded attempt.
+type HeardVerdict = check::HeardVerdict<Judgement, AttemptOutcome>;
+
+fn heard_unit(u: &HeardUnit) -> check::HeardUnit {
+    check::HeardUnit {
+        text: u.text.clone(),
+        confidence: u.confidence,
+        start_ms: u.start_ms,
+        end_ms: u.end_ms,
+    }
 }
 
-/// What whisper heard.
-#[derive(Serialize)]
-struct HeardText<'a> {
-    text: &'a str,
-    raw_text: &'a str,
-    units: &'a [HeardUnit],
-    flags: &'a [GuardFlag],
+fn guard_flag(f: &GuardFlag) -> check::GuardFlag {
+    match f.clone() {
+        GuardFlag::StockPhrase { phrase } => check::GuardFlag::StockPhrase { phrase },
+        GuardFlag::Repetition { ngram, times } => check::GuardFlag::Repetition { ngram, times },
+        GuardFlag::TextOnSilence { text } => check::GuardFlag::TextOnSilence { text },
+        GuardFlag::TooLong { heard, expected } => check::GuardFlag::TooLong { heard, expected },
+    }
 }
 
-impl<'a> From<&'a Transcript> for HeardText<'a> {
-    fn from(t: &'a Transcript) -> Self {
-        Self {
-            text: &t.text,
-            raw_text: &t.raw_text,
-            units: &t.units,
-            flags: &t.flags,
-        }
+/// What whisper heard, in the protocol's shape.
+fn heard_text(t: &Transcript) -> check::HeardText {
+    check::HeardText {
+        text: t.text.clone(),
+        raw_text: t.raw_text.clone(),
+        units: t.units.iter().map(heard_unit).collect(),
+        flags: t.flags.iter().map(guard_flag).collect(),
+    }
+}
+
+fn not_an_attempt(why: NotAnAttempt) -> check::NotAnAttempt {
+    match why {
+        NotAnAttempt::NothingHeard => check::NotAnAttempt::NothingHeard,
+        NotAnAttempt::PromptEcho => check::NotAnAttempt::PromptEcho,
+        NotAnAttempt::OnlyPunctuation => check::NotAnAttempt::OnlyPunctuation,
+        NotAnAttempt::NotTheMaterial => check::NotAnAttempt::NotTheMaterial,
+    }
+}
+
+fn uncertain_span(u: &UncertainSpan) -> check::UncertainSpan {
+    check::UncertainSpan {
+        line: u.line,
+        offset: u.offset,
+        expected: u.expected.clone(),
+        heard: u.heard.clone(),
+        error_type: events::error_type(u.error_type),
+        reason: match u.reason {
+            UncertainReason::ToneOnly => check::UncertainReason::ToneOnly,
+            UncertainReason::LowConfidence => check::UncertainReason::LowConfidence,
+            UncertainReason::RecogniserGuard => check::UncertainReason::RecogniserGuard,
+            UncertainReason::AudioFitsText => check::UncertainReason::AudioFitsText,
+        },
+    }
+}
+
+fn rechecked(r: &Rechecked) -> check::Rechecked {
+    check::Rechecked {
+        error: r.error,
+        line: r.line,
+        error_type: events::error_type(r.error_type),
+        expected: r.expected.clone(),
+        heard: r.heard.clone(),
+        delta: r.delta,
+        alone: r.alone,
+        in_run: r.in_run,
+        in_material: r.in_material,
     }
 }
 
@@ -338,12 +405,12 @@ pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<Ex
             if a.json {
                 output::json(&HeardVerdict {
                     speech: transcript.is_some(),
-                    not_an_attempt: Some(why),
-                    message: Some(why.message_zh()),
-                    transcript: transcript.as_ref().map(HeardText::from),
+                    not_an_attempt: Some(not_an_attempt(why)),
+                    message: Some(why.message_zh().to_string()),
+                    transcript: transcript.as_ref().map(heard_text),
                     verdict: None,
-                    uncertain: &[],
-                    rechecked: &[],
+                    uncertain: vec![],
+                    rechecked: vec![],
                     fair_accuracy: None,
                     timings,
                     attempt: None,
@@ -357,7 +424,13 @@ pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<Ex
     };
     let check_ms = checking.elapsed().as_millis() as u64;
     let total_ms = started.elapsed().as_millis() as u64;
-    let judged = Judgement::new(&reference, voice.verdict.clone(), DEFAULT_PASS_THRESHOLD);
+    // The child's own pass mark when the attempt is recorded for a child,
+    // so the verdict printed is the one stored.
+    let threshold = match &profile {
+        Some(p) => app.pass_threshold(&p.id)?,
+        None => DEFAULT_PASS_THRESHOLD,
+    };
+    let judged = Judgement::new(&reference, voice.verdict.clone(), threshold);
     let verdict = &judged.verdict;
     let attempt = match (&profile, &material) {
         (Some(p), Some(m)) => Some(
@@ -389,10 +462,10 @@ pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<Ex
             speech: true,
             not_an_attempt: None,
             message: None,
-            transcript: Some(HeardText::from(&transcript)),
+            transcript: Some(heard_text(&transcript)),
             verdict: Some(judged.clone()),
-            uncertain: &voice.uncertain,
-            rechecked: &voice.rechecked,
+            uncertain: voice.uncertain.iter().map(uncertain_span).collect(),
+            rechecked: voice.rechecked.iter().map(rechecked).collect(),
             fair_accuracy: Some(voice.fair_accuracy),
             timings,
             attempt,

@@ -1,6 +1,6 @@
 //! The types that cross a boundary: what the window, the CLI's `--json`
-//! output and the coming HTTP API receive — views, AG-UI events, task,
-//! progress and notice events, the wire error `{code, message, params}`,
+//! output and the coming HTTP API receive — views, AG-UI events, the one
+//! event stream ([`AppEvent`]: task, progress and notice events), the wire error `{code, message, params}`,
 //! and the CLI's check output.
 //! Serde types only, no I/O. Each derives [`ts_rs::TS`]; the UI's TypeScript
 //! (`ui/src/protocol.ts`) is generated from them and from the core's data
@@ -10,10 +10,14 @@ pub mod agui;
 pub mod chat;
 pub mod check;
 pub mod error;
+pub mod events;
+pub mod lamp;
 pub mod models;
 pub mod practice;
+pub mod settings;
 pub mod status;
 pub mod typescript;
+pub mod voice;
 
 pub use agui::AgUiEvent;
 pub use chat::{
@@ -23,6 +27,10 @@ pub use chat::{
 };
 pub use check::{CheckedError, CheckedLine, LineFailure, StageTimings};
 pub use error::WireError;
+pub use events::{AppEvent, ReminderEvent};
 pub use models::{ModelPhase, ModelProgress, ModelStatus};
-pub use practice::{LevelEvent, PartialEvent, ReviewsDueEvent, TaskId};
+pub use practice::{
+    FeedbackView, LevelEvent, PartialEvent, PracticeResult, ReviewsDueEvent, TaskEvent, TaskId,
+    TaskStatus,
+};
 pub use status::AppStatus;

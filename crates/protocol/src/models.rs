@@ -35,3 +35,11 @@ pub struct ModelProgress {
     pub total_bytes: u64,
     pub message: Option<String>,
 }
+
+/// A model downloaded and verified (`deskmate models download --json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ModelDownloaded {
+    pub name: String,
+    /// Where the file is now.
+    pub path: String,
+}

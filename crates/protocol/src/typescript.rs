@@ -58,7 +58,11 @@ impl Module {
     }
 }
 
-/// Adds every type this crate defines.
+/// Adds this crate's views, errors and small events. The event stream
+/// ([`crate::events`]) and the payloads that mirror core types
+/// ([`crate::lamp`], [`crate::voice`], the verdict in [`crate::practice`])
+/// are added by `deskmate-app`'s test beside the core types they belong
+/// with, so `ui/src/protocol.ts` keeps its sections.
 pub fn add_protocol_types(module: &mut Module) {
     module
         .raw("// The wire error")

@@ -14,8 +14,8 @@ use deskmate_recite::schedule::{self, Rating};
 use deskmate_recite::tips::{Tip, TipError, TipRequest, TipWriter};
 use deskmate_recite::{patterns, Mode, TemplateTips, Transcript, PASS_THRESHOLD_SETTING};
 use deskmate_store::{NewMaterial, NewProfile, ProfileKind, Store};
+use deskmate_testkit::family::{add_jing_ye_si, JING_YE_SI as POEM};
 
-const POEM: &str = "床前明月光，疑是地上霜。举头望明月，低头思故乡。";
 const TONE_SLIP: &str = "床前明月光，疑是地上霜。举偷望明月，低头思故乡。";
 
 struct Fixture {
@@ -47,18 +47,16 @@ fn fixture(time_zone: &str) -> Fixture {
         body: body.into(),
         ..Default::default()
     };
+    // 静夜思 as every crate's tests have it (deskmate-testkit), and a second poem.
+    let poem = add_jing_ye_si(&store).id;
     store
         .materials()
-        .upsert_builtin(&[
-            material("jys", "静夜思", POEM),
-            material(
-                "dgql",
-                "登鹳雀楼",
-                "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。",
-            ),
-        ])
+        .upsert_builtin(&[material(
+            "dgql",
+            "登鹳雀楼",
+            "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。",
+        )])
         .unwrap();
-    let poem = deskmate_store::builtin_id("jys");
     let other = deskmate_store::builtin_id("dgql");
     Fixture {
         _dir: dir,

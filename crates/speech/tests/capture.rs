@@ -1,6 +1,7 @@
 //! A real cpal capture stream through ALSA, with the default device
-//! configured (ALSA_CONFIG_PATH) to read a dev clip from a raw file and to
-//! play to a null sink: microphone → VAD → whisper → transcript, no sound
+//! configured (ALSA_CONFIG_PATH, the shared `deskmate_testkit::mic`
+//! configuration) to read a dev clip from a raw file and to play to a null
+//! sink: microphone → VAD → whisper → transcript, no sound
 //! card needed. One test in this binary, because the ALSA configuration is
 //! process-wide.
 
@@ -8,7 +9,6 @@
 
 mod common;
 
-use std::io::Write;
 use std::time::Duration;
 
 use deskmate_speech::asr::{AsrConfig, AsrEngine, AsrRequest, Lang};
@@ -30,32 +30,9 @@ fn a_dev_clip_fed_as_the_microphone_is_heard_and_transcribed() {
     raw.extend(std::iter::repeat_n(0u8, 16_000 * 2 * 3));
     let raw_path = dir.path().join("mic.raw");
     std::fs::write(&raw_path, &raw).unwrap();
+    // The shared ALSA configuration (crates/testkit/alsa-file-mic.conf), reading the file.
     let conf_path = dir.path().join("asound.conf");
-    let mut conf = std::fs::File::create(&conf_path).unwrap();
-    write!(
-        conf,
-        r#"pcm.!default {{
-    type asym
-    playback.pcm {{ type null }}
-    capture.pcm {{
-        type plug
-        slave.pcm {{
-            type file
-            slave.pcm {{ type null }}
-            file "/dev/null"
-            infile "{}"
-            format "raw"
-        }}
-        slave.format S16_LE
-        slave.rate 16000
-        slave.channels 1
-    }}
-}}
-"#,
-        raw_path.display()
-    )
-    .unwrap();
-    drop(conf);
+    std::fs::write(&conf_path, deskmate_testkit::mic::alsa_config(&raw_path)).unwrap();
     // SAFETY (edition 2021 set_var): this binary runs this single test, before any ALSA use.
     std::env::set_var("ALSA_CONFIG_PATH", &conf_path);
 

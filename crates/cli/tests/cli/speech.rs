@@ -108,6 +108,49 @@ fn recite_audio_finds_a_missing_line_and_records_the_attempt() {
     assert!(v["attempt"]["attempt_id"].is_string(), "{}", v["attempt"]);
 }
 
+/// `recite audio --profile` judges by the child's pass mark, as recording
+/// the attempt does: the verdict printed is the one stored.
+#[test]
+fn recite_audio_for_a_child_judges_by_the_child_s_pass_mark() {
+    let data = tempfile::tempdir().unwrap();
+    let child = deskmate_testkit::cli::add_child(data.path());
+    let audio = |profile: Option<&str>| {
+        let mut cmd = deskmate(&data);
+        cmd.args(["recite", "audio", "--material", "zh/jing-ye-si", "--json"]);
+        if let Some(p) = profile {
+            cmd.args(["--profile", p]);
+        }
+        let out = cmd.arg("--wav").arg(clip("静夜思-4.wav")).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        json(&out.stdout)
+    };
+    // Without a child: the default mark (85); a line is missing, so not passed.
+    let plain = audio(None);
+    let accuracy = plain["verdict"]["accuracy"].as_f64().unwrap();
+    assert!(accuracy < 85.0, "{accuracy}");
+    assert_eq!(plain["verdict"]["passed"], false, "{}", plain["verdict"]);
+    // The child's mark is set just below what the recording scores.
+    let mark = (accuracy - 5.0).floor();
+    let conn = rusqlite::Connection::open(data.path().join("deskmate.sqlite3")).unwrap();
+    conn.execute(
+        "INSERT INTO settings (scope, key, value, updated_at) VALUES (?1, 'recite.pass_threshold', ?2, '2026-01-01T00:00:00Z')",
+        rusqlite::params![child["id"].as_str().unwrap(), mark.to_string()],
+    )
+    .unwrap();
+    drop(conn);
+    let mine = audio(Some("小明"));
+    assert_eq!(mine["attempt"]["pass_threshold"].as_f64(), Some(mark));
+    assert_eq!(mine["attempt"]["passed"], true, "{}", mine["attempt"]);
+    assert_eq!(
+        mine["verdict"]["passed"], mine["attempt"]["passed"],
+        "the verdict printed is the attempt stored"
+    );
+}
+
 #[test]
 fn bad_audio_is_a_plain_error_not_a_crash() {
     let data = tempfile::tempdir().unwrap();
