@@ -15,6 +15,7 @@ const SCHEMA: &[&str] = &[
     include_str!("../migrations/0005_subagents.sql"),
     include_str!("../migrations/0006_scene_sessions.sql"),
     include_str!("../migrations/0007_approvals.sql"),
+    include_str!("../migrations/0010_retakes.sql"),
 ];
 
 fn all() -> Migrations<'static> {
