@@ -530,8 +530,16 @@ mod tests {
         // A passed verdict with an unclear line can be retaken too.
         let mut p = at(done(), 1);
         p.apply(retake()).unwrap();
-        assert!(matches!(p.state, PracticeState::Retaking { passed: true, accuracy, .. } if accuracy == 95.0));
-        assert_eq!(p.apply(E::RetakeFailed { task_id: "r1".into() }).unwrap(), &done());
+        assert!(
+            matches!(p.state, PracticeState::Retaking { passed: true, accuracy, .. } if accuracy == 95.0)
+        );
+        assert_eq!(
+            p.apply(E::RetakeFailed {
+                task_id: "r1".into()
+            })
+            .unwrap(),
+            &done()
+        );
     }
 
     #[test]

@@ -329,7 +329,13 @@ impl PracticeScene {
         if let Ok(mut map) = self.recordings.lock() {
             map.insert(row.id.clone(), recording.clone());
         }
-        self.task(&row.id, &recording.task_id, TaskStatus::Listening, None, None);
+        self.task(
+            &row.id,
+            &recording.task_id,
+            TaskStatus::Listening,
+            None,
+            None,
+        );
         let scene = self.clone();
         let task_id = recording.task_id.clone();
         std::thread::Builder::new()

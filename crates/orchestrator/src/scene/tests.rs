@@ -88,7 +88,10 @@ impl Ears for ScriptedEars {
         release: &Release,
         report: ListeningSink,
     ) -> SceneResult<Listened> {
-        self.listened_for.lock().unwrap().push(material.body.clone());
+        self.listened_for
+            .lock()
+            .unwrap()
+            .push(material.body.clone());
         let said = self
             .script
             .lock()
