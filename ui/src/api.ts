@@ -151,6 +151,14 @@ export function practiceRecordStop(practiceId: string): Promise<TaskRef> {
   return call<TaskRef>("practice_record_stop", { practiceId });
 }
 
+/**
+ * Opens the microphone for the child to say one unclear line again; answers
+ * with the task id at once. The take is merged into the same attempt.
+ */
+export function practiceRetakeStart(practiceId: string, line: number): Promise<TaskRef> {
+  return call<TaskRef>("practice_retake_start", { practiceId, line });
+}
+
 export function practiceRetry(practiceId: string): Promise<PracticeView> {
   return call<PracticeView>("practice_retry", { practiceId });
 }

@@ -268,9 +268,19 @@ lines: Array<string>, feedback: FeedbackView,
  * When the review schedule next asks for this material (RFC 3339),
  * if this attempt scheduled one.
  */
-next_review_at: string | null, review_interval_days: number | null, };
+next_review_at: string | null, review_interval_days: number | null, 
+/**
+ * The lines (1-based) the verdict could not hear clearly and the child
+ * may say again, each once: a retake of just that line is merged into
+ * this same attempt.
+ */
+lines_to_say_again: Array<number>, };
 
-export type PracticeState = { "state": "idle" } | { "state": "ready" } | { "state": "listening" } | { "state": "checking", task_id: string, } | { "state": "feedback", attempt_id: string, accuracy: number, passed: boolean, } | { "state": "done", attempt_id: string, accuracy: number, };
+export type PracticeState = { "state": "idle" } | { "state": "ready" } | { "state": "listening" } | { "state": "checking", task_id: string, } | { "state": "feedback", attempt_id: string, accuracy: number, passed: boolean, } | { "state": "done", attempt_id: string, accuracy: number, } | { "state": "retaking", attempt_id: string, 
+/**
+ * The line said again, 1-based.
+ */
+line: number, task_id: string, accuracy: number, passed: boolean, };
 
 export type PracticeView = { id: string, profile_id: string, material: Material, mode: Mode, is_review: boolean, attempts: number, state: PracticeState, last_result: PracticeResult | null, };
 

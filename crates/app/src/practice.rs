@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use deskmate_orchestrator::scene::{Microphone, PracticeScene, SceneEvent, Stage};
 use deskmate_recite::practice::{AttemptOutcome, NewAttempt};
+use deskmate_recite::retake::RetakeAttempt;
 use deskmate_recite::ReciteError;
 use deskmate_store::Store;
 
@@ -33,6 +34,10 @@ struct AppStage {
 impl Stage for AppStage {
     fn record_attempt(&self, attempt: NewAttempt) -> Result<AttemptOutcome, ReciteError> {
         crate::recite::record_attempt(&self.store, attempt)
+    }
+
+    fn record_retake(&self, retake: RetakeAttempt) -> Result<AttemptOutcome, ReciteError> {
+        crate::recite::record_retake(&self.store, retake)
     }
 
     fn verdict_given(&self, material_id: &str, passed: bool, feedback: &FeedbackView) {
@@ -81,7 +86,8 @@ pub(crate) fn scene(
 
 impl Deskmate {
     /// The recitation practice scene: start, resume, submit typed text,
-    /// record from the microphone, retry, leave; the lamp's buttons.
+    /// record from the microphone, say an unclear line again (a retake
+    /// merged into the same attempt), retry, leave; the lamp's buttons.
     pub fn practice(&self) -> &PracticeScene {
         &self.practice
     }

@@ -38,6 +38,18 @@ pub(crate) fn record_attempt(
     }
 }
 
+/// Merges a re-take of one unclear line into its attempt, with memory tips
+/// as [`record_attempt`] writes them.
+pub(crate) fn record_retake(
+    store: &Store,
+    retake: deskmate_recite::retake::RetakeAttempt,
+) -> Result<AttemptOutcome, ReciteError> {
+    match llm_tips(store) {
+        Some(llm) => deskmate_recite::retake::record_retake(store, retake, &llm),
+        None => deskmate_recite::retake::record_retake(store, retake, &TemplateTips),
+    }
+}
+
 /// The LLM tip writer, when a model is configured and its client can be built.
 fn llm_tips(store: &Store) -> Option<crate::tips::LlmTips> {
     let configured = crate::chat::llm_settings(store).ok()?.model.is_some();

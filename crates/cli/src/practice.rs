@@ -1,7 +1,8 @@
 //! `deskmate practice`: the window's practice scene from a shell — open a
 //! material for a child, recite it typed (默写) or spoken into the
 //! microphone with the text heard so far shown live, get the verdict and its
-//! feedback, retry, leave; an unfinished practice is resumed with `current`.
+//! feedback, say an unclear line again (`retake`, merged into the same
+//! attempt), retry, leave; an unfinished practice is resumed with `current`.
 //! The same core calls as the window's buttons (`app.practice()`), so a
 //! practice started here can be finished in the window and the other way
 //! round. With `--json`, `submit` and `record` print every progress event as
@@ -53,6 +54,22 @@ pub enum PracticeCmd {
         #[arg(long)]
         seconds: Option<f64>,
         /// Print each progress event (task, partial transcript) as a JSON line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Say one line of the verdict again — a line it could not hear clearly
+    /// (`lines_to_say_again`): only that line is recorded, and the take is
+    /// merged into the same attempt; then waits for the updated verdict.
+    Retake {
+        #[arg(long)]
+        practice: String,
+        /// The line to say again, 1-based.
+        #[arg(long)]
+        line: usize,
+        /// Stop listening after this many seconds, as the window's stop button does.
+        #[arg(long)]
+        seconds: Option<f64>,
+        /// Print each progress event as a JSON line.
         #[arg(long)]
         json: bool,
     },
@@ -135,6 +152,12 @@ pub fn run(app: &Deskmate, cmd: PracticeCmd) -> anyhow::Result<ExitCode> {
                 });
             return finish(wait_for_verdict(&events, &task_id, json, stop)?, json);
         }
+        PracticeCmd::Retake {
+            practice,
+            line,
+            seconds,
+            json,
+        } => return retake(app, &practice, line, seconds, json),
         PracticeCmd::Retry { practice, json } => {
             let view = app.practice().retry(&practice)?;
             show_view(&view, json)?;
@@ -155,6 +178,31 @@ pub fn follow_to_verdict(
     json: bool,
 ) -> anyhow::Result<ExitCode> {
     finish(wait_for_verdict(events, task_id, json, None)?, json)
+}
+
+/// `practice retake`: the microphone opens for one line, and the merged
+/// verdict of the same attempt is printed (`lines to say again` shows what
+/// is left to ask).
+fn retake(
+    app: &Deskmate,
+    practice: &str,
+    line: usize,
+    seconds: Option<f64>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let events = app.events();
+    let task_id = app.practice().retake_start(practice, line)?;
+    if !json {
+        eprintln!("listening for line {line}… (the recording ends when the child falls silent)");
+    }
+    let press_stop = || app.practice().record_stop(practice);
+    let stop = seconds
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map(|s| StopButton {
+            at: Instant::now() + Duration::from_secs_f64(s),
+            press: &press_stop,
+        });
+    finish(wait_for_verdict(&events, &task_id, json, stop)?, json)
 }
 
 fn print_line<T: Serialize>(value: &T) {
@@ -299,5 +347,12 @@ fn print_result(r: &PracticeResult) {
     }
     if let Some(at) = &r.next_review_at {
         println!("next review: {at}");
+    }
+    if !r.lines_to_say_again.is_empty() {
+        let lines: Vec<String> = r.lines_to_say_again.iter().map(|l| l.to_string()).collect();
+        println!(
+            "lines to say again: {} (deskmate practice retake --line N)",
+            lines.join(", ")
+        );
     }
 }

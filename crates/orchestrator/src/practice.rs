@@ -7,7 +7,18 @@
 //!                         └──────────────────┘◀──────────────────────┘                   ▼
 //!                         ▲                        retry (not passed)                   Done
 //!                         └──────────────────────────────────────────── Feedback ◀───────┘
+//!
+//!   Feedback / Done ──retake {line}──▶ Retaking ──rejudged──▶ Feedback / Done (same attempt)
+//!                                          └──retake failed──▶ the verdict it came from
 //! ```
+//!
+//! A verdict that could not tell whether a line was right (an `uncertain`
+//! error: a re-ask) offers a **retake** of that line: the child says only
+//! that line (`Retaking`, the microphone open, then the take checked), and
+//! the take is merged into the same attempt's verdict — the attempt count
+//! does not move, because it is the same attempt. Which lines may be said
+//! again (one retake per unclear line) is the scene's to check; a retake
+//! that fails or hears nothing returns to the verdict it came from.
 //!
 //! A child may retry until the verdict passes (the attempt count is kept);
 //! after a pass the practice is done and history, patterns and the review
@@ -40,6 +51,17 @@ pub enum PracticeState {
     },
     /// Passed: the practice is complete.
     Done { attempt_id: String, accuracy: f64 },
+    /// The child says one unclear line of the verdict again: the
+    /// microphone is open, then the take is checked, under `task_id`. The
+    /// verdict it came from (`accuracy`, `passed`) is kept to return to.
+    Retaking {
+        attempt_id: String,
+        /// The line said again, 1-based.
+        line: usize,
+        task_id: String,
+        accuracy: f64,
+        passed: bool,
+    },
 }
 
 impl PracticeState {
@@ -51,6 +73,7 @@ impl PracticeState {
             Self::Checking { .. } => "checking",
             Self::Feedback { .. } => "feedback",
             Self::Done { .. } => "done",
+            Self::Retaking { .. } => "retaking",
         }
     }
 }
@@ -78,8 +101,36 @@ pub enum PracticeEvent {
     CheckFailed { task_id: String },
     /// The child tries again after a verdict that did not pass.
     Retry,
+    /// The child says one unclear line of the verdict again (the
+    /// microphone opened under `task_id`).
+    Retake { line: usize, task_id: String },
+    /// The retake was merged into the same attempt: its verdict now.
+    Rejudged {
+        task_id: String,
+        accuracy: f64,
+        passed: bool,
+    },
+    /// The retake ended without a take (cancel, silence, a failed check):
+    /// back to the verdict it came from.
+    RetakeFailed { task_id: String },
     /// The child leaves (any state): the practice returns to idle.
     Leave,
+}
+
+/// The state a verdict on `attempt_id` leads to.
+fn verdict(attempt_id: &str, accuracy: f64, passed: bool) -> PracticeState {
+    if passed {
+        PracticeState::Done {
+            attempt_id: attempt_id.to_string(),
+            accuracy,
+        }
+    } else {
+        PracticeState::Feedback {
+            attempt_id: attempt_id.to_string(),
+            accuracy,
+            passed: false,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -108,6 +159,9 @@ fn event_name(e: &PracticeEvent) -> &'static str {
         PracticeEvent::Judged { .. } => "judge",
         PracticeEvent::CheckFailed { .. } => "fail a check",
         PracticeEvent::Retry => "retry",
+        PracticeEvent::Retake { .. } => "retake a line",
+        PracticeEvent::Rejudged { .. } => "merge a retake",
+        PracticeEvent::RetakeFailed { .. } => "fail a retake",
         PracticeEvent::Leave => "leave",
     }
 }
@@ -162,6 +216,55 @@ impl Practice {
             (S::Feedback { passed: false, .. }, E::Retry) => S::Ready,
             // A child who passed may practise once more: a new round, same count.
             (S::Done { .. }, E::Retry) => S::Ready,
+            (
+                S::Feedback {
+                    attempt_id,
+                    accuracy,
+                    passed,
+                },
+                E::Retake { line, task_id },
+            ) => S::Retaking {
+                attempt_id: attempt_id.clone(),
+                line: *line,
+                task_id: task_id.clone(),
+                accuracy: *accuracy,
+                passed: *passed,
+            },
+            (
+                S::Done {
+                    attempt_id,
+                    accuracy,
+                },
+                E::Retake { line, task_id },
+            ) => S::Retaking {
+                attempt_id: attempt_id.clone(),
+                line: *line,
+                task_id: task_id.clone(),
+                accuracy: *accuracy,
+                passed: true,
+            },
+            (
+                S::Retaking {
+                    attempt_id,
+                    task_id,
+                    ..
+                },
+                E::Rejudged {
+                    task_id: t,
+                    accuracy,
+                    passed,
+                },
+            ) if t == task_id => verdict(attempt_id, *accuracy, *passed),
+            (
+                S::Retaking {
+                    attempt_id,
+                    task_id,
+                    accuracy,
+                    passed,
+                    ..
+                },
+                E::RetakeFailed { task_id: t },
+            ) if t == task_id => verdict(attempt_id, *accuracy, *passed),
             _ => {
                 return Err(TransitionError {
                     state: self.state.name(),
@@ -175,13 +278,23 @@ impl Practice {
 
     /// The practice as it should continue after the app restarted with this
     /// state stored. A microphone cannot survive a restart, so `Listening`
-    /// returns to `Ready`; a `Checking` task whose result never arrived is
+    /// returns to `Ready` and `Retaking` to the verdict it came from (a take
+    /// merged just before the crash is in the attempt's stored row); a `Checking` task whose result never arrived is
     /// handed back to the caller to look up (`Some(task_id)`), because the
     /// attempt may have been recorded just before the crash.
     pub fn resume(mut self) -> (Self, Option<String>) {
         match &self.state {
             PracticeState::Listening => {
                 self.state = PracticeState::Ready;
+                (self, None)
+            }
+            PracticeState::Retaking {
+                attempt_id,
+                accuracy,
+                passed,
+                ..
+            } => {
+                self.state = verdict(attempt_id, *accuracy, *passed);
                 (self, None)
             }
             PracticeState::Checking { task_id } => {
@@ -373,6 +486,69 @@ mod tests {
         }
     }
 
+    fn retaking() -> PracticeState {
+        PracticeState::Retaking {
+            attempt_id: "a-t1".into(),
+            line: 2,
+            task_id: "r1".into(),
+            accuracy: 70.0,
+            passed: false,
+        }
+    }
+
+    fn retake() -> E {
+        E::Retake {
+            line: 2,
+            task_id: "r1".into(),
+        }
+    }
+
+    fn rejudged(task: &str, accuracy: f64, passed: bool) -> E {
+        E::Rejudged {
+            task_id: task.into(),
+            accuracy,
+            passed,
+        }
+    }
+
+    #[test]
+    fn a_retake_merges_into_the_same_attempt_without_counting_another() {
+        let mut p = at(feedback(), 1);
+        assert_eq!(p.apply(retake()).unwrap(), &retaking());
+        assert_eq!(
+            p.apply(rejudged("r1", 90.0, true)).unwrap(),
+            &PracticeState::Done {
+                attempt_id: "a-t1".into(),
+                accuracy: 90.0
+            }
+        );
+        assert_eq!(p.attempts, 1, "the same attempt, not another");
+        // Still unclear after the take: back to feedback on the same attempt.
+        let mut p = at(feedback(), 1);
+        p.apply(retake()).unwrap();
+        assert_eq!(p.apply(rejudged("r1", 70.0, false)).unwrap(), &feedback());
+        // A passed verdict with an unclear line can be retaken too.
+        let mut p = at(done(), 1);
+        p.apply(retake()).unwrap();
+        assert!(
+            matches!(p.state, PracticeState::Retaking { passed: true, accuracy, .. } if accuracy == 95.0)
+        );
+        assert_eq!(
+            p.apply(E::RetakeFailed {
+                task_id: "r1".into()
+            })
+            .unwrap(),
+            &done()
+        );
+    }
+
+    #[test]
+    fn a_retake_cut_off_by_a_restart_returns_to_its_verdict() {
+        let (resumed, pending) = at(retaking(), 1).resume();
+        assert_eq!(resumed, at(feedback(), 1));
+        assert_eq!(pending, None);
+    }
+
     #[test]
     fn retry_after_a_pass_starts_a_new_round_with_the_same_count() {
         let mut p = at(done(), 3);
@@ -446,6 +622,7 @@ mod tests {
             checking(),
             feedback(),
             done(),
+            retaking(),
         ];
         let events = [
             E::Start,
@@ -464,6 +641,15 @@ mod tests {
                 task_id: "other".into(),
             },
             E::Retry,
+            retake(),
+            rejudged("r1", 100.0, true),
+            rejudged("other", 100.0, true),
+            E::RetakeFailed {
+                task_id: "r1".into(),
+            },
+            E::RetakeFailed {
+                task_id: "other".into(),
+            },
             E::Leave,
         ];
         let expected = |state: &PracticeState, event: &E| -> Option<(PracticeState, u32)> {
@@ -498,6 +684,27 @@ mod tests {
                     Some((S::Ready, 1))
                 }
                 (S::Feedback { .. } | S::Done { .. }, E::Retry) => Some((S::Ready, 1)),
+                (S::Feedback { .. }, E::Retake { .. }) => Some((retaking(), 1)),
+                (S::Done { .. }, E::Retake { .. }) => Some((
+                    S::Retaking {
+                        attempt_id: "a-t1".into(),
+                        line: 2,
+                        task_id: "r1".into(),
+                        accuracy: 95.0,
+                        passed: true,
+                    },
+                    1,
+                )),
+                (S::Retaking { .. }, E::Rejudged { task_id, .. }) if task_id == "r1" => Some((
+                    S::Done {
+                        attempt_id: "a-t1".into(),
+                        accuracy: 100.0,
+                    },
+                    1,
+                )),
+                (S::Retaking { .. }, E::RetakeFailed { task_id }) if task_id == "r1" => {
+                    Some((fb, 1))
+                }
                 _ => None,
             }
         };

@@ -216,11 +216,11 @@ fn error_feedback(
     );
     let n = e.line;
     if e.uncertain {
+        // A teacher's re-ask: which line, and only that line again.
+        let nth = line_number_zh(n);
         return (
-            format!("第{n}句{ql}我可能没听清，你能再读一遍给我听吗？"),
-            format!(
-                "I may not have heard line {n} {ql} clearly — could you read it to me once more?"
-            ),
+            format!("第{nth}句{ql}没听清，再读一遍好吗？"),
+            format!("I didn't catch line {n} {ql} clearly — could you say it again?"),
         );
     }
     let first = match (e.error_type, e.kind) {
@@ -316,6 +316,11 @@ fn why(e: &RecitationError) -> (&'static str, &'static str) {
             "These parts look alike, so their order is easy to mix up.",
         ),
     }
+}
+
+/// A line's number as a teacher says it: 第二句, 第十二句.
+fn line_number_zh(n: usize) -> String {
+    crate::numerals::zh_integer(n as u64)
 }
 
 fn ordinal_en(n: u32) -> String {
@@ -539,8 +544,41 @@ mod tests {
             "{v:?}"
         );
         let f = compose(&r, &v, 85.0, &[], &[]);
-        assert_eq!(f.zh.matches("我可能没听清").count(), 1, "{}", f.zh);
-        assert_eq!(f.en.matches("could you read it").count(), 1, "{}", f.en);
+        assert_eq!(f.zh.matches("没听清").count(), 1, "{}", f.zh);
+        assert!(
+            f.zh.contains("第一句「床前明月光」没听清，再读一遍好吗？"),
+            "{}",
+            f.zh
+        );
+        assert_eq!(
+            f.en.matches("could you say it again").count(),
+            1,
+            "{}",
+            f.en
+        );
+        assert!(f.en.contains("I didn't catch line 1"), "{}", f.en);
+    }
+
+    #[test]
+    fn a_re_ask_names_its_line_as_a_teacher_would() {
+        assert_eq!(line_number_zh(2), "二");
+        assert_eq!(line_number_zh(12), "十二");
+        let r = Reference::new(POEM, None).unwrap();
+        let heard = "床前明月光，疑是地上光。举头望明月，低头思故乡。";
+        let mut conf = vec![0.99_f32; heard.chars().count()];
+        conf[10] = 0.3;
+        let v = check(&r, &Transcript::with_confidences(heard, conf), Mode::Voice).unwrap();
+        let f = compose(&r, &v, 85.0, &[], &[]);
+        assert!(
+            f.zh.contains("第二句「疑是地上霜」没听清，再读一遍好吗？"),
+            "{}",
+            f.zh
+        );
+        assert!(
+            f.en.contains("I didn't catch line 2 「疑是地上霜」 clearly — could you say it again?"),
+            "{}",
+            f.en
+        );
     }
 
     #[test]

@@ -19,7 +19,8 @@
 //! Around it: [`feedback`] (what to tell the child, with memory tips from a
 //! [`TipWriter`]), [`patterns`] (recurring errors per child and material),
 //! [`schedule`] (FSRS reviews), [`history`] (every attempt, recorded with
-//! [`practice::record_attempt`]) and [`report`] (daily and weekly reports).
+//! [`practice::record_attempt`]), [`retake`] (one unclear line said again,
+//! merged into the same attempt) and [`report`] (daily and weekly reports).
 
 mod align;
 mod check;
@@ -31,6 +32,7 @@ pub mod patterns;
 pub mod practice;
 mod reference;
 pub mod report;
+pub mod retake;
 pub mod schedule;
 mod sound;
 mod time;

@@ -191,6 +191,15 @@ pub fn record_attempt(
                 verdict.errors.iter().filter(|e| !e.uncertain).count() as i64
             ],
         )?;
+        if change.is_some() {
+            // Kept so a re-take of an unclear line can grade the schedule again.
+            let before = crate::retake::recording::card_before_json(card.as_ref())
+                .map_err(|e| StoreError::Invalid(e.to_string()))?;
+            tx.execute(
+                "UPDATE recite_attempts SET schedule_before = ?2 WHERE id = ?1",
+                params![attempt_id, before],
+            )?;
+        }
         let certain: Vec<_> = verdict.errors.iter().filter(|e| !e.uncertain).collect();
         let counted = patterns::record(&tx, &new.profile_id, &new.material_id, new.mode, &certain, &attempt_id, &at)?;
         tx.commit()?;

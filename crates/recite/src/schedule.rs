@@ -228,6 +228,46 @@ pub(crate) fn apply(
     }
 }
 
+/// Puts a child's card for a material back as it was (`None`: there was
+/// none), inside the caller's transaction — before a re-take grades the
+/// same attempt again.
+pub(crate) fn restore(
+    tx: &Transaction<'_>,
+    profile_id: &str,
+    material_id: &str,
+    card: Option<&ReviewCard>,
+) -> StoreResult<()> {
+    match card {
+        None => {
+            tx.execute(
+                "DELETE FROM recite_reviews WHERE profile_id = ?1 AND material_id = ?2",
+                params![profile_id, material_id],
+            )?;
+        }
+        Some(c) => {
+            tx.execute(
+                "UPDATE recite_reviews SET status = ?3, stability = ?4, difficulty = ?5, reps = ?6, lapses = ?7,
+                    last_rating = ?8, last_review_at = ?9, next_review_at = ?10, interval_days = ?11
+                 WHERE profile_id = ?1 AND material_id = ?2",
+                params![
+                    profile_id,
+                    material_id,
+                    c.status,
+                    c.stability,
+                    c.difficulty,
+                    c.reps,
+                    c.lapses,
+                    c.last_rating,
+                    c.last_review_at,
+                    c.next_review_at,
+                    c.interval_days
+                ],
+            )?;
+        }
+    }
+    Ok(())
+}
+
 fn pick(
     states: &Result<fsrs::NextStates, fsrs::FSRSError>,
     rating: Rating,

@@ -16,6 +16,7 @@ const SCHEMA: &[&str] = &[
     include_str!("../migrations/0006_scene_sessions.sql"),
     include_str!("../migrations/0007_approvals.sql"),
     include_str!("../migrations/0008_plan_goals.sql"),
+    include_str!("../migrations/0009_retakes.sql"),
 ];
 
 fn all() -> Migrations<'static> {

@@ -161,6 +161,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         practice::practice_submit_text,
         practice::practice_record_start,
         practice::practice_record_stop,
+        practice::practice_retake_start,
         practice::practice_retry,
         practice::practice_leave,
         practice::report,

@@ -103,6 +103,22 @@ pub async fn practice_record_stop(
     .map(|task_id| TaskId { task_id })
 }
 
+/// Opens the microphone for the child to say one unclear line of the verdict
+/// again; answers with the task id at once. The take is merged into the same
+/// attempt; the updated verdict arrives as a `practice://task` event.
+#[tauri::command]
+pub async fn practice_retake_start(
+    app: State<'_, Deskmate>,
+    practice_id: String,
+    line: usize,
+) -> CmdResult<TaskId> {
+    blocking(&app, move |app| {
+        Ok(app.practice().retake_start(&practice_id, line)?)
+    })
+    .await
+    .map(|task_id| TaskId { task_id })
+}
+
 #[tauri::command]
 pub async fn practice_retry(
     app: State<'_, Deskmate>,

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { TaskEvent } from "../events";
 import { practiceResult, practiceView } from "../test/samples";
-import { initialPracticeUi, isBusy, practiceReducer, shownResult, type PracticeAction, type PracticeUi } from "./reducer";
+import { recErr } from "../test/samples";
+import { initialPracticeUi, isBusy, practiceReducer, retakingLine, shownResult, type PracticeAction, type PracticeUi } from "./reducer";
+import { linesToSayAgain, zhLineNumber } from "./retake";
 
 const task = (over: Partial<TaskEvent>): PracticeAction => ({
   type: "task",
@@ -117,5 +119,58 @@ describe("practice reducer", () => {
     );
     expect(resumed.task).toEqual({ task_id: "t5", status: "queued", error: null });
     expect(isBusy(resumed)).toBe(true);
+  });
+
+  describe("saying one unclear line again", () => {
+    const unclear = practiceResult({
+      accuracy: 80,
+      errors: [recErr({ type: "substitution", kind: "sound", line: 2, offset: 0, expected: "疑", actual: "七", uncertain: true })],
+      lines_to_say_again: [2],
+    });
+    const feedback = () => run([{ type: "submitted", task_id: "t1" }, task({ status: "done", result: unclear })]);
+
+    it("keeps the verdict on screen while the line is heard, then shows the merged verdict of the same attempt", () => {
+      let ui = run([{ type: "retaking", line: 2 }], feedback());
+      expect(ui.view?.state).toEqual({ state: "retaking", attempt_id: "a1", line: 2, task_id: "", accuracy: 80, passed: false });
+      expect(retakingLine(ui)).toBe(2);
+      expect(shownResult(ui)).toBe(unclear);
+      // The microphone's events name the task; the line's partial text shows.
+      ui = run([task({ task_id: "r1", status: "listening" }), { type: "partial", event: { practice_id: "p1", text: "疑是" } }], ui);
+      expect(ui.view?.state).toMatchObject({ state: "retaking", task_id: "r1" });
+      expect(ui.partial).toBe("疑是");
+      ui = run([task({ task_id: "r1", status: "checking" })], ui);
+      expect(isBusy(ui)).toBe(true);
+      // Another task's events are not this take's.
+      expect(run([task({ task_id: "x", status: "done", result: practiceResult() })], ui)).toBe(ui);
+      const merged = practiceResult({ accuracy: 100, passed: true, errors: [], lines_to_say_again: [] });
+      ui = run([task({ task_id: "r1", status: "done", result: merged })], ui);
+      expect(ui.view?.state).toMatchObject({ state: "done", attempt_id: "a1", accuracy: 100 });
+      expect(ui.view?.attempts).toBe(1);
+      expect(shownResult(ui)).toBe(merged);
+      expect(retakingLine(ui)).toBeNull();
+    });
+
+    it("a take that fails, or a refused one, returns to the verdict it came from", () => {
+      const error = { code: "speech.nothing_heard", message: "nothing was heard", params: {} };
+      const before = feedback();
+      const failed = run([{ type: "retaking", line: 2 }, task({ task_id: "r1", status: "listening" }), task({ task_id: "r1", status: "failed", error })], before);
+      expect(failed.view?.state).toEqual(before.view?.state);
+      expect(failed.task).toEqual({ task_id: "r1", status: "failed", error });
+      expect(shownResult(failed)).toBe(unclear);
+      const refused = run([{ type: "retaking", line: 2 }, { type: "retake_refused" }], before);
+      expect(refused.view?.state).toEqual(before.view?.state);
+      // A passed verdict returns to done.
+      const passed = run([{ type: "submitted", task_id: "t1" }, task({ status: "done", result: practiceResult({ passed: true, accuracy: 95 }) })]);
+      const back = run([{ type: "retaking", line: 2 }, { type: "retake_refused" }], passed);
+      expect(back.view?.state).toEqual({ state: "done", attempt_id: "a1", accuracy: 95 });
+      // Nothing to retake before a verdict.
+      const ready = run([]);
+      expect(run([{ type: "retaking", line: 2 }], ready)).toBe(ready);
+    });
+
+    it("names lines as a teacher does and offers only lines the verdict has", () => {
+      expect([1, 2, 10, 12, 20, 99, 100].map(zhLineNumber)).toEqual(["一", "二", "十", "十二", "二十", "九十九", "100"]);
+      expect(linesToSayAgain(practiceResult({ lines_to_say_again: [2, 9] }))).toEqual([{ line: 2, text: "疑是地上霜" }]);
+    });
   });
 });

@@ -5,6 +5,7 @@
  */
 import type { PracticeResult, PracticeView, TaskStatus, WireError } from "../api";
 import type { LevelEvent, PartialEvent, TaskEvent } from "../events";
+import { verdictBefore, type RetakingState } from "./retake";
 
 export interface TaskProgress {
   task_id: string;
@@ -27,6 +28,10 @@ export type PracticeAction =
   | { type: "view"; view: PracticeView }
   | { type: "listening" }
   | { type: "submitted"; task_id: string }
+  /** The child asked to say one unclear line again (before the microphone answers). */
+  | { type: "retaking"; line: number }
+  /** The core refused the retake (the microphone never opened): back to the verdict. */
+  | { type: "retake_refused" }
   | { type: "level"; event: LevelEvent }
   | { type: "partial"; event: PartialEvent }
   | { type: "task"; event: TaskEvent };
@@ -39,16 +44,41 @@ export function isTerminal(status: TaskStatus): boolean {
   return TERMINAL.includes(status);
 }
 
-/** The verdict to show: only once the practice has one (feedback or done). */
+/** The verdict to show: only once the practice has one (feedback or done, or a line of it said again). */
 export function shownResult(ui: PracticeUi): PracticeResult | null {
   const v = ui.view;
   if (!v || !v.last_result) return null;
-  return v.state.state === "feedback" || v.state.state === "done" ? v.last_result : null;
+  return ["feedback", "done", "retaking"].includes(v.state.state) ? v.last_result : null;
+}
+
+/** The line being said again, if a retake is under way. */
+export function retakingLine(ui: PracticeUi): number | null {
+  const s = ui.view?.state;
+  return s?.state === "retaking" ? s.line : null;
+}
+
+/** A retake's progress: its events carry the task the microphone opened under. */
+function retakeProgress(ui: PracticeUi, view: PracticeView, s: RetakingState, e: TaskEvent): PracticeUi {
+  // The first event names the task; from then on only that task's count.
+  if (s.task_id && s.task_id !== e.task_id) return ui;
+  if (ui.task?.task_id === e.task_id && isTerminal(ui.task.status)) return ui;
+  const task: TaskProgress = { task_id: e.task_id, status: e.status, error: e.error };
+  if (e.status === "done" && e.result) return { view: withResult(view, e.result), task, level: 0, partial: "" };
+  if (e.status === "done" || e.status === "failed") {
+    // Nothing merged: back to the verdict it came from, saying why.
+    return { view: { ...view, state: verdictBefore(s) }, task, level: 0, partial: "" };
+  }
+  return { ...ui, view: { ...view, state: { ...s, task_id: e.task_id } }, task };
 }
 
 /** True while a submission is queued, transcribed or checked. */
 export function isBusy(ui: PracticeUi): boolean {
   return ui.view?.state.state === "checking" || (ui.task !== null && !isTerminal(ui.task.status));
+}
+
+/** The microphone is open: a recitation, or a line said again. */
+function hearing(view: PracticeView): boolean {
+  return view.state.state === "listening" || view.state.state === "retaking";
 }
 
 function withResult(view: PracticeView, result: PracticeResult): PracticeView {
@@ -95,16 +125,37 @@ export function practiceReducer(ui: PracticeUi, action: PracticeAction): Practic
         task: { task_id: action.task_id, status: "queued", error: null },
       };
     }
+    case "retaking": {
+      const s = ui.view?.state;
+      if (!ui.view || !s || !(s.state === "feedback" || s.state === "done")) return ui;
+      const passed = s.state === "done" || s.passed === true;
+      return {
+        ...ui,
+        view: {
+          ...ui.view,
+          state: { state: "retaking", attempt_id: s.attempt_id, line: action.line, task_id: "", accuracy: s.accuracy, passed },
+        },
+        level: 0,
+        partial: "",
+        task: null,
+      };
+    }
+    case "retake_refused": {
+      const s = ui.view?.state;
+      if (!ui.view || s?.state !== "retaking" || s.task_id) return ui;
+      return { ...ui, view: { ...ui.view, state: verdictBefore(s) }, level: 0, partial: "" };
+    }
     case "level":
-      if (!ui.view || action.event.practice_id !== ui.view.id || ui.view.state.state !== "listening") return ui;
+      if (!ui.view || action.event.practice_id !== ui.view.id || !hearing(ui.view)) return ui;
       return { ...ui, level: Math.min(1, Math.max(0, Number(action.event.level) || 0)) };
     case "partial":
-      if (!ui.view || action.event.practice_id !== ui.view.id || ui.view.state.state !== "listening") return ui;
+      if (!ui.view || action.event.practice_id !== ui.view.id || !hearing(ui.view)) return ui;
       return { ...ui, partial: action.event.text };
     case "task": {
       const e = action.event;
       const view = ui.view;
       if (!view || e.practice_id !== view.id) return ui;
+      if (view.state.state === "retaking") return retakeProgress(ui, view, view.state, e);
       if (e.status === "listening") {
         // The microphone opened — from the record button, or from the lamp's
         // start button (after a verdict that did not pass, that is the retry).

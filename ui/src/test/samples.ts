@@ -64,6 +64,7 @@ export function practiceResult(over: Partial<PracticeResult> = {}): PracticeResu
     },
     next_review_at: null,
     review_interval_days: null,
+    lines_to_say_again: [],
     ...over,
   };
 }

@@ -17,7 +17,7 @@ use deskmate_recite::{Reference, Transcript};
 use deskmate_speech::asr::{AsrRequest, Lang as AsrLang};
 use deskmate_speech::attempt::{judge_recording, RecordingVerdict};
 use deskmate_speech::audio::capture::{Capture, Level};
-use deskmate_speech::fairness::{checker_transcript, FairnessSettings};
+use deskmate_speech::fairness::FairnessSettings;
 use deskmate_speech::listen::{listen_live, AttemptEnd, ListenMode, Release, SpeechSoFar};
 use deskmate_speech::vad::{SileroVad, Utterance, VadSettings};
 use deskmate_speech::SpeechPipeline;
@@ -215,27 +215,103 @@ impl Ears for Microphone {
         // differences are re-examined against this recording while the
         // worker still holds it (inside the gate, so no partial transcript
         // replaces it), and the attempt is recorded with the transcript that
-        // gives exactly that fair verdict.
+        // gives exactly that fair verdict ([`judge_heard`]).
         let _job = self.gate.enter();
-        let settings = FairnessSettings::default();
         let heard = pipeline
             .asr()
             .transcribe(request)
             .map_err(deskmate_speech::SpeechError::from)?;
-        // One function judges a recording, here and in `deskmate recite audio`.
-        let judged = Reference::new(&material.body, material.lang.parse().ok())
-            .ok()
-            .and_then(|reference| {
-                judge_recording(&reference, Some(&heard), &settings, Some(pipeline.asr())).ok()
-            });
-        let transcript = match judged {
-            Some(RecordingVerdict::NotAnAttempt(why)) => return Err(SceneError::NotAnAttempt(why)),
-            Some(RecordingVerdict::Judged(v)) => v.record_transcript(&heard, &settings),
-            None => checker_transcript(&heard, &settings),
-        };
-        Ok(Transcribed {
-            shown: heard.text.clone(),
-            transcript,
-        })
+        judge_heard(material, &heard, Some(pipeline.asr()))
+    }
+}
+
+/// The fair verdict on what was heard of `material`, as the attempt is
+/// recorded: the same function `deskmate recite audio` calls
+/// ([`judge_recording`]), and the same outcome — not an attempt is
+/// [`SceneError::NotAnAttempt`], a recording that cannot be judged is the
+/// checker's coded error (said to the child in words), never a silent
+/// fall-back to a less fair check. With `engine` (the whisper worker still
+/// holding the recording) the differences are re-examined against the audio.
+pub fn judge_heard(
+    material: &Material,
+    heard: &deskmate_speech::asr::Transcript,
+    engine: Option<&deskmate_speech::asr::AsrEngine>,
+) -> SceneResult<Transcribed> {
+    let settings = FairnessSettings::default();
+    let reference = Reference::new(&material.body, material.lang.parse().ok())?;
+    let transcript = match judge_recording(&reference, Some(heard), &settings, engine)? {
+        RecordingVerdict::NotAnAttempt(why) => return Err(SceneError::NotAnAttempt(why)),
+        RecordingVerdict::Judged(v) => v.record_transcript(heard, &settings),
+    };
+    Ok(Transcribed {
+        shown: heard.text.clone(),
+        transcript,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use super::*;
+    use deskmate_speech::asr::{HeardUnit, Transcript as Heard};
+
+    fn material(body: &str) -> Material {
+        Material {
+            id: "m".into(),
+            slug: None,
+            source: deskmate_store::MaterialSource::Custom,
+            lang: "zh".into(),
+            title: "t".into(),
+            author: None,
+            dynasty: None,
+            grade: None,
+            level: None,
+            body: body.into(),
+            created_at: String::new(),
+            updated_at: String::new(),
+        }
+    }
+
+    fn heard(text: &str) -> Heard {
+        Heard {
+            lang: AsrLang::Zh,
+            text: text.into(),
+            raw_text: text.into(),
+            units: text
+                .chars()
+                .map(|c| HeardUnit {
+                    text: c.to_string(),
+                    confidence: 0.99,
+                    start_ms: 0,
+                    end_ms: 0,
+                })
+                .collect(),
+            flags: vec![],
+            audio_ms: 1000,
+            asr_ms: 0,
+            audio_id: 0,
+        }
+    }
+
+    #[test]
+    fn a_recording_that_cannot_be_judged_is_a_coded_error_not_a_less_fair_check() {
+        // The longest text there is, and a transcript far longer than the
+        // checker can align against it: the CLI fails with this error, and so
+        // does the window — it no longer records an unfair check instead.
+        let body = "床前明月光".repeat(400);
+        let said = "床前明月光".repeat(1_700);
+        let err = judge_heard(&material(&body), &heard(&said), None).unwrap_err();
+        assert_eq!(err.code(), "recite.transcript_too_long", "{err}");
+        assert!(err.wire().params.contains_key("max"));
+    }
+
+    #[test]
+    fn a_recording_is_judged_fairly_or_refused_as_no_attempt() {
+        let poem = material("床前明月光，疑是地上霜。");
+        let fine = judge_heard(&poem, &heard("床前明月光疑是地上霜"), None).unwrap();
+        assert_eq!(fine.shown, "床前明月光疑是地上霜");
+        let not = judge_heard(&poem, &heard("谢谢观看"), None).unwrap_err();
+        assert_eq!(not.code(), "speech.not_the_material");
     }
 }

@@ -6,7 +6,10 @@
 //! published as [`SceneEvent::Task`]; a spoken attempt is heard by the
 //! scene's [`Ears`] (the real [`Microphone`], or scripted ears in tests) with
 //! the level and the text so far published as it goes; the lamp's buttons
-//! drive the practice on screen ([`lamp_buttons`]).
+//! drive the practice on screen ([`lamp_buttons`]). A verdict that re-asks a
+//! line offers a retake of just that line ([`PracticeScene::retake_start`]):
+//! heard by the same ears, judged against that line alone, merged into the
+//! same attempt.
 //!
 //! What the scene hands off lies behind [`Stage`]: recording the attempt
 //! (history, error patterns, review schedule, memory tips), acting the
@@ -28,6 +31,7 @@ use std::sync::{Arc, Mutex};
 use chrono::Utc;
 use deskmate_protocol::{LevelEvent, PartialEvent};
 use deskmate_recite::practice::{AttemptOutcome, NewAttempt};
+use deskmate_recite::retake::RetakeAttempt;
 use deskmate_recite::{Mode, ReciteError, Transcript};
 use deskmate_speech::listen::Release;
 use deskmate_store::{Material, Store};
@@ -45,6 +49,9 @@ pub trait Stage: Send + Sync {
     /// Records one attempt (history, error patterns, review schedule,
     /// feedback with memory tips). May block: it runs on the task's thread.
     fn record_attempt(&self, attempt: NewAttempt) -> Result<AttemptOutcome, ReciteError>;
+    /// Merges a retake of one unclear line into its attempt (the same
+    /// attempt, updated; see `deskmate_recite::retake`). May block.
+    fn record_retake(&self, retake: RetakeAttempt) -> Result<AttemptOutcome, ReciteError>;
     /// A verdict was given on `material`: the lamp acts it out, the feedback
     /// voice says it. Never fails the recitation.
     fn verdict_given(&self, material_id: &str, passed: bool, feedback: &FeedbackView);
@@ -276,6 +283,68 @@ impl PracticeScene {
         }
     }
 
+    /// Opens the microphone for the child to say one unclear line of the
+    /// verdict again — a teacher's re-ask — and returns its task id at once.
+    /// The take is heard by the same ears, judged fairly against that line
+    /// alone, and merged into the same attempt's verdict (no new attempt);
+    /// its progress and the updated verdict come as [`SceneEvent::Task`].
+    /// Only a line the verdict offers (`lines_to_say_again`) can be said
+    /// again, once.
+    pub fn retake_start(&self, practice_id: &str, line: usize) -> SceneResult<String> {
+        let mut row = self.load(practice_id)?;
+        let Some(result) = row.last_result.clone() else {
+            return Err(SceneError::NotNow(
+                "there is no verdict yet to say a line of again".into(),
+            ));
+        };
+        if !result.lines_to_say_again.contains(&line) {
+            return Err(SceneError::NotNow(format!(
+                "line {line} is not one this verdict asks to hear again"
+            )));
+        }
+        let text = result
+            .lines
+            .get(line - 1)
+            .cloned()
+            .ok_or_else(|| SceneError::NotNow(format!("the text has no line {line}")))?;
+        self.stage.child_about_to_speak();
+        self.ears.ready()?;
+        // The ears listen for, and judge against, that line alone.
+        let material = Material {
+            body: text,
+            ..self.store.materials().get(&row.material_id)?
+        };
+        let recording = Recording {
+            release: Release::default(),
+            task_id: uuid::Uuid::now_v7().to_string(),
+        };
+        transition(
+            &mut row.practice,
+            PracticeEvent::Retake {
+                line,
+                task_id: recording.task_id.clone(),
+            },
+        )?;
+        self.save(&row)?;
+        if let Ok(mut map) = self.recordings.lock() {
+            map.insert(row.id.clone(), recording.clone());
+        }
+        self.task(
+            &row.id,
+            &recording.task_id,
+            TaskStatus::Listening,
+            None,
+            None,
+        );
+        let scene = self.clone();
+        let task_id = recording.task_id.clone();
+        std::thread::Builder::new()
+            .name("practice-retake".into())
+            .spawn(move || scene.hear_retake(row, material, recording, line, result))
+            .map_err(thread_error("cannot open the microphone"))?;
+        Ok(task_id)
+    }
+
     /// Whether the microphone is open for this practice.
     pub fn is_recording(&self, practice_id: &str) -> bool {
         self.recordings
@@ -311,41 +380,52 @@ impl PracticeScene {
         self.task(&row.id, task_id, TaskStatus::Failed, Some(why), None);
     }
 
+    /// Listens for one take (an attempt, or a line said again) until it
+    /// ends; the recording is closed whatever happens.
+    fn listen_for(
+        &self,
+        practice_id: &str,
+        material: &Material,
+        recording: &Recording,
+    ) -> SceneResult<Speech> {
+        let stage = self.stage.clone();
+        let id = practice_id.to_string();
+        let report: ListeningSink = Arc::new(move |heard: Listening| {
+            let practice_id = id.clone();
+            stage.publish(match heard {
+                Listening::Level(level) => SceneEvent::Level(LevelEvent { practice_id, level }),
+                Listening::Partial(text) => SceneEvent::Partial(PartialEvent { practice_id, text }),
+            });
+        });
+        let listened = self.ears.listen(material, &recording.release, report);
+        if let Ok(mut map) = self.recordings.lock() {
+            map.remove(practice_id);
+        }
+        let listened = listened?;
+        let Some(speech) = listened.speech else {
+            return Err(match listened.device_lost {
+                Some(d) => SceneError::MicrophoneLost(d),
+                None => {
+                    SceneError::NotAnAttempt(deskmate_speech::attempt::NotAnAttempt::NothingHeard)
+                }
+            });
+        };
+        if let Some(d) = listened.device_lost {
+            tracing::warn!("microphone lost mid-recitation ({d}); checking what was heard");
+        }
+        Ok(speech)
+    }
+
     /// Hears one spoken attempt, then checks it; runs on its own thread.
     fn hear(&self, mut row: Row, material: Material, recording: Recording) {
         let task_id = recording.task_id.clone();
         let cancelled = |scene: &Self, row: &mut Row, why: SceneError| {
             scene.fail(row, &task_id, PracticeEvent::Cancelled, &why);
         };
-        let stage = self.stage.clone();
-        let practice_id = row.id.clone();
-        let report: ListeningSink = Arc::new(move |heard: Listening| {
-            let practice_id = practice_id.clone();
-            stage.publish(match heard {
-                Listening::Level(level) => SceneEvent::Level(LevelEvent { practice_id, level }),
-                Listening::Partial(text) => SceneEvent::Partial(PartialEvent { practice_id, text }),
-            });
-        });
-        let listened = self.ears.listen(&material, &recording.release, report);
-        if let Ok(mut map) = self.recordings.lock() {
-            map.remove(&row.id);
-        }
-        let listened = match listened {
-            Ok(l) => l,
+        let speech = match self.listen_for(&row.id, &material, &recording) {
+            Ok(s) => s,
             Err(e) => return cancelled(self, &mut row, e),
         };
-        let Some(speech) = listened.speech else {
-            let why = match listened.device_lost {
-                Some(d) => SceneError::MicrophoneLost(d),
-                None => {
-                    SceneError::NotAnAttempt(deskmate_speech::attempt::NotAnAttempt::NothingHeard)
-                }
-            };
-            return cancelled(self, &mut row, why);
-        };
-        if let Some(d) = listened.device_lost {
-            tracing::warn!("microphone lost mid-recitation ({d}); checking what was heard");
-        }
         // The practice may have changed while the child spoke (left, say): go on from what is stored.
         match self.load(&row.id) {
             Ok(fresh) => row = fresh,
@@ -369,6 +449,60 @@ impl PracticeScene {
                 };
                 self.fail(&mut row, &task_id, failed, &e);
             }
+        }
+    }
+
+    /// Hears one line said again, judges it against that line and merges it
+    /// into the attempt `before` was the verdict of; runs on its own thread.
+    fn hear_retake(
+        &self,
+        mut row: Row,
+        line_material: Material,
+        recording: Recording,
+        line: usize,
+        before: PracticeResult,
+    ) {
+        let task_id = recording.task_id.clone();
+        let failed = PracticeEvent::RetakeFailed {
+            task_id: task_id.clone(),
+        };
+        let merged = (|| {
+            let speech = self.listen_for(&row.id, &line_material, &recording)?;
+            self.task(&row.id, &task_id, TaskStatus::Queued, None, None);
+            self.task(&row.id, &task_id, TaskStatus::Transcribing, None, None);
+            let heard = self.ears.transcribe(&line_material, speech)?;
+            self.task(&row.id, &task_id, TaskStatus::Checking, None, None);
+            let outcome = self.stage.record_retake(RetakeAttempt {
+                attempt_id: before.attempt_id.clone(),
+                line,
+                transcript: heard.transcript,
+                at: Utc::now(),
+            })?;
+            let mut result = PracticeResult::from_outcome(&outcome, &before.transcript);
+            let taken = deskmate_recite::retake::taken_lines(&self.store, &outcome.attempt_id)?;
+            result.lines_to_say_again.retain(|l| !taken.contains(l));
+            Ok::<_, SceneError>((outcome, result))
+        })();
+        // Go on from the stored practice: the child may have left meanwhile.
+        if let Ok(fresh) = self.load(&row.id) {
+            row = fresh;
+        }
+        let done = merged.and_then(|(o, result)| {
+            let rejudged = PracticeEvent::Rejudged {
+                task_id: task_id.clone(),
+                accuracy: o.verdict.accuracy,
+                passed: o.passed,
+            };
+            row.last_result = Some(result.clone());
+            transition(&mut row.practice, rejudged)?;
+            self.save(&row)?;
+            self.stage
+                .verdict_given(&row.material_id, o.passed, &result.feedback);
+            Ok(result)
+        });
+        match done {
+            Ok(result) => self.task(&row.id, &task_id, TaskStatus::Done, None, Some(result)),
+            Err(e) => self.fail(&mut row, &task_id, failed, &e),
         }
     }
 

@@ -46,6 +46,11 @@ pub struct PracticeResult {
     pub next_review_at: Option<String>,
     #[serde(default)]
     pub review_interval_days: Option<i64>,
+    /// The lines (1-based) the verdict could not hear clearly and the child
+    /// may say again, each once: a retake of just that line is merged into
+    /// this same attempt.
+    #[serde(default)]
+    pub lines_to_say_again: Vec<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -119,6 +124,7 @@ impl PracticeResult {
             },
             next_review_at: o.schedule.as_ref().map(|s| s.next_review_at.clone()),
             review_interval_days: o.schedule.as_ref().map(|s| s.interval_days),
+            lines_to_say_again: deskmate_recite::retake::unclear_lines(&o.verdict.errors),
         }
     }
 }

@@ -115,6 +115,83 @@ describe("practice: reciting by voice", () => {
     expect(screen.getByTestId("record-button")).toHaveAttribute("data-state", "idle");
   });
 
+  it("a re-ask names the unclear line, records just that line and shows the same attempt's updated verdict", async () => {
+    vi.mocked(api.practiceRetakeStart).mockResolvedValue({ task_id: "r1" });
+    const { user } = renderPractice();
+    const button = screen.getByTestId("record-button");
+    await waitFor(() => expect(button).toBeEnabled());
+    await user.click(button);
+    const unclear = practiceResult({
+      accuracy: 80,
+      errors: [recErr({ type: "substitution", kind: "sound", line: 2, offset: 0, expected: "疑是地上", actual: "七八九十", uncertain: true })],
+      lines_to_say_again: [2],
+      feedback: { zh: "正确率 80%。第二句「疑是地上霜」没听清，再读一遍好吗？", en: "80% right.", tip_zh: null, tip_en: null },
+    });
+    emit("practice://task", taskEvent({ status: "done", result: unclear }));
+    const ask = await screen.findByTestId("retake-ask-2");
+    expect(ask).toHaveTextContent("第二句「疑是地上霜」没听清，再读一遍好吗？");
+    expect(screen.queryByTestId("retake-ask-1")).not.toBeInTheDocument();
+
+    await user.click(within(ask).getByTestId("retake-line-2"));
+    expect(api.practiceRetakeStart).toHaveBeenCalledWith("p1", 2);
+    expect(api.practiceRecordStart).toHaveBeenCalledTimes(1);
+    const listening = screen.getByTestId("retake-listening");
+    expect(listening).toHaveAttribute("data-line", "2");
+    expect(listening).toHaveTextContent("我在听第二句");
+    emit("practice://task", taskEvent({ task_id: "r1", status: "listening" }));
+    emit("practice://partial", { practice_id: "p1", text: "疑是地上" });
+    expect(screen.getByTestId("retake-partial")).toHaveTextContent("疑是地上");
+    await user.click(screen.getByTestId("retake-stop"));
+    expect(api.practiceRecordStop).toHaveBeenCalledWith("p1");
+    emit("practice://task", taskEvent({ task_id: "r1", status: "checking" }));
+    expect(screen.getByTestId("retake-listening")).toHaveTextContent("正在");
+    expect(screen.getByTestId("retry-button")).toBeDisabled();
+
+    const merged = practiceResult({ accuracy: 100, passed: true, errors: [], lines_to_say_again: [], feedback: { zh: "太棒了！一个字都没错，全部背对了！", en: "Wonderful!", tip_zh: null, tip_en: null } });
+    emit("practice://task", taskEvent({ task_id: "r1", status: "done", result: merged }));
+    const result = screen.getByTestId("result-screen");
+    expect(within(result).getByTestId("accuracy")).toHaveTextContent(/^100$/);
+    expect(within(result).getByTestId("result-passed")).toHaveAttribute("data-passed", "true");
+    // The same attempt: still the first.
+    expect(within(result).getByTestId("attempt-count")).toHaveTextContent("第 1 次");
+    expect(screen.getByTestId("feedback-text")).toHaveTextContent("太棒了");
+    expect(screen.queryByTestId("retake-listening")).not.toBeInTheDocument();
+    expect(screen.queryByTestId("retake-ask-2")).not.toBeInTheDocument();
+  });
+
+  it("a retake that hears nothing says so and offers the line again; in English it names line 2", async () => {
+    vi.mocked(api.practiceRetakeStart).mockResolvedValue({ task_id: "r1" });
+    const unclear = practiceResult({
+      errors: [recErr({ type: "omission", kind: "part", line: 2, offset: 4, expected: "霜", uncertain: true })],
+      lines_to_say_again: [2],
+    });
+    const { user } = renderPractice(
+      { resume: practiceView({ attempts: 1, state: { state: "feedback", attempt_id: "a1", accuracy: 70, passed: false }, last_result: unclear }) },
+      "en",
+    );
+    const ask = screen.getByTestId("retake-ask-2");
+    expect(ask).toHaveTextContent("I didn't catch line 2 “疑是地上霜” clearly — could you say it again?");
+    await user.click(within(ask).getByTestId("retake-line-2"));
+    const error = { code: "speech.nothing_heard", message: "nothing was heard", params: {} };
+    emit("practice://task", taskEvent({ task_id: "r1", status: "listening" }));
+    emit("practice://task", taskEvent({ task_id: "r1", status: "failed", error }));
+    expect(await screen.findByRole("alert")).toHaveTextContent(/closer to the microphone/i);
+    expect(screen.getByTestId("retake-line-2")).toBeEnabled();
+    expect(within(screen.getByTestId("result-screen")).getByTestId("accuracy")).toHaveTextContent(/^70$/);
+  });
+
+  it("a refused retake leaves the verdict as it was and says why", async () => {
+    vi.mocked(api.practiceRetakeStart).mockRejectedValue({ code: "practice.not_now", message: "line 2 is not one this verdict asks to hear again", params: {} });
+    const unclear = practiceResult({ lines_to_say_again: [2] });
+    const { user } = renderPractice({
+      resume: practiceView({ attempts: 1, state: { state: "feedback", attempt_id: "a1", accuracy: 70, passed: false }, last_result: unclear }),
+    });
+    await user.click(screen.getByTestId("retake-line-2"));
+    expect(await screen.findByRole("alert")).toBeInTheDocument();
+    expect(screen.queryByTestId("retake-listening")).not.toBeInTheDocument();
+    expect(screen.getByTestId("retake-line-2")).toBeEnabled();
+  });
+
   it("shows the text, hides it, or shows hints: how each line starts", async () => {
     const { user } = renderPractice();
     expect(screen.getByTestId("material-detail-body").textContent).toBe(jingyesi.body);

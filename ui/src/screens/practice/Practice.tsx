@@ -6,7 +6,7 @@ import { Header } from "../../components/Header";
 import { errorText } from "../../errors";
 import { subscribe } from "../../events";
 import { useT, type MessageKey } from "../../i18n";
-import { initialPracticeUi, isBusy, practiceReducer, shownResult } from "../../practice/reducer";
+import { initialPracticeUi, isBusy, practiceReducer, retakingLine, shownResult } from "../../practice/reducer";
 import { byline } from "../../materialText";
 import { hintLines } from "../../practice/hints";
 import { ResultView } from "./ResultView";
@@ -128,6 +128,20 @@ export function Practice({ profile, materialId, material, resume, onBack }: Prac
     }
   }
 
+  /** Say one unclear line again: only that line is recorded, merged into the same attempt. */
+  async function retake(line: number) {
+    if (!practiceId || busy) return;
+    // Marked first: the microphone's first event may come before the answer.
+    dispatch({ type: "retaking", line });
+    const task = await run(() => api.practiceRetakeStart(practiceId, line));
+    if (!task) dispatch({ type: "retake_refused" });
+  }
+
+  async function retakeStop() {
+    if (!practiceId) return;
+    await run(() => api.practiceRecordStop(practiceId));
+  }
+
   async function submitText(ev: FormEvent) {
     ev.preventDefault();
     if (!practiceId || busy || checking) return;
@@ -160,6 +174,15 @@ export function Practice({ profile, materialId, material, resume, onBack }: Prac
   }
 
   const attemptNo = (view?.attempts ?? 0) + 1;
+  const retakeLine = retakingLine(ui);
+  const retakeStatus =
+    retakeLine !== null && ui.task && ui.task.status !== "listening" && !["done", "failed"].includes(ui.task.status)
+      ? t(TASK_KEYS[ui.task.status] ?? "practice.task.checking")
+      : null;
+  const retakeFailed =
+    retakeLine === null && ui.task?.status === "failed" && result
+      ? t("practice.task.failed", { error: ui.task.error ? errorText(ui.task.error) : "" })
+      : null;
   const listening = stateName === "listening";
   const by = shown ? byline(shown) : null;
   const langAttr = shown?.lang === "en" ? "en" : "zh-CN";
@@ -173,10 +196,13 @@ export function Practice({ profile, materialId, material, resume, onBack }: Prac
             result={result}
             material={shown}
             mode={view?.mode ?? mode}
-            busy={busy}
-            error={error}
+            busy={busy || retakeLine !== null}
+            error={error ?? retakeFailed}
             onRetry={() => void retry()}
             onDone={() => void leave()}
+            onRetake={(line) => void retake(line)}
+            onRetakeStop={() => void retakeStop()}
+            retaking={retakeLine === null ? null : { line: retakeLine, partial: ui.partial, status: retakeStatus }}
           />
         ) : (
           <div className="practice-grid">

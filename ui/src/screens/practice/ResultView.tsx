@@ -3,6 +3,15 @@ import { Icon } from "../../components/Icon";
 import { AccuracyRing } from "../../components/AccuracyRing";
 import { useLocale, useT } from "../../i18n";
 import { MarkedReference } from "./MarkedReference";
+import { linesToSayAgain, zhLineNumber } from "../../practice/retake";
+
+/** A line being said again: which, and what the microphone heard so far. */
+export interface Retaking {
+  line: number;
+  partial: string;
+  /** The take's task status line (queued, checking, …), if any. */
+  status: string | null;
+}
 
 interface ResultViewProps {
   result: PracticeResult;
@@ -12,6 +21,11 @@ interface ResultViewProps {
   error: string | null;
   onRetry: () => void;
   onDone: () => void;
+  /** Say one unclear line again (only that line is recorded). */
+  onRetake?: (line: number) => void;
+  /** Stop listening to the line said again. */
+  onRetakeStop?: () => void;
+  retaking?: Retaking | null;
 }
 
 /** An RFC 3339 instant as the device's local date, YYYY-MM-DD (null if unreadable). */
@@ -28,7 +42,18 @@ function daysUntil(iso: string, now: Date = new Date()): number {
 }
 
 /** A verdict: accuracy ring, passed or not, the text with its errors marked, feedback and the memory tip. */
-export function ResultView({ result, material, mode = "voice", busy, error, onRetry, onDone }: ResultViewProps) {
+export function ResultView({
+  result,
+  material,
+  mode = "voice",
+  busy,
+  error,
+  onRetry,
+  onDone,
+  onRetake,
+  onRetakeStop,
+  retaking = null,
+}: ResultViewProps) {
   const t = useT();
   const { locale } = useLocale();
   const en = locale === "en";
@@ -37,6 +62,8 @@ export function ResultView({ result, material, mode = "voice", busy, error, onRe
   const lines = result.lines && result.lines.length > 0 ? result.lines : material.body.split(/\r?\n/).filter((l) => l.trim());
   const pct = Math.round(Number(result.accuracy) || 0);
   const nextReview = result.next_review_at ? localDate(result.next_review_at) : null;
+  const lineNo = (n: number) => (en ? n : zhLineNumber(n));
+  const reAsks = onRetake ? linesToSayAgain(result) : [];
   return (
     <section className="card result" data-testid="result-screen" aria-labelledby="result-title">
       <div className="result-head">
@@ -73,6 +100,36 @@ export function ResultView({ result, material, mode = "voice", busy, error, onRe
             {tip}
           </span>
         </p>
+      )}
+      {retaking ? (
+        <div className="retake retake-listening" data-testid="retake-listening" data-line={retaking.line} aria-live="polite">
+          <p>{retaking.status ?? t("result.retakeListening", { n: lineNo(retaking.line) })}</p>
+          {retaking.partial && (
+            <p className="partial-transcript" data-testid="retake-partial" lang={material.lang === "en" ? "en" : "zh-CN"}>
+              {retaking.partial}
+            </p>
+          )}
+          {!retaking.status && onRetakeStop && (
+            <button type="button" className="btn btn-primary" data-testid="retake-stop" onClick={onRetakeStop}>
+              {t("result.retakeStop")}
+            </button>
+          )}
+        </div>
+      ) : (
+        reAsks.map(({ line, text }) => (
+          <div className="retake" key={line} data-testid={`retake-ask-${line}`}>
+            <p>{t("result.retakeAsk", { n: lineNo(line), text })}</p>
+            <button
+              type="button"
+              className="btn btn-primary"
+              data-testid={`retake-line-${line}`}
+              disabled={busy}
+              onClick={() => onRetake?.(line)}
+            >
+              <Icon name="mic" /> {t("result.retakeButton")}
+            </button>
+          </div>
+        ))
       )}
       <h3 className="section-title">{t("result.textTitle")}</h3>
       <MarkedReference lines={lines} errors={result.errors ?? []} lang={material.lang} mode={mode} />
