@@ -74,6 +74,7 @@ pub fn practice_result(r: core_scene::PracticeResult) -> wire::PracticeResult {
         },
         next_review_at: r.next_review_at,
         review_interval_days: r.review_interval_days,
+        lines_to_say_again: r.lines_to_say_again,
     }
 }
 
@@ -372,6 +373,7 @@ mod tests {
                 },
                 next_review_at: Some("2026-01-02T00:00:00Z".into()),
                 review_interval_days: Some(1),
+                lines_to_say_again: vec![2],
             }),
         };
         let wire = task_event(core.clone());

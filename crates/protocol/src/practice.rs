@@ -138,6 +138,11 @@ pub struct PracticeResult {
     pub next_review_at: Option<String>,
     #[serde(default)]
     pub review_interval_days: Option<i64>,
+    /// The lines (1-based) the verdict could not hear clearly and the child
+    /// may say again, each once: a retake of just that line is merged into
+    /// this same attempt.
+    #[serde(default)]
+    pub lines_to_say_again: Vec<usize>,
 }
 
 /// Where a submission is.
