@@ -440,7 +440,8 @@ async fn a_subagent_that_names_its_model_runs_on_it_and_an_unusable_one_is_told(
         .any(|r| system(r).contains("POETRY-TUTOR")));
 }
 
-fn agent_with(e: &Env, server: &ScriptedServer, team: Arc<Team>, config: AgentConfig) -> Agent {
+/// An agent whose `task` tool starts subagents from `team`.
+fn agent_on_team(e: &Env, server: &ScriptedServer, team: Arc<Team>, config: AgentConfig) -> Agent {
     let mut tools = ToolSet::builtin(SearchConfig::default());
     tools.add(Arc::new(Task::new(team, true)));
     e.agent(server, "openai:scripted", config, tools)
@@ -497,7 +498,7 @@ async fn the_depth_decides_whether_a_subagent_may_start_its_own() {
     let e = Env::new();
     let server = ScriptedServer::with_responder(respond).unwrap();
     let (out, _) = run(
-        &agent_with(&e, &server, Arc::clone(&team), AgentConfig::default()),
+        &agent_on_team(&e, &server, Arc::clone(&team), AgentConfig::default()),
         None,
         "算一算",
     )
@@ -523,7 +524,7 @@ async fn the_depth_decides_whether_a_subagent_may_start_its_own() {
         ..AgentConfig::default()
     };
     let (out, _) = run(
-        &agent_with(&e, &server, Arc::clone(&team), config),
+        &agent_on_team(&e, &server, Arc::clone(&team), config),
         None,
         "算一算",
     )
@@ -564,7 +565,7 @@ async fn the_depth_decides_whether_a_subagent_may_start_its_own() {
         subagent_depth: 0,
         ..AgentConfig::default()
     };
-    let (out, _) = run(&agent_with(&e, &server, team, config), None, "算一算").await;
+    let (out, _) = run(&agent_on_team(&e, &server, team, config), None, "算一算").await;
     assert!(
         out.answer.contains("may not start subagents"),
         "{}",
@@ -608,7 +609,7 @@ async fn a_subagent_ends_at_its_own_step_limit_and_the_lead_is_told() {
         subagent_max_steps: 3,
         ..AgentConfig::default()
     };
-    let (out, _) = run(&agent_with(&e, &server, team(), config), None, "算一算").await;
+    let (out, _) = run(&agent_on_team(&e, &server, team(), config), None, "算一算").await;
     assert_eq!(
         out.status,
         RunStatus::Completed,

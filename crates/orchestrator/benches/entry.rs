@@ -22,6 +22,7 @@ use deskmate_orchestrator::scene::{
     SceneResult, Speech, Stage, Transcribed,
 };
 use deskmate_recite::practice::{record_attempt, AttemptOutcome, NewAttempt};
+use deskmate_recite::retake::{record_retake, RetakeAttempt};
 use deskmate_recite::{ReciteError, TemplateTips};
 use deskmate_speech::listen::Release;
 use deskmate_store::{Material, NewMaterial, NewProfile, ProfileKind, Store};
@@ -33,6 +34,9 @@ struct Quiet(Store);
 impl Stage for Quiet {
     fn record_attempt(&self, attempt: NewAttempt) -> Result<AttemptOutcome, ReciteError> {
         record_attempt(&self.0, attempt, &TemplateTips)
+    }
+    fn record_retake(&self, retake: RetakeAttempt) -> Result<AttemptOutcome, ReciteError> {
+        record_retake(&self.0, retake, &TemplateTips)
     }
     fn verdict_given(&self, _: &str, _: bool, _: &FeedbackView) {}
     fn child_about_to_speak(&self) {}
