@@ -71,6 +71,16 @@ struct Recording {
     task_id: String,
 }
 
+impl Recording {
+    /// A microphone about to open, under a new task id.
+    fn new() -> Self {
+        Self {
+            release: Release::default(),
+            task_id: uuid::Uuid::now_v7().to_string(),
+        }
+    }
+}
+
 /// The practice scene (see the module comment). Clones share the
 /// recordings in progress and the practice open on screen.
 #[derive(Clone)]
@@ -241,27 +251,39 @@ impl PracticeScene {
         let material = self.store.materials().get(&row.material_id)?;
         transition(&mut row.practice, PracticeEvent::Listen)?;
         self.save(&row)?;
-        let recording = Recording {
-            release: Release::default(),
-            task_id: uuid::Uuid::now_v7().to_string(),
-        };
+        let recording = Recording::new();
+        let scene = self.clone();
+        self.listen_in_background(&row.id.clone(), &recording, "practice-listen", move |r| {
+            scene.hear(row, material, r)
+        })
+    }
+
+    /// Registers `recording` as the practice's open microphone (so
+    /// [`PracticeScene::record_stop`] can end it), says `listening` under its
+    /// task id, and hears it on a thread of its own; returns the task id.
+    fn listen_in_background(
+        &self,
+        practice_id: &str,
+        recording: &Recording,
+        thread: &str,
+        hear: impl FnOnce(Recording) + Send + 'static,
+    ) -> SceneResult<String> {
         if let Ok(mut map) = self.recordings.lock() {
-            map.insert(row.id.clone(), recording.clone());
+            map.insert(practice_id.to_string(), recording.clone());
         }
         self.task(
-            &row.id,
+            practice_id,
             &recording.task_id,
             TaskStatus::Listening,
             None,
             None,
         );
-        let scene = self.clone();
-        let task_id = recording.task_id.clone();
+        let owned = recording.clone();
         std::thread::Builder::new()
-            .name("practice-listen".into())
-            .spawn(move || scene.hear(row, material, recording))
+            .name(thread.into())
+            .spawn(move || hear(owned))
             .map_err(thread_error("cannot open the microphone"))?;
-        Ok(task_id)
+        Ok(recording.task_id.clone())
     }
 
     /// Ends the recording now (the record button pressed again); returns the
@@ -314,10 +336,7 @@ impl PracticeScene {
             body: text,
             ..self.store.materials().get(&row.material_id)?
         };
-        let recording = Recording {
-            release: Release::default(),
-            task_id: uuid::Uuid::now_v7().to_string(),
-        };
+        let recording = Recording::new();
         transition(
             &mut row.practice,
             PracticeEvent::Retake {
@@ -326,23 +345,10 @@ impl PracticeScene {
             },
         )?;
         self.save(&row)?;
-        if let Ok(mut map) = self.recordings.lock() {
-            map.insert(row.id.clone(), recording.clone());
-        }
-        self.task(
-            &row.id,
-            &recording.task_id,
-            TaskStatus::Listening,
-            None,
-            None,
-        );
         let scene = self.clone();
-        let task_id = recording.task_id.clone();
-        std::thread::Builder::new()
-            .name("practice-retake".into())
-            .spawn(move || scene.hear_retake(row, material, recording, line, result))
-            .map_err(thread_error("cannot open the microphone"))?;
-        Ok(task_id)
+        self.listen_in_background(&row.id.clone(), &recording, "practice-retake", move |r| {
+            scene.hear_retake(row, material, r, line, result)
+        })
     }
 
     /// Whether the microphone is open for this practice.
