@@ -137,7 +137,7 @@ mod killed {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
     use std::process::{Command as StdCommand, Stdio};
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
     use deskmate_llm::scripted::{openai, Frame, RecordedRequest, Reply, ScriptedServer};
     use deskmate_testkit::cli::{deskmate, json};
@@ -220,16 +220,7 @@ mod killed {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let t = Instant::now();
-        while search.request_count() < 1 {
-            assert!(
-                t.elapsed() < Duration::from_secs(30),
-                "the search never started"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        child.kill().unwrap(); // SIGKILL
-        child.wait().unwrap();
+        crate::kill_once_requested(&mut child, search, "the search");
     }
 
     fn cli(dir: &tempfile::TempDir) -> assert_cmd::Command {

@@ -754,16 +754,7 @@ fn a_run_killed_with_a_tool_call_pending_is_interrupted_and_the_call_answered() 
         .spawn()
         .unwrap();
     // The search request is out: the call is stored as pending and running.
-    let t = Instant::now();
-    while search.request_count() < 1 {
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "the child never called the search tool"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
+    crate::kill_once_requested(&mut child, &search, "the child's search tool call");
     let mut stdout = Vec::new();
     std::io::Read::read_to_end(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
     let events = events_of(&stdout);

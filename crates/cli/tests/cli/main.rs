@@ -15,3 +15,23 @@ mod say;
 mod settings;
 mod speech;
 mod team;
+
+/// Waits until `server` has had its first request (the run is inside that
+/// tool call), then kills `child` with SIGKILL — a crash at that point.
+#[allow(clippy::unwrap_used)]
+fn kill_once_requested(
+    child: &mut std::process::Child,
+    server: &deskmate_llm::scripted::ScriptedServer,
+    what: &str,
+) {
+    let t = std::time::Instant::now();
+    while server.request_count() < 1 {
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(30),
+            "{what} never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+}
