@@ -1,6 +1,6 @@
 """The one entry in the real window: a child tells Deskmate "我要背静夜思"
 on the home screen and the practice opens on that poem; "今天做什么" is
-answered from the review plan. Both are logged with a trace id."""
+answered from today's plan (nothing due, no goals yet). Both are logged with a trace id."""
 from ui import cli, fill, click, open_profile, set_up_family, shot, tid, visible, wait
 
 
@@ -13,7 +13,7 @@ def test_a_child_says_what_to_do_and_the_right_scene_opens(app, data_dir):
     click(drv, tid("say-send"))
     reply = visible(drv, tid("say-reply"))
     assert reply.get_attribute("data-scene") == "plan"
-    assert "今天没有要复习的" in reply.text
+    assert "今天没有要做的任务" in reply.text
     fill(drv, "say-input", "我要背静夜思")
     click(drv, tid("say-send"))
     screen = visible(drv, tid("practice-screen"))
