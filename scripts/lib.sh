@@ -70,18 +70,26 @@ sha256_of() {
 # True on Linux, where the window tests and the display check apply.
 is_linux() { [ "$(uname -s)" = Linux ]; }
 
-# npm ci when package-lock.json changed since the last install.
-ensure_ui_deps() {
+# npm ci in the folder $1 (relative to the repository) when its
+# package-lock.json changed since the last install; $2 says whose packages.
+ensure_npm_deps() {
   ensure_node
-  local stamp="$REPO/ui/node_modules/.deskmate-lock-sha"
+  local dir="$REPO/$1"
+  local stamp="$dir/node_modules/.deskmate-lock-sha"
   local sum
-  sum=$(sha256_of "$REPO/ui/package-lock.json")
+  sum=$(sha256_of "$dir/package-lock.json")
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$sum" ]; then
-    say "installing UI packages (npm ci)"
-    (cd "$REPO/ui" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci failed"
+    say "installing $2 packages (npm ci in $1)"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci failed in $1"
     echo "$sum" >"$stamp"
   fi
 }
+
+ensure_ui_deps() { ensure_npm_deps ui UI; }
+
+# The official client libraries the client tests check the app's streams with
+# (tests/clients: @ag-ui/client, @ag-ui/core).
+ensure_client_test_deps() { ensure_npm_deps tests/clients "client test"; }
 
 build_ui() {
   ensure_ui_deps

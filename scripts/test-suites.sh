@@ -62,6 +62,17 @@ read -r p f < <(node -e 'try{const r=require(process.argv[1]);console.log(r.numP
 passed=$((passed + p)); failed=$((failed + f))
 [ "$ui_rc" -eq 0 ] || { suites_failed+=(ui); [ "$f" -gt 0 ] || failed=$((failed + 1)); }
 
+say "Client library tests"
+# The real binary's AG-UI stream through the official client libraries
+# (tests/clients); node's test runner writes TAP for the counts.
+(cd tests/clients && export DESKMATE_BIN="${DESKMATE_BIN:-$REPO/target/debug/deskmate}" &&
+  limited 5m node --test --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=tap --test-reporter-destination="$art/clients.tap") 2>&1 | tee "$art/clients.log"
+clients_rc=${PIPESTATUS[0]}
+read -r p f < <(awk '/^# pass /{p=$3} /^# fail /{f=$3} END{print p+0, f+0}' "$art/clients.tap" 2>/dev/null || echo 0 0)
+passed=$((passed + p)); failed=$((failed + f))
+[ "$clients_rc" -eq 0 ] || { suites_failed+=(clients); [ "$f" -gt 0 ] || failed=$((failed + 1)); }
+
 if ! is_linux; then
   say "End-to-end test of the app window: skipped on $(uname -s) (it needs Linux: Xvfb, WebKitWebDriver, tauri-driver)"
   echo

