@@ -15,7 +15,7 @@ import { AbstractAgent, verifyEvents } from "@ag-ui/client";
 import { EventSchema } from "@ag-ui/core/schemas";
 import { from, lastValueFrom, toArray } from "rxjs";
 
-import { chatEvents, dataDir, deskmateBinary } from "./deskmate-cli.mjs";
+import { chatEvents, chatRun, dataDir, deskmateBinary } from "./deskmate-cli.mjs";
 import { startScriptedModel, text, toolCalls } from "./scripted-model.mjs";
 
 /** The name of the CUSTOM events carrying a subagent's own events
@@ -302,5 +302,54 @@ describe("the companion's team over AG-UI", { timeout: 120_000 }, () => {
     const misspelled = { ...events[content], message_id: events[content].messageId };
     delete misspelled.messageId;
     assert.throws(() => assertSchema(misspelled, "misspelled"), /breaks @ag-ui\/core's schema/);
+  });
+});
+
+describe("a run paused for a parent's approval over AG-UI", { timeout: 60_000 }, () => {
+  let model;
+  let data;
+  let run;
+
+  before(async () => {
+    // The lead reads a file, and this child's reads wait for a parent.
+    model = await startScriptedModel(async (body) => {
+      const answered = (body.messages ?? []).some((m) => m.role === "tool");
+      return answered
+        ? text("读完了。")
+        : toolCalls([["call_read", "read_file", { file_path: "/skills/mental-arithmetic/SKILL.md" }]]);
+    });
+    data = dataDir();
+    run = await chatRun(data.dir, model.baseUrl, "看看口算的方法", ["--context", JSON.stringify({ approvals: ["read_file"] })]);
+  });
+
+  after(async () => {
+    await model?.close();
+    data?.remove();
+  });
+
+  test("RUN_FINISHED carries AG-UI's interrupt outcome, which a client agent turns into a pending interrupt", async () => {
+    const { events } = run;
+    assert.notEqual(run.code, 0, `a paused run does not exit as done:\n${run.stderr}`);
+    assert.match(run.stderr, /waiting for a parent's approval: call_read read_file/);
+    events.forEach((event, i) => assertSchema(event, `paused event ${i}`));
+    assert.equal((await verified(events)).length, events.length);
+
+    const finished = events.at(-1);
+    assert.equal(finished.type, "RUN_FINISHED");
+    assert.equal(finished.outcome?.type, "interrupt", JSON.stringify(finished));
+    assert.deepEqual(
+      finished.outcome.interrupts.map((i) => [i.id, i.toolCallId, i.reason]),
+      [["call_read", "call_read", "tool_approval"]],
+    );
+
+    // @ag-ui/client reads it as a pause, not as a finished run.
+    const agent = new RecordedAgent(events);
+    const outcomes = [];
+    await agent.runAgent({}, { onRunFinishedEvent: ({ outcome }) => void outcomes.push(outcome) });
+    assert.deepEqual(outcomes, ["interrupt"]);
+    assert.deepEqual(
+      agent.pendingInterrupts.map((i) => i.id),
+      ["call_read"],
+    );
   });
 });

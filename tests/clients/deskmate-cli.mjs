@@ -61,15 +61,29 @@ export function deskmate(dir, args, { env = {}, timeoutMs = 60_000 } = {}) {
  * event of the run, parsed from its JSON lines.
  */
 export async function chatEvents(dir, baseUrl, message) {
-  const out = await deskmate(
-    dir,
-    ["chat", "--model", "openai:gpt-4o-mini", "--base-url", baseUrl, "--events", message],
-    { env: { DESKMATE_LLM_API_KEY: "sk-clients" } },
-  );
+  const out = await chatRun(dir, baseUrl, message);
   if (out.code !== 0) {
     throw new Error(`deskmate chat exited with ${out.code}:\n${out.stderr}`);
   }
-  return out.stdout
+  return out.events;
+}
+
+/**
+ * `deskmate chat --events MESSAGE` (with `extra` arguments before the
+ * message, e.g. `--context JSON`): its exit code, stderr and every AG-UI
+ * event; a run that pauses for a parent exits non-zero and is still a result.
+ */
+export async function chatRun(dir, baseUrl, message, extra = []) {
+  const out = await deskmate(
+    dir,
+    ["chat", "--model", "openai:gpt-4o-mini", "--base-url", baseUrl, "--events", ...extra, message],
+    { env: { DESKMATE_LLM_API_KEY: "sk-clients" } },
+  );
+  return { code: out.code, stderr: out.stderr, events: parseEvents(out.stdout) };
+}
+
+function parseEvents(stdout) {
+  return stdout
     .split("\n")
     .filter((line) => line.trim() !== "")
     .map((line, i) => {

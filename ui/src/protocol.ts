@@ -126,7 +126,40 @@ export type JsonPatchOpKind = "add" | "remove" | "replace" | "move" | "copy" | "
 
 export type JsonPatchOp = { op: JsonPatchOpKind, path: string, value?: unknown, from?: string, };
 
-export type AgUiEvent = { "type": "RUN_STARTED", threadId: string, runId: string, } | { "type": "RUN_FINISHED", threadId: string, runId: string, result?: unknown, } | { "type": "RUN_ERROR", message: string, code?: string, } | { "type": "STEP_STARTED", stepName: string, } | { "type": "STEP_FINISHED", stepName: string, } | { "type": "TEXT_MESSAGE_START", messageId: string, role: string, } | { "type": "TEXT_MESSAGE_CONTENT", messageId: string, delta: string, } | { "type": "TEXT_MESSAGE_END", messageId: string, } | { "type": "TOOL_CALL_START", toolCallId: string, toolCallName: string, parentMessageId?: string, } | { "type": "TOOL_CALL_ARGS", toolCallId: string, delta: string, } | { "type": "TOOL_CALL_END", toolCallId: string, } | { "type": "TOOL_CALL_RESULT", messageId: string, toolCallId: string, content: string, role?: string, } | { "type": "STATE_SNAPSHOT", snapshot: unknown, } | { "type": "STATE_DELTA", delta: Array<JsonPatchOp>, } | { "type": "CUSTOM", name: string, value: unknown, };
+export type Interrupt = { 
+/**
+ * Answered by this id (here: the waiting tool call's id).
+ */
+id: string, 
+/**
+ * Why the run stopped, e.g. `tool_approval`.
+ */
+reason: string, 
+/**
+ * A prompt for whoever answers.
+ */
+message?: string, 
+/**
+ * The tool call this interrupt is about, for a tool approval.
+ */
+toolCallId?: string, 
+/**
+ * The subagent run that holds the call; absent when the run itself does.
+ */
+subagentRunId?: string, 
+/**
+ * Extra facts: here the tool's name and arguments.
+ */
+metadata?: unknown, };
+
+export type RunFinishedOutcome = { "type": "success" } | { "type": "interrupt", interrupts: Array<Interrupt>, } | { "type": "cancelled" };
+
+export type AgUiEvent = { "type": "RUN_STARTED", threadId: string, runId: string, } | { "type": "RUN_FINISHED", threadId: string, runId: string, result?: unknown, 
+/**
+ * Why the run ended (AG-UI 1.0): absent or `success`, `interrupt`
+ * (paused for a parent; the interrupts say what waits), `cancelled`.
+ */
+outcome?: RunFinishedOutcome, } | { "type": "RUN_ERROR", message: string, code?: string, } | { "type": "STEP_STARTED", stepName: string, } | { "type": "STEP_FINISHED", stepName: string, } | { "type": "TEXT_MESSAGE_START", messageId: string, role: string, } | { "type": "TEXT_MESSAGE_CONTENT", messageId: string, delta: string, } | { "type": "TEXT_MESSAGE_END", messageId: string, } | { "type": "TOOL_CALL_START", toolCallId: string, toolCallName: string, parentMessageId?: string, } | { "type": "TOOL_CALL_ARGS", toolCallId: string, delta: string, } | { "type": "TOOL_CALL_END", toolCallId: string, } | { "type": "TOOL_CALL_RESULT", messageId: string, toolCallId: string, content: string, role?: string, } | { "type": "STATE_SNAPSHOT", snapshot: unknown, } | { "type": "STATE_DELTA", delta: Array<JsonPatchOp>, } | { "type": "CUSTOM", name: string, value: unknown, };
 
 // Practice events
 

@@ -10,6 +10,7 @@
 use std::collections::HashSet;
 
 pub use deskmate_protocol::agui::AgUiEvent;
+use deskmate_protocol::agui::RunFinishedOutcome;
 
 /// Checks events one by one against the ordering rules.
 #[derive(Debug, Default)]
@@ -41,14 +42,13 @@ impl EventOrder {
                 }
                 self.started = true;
             }
-            AgUiEvent::RunFinished { result, .. } => {
+            AgUiEvent::RunFinished { outcome, .. } => {
                 // A run that ends on an interrupt hands its waiting calls to a
                 // person: they are answered when the run goes on, not here.
-                if let Some(r) = result.as_ref().filter(|r| r["outcome"] == "interrupt") {
-                    for call in r["interrupts"].as_array().into_iter().flatten() {
-                        if let Some(id) = call["id"].as_str() {
-                            self.answered_calls.insert(id.to_string());
-                        }
+                if let Some(RunFinishedOutcome::Interrupt { interrupts }) = outcome {
+                    for i in interrupts {
+                        let id = i.tool_call_id.as_ref().unwrap_or(&i.id);
+                        self.answered_calls.insert(id.clone());
                     }
                 }
                 if !self.open_messages.is_empty()
@@ -171,6 +171,7 @@ mod tests {
             thread_id: "t".into(),
             run_id: "r".into(),
             result: None,
+            outcome: None,
         }
     }
 

@@ -19,6 +19,7 @@ use crate::persist::{self, LlmCallRecord, RunStatus, StoredMessage, ToolCallStat
 use crate::runtime::{db, PreparedRun, RunOutcome};
 use crate::tools::{RunContext, ThreadState, ToolContext, ToolOutput, WaitingCall};
 use crate::{large_results, AgentError};
+use deskmate_protocol::agui::{Interrupt, RunFinishedOutcome};
 
 /// Where a run's events go. A dropped receiver does not stop the run.
 pub type EventSink = UnboundedSender<AgUiEvent>;
@@ -151,6 +152,7 @@ impl PreparedRun {
                         thread_id: thread_id.clone(),
                         run_id: run_id.clone(),
                         result: Some(json!({"status": "completed", "answer": answer})),
+                        outcome: Some(RunFinishedOutcome::Success),
                     });
                     return outcome(RunStatus::Completed, answer, None, step);
                 }
@@ -252,6 +254,9 @@ impl PreparedRun {
                 "outcome": "interrupt",
                 "interrupts": interrupts,
             })),
+            outcome: Some(RunFinishedOutcome::Interrupt {
+                interrupts: waiting.iter().map(interrupt_of).collect(),
+            }),
         });
         out.status = RunStatus::Interrupted;
         out.error = Some(why.to_string());
@@ -267,6 +272,7 @@ impl PreparedRun {
             thread_id: out.thread_id.clone(),
             run_id: out.run_id.clone(),
             result: Some(json!({"status": "cancelled"})),
+            outcome: Some(RunFinishedOutcome::Cancelled),
         });
         out
     }
@@ -794,5 +800,23 @@ enum StepError {
 impl From<AgentError> for StepError {
     fn from(e: AgentError) -> Self {
         StepError::Agent(e)
+    }
+}
+
+/// AG-UI's interrupt for a call that waits for a parent: answered by the
+/// call's id; a call held inside a subagent names that subagent's run.
+fn interrupt_of(w: &WaitingCall) -> Interrupt {
+    Interrupt {
+        id: w.id.clone(),
+        reason: "tool_approval".into(),
+        message: Some(format!("waiting for a parent's approval: {}", w.tool)),
+        tool_call_id: Some(w.id.clone()),
+        subagent_run_id: w.task_call_id.as_ref().map(|_| w.run_id.clone()),
+        metadata: Some(json!({
+            "tool": w.tool,
+            "arguments": w.arguments,
+            "taskCallId": w.task_call_id,
+            "subagentType": w.subagent_type,
+        })),
     }
 }

@@ -12,6 +12,7 @@ use std::collections::BTreeSet;
 use deskmate_agent::persist::{self, ApprovalDecision, RunStatus};
 use deskmate_agent::*;
 use deskmate_llm::scripted::{openai, RecordedRequest, Reply, ScriptedServer};
+use deskmate_protocol::agui::RunFinishedOutcome;
 
 mod common;
 use common::{run, Env};
@@ -62,6 +63,7 @@ async fn paused(e: &Env, server: &ScriptedServer) -> RunOutcome {
     assert_eq!(out.status, RunStatus::Interrupted, "{out:?}");
     let Some(AgUiEvent::RunFinished {
         result: Some(result),
+        outcome,
         ..
     }) = events.last()
     else {
@@ -70,6 +72,15 @@ async fn paused(e: &Env, server: &ScriptedServer) -> RunOutcome {
     assert_eq!(result["outcome"], "interrupt");
     assert_eq!(result["interrupts"][0]["tool"], "ls");
     assert_eq!(result["interrupts"][0]["id"], "c_ls");
+    // AG-UI 1.0's own field says the same: one tool approval for c_ls.
+    let Some(RunFinishedOutcome::Interrupt { interrupts }) = outcome else {
+        panic!("no interrupt outcome: {outcome:?}");
+    };
+    assert_eq!(interrupts.len(), 1);
+    assert_eq!(interrupts[0].id, "c_ls");
+    assert_eq!(interrupts[0].tool_call_id.as_deref(), Some("c_ls"));
+    assert_eq!(interrupts[0].reason, "tool_approval");
+    assert_eq!(interrupts[0].subagent_run_id, None);
     // The call waits, undecided, and was not run.
     let waiting = persist::open_approvals(&e.store, Some(&out.run_id)).unwrap();
     assert_eq!(waiting.len(), 1);
@@ -295,6 +306,7 @@ mod inside_a_subagent {
         let Some(AgUiEvent::RunFinished {
             result: Some(result),
             run_id,
+            outcome,
             ..
         }) = events.last()
         else {
@@ -325,6 +337,18 @@ mod inside_a_subagent {
             .unwrap();
         assert_eq!(writer.status, RunStatus::Interrupted);
         assert_eq!(held[0]["run_id"], writer.id.as_str());
+        // AG-UI 1.0's interrupt names the subagent run that holds the call.
+        let Some(deskmate_protocol::agui::RunFinishedOutcome::Interrupt { interrupts }) = outcome
+        else {
+            panic!("no interrupt outcome: {outcome:?}");
+        };
+        assert_eq!(
+            (
+                interrupts[0].id.as_str(),
+                interrupts[0].subagent_run_id.as_deref()
+            ),
+            ("w_note", Some(writer.id.as_str()))
+        );
         // The subagent's run holds the call, undecided.
         let waiting = persist::open_approvals(&e.store, None).unwrap();
         assert_eq!(waiting.len(), 1);

@@ -20,6 +20,11 @@ pub enum AgUiEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional, type = "unknown")]
         result: Option<Value>,
+        /// Why the run ended (AG-UI 1.0): absent or `success`, `interrupt`
+        /// (paused for a parent; the interrupts say what waits), `cancelled`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        outcome: Option<RunFinishedOutcome>,
     },
     #[serde(rename_all = "camelCase")]
     RunError {
@@ -101,6 +106,45 @@ impl AgUiEvent {
             AgUiEvent::StateDelta { .. } => "STATE_DELTA",
         }
     }
+}
+
+/// Why a run ended, as AG-UI 1.0's `RUN_FINISHED.outcome` says it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum RunFinishedOutcome {
+    /// The run completed.
+    Success,
+    /// The run paused: each interrupt waits for an answer (a parent's
+    /// approval of a tool call); a new run that answers them resumes it.
+    Interrupt { interrupts: Vec<Interrupt> },
+    /// Stopped before it completed, by whoever ran it; nothing waits.
+    Cancelled,
+}
+
+/// One thing a paused run waits for (AG-UI 1.0's `Interrupt`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Interrupt {
+    /// Answered by this id (here: the waiting tool call's id).
+    pub id: String,
+    /// Why the run stopped, e.g. `tool_approval`.
+    pub reason: String,
+    /// A prompt for whoever answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub message: Option<String>,
+    /// The tool call this interrupt is about, for a tool approval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub tool_call_id: Option<String>,
+    /// The subagent run that holds the call; absent when the run itself does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub subagent_run_id: Option<String>,
+    /// Extra facts: here the tool's name and arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "unknown")]
+    pub metadata: Option<Value>,
 }
 
 /// One RFC 6902 JSON Patch operation, as a `STATE_DELTA` carries them.

@@ -89,6 +89,8 @@ pub fn add_protocol_types(module: &mut Module) {
         .add::<chat::LlmSettingsView>()
         .add::<agui::JsonPatchOpKind>()
         .add::<agui::JsonPatchOp>()
+        .add::<agui::Interrupt>()
+        .add::<agui::RunFinishedOutcome>()
         .add::<agui::AgUiEvent>()
         .raw("// Practice events")
         .add::<practice::TaskId>()
