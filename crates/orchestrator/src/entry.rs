@@ -169,7 +169,10 @@ pub struct Response {
     /// Today's plan with each task's progress, in the plan scene.
     pub plan: Option<Plan>,
     /// The homework scene's card: the sheet's count, the mistake in front of
-    /// the child with the help given so far, or the summary.
+    /// the child with the help given so far, or the summary. Left out of
+    /// the JSON outside the homework scene.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub homework: Option<HomeworkCard>,
     /// The companion (a model) should answer: chat, and homework in words.
     pub needs_model: bool,
