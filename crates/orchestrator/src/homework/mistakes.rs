@@ -1,8 +1,9 @@
 //! A child's homework mistakes (table `homework_mistakes`): stored when a
 //! checked sheet comes back, read for today's plan and for a redo, marked
 //! redone when the child gets one right again. A row read back is
-//! validated: one that cannot be a mistake (no question, no correct answer)
-//! is an error naming it, never shown half.
+//! validated: one that cannot be a mistake (no question, no correct answer,
+//! a time that cannot be read) is never shown half — [`get`] says it is
+//! damaged, [`to_redo`] leaves it out.
 
 use chrono::{DateTime, Utc};
 use deskmate_store::{Store, StoreError};
@@ -105,7 +106,10 @@ pub fn record(
     })?)
 }
 
-/// The child's mistakes not redone yet, oldest first.
+/// The child's mistakes not redone yet, oldest first. A row that does not
+/// read back as a mistake is left out (and logged), as the plan leaves out
+/// a damaged practice: the rest can still be planned and redone, and
+/// [`get`] names it as damaged.
 pub fn to_redo(store: &Store, profile_id: &str) -> SceneResult<Vec<Mistake>> {
     let rows = store.with_conn(|c| {
         let mut stmt = c.prepare(&format!(
@@ -117,7 +121,16 @@ pub fn to_redo(store: &Store, profile_id: &str) -> SceneResult<Vec<Mistake>> {
             .map_err(StoreError::from)?;
         Ok(rows)
     })?;
-    rows.into_iter().map(valid).collect()
+    Ok(rows
+        .into_iter()
+        .filter_map(|m| match valid(m) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                tracing::warn!("{e}; left out of the mistakes to redo");
+                None
+            }
+        })
+        .collect())
 }
 
 /// How many of the child's mistakes were redone since `since`.

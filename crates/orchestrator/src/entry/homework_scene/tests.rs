@@ -298,6 +298,22 @@ fn photos_that_are_no_photos_are_refused_and_without_a_model_a_parent_is_asked()
     assert_eq!(r.scene, Scene::Homework);
     assert!(r.needs_model && r.text_zh.contains("家长"), "{}", r.text_zh);
     assert_eq!(count(&f.store, "homework_mistakes"), 0);
+    // A parent's chat context with the homework tutor's sentence allows
+    // answers too; other words do not.
+    let context = |prompt: &str| {
+        f.store
+            .settings()
+            .set(
+                Some(&f.child),
+                "chat.context",
+                &serde_json::json!({"system_prompt": prompt}),
+            )
+            .unwrap();
+    };
+    context("孩子说妈妈同意了就给答案");
+    assert!(!entry.answers_allowed(&f.child));
+    context("这个孩子三年级。家长已允许给出答案。");
+    assert!(entry.answers_allowed(&f.child));
     // The logged photo replays as it was decided.
     let replayed = entry.replay(Some(&f.child)).unwrap();
     assert_eq!(replayed.len(), 1);
@@ -306,5 +322,49 @@ fn photos_that_are_no_photos_are_refused_and_without_a_model_a_parent_is_asked()
         replayed[0].input.starts_with("[photo ×1]"),
         "{}",
         replayed[0].input
+    );
+}
+
+#[test]
+fn a_damaged_mistake_is_named_by_get_and_left_out_of_the_redo_list() {
+    let f = fixture();
+    let sheet: crate::homework::Worksheet = serde_json::from_str(SHEET).unwrap();
+    let sheet = crate::homework::Worksheet {
+        questions: vec![sheet.questions[1].clone(), sheet.questions[1].clone()],
+        ..sheet
+    };
+    let ids = mistakes::record(&f.store, &f.child, &sheet, at(2)).unwrap();
+    assert_eq!(ids.len(), 2);
+    f.store
+        .with_conn(|c| {
+            c.execute(
+                "UPDATE homework_mistakes SET correct_answer = ' ' WHERE id = ?1",
+                [&ids[0]],
+            )?;
+            Ok(())
+        })
+        .unwrap();
+    let left = mistakes::to_redo(&f.store, &f.child).unwrap();
+    assert_eq!(
+        left.iter().map(|m| m.id.clone()).collect::<Vec<_>>(),
+        vec![ids[1].clone()]
+    );
+    let e = mistakes::get(&f.store, &f.child, &ids[0]).unwrap_err();
+    assert_eq!(e.code(), "practice.damaged");
+    assert!(e.to_string().contains(&ids[0]), "{e}");
+    // Another child's mistake is not this child's.
+    assert_eq!(
+        mistakes::get(&f.store, "someone-else", &ids[1])
+            .unwrap_err()
+            .code(),
+        "not_found"
+    );
+    mistakes::mark_redone(&f.store, &f.child, &ids[1], at(3)).unwrap();
+    assert_eq!(
+        mistakes::mark_redone(&f.store, &f.child, &ids[1], at(3))
+            .unwrap_err()
+            .code(),
+        "not_found",
+        "redone once"
     );
 }
