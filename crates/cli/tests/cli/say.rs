@@ -275,9 +275,13 @@ fn a_photo_of_homework_is_checked_by_the_vision_model_and_its_mistake_planned() 
     let png = deskmate_testkit::photo::png(16, 12);
     let sheet = dir.path().join("worksheet.png");
     std::fs::write(&sheet, &png).unwrap();
+    let page2 = dir.path().join("page2.png");
+    std::fs::write(&page2, deskmate_testkit::photo::png(9, 20)).unwrap();
     let out = say(&[
         "--image".as_ref(),
         sheet.as_os_str(),
+        "--image".as_ref(),
+        page2.as_os_str(),
         "帮我看看作业".as_ref(),
     ]);
     assert!(
@@ -304,19 +308,21 @@ fn a_photo_of_homework_is_checked_by_the_vision_model_and_its_mistake_planned() 
         .iter()
         .find(|m| m["role"] == "user")
         .unwrap();
-    let url = user["content"]
+    let urls: Vec<String> = user["content"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|p| p["type"] == "image_url")
-        .unwrap()["image_url"]["url"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    assert!(
-        url.starts_with("data:image/png;base64,iVBORw0KGgo"),
-        "{url}"
-    );
+        .filter(|p| p["type"] == "image_url")
+        .map(|p| p["image_url"]["url"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(urls.len(), 2, "one image part per page");
+    for url in &urls {
+        assert!(
+            url.starts_with("data:image/png;base64,iVBORw0KGgo"),
+            "{url}"
+        );
+    }
+    assert_ne!(urls[0], urls[1]);
     let trace = r["trace_id"].as_str().unwrap();
     let shown = deskmate(dir.path())
         .args(["trace", "show", trace, "--json"])
@@ -325,7 +331,7 @@ fn a_photo_of_homework_is_checked_by_the_vision_model_and_its_mistake_planned() 
     assert!(json(&shown.get_output().stdout)["input"]
         .as_str()
         .unwrap()
-        .starts_with("[photo ×1]"));
+        .starts_with("[photo ×2] 帮我看看作业"));
 
     // 再给个提示: the explanation, never the answer.
     let out = say(&["再给个提示".as_ref()]);
