@@ -475,19 +475,17 @@ impl Entry {
         let mut photos: Option<Vec<Photo>> = None;
         let (text, heard, speech_us) = match input {
             Input::Text(text) => (text, None, 0),
+            // No photo after all: the words alone.
+            Input::Photos {
+                photos: paths,
+                text,
+            } if paths.is_empty() => (text, None, 0),
             Input::Photos {
                 photos: paths,
                 text,
             } => {
                 let read = match Photo::read_all(&paths) {
-                    Ok(p) if !p.is_empty() => p,
-                    Ok(_) => {
-                        return Ok(Self::not_checked(
-                            &before,
-                            &SceneError::NotNow("no photo was given".into()),
-                            us(started),
-                        ))
-                    }
+                    Ok(p) => p,
                     Err(e) => return Ok(Self::not_checked(&before, &e.into(), us(started))),
                 };
                 let marked = format!("{PHOTO_MARK} ×{}] {}", read.len(), text.trim());
@@ -729,10 +727,18 @@ impl Entry {
             Scene::Homework => {
                 let walk = self.load_walk(profile_id, tz, now)?;
                 let going = matches!(walk.step, Step::Mistake { .. } | Step::Redo { .. });
+                let on = intent == Intent::ContinueCurrent;
                 if let Some(sheet) = checked {
                     self.checked(response, profile_id, &walk, sheet, now)?
-                } else if going && intent != Intent::Homework {
+                } else if (going && intent != Intent::Homework)
+                    || (on && walk.step == Step::Summary)
+                {
                     self.homework_reply(response, profile_id, walk, text, now)?
+                } else if on
+                    && !crate::homework::mistakes::to_redo(&self.store, profile_id)?.is_empty()
+                {
+                    // 下一题 after a mistake redone: the next one.
+                    self.redo_next(response, profile_id, walk, None, now)?
                 } else {
                     response.needs_model = true;
                     if model_ready {

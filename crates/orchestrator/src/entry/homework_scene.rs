@@ -168,12 +168,12 @@ impl Entry {
                         });
                     }
                     self.save_walk(profile_id, &next, now)?;
-                    Ok(self.show(response, profile_id, &next, Some(&redoing(&m, 0))))
+                    Ok(self.show(response, profile_id, &next, Some(&redoing(&m))))
                 }
                 Reply::MoreHelp | Reply::AskAnswer => {
                     let next = walk.apply(Event::Answered { right: false })?;
                     self.save_walk(profile_id, &next, now)?;
-                    Ok(self.show(response, profile_id, &next, Some(&redoing(&m, 0))))
+                    Ok(self.show(response, profile_id, &next, Some(&redoing(&m))))
                 }
             };
         }
@@ -246,17 +246,16 @@ impl Entry {
             mistake_id: m.id.clone(),
         })?;
         self.save_walk(profile_id, &next, now)?;
-        let r = redoing(m, left.len());
+        let r = redoing(m);
         Ok(self.show(response, profile_id, &next, Some(&r)))
     }
 }
 
-fn redoing(m: &mistakes::Mistake, left: usize) -> Redoing {
+fn redoing(m: &mistakes::Mistake) -> Redoing {
     Redoing {
         question: m.question.clone(),
         hint: m.hint.clone(),
         explanation: m.explanation.clone(),
-        left: u32::try_from(left).unwrap_or(u32::MAX),
     }
 }
 

@@ -393,7 +393,6 @@ pub struct Redoing {
     pub question: String,
     pub hint: String,
     pub explanation: String,
-    pub left: u32,
 }
 
 impl Walk {

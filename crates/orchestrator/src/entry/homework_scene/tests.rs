@@ -368,3 +368,59 @@ fn a_damaged_mistake_is_named_by_get_and_left_out_of_the_redo_list() {
         "redone once"
     );
 }
+
+#[test]
+fn offline_two_mistakes_are_redone_one_after_the_other_by_the_stored_answer() {
+    let f = fixture();
+    let sheet: crate::homework::Worksheet = serde_json::from_str(SHEET).unwrap();
+    let mut second = sheet.questions[1].clone();
+    second.question = "30-4=".into();
+    second.correct_answer = "26".into();
+    let sheet = crate::homework::Worksheet {
+        questions: vec![sheet.questions[1].clone(), second],
+        ..sheet
+    };
+    mistakes::record(&f.store, &f.child, &sheet, at(1)).unwrap();
+    // No model at all: answers are matched against the stored ones.
+    let entry = Entry::new(f.store.clone(), f.scene.clone());
+    entry
+        .process(&f.child, "今天做什么".into(), at(2), false)
+        .unwrap();
+    let r = entry
+        .process(&f.child, "下一个".into(), at(2), false)
+        .unwrap();
+    assert_eq!(r.scene, Scene::Homework);
+    assert!(r.text_zh.contains("9+8="), "{}", r.text_zh);
+    let r = entry.process(&f.child, "16".into(), at(2), false).unwrap();
+    assert!(r.text_zh.contains("还不对"), "{}", r.text_zh);
+    let r = entry.process(&f.child, "17".into(), at(2), false).unwrap();
+    assert!(r.text_zh.contains("还有 1 道"), "{}", r.text_zh);
+    let r = entry
+        .process(&f.child, "下一题".into(), at(2), false)
+        .unwrap();
+    assert_eq!(r.homework.as_ref().unwrap().step, "redo");
+    assert!(r.text_zh.contains("30-4="), "{}", r.text_zh);
+    let r = entry.process(&f.child, "26".into(), at(2), false).unwrap();
+    assert!(r.text_zh.contains("都改好了"), "{}", r.text_zh);
+    assert!(mistakes::to_redo(&f.store, &f.child).unwrap().is_empty());
+    // Back in the plan, its homework task is done: 2 redone today.
+    let r = entry
+        .process(&f.child, "今天做什么".into(), at(2), false)
+        .unwrap();
+    let task = r
+        .plan
+        .unwrap()
+        .tasks
+        .into_iter()
+        .find(|t| t.kind == TaskKind::HomeworkRedo)
+        .unwrap();
+    assert!(task.done && task.count == Some(2), "{task:?}");
+    // 不做了 leaves homework for chat.
+    entry
+        .process(&f.child, "下一个".into(), at(2), false)
+        .unwrap();
+    let r = entry
+        .process(&f.child, "不做了".into(), at(2), false)
+        .unwrap();
+    assert_eq!(r.scene, Scene::Chat);
+}
