@@ -214,6 +214,18 @@ fn a_worksheet_is_checked_by_the_vision_model_walked_hint_first_stored_and_redon
         .unwrap();
     assert!(redo.done, "{redo:?}");
     assert_eq!((redo.count, redo.target), (Some(1), Some(1)));
+    // The walk is the day's: the next local day starts afresh.
+    let shanghai = chrono_tz::Asia::Shanghai;
+    assert_ne!(
+        entry.load_walk(&f.child, shanghai, at(3)).unwrap(),
+        crate::homework::Walk::default()
+    );
+    assert_eq!(
+        entry
+            .load_walk(&f.child, shanghai, at(3) + chrono::Duration::days(1))
+            .unwrap(),
+        crate::homework::Walk::default()
+    );
 }
 
 #[test]
@@ -244,6 +256,29 @@ fn a_reply_out_of_shape_is_a_coded_error_and_nothing_is_stored() {
         assert!(r.text_zh.contains("拍清楚"), "{}", r.text_zh);
         assert!(r.homework.is_none());
     }
+    // A model that refuses the call (a wrong key): its code, nothing stored.
+    let refusing = ScriptedServer::start(vec![deskmate_llm::scripted::status(
+        401,
+        None,
+        r#"{"error": {"message": "invalid api key"}}"#,
+    )])
+    .unwrap();
+    let r = Entry::new(f.store.clone(), f.scene.clone())
+        .with_checker(checker(&refusing))
+        .process(
+            &f.child,
+            Input::Photos {
+                photos: vec![path.clone()],
+                text: String::new(),
+            },
+            at(2),
+            true,
+        )
+        .unwrap();
+    let e = r.error.unwrap();
+    assert_eq!(e.code, "homework.model_failed", "{}", e.message);
+    assert_eq!(e.params["llm_code"], "auth");
+    assert!(r.text_zh.contains("家长"), "{}", r.text_zh);
     for table in [
         "homework_mistakes",
         "homework_walks",
