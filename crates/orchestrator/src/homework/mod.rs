@@ -21,7 +21,6 @@ use serde::{Deserialize, Serialize};
 
 /// One question of a checked worksheet, as the model judged it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CheckedQuestion {
     pub question: String,
     pub child_answer: String,
