@@ -90,6 +90,30 @@ export const CORE_ERROR_WORDS: Partial<Record<ErrorCode, Words>> = {
     "zh-CN": "没能把声音转成文字（语音识别出错了）。请再录一次。",
     en: "Could not turn the recording into text (speech recognition failed). Please try again.",
   },
+  "homework.photo_unreadable": {
+    "zh-CN": "这张照片打不开。请再拍一次；这次什么也没有记下。",
+    en: "That photo cannot be opened. Please take it again; nothing was saved.",
+  },
+  "homework.not_an_image": {
+    "zh-CN": "这个文件不是照片。请发一张作业的照片（PNG、JPEG、GIF 或 WebP）。",
+    en: "That file is not a photo. Please send a photo of the homework (PNG, JPEG, GIF or WebP).",
+  },
+  "homework.photo_too_large": {
+    "zh-CN": "这张照片太大了（最多 10 MB）。请拍小一点再发。",
+    en: "That photo is too large (10 MB at most). Please send a smaller one.",
+  },
+  "homework.too_many_photos": {
+    "zh-CN": "一次最多发四张照片。",
+    en: "At most four photos at once.",
+  },
+  "homework.model_failed": {
+    "zh-CN": "检查作业的 AI 模型现在用不了。请稍后再试，或者请家长看看设置里的模型。",
+    en: "The AI model that checks homework is not available. Please try again later, or ask a parent to check the model in Settings.",
+  },
+  "homework.model_reply": {
+    "zh-CN": "这次没看明白作业，什么也没有记下。请拍清楚一点再发一次。",
+    en: "The homework could not be made out, and nothing was saved. Please send a clearer photo.",
+  },
   "speech.nothing_heard": {
     "zh-CN": "没有听到背诵。请靠近麦克风再背一遍；这次没有记录。",
     en: "Nothing was heard. Please come closer to the microphone and recite again; nothing was recorded.",

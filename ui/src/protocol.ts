@@ -469,7 +469,7 @@ export type Timings = { speech_us: number, route_us: number, decide_us: number, 
 
 export type MaterialRef = { id: string, title: string, };
 
-export type TaskKind = "review" | "finish" | "new" | "weekly_reviews";
+export type TaskKind = "review" | "finish" | "new" | "weekly_reviews" | "homework_redo";
 
 export type PlanTask = { kind: TaskKind, 
 /**
@@ -494,6 +494,30 @@ day: string, tasks: Array<PlanTask>,
  * Tasks done, of all.
  */
 done: number, total: number, };
+
+export type Help = "hint" | "explanation" | "answer";
+
+export type HomeworkCard = { 
+/**
+ * `mistake`, `summary`, `redo` or `idle`.
+ */
+step: string, subject: string, 
+/**
+ * Questions on the sheet, and how many were right.
+ */
+total: number, correct: number, 
+/**
+ * Mistakes on the sheet, and which one (1-based) is shown.
+ */
+mistakes: number, mistake_number: number | null, question: string | null, child_answer: string | null, help: Help | null, hint: string | null, explanation: string | null, 
+/**
+ * Only when a parent allows answers and the child asked for it.
+ */
+correct_answer: string | null, 
+/**
+ * Whether a parent allows the correct answers to be shown.
+ */
+answers_allowed: boolean, };
 
 export type SayResponse = { 
 /**
@@ -535,7 +559,13 @@ due: Array<string>,
  */
 plan: Plan | null, 
 /**
- * The companion (a model) should answer: chat and homework.
+ * The homework scene's card: the sheet's count, the mistake in front of
+ * the child with the help given so far, or the summary. Left out of
+ * the JSON outside the homework scene.
+ */
+homework?: HomeworkCard, 
+/**
+ * The companion (a model) should answer: chat, and homework in words.
  */
 needs_model: boolean, timings: Timings, };
 
@@ -570,6 +600,12 @@ export const ERROR_CODES = [
   "db.open_failed",
   "db.schema_too_new",
   "error",
+  "homework.model_failed",
+  "homework.model_reply",
+  "homework.not_an_image",
+  "homework.photo_too_large",
+  "homework.photo_unreadable",
+  "homework.too_many_photos",
   "internal.poisoned",
   "internal.thread",
   "invalid",

@@ -118,6 +118,7 @@ impl AppError {
             AgentError::CODES,
             SpeechError::CODES,
             SceneError::CODES,
+            deskmate_orchestrator::homework::photo::PhotoError::CODES,
         ]
         .concat();
         all.sort_unstable();

@@ -119,15 +119,53 @@ impl Deskmate {
         )
     }
 
+    /// Photos of homework (with any words typed along), through the one
+    /// entry: checked by the configured vision model, the mistakes walked
+    /// through in the homework scene and stored for the child. A file that
+    /// is not a usable photo, or a model that fails or answers out of
+    /// shape, comes back as the response's coded `error`, nothing stored.
+    pub fn process_photos(
+        &self,
+        profile_id: &str,
+        photos: &[std::path::PathBuf],
+        text: &str,
+    ) -> crate::AppResult<deskmate_orchestrator::entry::Response> {
+        self.process_input(
+            profile_id,
+            deskmate_orchestrator::entry::Input::Photos {
+                photos: photos.to_vec(),
+                text: text.to_string(),
+            },
+        )
+    }
+
+    /// Lets (or stops) the homework scene show a child the correct answer
+    /// of a mistake, after the hint and the explanation (a parent's call).
+    pub fn set_homework_answers(&self, profile_id: &str, allowed: bool) -> crate::AppResult<()> {
+        Ok(self.store().settings().set(
+            Some(profile_id),
+            deskmate_orchestrator::entry::HOMEWORK_ANSWERS,
+            &allowed,
+        )?)
+    }
+
     fn process_input(
         &self,
         profile_id: &str,
         input: deskmate_orchestrator::entry::Input,
     ) -> crate::AppResult<deskmate_orchestrator::entry::Response> {
         let model_ready = self.chat().llm_settings()?.model.is_some();
-        Ok(self
-            .entry()
-            .process(profile_id, input, chrono::Utc::now(), model_ready)?)
+        let mut entry = self.entry();
+        // Homework is checked with the configured model; without one (or
+        // without its key) the scene says a parent needs to set it up.
+        if model_ready {
+            if let Ok(client) = self.chat().llm_client(&crate::chat::ChatOptions::default()) {
+                entry = entry.with_checker(Arc::new(
+                    deskmate_orchestrator::homework::model::ModelChecker::new(client),
+                ));
+            }
+        }
+        Ok(entry.process(profile_id, input, chrono::Utc::now(), model_ready)?)
     }
 
     /// The entry's logged decisions (of one child, or all) taken again with

@@ -1,9 +1,12 @@
-//! `deskmate say`: what a child says — typed words, or a recording with
-//! `--wav` heard offline first — through the one entry the window and the
-//! HTTP API will use: routed, decided by the guardrails, acted on in its
-//! scene (a recitation opens on the poem named, the plan lists today's
-//! reviews), logged with a trace id. A recording with no words in it is
-//! answered in plain words with a coded error (exit code 1), nothing logged.
+//! `deskmate say`: what a child says — typed words, a recording with
+//! `--wav` heard offline first, or photos of homework with `--image` —
+//! through the one entry the window and the HTTP API will use: routed,
+//! decided by the guardrails, acted on in its scene (a recitation opens on
+//! the poem named, the plan lists today's tasks, a photo is checked by the
+//! configured vision model and its mistakes walked through), logged with a
+//! trace id. A recording with no words in it, or a file that is not a
+//! usable photo, is answered in plain words with a coded error (exit code
+//! 1), nothing logged.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -23,10 +26,14 @@ pub struct SayArgs {
     json: bool,
     /// A recording of the child speaking (WAV, or another audio file),
     /// heard with the offline speech models instead of typed words.
-    #[arg(long, value_name = "FILE", conflicts_with = "text")]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["text", "image"])]
     wav: Option<PathBuf>,
+    /// A photo of homework (PNG, JPEG, GIF or WebP, at most 10 MB); give it
+    /// again for more pages (at most 4). Words may go with it.
+    #[arg(long, value_name = "FILE")]
+    image: Vec<PathBuf>,
     /// What the child said.
-    #[arg(required_unless_present = "wav", num_args = 1..)]
+    #[arg(required_unless_present_any = ["wav", "image"], num_args = 1..)]
     text: Vec<String>,
 }
 
@@ -34,6 +41,9 @@ pub fn run(app: &Deskmate, args: SayArgs) -> anyhow::Result<ExitCode> {
     let profile = child(app, args.profile.as_deref())?;
     let r = match &args.wav {
         Some(recording) => app.process_voice(&profile.id, recording)?,
+        None if !args.image.is_empty() => {
+            app.process_photos(&profile.id, &args.image, &args.text.join(" "))?
+        }
         None => app.process(&profile.id, &args.text.join(" "))?,
     };
     if args.json {
@@ -41,6 +51,14 @@ pub fn run(app: &Deskmate, args: SayArgs) -> anyhow::Result<ExitCode> {
     } else {
         if let Some(heard) = &r.heard {
             println!("听到 heard: {heard}");
+        }
+        if let Some(card) = &r.homework {
+            if card.total > 0 {
+                println!(
+                    "作业 homework: {} · {}/{} right",
+                    card.subject, card.correct, card.total
+                );
+            }
         }
         println!("{}", r.text_zh);
         println!("{}", r.text_en);

@@ -40,6 +40,9 @@ use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
 use crate::guardrails::{decide, Decision, Session};
+use crate::homework::model::Checker;
+use crate::homework::photo::Photo;
+use crate::homework::{HomeworkCard, Step, Worksheet};
 use crate::plan::{self, Plan, TaskKind};
 use crate::router::{route, Catalog, CatalogEntry, Confidence, Intent, Scene};
 use crate::scene::{Microphone, PracticeScene, PracticeView, SceneError, SceneResult};
@@ -53,7 +56,24 @@ pub enum Input {
     /// A recording of the child speaking (WAV, or any format the speech
     /// crate decodes), heard offline before it is routed.
     Voice(PathBuf),
+    /// Photos of homework (PNG, JPEG, GIF, WebP; at most
+    /// [`MAX_PHOTOS`](crate::homework::photo::MAX_PHOTOS)), with any words
+    /// typed along: checked by the vision model, in the homework scene.
+    Photos { photos: Vec<PathBuf>, text: String },
 }
+
+/// How a request with photos is logged (its input starts with this), so a
+/// replay routes it as the entry did: to homework, whatever the words.
+pub const PHOTO_MARK: &str = "[photo";
+
+/// A per-profile setting: `true` lets the homework scene show a mistake's
+/// correct answer when the child asks (after the hint and the explanation).
+pub const HOMEWORK_ANSWERS: &str = "homework.answers";
+
+/// The sentence that lets the homework tutor give answers (agents/AGENTS.md,
+/// agents/homework-tutor): in the parent's chat context for the child
+/// (`chat.context`'s `system_prompt`), it lets the homework scene too.
+pub const ANSWERS_ALLOWED_SENTENCE: &str = "家长已允许给出答案";
 
 impl From<&str> for Input {
     fn from(text: &str) -> Self {
@@ -148,7 +168,13 @@ pub struct Response {
     pub due: Vec<String>,
     /// Today's plan with each task's progress, in the plan scene.
     pub plan: Option<Plan>,
-    /// The companion (a model) should answer: chat and homework.
+    /// The homework scene's card: the sheet's count, the mistake in front of
+    /// the child with the help given so far, or the summary. Left out of
+    /// the JSON outside the homework scene.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub homework: Option<HomeworkCard>,
+    /// The companion (a model) should answer: chat, and homework in words.
     pub needs_model: bool,
     pub timings: Timings,
 }
@@ -193,6 +219,7 @@ pub struct Entry {
     store: Store,
     practice: PracticeScene,
     hearing: Option<Arc<dyn Hearing>>,
+    checker: Option<Arc<dyn Checker>>,
 }
 
 fn us(since: Instant) -> u64 {
@@ -212,13 +239,51 @@ fn said(zh: impl Into<String>, en: impl Into<String>) -> (String, String) {
     (zh.into(), en.into())
 }
 
+/// What the child said, as a scene acts on it.
+struct Said<'a> {
+    profile_id: &'a str,
+    text: &'a str,
+    /// The material meant, if any.
+    slot: Option<String>,
+    intent: Intent,
+    /// The worksheet the model checked, when photos came.
+    checked: Option<Worksheet>,
+    model_ready: bool,
+    tz: Tz,
+    now: DateTime<Utc>,
+}
+
+/// The router, or for photos (logged with [`PHOTO_MARK`]) homework at once.
+fn route_input(text: &str, scene: Option<Scene>, catalog: &Catalog) -> crate::router::Routed {
+    if text.starts_with(PHOTO_MARK) {
+        return crate::router::Routed {
+            intent: Intent::Homework,
+            confidence: Confidence::High,
+            material_id: None,
+            material_title: None,
+            reason: "a photo of homework",
+        };
+    }
+    route(text, scene, catalog)
+}
+
 impl Entry {
     pub fn new(store: Store, practice: PracticeScene) -> Self {
         Self {
             store,
             practice,
             hearing: None,
+            checker: None,
         }
+    }
+
+    /// Photos of homework are checked (and redone answers judged) with
+    /// `checker`, the configured vision model. Without one, photos are
+    /// answered with the words that a parent needs to set up a model, and
+    /// a redone answer is checked against the stored correct one.
+    pub fn with_checker(mut self, checker: Arc<dyn Checker>) -> Self {
+        self.checker = Some(checker);
+        self
     }
 
     /// Recordings are heard with `hearing` (without, a recording is
@@ -244,7 +309,7 @@ impl Entry {
     /// The answer to a recording that could not be heard: the child stays
     /// where they are, told why in plain words; nothing is stored.
     fn not_heard(session: &Session, error: &SceneError, speech_us: u64, total_us: u64) -> Response {
-        let (zh, en) = match error.code() {
+        let words = match error.code() {
             "speech.nothing_heard" | "speech.unclear" | "speech.not_the_material" => said(
                 "没听清楚，靠近麦克风再说一次吧。",
                 "I didn't catch that. Say it again, a little closer to the microphone?",
@@ -262,6 +327,56 @@ impl Entry {
                 format!("Listening failed ({error}). Say it again?"),
             ),
         };
+        let mut r = Self::refused(session, error, words, "the recording could not be heard");
+        r.timings = Timings {
+            speech_us,
+            total_us,
+            ..Timings::default()
+        };
+        r
+    }
+
+    /// The answer to photos that could not be checked (a file that is not
+    /// a photo, the model failing or answering out of shape): the child
+    /// stays where they are, told why; nothing is stored.
+    fn not_checked(session: &Session, error: &SceneError, total_us: u64) -> Response {
+        let words = match error.code() {
+            "homework.not_an_image" => said(
+                "这个文件不是照片，换一张作业的照片吧。",
+                format!("That file is not a photo ({error}). Send a photo of the homework?"),
+            ),
+            "homework.photo_too_large" => said(
+                "这张照片太大了，拍小一点再发吧。",
+                format!("That photo is too large ({error})."),
+            ),
+            "homework.too_many_photos" => said(
+                "一次最多发四张照片哦。",
+                format!("Too many photos at once ({error})."),
+            ),
+            "homework.photo_unreadable" => said(
+                "这张照片打不开，再拍一次吧。",
+                format!("That photo can't be opened ({error}). Take it again?"),
+            ),
+            "homework.model_reply" => said(
+                "这次没看明白你的作业，拍清楚一点再发一次吧。",
+                format!("I couldn't make out the homework ({error}). Send a clearer photo?"),
+            ),
+            _ => said(
+                "现在检查不了作业，等一下再试，或者请家长看看模型设置。",
+                format!("I can't check homework right now ({error}). Try again later, or ask a parent to look at the model settings."),
+            ),
+        };
+        let mut r = Self::refused(session, error, words, "the photos could not be checked");
+        r.timings.total_us = total_us;
+        r
+    }
+
+    fn refused(
+        session: &Session,
+        error: &SceneError,
+        (zh, en): (String, String),
+        why: &str,
+    ) -> Response {
         Response {
             trace_id: uuid::Uuid::now_v7().to_string(),
             scene: session.active,
@@ -270,7 +385,7 @@ impl Entry {
             decision: Decision::Reject {
                 reason: error.to_string(),
             },
-            reason: "the recording could not be heard".into(),
+            reason: why.into(),
             heard: None,
             error: Some(error.wire()),
             text_zh: zh,
@@ -279,12 +394,9 @@ impl Entry {
             practice: None,
             due: Vec::new(),
             plan: None,
+            homework: None,
             needs_model: false,
-            timings: Timings {
-                speech_us,
-                total_us,
-                ..Timings::default()
-            },
+            timings: Timings::default(),
         }
     }
 
@@ -360,8 +472,26 @@ impl Entry {
             .parse()
             .unwrap_or(chrono_tz::Asia::Shanghai);
         let before = self.session(profile_id, tz, now)?;
+        let mut photos: Option<Vec<Photo>> = None;
         let (text, heard, speech_us) = match input {
             Input::Text(text) => (text, None, 0),
+            // No photo after all: the words alone.
+            Input::Photos {
+                photos: paths,
+                text,
+            } if paths.is_empty() => (text, None, 0),
+            Input::Photos {
+                photos: paths,
+                text,
+            } => {
+                let read = match Photo::read_all(&paths) {
+                    Ok(p) => p,
+                    Err(e) => return Ok(Self::not_checked(&before, &e.into(), us(started))),
+                };
+                let marked = format!("{PHOTO_MARK} ×{}] {}", read.len(), text.trim());
+                photos = Some(read);
+                (marked.trim().to_string(), None, 0)
+            }
             Input::Voice(recording) => {
                 let t = Instant::now();
                 match self.hear(&recording, &profile.locale) {
@@ -372,14 +502,23 @@ impl Entry {
         };
         let text = text.as_str();
         let t = Instant::now();
-        let routed = route(
+        let routed = route_input(
             text,
             Some(before.active).filter(|s| *s != Scene::Chat),
             &self.catalog()?,
         );
         let route_us = us(t);
+        // Photos are checked before anything is decided or stored: a
+        // failure leaves the child where they were, with nothing stored.
+        let checked = match (&photos, &self.checker) {
+            (Some(p), Some(checker)) => match checker.check(p) {
+                Ok(sheet) => Some(sheet),
+                Err(e) => return Ok(Self::not_checked(&before, &e, us(started))),
+            },
+            _ => None,
+        };
         let t = Instant::now();
-        let decided = decide(&before, text, &routed, now.timestamp());
+        let mut decided = decide(&before, text, &routed, now.timestamp());
         let decide_us = us(t);
         let t = Instant::now();
         let trace_id = uuid::Uuid::now_v7().to_string();
@@ -398,6 +537,7 @@ impl Entry {
             practice: None,
             due: Vec::new(),
             plan: None,
+            homework: None,
             needs_model: false,
             timings: Timings::default(),
         };
@@ -447,13 +587,20 @@ impl Entry {
             }
             Decision::Switch { .. } | Decision::Continue => self.act(
                 &mut response,
-                profile_id,
-                slot,
-                routed.intent,
-                model_ready,
-                now,
+                &mut decided.session,
+                Said {
+                    profile_id,
+                    text,
+                    slot,
+                    intent: routed.intent,
+                    checked,
+                    model_ready,
+                    tz,
+                    now,
+                },
             )?,
         };
+        response.scene = decided.session.active;
         response.text_zh = zh;
         response.text_en = en;
         self.save(profile_id, &decided.session, now)?;
@@ -495,12 +642,19 @@ impl Entry {
     fn act(
         &self,
         response: &mut Response,
-        profile_id: &str,
-        slot: Option<String>,
-        intent: Intent,
-        model_ready: bool,
-        now: DateTime<Utc>,
+        session: &mut Session,
+        said_: Said<'_>,
     ) -> SceneResult<(String, String)> {
+        let Said {
+            profile_id,
+            text,
+            slot,
+            intent,
+            checked,
+            model_ready,
+            tz,
+            now,
+        } = said_;
         Ok(match response.scene {
             Scene::Recite => {
                 // Going on after a verdict that did not pass is the retry.
@@ -563,14 +717,44 @@ impl Entry {
                     .filter_map(|t| t.title.clone())
                     .collect();
                 let words = if intent == Intent::ContinueCurrent {
-                    self.walk(response, profile_id, &plan)?
+                    self.walk(response, session, profile_id, &plan, tz, now)?
                 } else {
                     plan::summary(&plan)
                 };
                 response.plan = Some(plan);
                 words
             }
-            Scene::Chat | Scene::Homework => {
+            Scene::Homework => {
+                let walk = self.load_walk(profile_id, tz, now)?;
+                let going = matches!(walk.step, Step::Mistake { .. } | Step::Redo { .. });
+                let on = intent == Intent::ContinueCurrent;
+                if let Some(sheet) = checked {
+                    self.checked(response, profile_id, &walk, sheet, now)?
+                } else if (going && intent != Intent::Homework)
+                    || (on && walk.step == Step::Summary)
+                {
+                    self.homework_reply(response, profile_id, walk, text, now)?
+                } else if on
+                    && !crate::homework::mistakes::to_redo(&self.store, profile_id)?.is_empty()
+                {
+                    // 下一题 after a mistake redone: the next one.
+                    self.redo_next(response, profile_id, walk, None, now)?
+                } else {
+                    response.needs_model = true;
+                    if model_ready {
+                        said(
+                            "好的，我来想一想。把作业拍下来发给我，我可以一题一题帮你看。",
+                            "OK, let me think. Send me a photo of your homework and I'll go through it with you.",
+                        )
+                    } else {
+                        said(
+                            "聊天和作业辅导要用 AI 伙伴，需要家长先在设置里配好模型。背诗和复习现在就能做。",
+                            "Chat and homework help need the AI companion: a parent has to set up a model in Settings first. Reciting and reviews work now.",
+                        )
+                    }
+                }
+            }
+            Scene::Chat => {
                 response.needs_model = true;
                 if model_ready {
                     said("好的，我来想一想。", "OK, let me think.")
@@ -589,8 +773,11 @@ impl Entry {
     fn walk(
         &self,
         response: &mut Response,
+        session: &mut Session,
         profile_id: &str,
         plan: &Plan,
+        tz: Tz,
+        now: DateTime<Utc>,
     ) -> SceneResult<(String, String)> {
         let current = self.practice.current(profile_id)?;
         let on = current.as_ref().map(|p| p.material.id.as_str());
@@ -604,6 +791,15 @@ impl Entry {
                 )
             });
         };
+        if task.kind == TaskKind::HomeworkRedo {
+            // Redoing is the homework scene's: the child goes there, and
+            // comes back to the plan after.
+            session.left = Some(Scene::Plan);
+            session.active = Scene::Homework;
+            session.pending = None;
+            let walk = self.load_walk(profile_id, tz, now)?;
+            return self.redo_next(response, profile_id, walk, None, now);
+        }
         let Some(material_id) = task.material_id.as_deref() else {
             return Ok(plan::summary(plan));
         };
@@ -660,7 +856,7 @@ impl Entry {
             let stored: Decision =
                 serde_json::from_str(&decision).map_err(|e| damaged("decision", &e))?;
             let now = DateTime::parse_from_rfc3339(&at).map_err(|e| damaged("time", &e))?;
-            let routed = route(
+            let routed = route_input(
                 &input,
                 Some(before.active).filter(|s| *s != Scene::Chat),
                 &catalog,
@@ -742,6 +938,8 @@ impl Entry {
         })?)
     }
 }
+
+mod homework_scene;
 
 #[cfg(test)]
 mod tests {

@@ -9,6 +9,7 @@
 
 pub mod entry;
 pub mod guardrails;
+pub mod homework;
 pub mod plan;
 pub mod practice;
 pub mod router;

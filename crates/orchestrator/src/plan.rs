@@ -1,11 +1,12 @@
 //! Today's learning plan for a child (issue 16, points 4 and 6): the tasks
-//! of the day, from the reviews due, practice left unfinished and the
-//! parent's goals (每天背一首新诗 = one new material a day, 每周复习三次 =
+//! of the day, from the reviews due, practice left unfinished, homework
+//! mistakes not redone yet and the parent's goals (每天背一首新诗 = one new material a day, 每周复习三次 =
 //! three reviews a week), each done or not by today's attempts.
 //!
 //! [`build`] is pure: it turns what the store knows ([`Facts`]) and the
 //! goals into the plan, in a fixed order — reviews due, practice to finish,
-//! new materials, this week's reviews — with a material never in two tasks.
+//! new materials, homework mistakes to redo, this week's reviews — with a
+//! material never in two tasks.
 //! [`next`] is the plan scene's walk: the next task not done after the one
 //! the child is on, coming round to the start. [`facts`] reads the store
 //! (the child's local day and week); [`today`] is both.
@@ -35,6 +36,8 @@ pub enum TaskKind {
     New,
     /// This week's reviews, for the goal of reviews a week.
     WeeklyReviews,
+    /// Homework mistakes to do again (the homework scene asks them).
+    HomeworkRedo,
 }
 
 /// One task of the day.
@@ -106,6 +109,9 @@ pub struct Facts {
     pub learned: Vec<Named>,
     /// Reviews passed this week (Monday to today), one per sitting.
     pub reviews_this_week: u32,
+    /// Homework mistakes not redone yet, and those redone today.
+    pub mistakes_to_redo: u32,
+    pub mistakes_redone_today: u32,
 }
 
 fn task(kind: TaskKind, m: &Named, done: bool, zh: String, en: String) -> PlanTask {
@@ -189,6 +195,33 @@ pub fn build(facts: &Facts, goals: &[Goal]) -> Plan {
         ));
     }
     tasks.extend(new_tasks);
+    let (left, redone) = (facts.mistakes_to_redo, facts.mistakes_redone_today);
+    if left + redone > 0 {
+        let (zh, en) = if left == 0 {
+            (
+                format!("重做作业错题（今天改好了 {redone} 道）"),
+                format!("Redo homework mistakes ({redone} put right today)"),
+            )
+        } else {
+            (
+                format!("重做 {left} 道作业错题"),
+                format!(
+                    "Redo {left} homework mistake{}",
+                    if left == 1 { "" } else { "s" }
+                ),
+            )
+        };
+        tasks.push(PlanTask {
+            kind: TaskKind::HomeworkRedo,
+            material_id: None,
+            title: None,
+            done: left == 0,
+            count: Some(redone),
+            target: Some(left + redone),
+            text_zh: zh,
+            text_en: en,
+        });
+    }
     if let Some(target) = goal(GoalKind::ReviewsPerWeek) {
         let count = facts.reviews_this_week;
         let done = count >= target;
@@ -227,11 +260,13 @@ pub fn build(facts: &Facts, goals: &[Goal]) -> Plan {
 }
 
 /// The plan scene's walk: the index of the next task not done that has a
-/// material to recite, after the one on `current` (the material the child
-/// has open), coming round to the start; the current one again only when it
-/// is the last left. None when nothing is left to recite.
+/// material to recite (or homework mistakes to redo), after the one on
+/// `current` (the material the child has open), coming round to the start;
+/// the current one again only when it is the last left. None when nothing
+/// is left to do.
 pub fn next(plan: &Plan, current: Option<&str>) -> Option<usize> {
-    let open = |t: &PlanTask| !t.done && t.material_id.is_some();
+    let open =
+        |t: &PlanTask| !t.done && (t.material_id.is_some() || t.kind == TaskKind::HomeworkRedo);
     let n = plan.tasks.len();
     let at = current.and_then(|id| {
         plan.tasks
@@ -488,7 +523,11 @@ pub fn facts(store: &Store, profile_id: &str, now: DateTime<Utc>) -> SceneResult
             |r| r.get(0),
         )?)
     })?;
+    let mistakes_to_redo = crate::homework::mistakes::to_redo(store, profile_id)?.len();
+    let mistakes_redone_today = crate::homework::mistakes::redone_since(store, profile_id, &start)?;
     Ok(Facts {
+        mistakes_to_redo: u32::try_from(mistakes_to_redo).unwrap_or(u32::MAX),
+        mistakes_redone_today,
         profile_id: profile.id,
         day: today.to_string(),
         due,

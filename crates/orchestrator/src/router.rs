@@ -10,8 +10,9 @@
 //!
 //! 1. a homework cue (作业, 这道题, an arithmetic question, "homework"…);
 //! 2. a cue for today's plan (今天 + 做什么/任务/还要…, "my plan"…);
-//! 3. inside a scene, leaving it (不背了, 退出, "stop"…) or going on with it
-//!    (再来一次, 下一首, 好的, "again"…) — the scene-local fast path;
+//! 3. inside a scene, leaving it (不背了, 不做了, 退出, "stop"…) or going on
+//!    with it (再来一次, 下一首, 好的, and the homework walk's 下一题,
+//!    再给个提示, 我懂了, "again"…) — the scene-local fast path;
 //! 4. a recitation cue (背, 默写, 复习, "recite"…), with the material named if
 //!    any (by title, first line, or an author with one poem in the library);
 //! 5. a material named alone (静夜思) is a recitation, unless it is asked
@@ -302,6 +303,13 @@ const CONTINUE_SOME: &[&str] = &[
     "下一题",
     "下一个",
     "继续",
+    // The homework walk's replies: 再给个提示, 我懂了, 不懂, 告诉我答案.
+    "提示",
+    "懂了",
+    "明白了",
+    "不懂",
+    "答案",
+    "hint",
     "one more",
     "again",
     "next",

@@ -17,6 +17,7 @@ const SCHEMA: &[&str] = &[
     include_str!("../migrations/0007_approvals.sql"),
     include_str!("../migrations/0008_plan_goals.sql"),
     include_str!("../migrations/0009_retakes.sql"),
+    include_str!("../migrations/0010_homework.sql"),
 ];
 
 fn all() -> Migrations<'static> {

@@ -13,3 +13,4 @@ pub mod cli;
 pub mod clips;
 pub mod family;
 pub mod mic;
+pub mod photo;

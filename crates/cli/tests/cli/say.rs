@@ -2,7 +2,9 @@
 //! opens its practice, "不背了" goes back to chat, a poem named inside
 //! homework is asked about first and "好的" goes, "今天做什么" lists the
 //! reviews, and chat without a model says a parent must set one up. Every
-//! decision is logged with a trace id.
+//! decision is logged with a trace id. `--image`: a photo of homework
+//! checked by the scripted model server answering as a vision model, its
+//! mistake walked through and listed in `deskmate plan show`.
 
 use deskmate_testkit::cli::{add_child, deskmate, json};
 
@@ -234,4 +236,114 @@ fn a_recording_that_cannot_be_heard_is_answered_in_plain_words_and_nothing_is_lo
         .success();
     let text = String::from_utf8_lossy(&replay.get_output().stdout).to_string();
     assert!(text.contains("0 decisions replayed"), "{text}");
+}
+
+const SHEET: &str = r#"{"subject": "数学", "questions": [
+ {"question": "12+5=", "child_answer": "17", "correct": true, "hint": "", "explanation": "", "correct_answer": "17"},
+ {"question": "9+8=", "child_answer": "16", "correct": false, "hint": "9 再加几就凑成 10？", "explanation": "把 8 分成 1 和 7，9+1=10，10+7=17。", "correct_answer": "17"},
+ {"question": "20-3=", "child_answer": "17", "correct": true, "hint": "", "explanation": "", "correct_answer": "17"}]}"#;
+
+#[test]
+fn a_photo_of_homework_is_checked_by_the_vision_model_and_its_mistake_planned() {
+    use deskmate_llm::scripted::{openai, ScriptedServer};
+    let dir = tempfile::tempdir().unwrap();
+    add_child(dir.path());
+    let server = ScriptedServer::start(vec![openai::text(SHEET)]).unwrap();
+    deskmate(dir.path())
+        .args(["llm", "set", "--model", "openai:qwen-vl-max", "--base-url"])
+        .arg(server.base_url())
+        .assert()
+        .success();
+    let say = |args: &[&std::ffi::OsStr]| {
+        deskmate(dir.path())
+            .arg("say")
+            .arg("--json")
+            .args(args)
+            .env("DESKMATE_LLM_API_KEY", "sk-scripted-vision")
+            .output()
+            .unwrap()
+    };
+    // Not a photo: a coded error in plain words, exit 1, nothing asked or logged.
+    let notes = dir.path().join("notes.png");
+    std::fs::write(&notes, "9+8=16").unwrap();
+    let out = say(&["--image".as_ref(), notes.as_os_str()]);
+    assert_eq!(out.status.code(), Some(1));
+    let r = json(&out.stdout);
+    assert_eq!(r["error"]["code"], "homework.not_an_image", "{r}");
+    assert_eq!(server.request_count(), 0);
+
+    let png = deskmate_testkit::photo::png(16, 12);
+    let sheet = dir.path().join("worksheet.png");
+    std::fs::write(&sheet, &png).unwrap();
+    let page2 = dir.path().join("page2.png");
+    std::fs::write(&page2, deskmate_testkit::photo::png(9, 20)).unwrap();
+    let out = say(&[
+        "--image".as_ref(),
+        sheet.as_os_str(),
+        "--image".as_ref(),
+        page2.as_os_str(),
+        "帮我看看作业".as_ref(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = json(&out.stdout);
+    assert_eq!(
+        (r["scene"].as_str(), r["intent"].as_str()),
+        (Some("homework"), Some("homework"))
+    );
+    assert_eq!(r["homework"]["total"], 3, "{r}");
+    assert_eq!(r["homework"]["mistakes"], 1);
+    assert_eq!(r["homework"]["question"], "9+8=");
+    assert!(r["homework"]["correct_answer"].is_null());
+    assert!(r["text_zh"].as_str().unwrap().contains("再想想"), "{r}");
+    // The request carried the configured model and the photo as a data URL.
+    let body = &server.requests()[0].body;
+    assert_eq!(body["model"], "qwen-vl-max");
+    let user = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "user")
+        .unwrap();
+    let urls: Vec<String> = user["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["type"] == "image_url")
+        .map(|p| p["image_url"]["url"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(urls.len(), 2, "one image part per page");
+    for url in &urls {
+        assert!(
+            url.starts_with("data:image/png;base64,iVBORw0KGgo"),
+            "{url}"
+        );
+    }
+    assert_ne!(urls[0], urls[1]);
+    let trace = r["trace_id"].as_str().unwrap();
+    let shown = deskmate(dir.path())
+        .args(["trace", "show", trace, "--json"])
+        .assert()
+        .success();
+    assert!(json(&shown.get_output().stdout)["input"]
+        .as_str()
+        .unwrap()
+        .starts_with("[photo ×2] 帮我看看作业"));
+
+    // 再给个提示: the explanation, never the answer.
+    let out = say(&["再给个提示".as_ref()]);
+    let r = json(&out.stdout);
+    assert!(r["homework"]["explanation"].as_str().is_some(), "{r}");
+    assert!(r["homework"]["correct_answer"].is_null());
+
+    // The mistake is in today's plan.
+    let plan = deskmate(dir.path())
+        .args(["plan", "show"])
+        .assert()
+        .success();
+    let shown = String::from_utf8_lossy(&plan.get_output().stdout).to_string();
+    assert!(shown.contains("[ ] 重做 1 道作业错题"), "{shown}");
 }

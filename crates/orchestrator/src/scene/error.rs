@@ -43,12 +43,28 @@ pub enum SceneError {
     /// A worker thread could not be started.
     #[error("{what}: {reason}")]
     Thread { what: &'static str, reason: String },
+    /// A photo of homework that cannot be used; nothing was stored.
+    #[error(transparent)]
+    Photo(#[from] crate::homework::photo::PhotoError),
+    /// The model checking homework could not be reached or refused
+    /// (`code` is the provider error's: `auth`, `rate_limited`, …).
+    #[error("the model checking the homework failed ({code}): {reason}")]
+    Model { code: &'static str, reason: String },
+    /// The model answered, but not with a checked worksheet; nothing was stored.
+    #[error("{0}")]
+    ModelReply(String),
 }
 
 pub type SceneResult<T> = Result<T, SceneError>;
 
 impl From<TransitionError> for SceneError {
     fn from(e: TransitionError) -> Self {
+        Self::NotNow(e.to_string())
+    }
+}
+
+impl From<crate::homework::NotNow> for SceneError {
+    fn from(e: crate::homework::NotNow) -> Self {
         Self::NotNow(e.to_string())
     }
 }
@@ -68,6 +84,8 @@ impl SceneError {
         "speech.microphone_lost",
         "internal.poisoned",
         "internal.thread",
+        "homework.model_failed",
+        "homework.model_reply",
     ];
 
     /// A stable, machine-readable name for the failure.
@@ -83,6 +101,9 @@ impl SceneError {
             Self::MicrophoneLost(_) => "speech.microphone_lost",
             Self::Poisoned(_) => "internal.poisoned",
             Self::Thread { .. } => "internal.thread",
+            Self::Photo(e) => e.code(),
+            Self::Model { .. } => "homework.model_failed",
+            Self::ModelReply(_) => "homework.model_reply",
         }
     }
 
@@ -91,6 +112,11 @@ impl SceneError {
         match self {
             Self::Store(e) => e.params(),
             Self::Recite(e) => e.params(),
+            Self::Model { code, .. } => {
+                let mut m = Map::new();
+                m.insert("llm_code".into(), Value::from(*code));
+                m
+            }
             _ => Map::new(),
         }
     }
@@ -138,6 +164,11 @@ mod tests {
                 what: "w",
                 reason: "r".into(),
             },
+            SceneError::Model {
+                code: "auth",
+                reason: "r".into(),
+            },
+            SceneError::ModelReply("r".into()),
         ];
         for e in &samples {
             assert!(SceneError::CODES.contains(&e.code()), "{}", e.code());
