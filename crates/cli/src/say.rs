@@ -1,5 +1,6 @@
-//! `deskmate say`: what a child says — typed words, or a recording with
-//! `--wav` heard offline first — through the one entry the window and the
+//! `deskmate say`: what a child says — typed words, a recording with
+//! `--wav` heard offline first, or the microphone with `--listen` (the
+//! window's talk button: heard until the child falls silent) — through the one entry the window and the
 //! HTTP API will use: routed, decided by the guardrails, acted on in its
 //! scene (a recitation opens on the poem named, the plan lists today's
 //! reviews), logged with a trace id. A recording with no words in it is
@@ -9,6 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
+use deskmate_app::orchestrator::entry::Talking;
 use deskmate_app::Deskmate;
 
 use crate::output;
@@ -23,10 +25,14 @@ pub struct SayArgs {
     json: bool,
     /// A recording of the child speaking (WAV, or another audio file),
     /// heard with the offline speech models instead of typed words.
-    #[arg(long, value_name = "FILE", conflicts_with = "text")]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["text", "listen"])]
     wav: Option<PathBuf>,
+    /// Listen to the microphone until the child falls silent, as the
+    /// window's talk button does, and answer what was said.
+    #[arg(long, conflicts_with = "text")]
+    listen: bool,
     /// What the child said.
-    #[arg(required_unless_present = "wav", num_args = 1..)]
+    #[arg(required_unless_present_any = ["wav", "listen"], num_args = 1..)]
     text: Vec<String>,
 }
 
@@ -34,6 +40,14 @@ pub fn run(app: &Deskmate, args: SayArgs) -> anyhow::Result<ExitCode> {
     let profile = child(app, args.profile.as_deref())?;
     let r = match &args.wav {
         Some(recording) => app.process_voice(&profile.id, recording)?,
+        None if args.listen => {
+            eprintln!("listening… (it ends when {} falls silent)", profile.name);
+            app.talk(&profile.id, |t| {
+                if t == Talking::Thinking {
+                    eprintln!("thinking…");
+                }
+            })?
+        }
         None => app.process(&profile.id, &args.text.join(" "))?,
     };
     if args.json {
