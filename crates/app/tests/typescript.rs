@@ -104,6 +104,7 @@ fn generated() -> String {
         .add::<deskmate_orchestrator::plan::PlanTask>()
         .add::<deskmate_orchestrator::plan::Plan>()
         .add::<deskmate_orchestrator::entry::Response>()
+        .add::<deskmate_orchestrator::entry::Talking>()
         .raw("// The one event stream: every channel with its payload")
         .add::<PlaybackEvent>()
         .add::<VoiceNotice>()
