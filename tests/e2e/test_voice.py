@@ -6,25 +6,15 @@ passes; the result shows the next review the core scheduled (and the
 schedule has it); the parent's report lists both attempts, the first not
 passed and the second passed. Screenshots of each step go to test-artifacts/."""
 import datetime
-import os
-import wave
 import zoneinfo
 
 import pytest
 
 from conftest import REPO
-from ui import click, css, due_within, open_profile, set_up_family, shot, tid, unlock_parent, visible, wait
+from ui import click, css, due_within, file_mic_env, open_profile, set_up_family, shot, tid, to_raw, unlock_parent, visible, wait
 
 CLIPS = REPO.parent / "shared" / "recite-audio-dev"
 VOICE_WAIT = 240  # whisper on 2 busy cores can take a while
-
-
-def to_raw(wav_path, raw_path):
-    """16 kHz mono S16_LE samples, then 3 s of silence so the VAD hears the end."""
-    with wave.open(str(wav_path)) as w:
-        assert (w.getframerate(), w.getnchannels(), w.getsampwidth()) == (16000, 1, 2)
-        frames = w.readframes(w.getnframes())
-    raw_path.write_bytes(frames + b"\0\0" * 16000 * 3)
 
 
 def app_env(data_dir):
@@ -34,11 +24,7 @@ def app_env(data_dir):
             pytest.fail(f"dev clip {name}.wav missing from {CLIPS}")
         to_raw(CLIPS / f"{name}.wav", data_dir / f"{name}.raw")
     mic.symlink_to(data_dir / "静夜思-4.raw")
-    conf = data_dir / "asound.conf"
-    # The same ALSA configuration the Rust tests use (one template).
-    template = (REPO / "crates/testkit/alsa-file-mic.conf").read_text()
-    conf.write_text(template.replace("@INFILE@", str(mic)))
-    return {"ALSA_CONFIG_PATH": str(conf), "DESKMATE_MODELS_DIR": os.environ.get("DESKMATE_MODELS_DIR", str(REPO / "models"))}
+    return file_mic_env(data_dir, mic)
 
 
 def recite(drv):

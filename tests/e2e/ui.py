@@ -1,8 +1,10 @@
 """Small WebDriver vocabulary for the Deskmate window tests."""
 import datetime
 import json
+import os
 import subprocess
 import time
+import wave
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -108,3 +110,22 @@ def configure_model(drv, server):
     fill(drv, "llm-key", "sk-e2e-secret-key")
     click(drv, tid("llm-save"))
     visible(drv, tid("llm-key-saved"))
+
+
+def to_raw(wav_path, raw_path):
+    """A dev clip as the ALSA file microphone reads it: 16 kHz mono S16_LE
+    samples, then 3 s of silence so the voice detector hears the end."""
+    with wave.open(str(wav_path)) as w:
+        assert (w.getframerate(), w.getnchannels(), w.getsampwidth()) == (16000, 1, 2)
+        frames = w.readframes(w.getnframes())
+    raw_path.write_bytes(frames + b"\0\0" * 16000 * 3)
+
+
+def file_mic_env(data_dir, mic):
+    """The app's environment for ALSA's default capture device reading `mic`
+    (the same configuration the Rust tests use: one template), with the
+    offline speech models."""
+    conf = data_dir / "asound.conf"
+    template = (REPO / "crates/testkit/alsa-file-mic.conf").read_text()
+    conf.write_text(template.replace("@INFILE@", str(mic)))
+    return {"ALSA_CONFIG_PATH": str(conf), "DESKMATE_MODELS_DIR": os.environ.get("DESKMATE_MODELS_DIR", str(REPO / "models"))}

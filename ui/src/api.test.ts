@@ -48,6 +48,19 @@ describe("api: command names and argument keys (camelCase in, as the lead's Rust
     args.onEvent.onmessage({ type: "RUN_STARTED", threadId: "t", runId: "r" });
     expect(onEvent).toHaveBeenCalledWith({ type: "RUN_STARTED", threadId: "t", runId: "r" });
 
+    // The talk button streams its progress the same way.
+    invoke.mockReset();
+    invoke.mockResolvedValue({ scene: "recite" });
+    const onTalk = vi.fn();
+    await api.talk("c1", onTalk);
+    const [talkCmd, talkArgs] = invoke.mock.calls[0];
+    expect(talkCmd).toBe("talk");
+    expect(talkArgs).toMatchObject({ profileId: "c1" });
+    talkArgs.onEvent.onmessage({ kind: "thinking" });
+    expect(onTalk).toHaveBeenCalledWith({ kind: "thinking" });
+    await api.talkStop("c1");
+    expect(invoke.mock.calls[1]).toEqual(["talk_stop", { profileId: "c1" }]);
+
     // Continuing an interrupted run streams the same way.
     invoke.mockReset();
     invoke.mockResolvedValue({ thread_id: "t", run_id: "r9" });

@@ -39,6 +39,7 @@ import type {
   ReportType,
   RunIds,
   Status,
+  Talking,
   TaskId,
   Thread,
   ThreadView,
@@ -83,6 +84,24 @@ export function appStatus(): Promise<AppStatus> {
 /** What a child said, through the one entry: routed to a scene and acted on. */
 export function say(profileId: string, text: string): Promise<SayResponse> {
   return call<SayResponse>("say", { profileId, text });
+}
+
+/**
+ * The talk button: listens to the child until they fall silent (or
+ * `talkStop`), then answers what was said through the one entry; the level,
+ * the text heard so far and `thinking` stream to `onEvent` (a Tauri `Channel`).
+ */
+export function talk(profileId: string, onEvent: (event: Talking) => void): Promise<SayResponse> {
+  return call<SayResponse>("talk", () => {
+    const channel = new Channel<Talking>();
+    channel.onmessage = onEvent;
+    return { profileId, onEvent: channel };
+  });
+}
+
+/** The talk button's stop: what was said so far is answered; false when nothing was listening. */
+export function talkStop(profileId: string): Promise<boolean> {
+  return call<boolean>("talk_stop", { profileId });
 }
 
 /** The child's plan for today: tasks from due reviews, unfinished practice and the parent's goals, each done or not. */

@@ -569,6 +569,8 @@ homework?: HomeworkCard,
  */
 needs_model: boolean, timings: Timings, };
 
+export type Talking = { "kind": "level", level: number, } | { "kind": "partial", text: string, } | { "kind": "thinking" };
+
 // The one event stream: every channel with its payload
 
 export type PlaybackEvent = { "event": "started", id: number, } | { "event": "finished", id: number, } | { "event": "interrupted", id: number, } | { "event": "dropped", id: number, };

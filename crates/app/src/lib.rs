@@ -19,6 +19,7 @@ pub mod review_reminders;
 pub mod settings;
 pub mod skills;
 mod study_tools;
+pub mod talk;
 pub mod tips;
 pub mod voice_out;
 
@@ -47,6 +48,8 @@ pub struct Deskmate {
     voice_out: voice_out::FeedbackVoice,
     chat: chat::Chat,
     bus: events::EventBus,
+    /// The talk button's listening, by child (its stop buttons).
+    talks: talk::Talks,
 }
 
 impl Deskmate {
@@ -76,6 +79,7 @@ impl Deskmate {
             voice_out,
             chat,
             bus,
+            talks: talk::Talks::default(),
         };
         library::sync_builtin(&app.store)?;
         Ok(app)

@@ -182,7 +182,7 @@ impl Deskmate {
         Ok(self.entry().trace(trace_id)?)
     }
 
-    fn entry(&self) -> deskmate_orchestrator::entry::Entry {
+    pub(crate) fn entry(&self) -> deskmate_orchestrator::entry::Entry {
         deskmate_orchestrator::entry::Entry::new(self.store().clone(), self.practice.clone())
             .with_hearing(Arc::new(self.ears.clone()))
     }

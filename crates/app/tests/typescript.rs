@@ -106,6 +106,7 @@ fn generated() -> String {
         .add::<deskmate_orchestrator::homework::Help>()
         .add::<deskmate_orchestrator::homework::HomeworkCard>()
         .add::<deskmate_orchestrator::entry::Response>()
+        .add::<deskmate_orchestrator::entry::Talking>()
         .raw("// The one event stream: every channel with its payload")
         .add::<PlaybackEvent>()
         .add::<VoiceNotice>()

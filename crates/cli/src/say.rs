@@ -1,17 +1,19 @@
 //! `deskmate say`: what a child says — typed words, a recording with
-//! `--wav` heard offline first, or photos of homework with `--image` —
-//! through the one entry the window and the HTTP API will use: routed,
-//! decided by the guardrails, acted on in its scene (a recitation opens on
-//! the poem named, the plan lists today's tasks, a photo is checked by the
-//! configured vision model and its mistakes walked through), logged with a
-//! trace id. A recording with no words in it, or a file that is not a
-//! usable photo, is answered in plain words with a coded error (exit code
-//! 1), nothing logged.
+//! `--wav` heard offline first, the microphone with `--listen` (the
+//! window's talk button: heard until the child falls silent), or photos of
+//! homework with `--image` — through the one entry the window and the HTTP
+//! API will use: routed, decided by the guardrails, acted on in its scene (a
+//! recitation opens on the poem named, the plan lists today's tasks, a photo
+//! is checked by the configured vision model and its mistakes walked
+//! through), logged with a trace id. A recording with no words in it, or a
+//! file that is not a usable photo, is answered in plain words with a coded
+//! error (exit code 1), nothing logged.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
+use deskmate_app::orchestrator::entry::Talking;
 use deskmate_app::Deskmate;
 
 use crate::output;
@@ -26,14 +28,18 @@ pub struct SayArgs {
     json: bool,
     /// A recording of the child speaking (WAV, or another audio file),
     /// heard with the offline speech models instead of typed words.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["text", "image"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["text", "image", "listen"])]
     wav: Option<PathBuf>,
+    /// Listen to the microphone until the child falls silent, as the
+    /// window's talk button does, and answer what was said.
+    #[arg(long, conflicts_with_all = ["text", "image"])]
+    listen: bool,
     /// A photo of homework (PNG, JPEG, GIF or WebP, at most 10 MB); give it
     /// again for more pages (at most 4). Words may go with it.
     #[arg(long, value_name = "FILE")]
     image: Vec<PathBuf>,
     /// What the child said.
-    #[arg(required_unless_present_any = ["wav", "image"], num_args = 1..)]
+    #[arg(required_unless_present_any = ["wav", "listen", "image"], num_args = 1..)]
     text: Vec<String>,
 }
 
@@ -41,6 +47,14 @@ pub fn run(app: &Deskmate, args: SayArgs) -> anyhow::Result<ExitCode> {
     let profile = child(app, args.profile.as_deref())?;
     let r = match &args.wav {
         Some(recording) => app.process_voice(&profile.id, recording)?,
+        None if args.listen => {
+            eprintln!("listening… (it ends when {} falls silent)", profile.name);
+            app.talk(&profile.id, |t| {
+                if t == Talking::Thinking {
+                    eprintln!("thinking…");
+                }
+            })?
+        }
         None if !args.image.is_empty() => {
             app.process_photos(&profile.id, &args.image, &args.text.join(" "))?
         }

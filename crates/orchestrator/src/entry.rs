@@ -45,11 +45,18 @@ use crate::homework::photo::Photo;
 use crate::homework::{HomeworkCard, Step, Worksheet};
 use crate::plan::{self, Plan, TaskKind};
 use crate::router::{route, Catalog, CatalogEntry, Confidence, Intent, Scene};
-use crate::scene::{Microphone, PracticeScene, PracticeView, SceneError, SceneResult};
+use crate::scene::{
+    Listened, ListeningSink, Microphone, PracticeScene, PracticeView, SceneError, SceneResult,
+    Speech,
+};
+use deskmate_speech::listen::Release;
+
+mod talk;
 use crate::PracticeState;
+pub use talk::{Listen, Talking};
 
 /// What the child gave the entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Input {
     /// Typed words.
     Text(String),
@@ -60,6 +67,10 @@ pub enum Input {
     /// [`MAX_PHOTOS`](crate::homework::photo::MAX_PHOTOS)), with any words
     /// typed along: checked by the vision model, in the homework scene.
     Photos { photos: Vec<PathBuf>, text: String },
+    /// Speech the microphone heard while the talk button was on, cut out by
+    /// the voice detector (see [`Entry::talk`]); transcribed before it is
+    /// routed.
+    Speech(Speech),
 }
 
 /// How a request with photos is logged (its input starts with this), so a
@@ -85,6 +96,27 @@ impl From<&str> for Input {
 /// coded [`SceneError`] when no words can be heard.
 pub trait Hearing: Send + Sync + std::fmt::Debug {
     fn words(&self, recording: &Path, lang: AsrLang) -> SceneResult<String>;
+
+    /// Listens to the microphone until the child falls silent (or
+    /// `release`); levels and partial texts go to `report`. Without a
+    /// microphone to listen with, `models.needed`.
+    fn listen(
+        &self,
+        _lang: AsrLang,
+        _release: &Release,
+        _report: ListeningSink,
+    ) -> SceneResult<Listened> {
+        Err(SceneError::ModelsNeeded(
+            "nothing here can listen to a microphone".into(),
+        ))
+    }
+
+    /// The words in speech the microphone heard.
+    fn words_in(&self, _speech: &Speech, _lang: AsrLang) -> SceneResult<String> {
+        Err(SceneError::ModelsNeeded(
+            "nothing here can transcribe speech".into(),
+        ))
+    }
 }
 
 /// The practice scene's ears hear what is said to the entry too: the same
@@ -93,25 +125,55 @@ pub trait Hearing: Send + Sync + std::fmt::Debug {
 impl Hearing for Microphone {
     fn words(&self, recording: &Path, lang: AsrLang) -> SceneResult<String> {
         let heard = self.pipeline()?.hear_file(recording, lang, None)?;
-        let Some(transcript) = heard.transcript else {
+        words_heard(heard.transcript)
+    }
+
+    fn listen(
+        &self,
+        lang: AsrLang,
+        release: &Release,
+        report: ListeningSink,
+    ) -> SceneResult<Listened> {
+        self.listen_for_speech(lang, None, release, report)
+    }
+
+    fn words_in(&self, speech: &Speech, lang: AsrLang) -> SceneResult<String> {
+        if speech.samples.is_empty() {
             return Err(SceneError::NotAnAttempt(NotAnAttempt::NothingHeard));
-        };
-        let words = transcript.text.trim();
-        if words.is_empty() {
-            return Err(SceneError::NotAnAttempt(
-                if transcript.raw_text.trim().is_empty() {
-                    NotAnAttempt::NothingHeard
-                } else {
-                    NotAnAttempt::OnlyPunctuation
-                },
-            ));
         }
-        // Whisper giving back its own neutral prompt heard no words it trusts.
-        let hanzi: String = words.chars().filter(|c| is_hanzi(*c)).collect();
-        if hanzi.chars().count() >= 4 && MANDARIN_PROMPT.contains(&hanzi) {
-            return Err(SceneError::NotAnAttempt(NotAnAttempt::PromptEcho));
-        }
-        Ok(words.to_string())
+        words_heard(Some(self.transcribe_speech(speech, lang)?))
+    }
+}
+
+/// The words whisper heard, or why there are none a child said.
+fn words_heard(transcript: Option<deskmate_speech::asr::Transcript>) -> SceneResult<String> {
+    let Some(transcript) = transcript else {
+        return Err(SceneError::NotAnAttempt(NotAnAttempt::NothingHeard));
+    };
+    let words = transcript.text.trim();
+    if words.is_empty() {
+        return Err(SceneError::NotAnAttempt(
+            if transcript.raw_text.trim().is_empty() {
+                NotAnAttempt::NothingHeard
+            } else {
+                NotAnAttempt::OnlyPunctuation
+            },
+        ));
+    }
+    // Whisper giving back its own neutral prompt heard no words it trusts.
+    let hanzi: String = words.chars().filter(|c| is_hanzi(*c)).collect();
+    if hanzi.chars().count() >= 4 && MANDARIN_PROMPT.contains(&hanzi) {
+        return Err(SceneError::NotAnAttempt(NotAnAttempt::PromptEcho));
+    }
+    Ok(words.to_string())
+}
+
+/// Whisper's language for a child speaking `locale`.
+fn asr_lang(locale: &str) -> AsrLang {
+    if locale.starts_with("en") {
+        AsrLang::En
+    } else {
+        AsrLang::Zh
     }
 }
 
@@ -293,17 +355,19 @@ impl Entry {
         self
     }
 
-    /// The words in a recording, for a child speaking `locale`.
-    fn hear(&self, recording: &Path, locale: &str) -> SceneResult<String> {
+    /// The words in a recording or in speech the microphone heard, for a
+    /// child speaking `locale` (typed words are what they are).
+    fn hear(&self, said: &Input, locale: &str) -> SceneResult<String> {
         let hearing = self.hearing.as_ref().ok_or_else(|| {
             SceneError::ModelsNeeded("no speech recognition is set up here".into())
         })?;
-        let lang = if locale.starts_with("en") {
-            AsrLang::En
-        } else {
-            AsrLang::Zh
-        };
-        hearing.words(recording, lang)
+        let lang = asr_lang(locale);
+        match said {
+            Input::Text(text) => Ok(text.clone()),
+            Input::Voice(recording) => hearing.words(recording, lang),
+            Input::Speech(speech) => hearing.words_in(speech, lang),
+            Input::Photos { text, .. } => Ok(text.clone()),
+        }
     }
 
     /// The answer to a recording that could not be heard: the child stays
@@ -317,6 +381,10 @@ impl Entry {
             "speech.audio" => said(
                 "这段录音打不开，再录一次吧。",
                 format!("That recording can't be read ({error}). Record it again?"),
+            ),
+            "speech.microphone" | "speech.microphone_lost" => said(
+                "没找到能用的麦克风，请家长看看麦克风接好了没有。打字也可以哦。",
+                format!("I can't hear you: no microphone works here ({error}). Ask a parent to check it, or type instead."),
             ),
             "models.needed" | "models.missing" | "models.checksum" | "models.format" => said(
                 "现在还听不了语音：需要家长先在设置里下载离线语音模型。打字也可以哦。",
@@ -492,9 +560,9 @@ impl Entry {
                 photos = Some(read);
                 (marked.trim().to_string(), None, 0)
             }
-            Input::Voice(recording) => {
+            said => {
                 let t = Instant::now();
-                match self.hear(&recording, &profile.locale) {
+                match self.hear(&said, &profile.locale) {
                     Ok(words) => (words.clone(), Some(words), us(t)),
                     Err(e) => return Ok(Self::not_heard(&before, &e, us(t), us(started))),
                 }

@@ -155,6 +155,8 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         chat::llm_test,
         practice::reviews_due,
         practice::say,
+        practice::talk,
+        practice::talk_stop,
         plan::plan_today,
         practice::practice_start,
         practice::practice_current,

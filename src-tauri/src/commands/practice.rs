@@ -5,9 +5,11 @@
 //! events, so long checks never freeze the window. While the child recites,
 //! `practice://level` carries the meter and `practice://partial` the text
 //! heard so far. All of them come from the core's event stream, which
-//! `events.rs` forwards to the window.
+//! `events.rs` forwards to the window. The child's talk button (`talk`)
+//! reports its own progress on a channel of its own.
 
 use chrono::{NaiveDate, Utc};
+use deskmate_app::orchestrator::entry::Talking;
 use deskmate_app::practice::PracticeView;
 use deskmate_app::report_attempts::ListedAttempt;
 use deskmate_app::{AppError, Deskmate};
@@ -15,6 +17,7 @@ use deskmate_protocol::TaskId;
 use deskmate_recite::report::{Report, ReportType};
 use deskmate_recite::schedule::DueReview;
 use deskmate_recite::Mode;
+use tauri::ipc::Channel;
 use tauri::State;
 
 use super::{blocking, wire, CmdResult};
@@ -39,6 +42,30 @@ pub async fn say(
     text: String,
 ) -> CmdResult<deskmate_app::orchestrator::entry::Response> {
     blocking(&app, move |app| app.process(&profile_id, &text)).await
+}
+
+/// The talk button: listens to the child until they fall silent (or
+/// `talk_stop`), then answers what was said through the one entry; the
+/// level, the text heard so far and `thinking` arrive on `on_event`.
+#[tauri::command]
+pub async fn talk(
+    app: State<'_, Deskmate>,
+    profile_id: String,
+    on_event: Channel<Talking>,
+) -> CmdResult<deskmate_app::orchestrator::entry::Response> {
+    blocking(&app, move |app| {
+        app.talk(&profile_id, move |t| {
+            let _ = on_event.send(t);
+        })
+    })
+    .await
+}
+
+/// The talk button's stop: what was said so far is answered; false when
+/// nothing was listening.
+#[tauri::command]
+pub async fn talk_stop(app: State<'_, Deskmate>, profile_id: String) -> CmdResult<bool> {
+    Ok(app.talk_stop(&profile_id))
 }
 
 #[tauri::command]

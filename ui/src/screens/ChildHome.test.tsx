@@ -249,6 +249,38 @@ describe("child home: the library", () => {
     expect(api.practiceStart).not.toHaveBeenCalled();
   });
 
+  it("the talk button sends what the child said through the one entry: the poem named opens its practice", async () => {
+    const view = practiceView({ id: "p10" });
+    vi.mocked(api.talk).mockImplementation(async (_profile, onEvent) => {
+      onEvent({ kind: "thinking" });
+      return {
+        trace_id: "t3",
+        scene: "recite",
+        intent: "recite",
+        confidence: "high",
+        decision: { decision: "switch", to: "recite", material_id: view.material.id },
+        reason: "another scene, clearly asked for",
+        text_zh: "我们来背《静夜思》吧！",
+        text_en: "Let's recite 静夜思!",
+        material: { id: view.material.id, title: view.material.title },
+        practice: view,
+        heard: "我要背静夜思",
+        error: null,
+        due: [],
+        plan: null,
+        needs_model: false,
+        timings: { speech_us: 800, route_us: 1, decide_us: 1, act_us: 1, total_us: 803 },
+      };
+    });
+    const user = userEvent.setup();
+    renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
+    await screen.findAllByTestId("material-card");
+    await user.click(screen.getByTestId("talk-button"));
+    expect(api.talk).toHaveBeenCalledWith("c1", expect.any(Function));
+    expect(await screen.findByTestId("practice-screen")).toBeInTheDocument();
+    expect(api.practiceStart).not.toHaveBeenCalled();
+  });
+
   it("a reply that needs the companion is said, with the way to the chat", async () => {
     vi.mocked(api.say).mockResolvedValue({
       trace_id: "t2",

@@ -12,6 +12,7 @@ import { GRADES } from "../validation";
 import { ChatScreen } from "./chat/ChatScreen";
 import { DueStrip, sortDue } from "./child/DueStrip";
 import { PlanCard } from "./child/PlanCard";
+import { TalkButton } from "./child/TalkButton";
 import { Practice } from "./practice/Practice";
 
 export { byline, firstLine };
@@ -56,7 +57,8 @@ type View =
 
 /**
  * The child's home: scenario cards (背古诗, 今天的计划, 问作业 through the one
- * entry; 和同桌聊天 opens the chat), the '和同桌说' line, today's plan with
+ * entry; 和同桌聊天 opens the chat), the talk button (the microphone through
+ * the same entry) and the '和同桌说' line, today's plan with
  * progress, the reviews due today, then the library (filters, search, a card
  * per material). A card, a due review or a plan task opens recitation
  * practice. A practice left open (app restart) is resumed.
@@ -134,15 +136,18 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
   useEffect(() => {
     if (view.name === "library") setHomeVisits((n) => n + 1);
   }, [view.name]);
+  // What the entry answered, typed or spoken: a recitation it opens is shown, the rest said back.
+  function answered(r: SayResponse) {
+    setReply(r);
+    if (r.plan) setPlan(r.plan);
+    if (r.practice) {
+      setView({ name: "practice", materialId: r.practice.material.id, material: r.practice.material, resume: r.practice });
+    }
+  }
   async function sayText(text: string): Promise<boolean> {
     setSayError(null);
     try {
-      const r = await api.say(profile.id, text);
-      setReply(r);
-      if (r.plan) setPlan(r.plan);
-      if (r.practice) {
-        setView({ name: "practice", materialId: r.practice.material.id, material: r.practice.material, resume: r.practice });
-      }
+      answered(await api.say(profile.id, text));
       return true;
     } catch (e) {
       setSayError(errorText(e));
@@ -200,6 +205,13 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
             ))}
           </ul>
           <form className="card say-box" onSubmit={(e) => void sayIt(e)}>
+            <TalkButton
+              profileId={profile.id}
+              onAnswer={(r) => {
+                setSayError(null);
+                answered(r);
+              }}
+            />
             <input
               className="input"
               data-testid="say-input"

@@ -346,4 +346,71 @@ fn a_photo_of_homework_is_checked_by_the_vision_model_and_its_mistake_planned() 
         .success();
     let shown = String::from_utf8_lossy(&plan.get_output().stdout).to_string();
     assert!(shown.contains("[ ] 重做 1 道作业错题"), "{shown}");
+#[test]
+fn say_listen_hears_the_microphone_until_silence_as_the_talk_button_does() {
+    let dir = tempfile::tempdir().unwrap();
+    add_child(dir.path());
+    // The microphone plays a child reciting 静夜思 (a dev clip), then silence:
+    // the voice detector ends the take, whisper hears it, and the entry
+    // recognises the poem by its lines and asks first.
+    let (speech, rate) = deskmate_testkit::clips::dev_clip_samples("静夜思-1.wav");
+    assert_eq!(rate, 16_000);
+    let mic = deskmate_testkit::mic::FifoMic::new(dir.path());
+    mic.feed_then_silence(&speech);
+    let out = deskmate(dir.path())
+        .env("ALSA_CONFIG_PATH", mic.alsa_config())
+        .env("DESKMATE_MODELS_DIR", deskmate_testkit::clips::models_dir())
+        .env_remove("DESKMATE_LLM_API_KEY")
+        .timeout(std::time::Duration::from_secs(120))
+        .args(["say", "--listen"])
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        stdout.contains("听到 heard: 床前明月光"),
+        "{stdout}\n{stderr}"
+    );
+    assert!(stdout.contains("《静夜思》"), "{stdout}");
+    // Listening, then thinking once the microphone closed.
+    let listening = stderr.find("listening").expect("says it listens");
+    let thinking = stderr.find("thinking").expect("says it thinks");
+    assert!(listening < thinking, "{stderr}");
+    assert!(stderr.contains("intent recite"), "{stderr}");
+    mic.stop();
+    // "好的" opens it, as it would after a recording.
+    let yes = say(dir.path(), "好的");
+    assert_eq!(yes["material"]["title"], "静夜思", "{yes}");
+    assert_eq!(yes["practice"]["state"]["state"], "ready");
+}
+
+#[test]
+fn say_listen_with_no_microphone_says_so_in_plain_words_and_logs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    add_child(dir.path());
+    // An ALSA configuration whose only capture device reads a file that is
+    // not there: no microphone opens.
+    let conf = dir.path().join("asound.conf");
+    std::fs::write(
+        &conf,
+        deskmate_testkit::mic::alsa_config(&dir.path().join("no-such-mic.raw")),
+    )
+    .unwrap();
+    let out = deskmate(dir.path())
+        .env("ALSA_CONFIG_PATH", &conf)
+        .env("DESKMATE_MODELS_DIR", deskmate_testkit::clips::models_dir())
+        .env_remove("DESKMATE_LLM_API_KEY")
+        .timeout(std::time::Duration::from_secs(60))
+        .args(["say", "--listen", "--json"])
+        .assert()
+        .failure();
+    let r = json(&out.get_output().stdout);
+    assert_eq!(r["error"]["code"], "speech.microphone", "{r}");
+    assert!(r["text_zh"].as_str().unwrap().contains("麦克风"), "{r}");
+    let replay = deskmate(dir.path())
+        .args(["trace", "replay"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&replay.get_output().stdout).to_string();
+    assert!(text.contains("0 decisions replayed"), "{text}");
 }

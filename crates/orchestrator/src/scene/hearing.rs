@@ -40,7 +40,7 @@ pub enum Listening {
 pub type ListeningSink = Arc<dyn Fn(Listening) + Send + Sync>;
 
 /// The speech of one attempt.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Speech {
     /// 16 kHz mono samples.
     pub samples: Vec<f32>,
@@ -146,16 +146,16 @@ impl Microphone {
         *slot = Some(pipeline.clone());
         Ok(pipeline)
     }
-}
 
-impl Ears for Microphone {
-    fn ready(&self) -> SceneResult<()> {
-        self.pipeline().map(|_| ())
-    }
-
-    fn listen(
+    /// Listens to the default microphone until the child falls silent (the
+    /// voice detector's end of speech), `release` is released, or nobody
+    /// speaks for a while; blocks. Levels and the text heard so far (in
+    /// `lang`) go to `report`. A practice attempt and the talk button both
+    /// hear with it.
+    pub fn listen_for_speech(
         &self,
-        material: &Material,
+        lang: AsrLang,
+        expected_units: Option<usize>,
         release: &Release,
         report: ListeningSink,
     ) -> SceneResult<Listened> {
@@ -164,8 +164,8 @@ impl Ears for Microphone {
         let live = LiveTranscript::new(
             pipeline.clone(),
             self.gate.clone(),
-            asr_lang(material),
-            expected_units(material),
+            lang,
+            expected_units,
             Arc::new(move |text: &str| partials(Listening::Partial(text.to_string()))),
         );
         let heard = (|| {
@@ -201,6 +201,47 @@ impl Ears for Microphone {
                 samples: u.samples,
             }),
         })
+    }
+
+    /// Transcribes speech the microphone heard, in `lang`, on the whisper
+    /// worker (no partial transcript replaces it meanwhile): what was said,
+    /// judged against no material.
+    pub fn transcribe_speech(
+        &self,
+        speech: &Speech,
+        lang: AsrLang,
+    ) -> SceneResult<deskmate_speech::asr::Transcript> {
+        let pipeline = self.pipeline()?;
+        let _job = self.gate.enter();
+        Ok(pipeline
+            .asr()
+            .transcribe(AsrRequest {
+                samples: speech.samples.clone(),
+                lang,
+                expected_units: None,
+                speech_detected: Some(true),
+            })
+            .map_err(deskmate_speech::SpeechError::from)?)
+    }
+}
+
+impl Ears for Microphone {
+    fn ready(&self) -> SceneResult<()> {
+        self.pipeline().map(|_| ())
+    }
+
+    fn listen(
+        &self,
+        material: &Material,
+        release: &Release,
+        report: ListeningSink,
+    ) -> SceneResult<Listened> {
+        self.listen_for_speech(
+            asr_lang(material),
+            expected_units(material),
+            release,
+            report,
+        )
     }
 
     fn transcribe(&self, material: &Material, speech: Speech) -> SceneResult<Transcribed> {
