@@ -346,6 +346,8 @@ fn a_photo_of_homework_is_checked_by_the_vision_model_and_its_mistake_planned() 
         .success();
     let shown = String::from_utf8_lossy(&plan.get_output().stdout).to_string();
     assert!(shown.contains("[ ] 重做 1 道作业错题"), "{shown}");
+}
+
 #[test]
 fn say_listen_hears_the_microphone_until_silence_as_the_talk_button_does() {
     let dir = tempfile::tempdir().unwrap();
