@@ -337,6 +337,7 @@ const zhCN = {
   "chat.tool.result": "结果",
   "chat.tool.waiting": "等待结果…",
   "chat.subagent": "{agent} 正在帮忙",
+  "chat.subagent_done": "{agent} 帮忙做了这些",
 
   "llm.title": "AI 助手",
   "llm.intro": "聊天和记忆小窍门要用到一个大模型服务。",
@@ -787,6 +788,7 @@ const en: Messages = {
   "chat.tool.result": "Result",
   "chat.tool.waiting": "Waiting for the result…",
   "chat.subagent": "{agent} is helping",
+  "chat.subagent_done": "What {agent} did",
 
   "llm.title": "AI provider",
   "llm.intro": "Chat and memory tips use a large language model service.",

@@ -222,6 +222,9 @@ describe("chat", () => {
     const lane = within(card).getByTestId("subagent-lane");
     expect(lane).toHaveAttribute("data-agent", "poetry-tutor");
     expect(lane).toHaveAttribute("data-done", "true");
+    // A finished lane says what the subagent did, not that it is still at work.
+    expect(lane).toHaveTextContent("poetry-tutor 帮忙做了这些");
+    expect(lane).not.toHaveTextContent("正在帮忙");
     expect(lane).toHaveTextContent("李白看见月光，想起了家乡。");
     const tool = within(lane).getByTestId("subagent-tool");
     expect(tool).toHaveTextContent("read_file");

@@ -32,7 +32,7 @@ function LaneView({ lane }: { lane: NonNullable<Extract<ChatItem, { kind: "tool"
   return (
     <div className="subagent-lane" data-testid="subagent-lane" data-agent={lane.agent} data-done={lane.done}>
       <p className="subagent-name">
-        {!lane.done && <span className="spinner" aria-hidden="true" />} {t("chat.subagent", { agent: lane.agent })}
+        {!lane.done && <span className="spinner" aria-hidden="true" />} {t(lane.done ? "chat.subagent_done" : "chat.subagent", { agent: lane.agent })}
       </p>
       {lane.tools.length > 0 && (
         <ul className="subagent-tools">
