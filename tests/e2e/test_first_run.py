@@ -62,8 +62,15 @@ def test_setup_unlock_and_library(app, data_dir):
     drv.find_element(*tid("filter-lang-en")).click()
     wait(drv, EC.visibility_of_element_located(
         (By.CSS_SELECTOR, '[data-testid="material-card"][data-lang="en"]')))
-    cards = drv.find_elements(By.CSS_SELECTOR, '[data-testid="material-card"]')
-    assert cards and all(c.get_attribute("data-lang") == "en" for c in cards)
+    # Read the cards' languages in one script: the home may re-render (today's
+    # plan arriving) between finding the cards and reading them.
+    def card_langs(d):
+        return d.execute_script(
+            "return [...document.querySelectorAll('[data-testid=\"material-card\"]')]"
+            ".map(c => c.dataset.lang)")
+    wait(drv, lambda d: (lambda langs: bool(langs) and all(x == "en" for x in langs))(card_langs(d)))
+    langs = card_langs(drv)
+    assert langs and all(lang == "en" for lang in langs), langs
     shot(drv, "05-library-en")
 
     # What the window did is what the core stored: the CLI sees the same profiles.
