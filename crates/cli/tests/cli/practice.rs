@@ -80,6 +80,20 @@ fn start(dir: &std::path::Path, mode: &str) -> Value {
     json(&out.get_output().stdout)
 }
 
+/// 小明's daily report for today (Shanghai time) with its attempts listed.
+fn todays_attempts(dir: &std::path::Path) -> Value {
+    let today = chrono::Utc::now()
+        .with_timezone(&chrono_tz::Asia::Shanghai)
+        .format("%Y-%m-%d")
+        .to_string();
+    let out = deskmate(dir)
+        .args(["report", "daily", "--profile", "小明", "--date", &today])
+        .args(["--attempts", "--json"])
+        .assert()
+        .success();
+    json(&out.get_output().stdout)
+}
+
 #[test]
 fn a_typed_practice_from_start_to_pass_with_retry_resume_report_and_unlock() {
     let dir = tempfile::tempdir().unwrap();
@@ -136,24 +150,7 @@ fn a_typed_practice_from_start_to_pass_with_retry_resume_report_and_unlock() {
     assert!(text.contains("next review:"), "{text}");
 
     // The parent's report lists both attempts behind its figures.
-    let today = chrono::Utc::now()
-        .with_timezone(&chrono_tz::Asia::Shanghai)
-        .format("%Y-%m-%d")
-        .to_string();
-    let out = deskmate(dir.path())
-        .args([
-            "report",
-            "daily",
-            "--profile",
-            "小明",
-            "--date",
-            &today,
-            "--attempts",
-            "--json",
-        ])
-        .assert()
-        .success();
-    let report = json(&out.get_output().stdout);
+    let report = todays_attempts(dir.path());
     let passed: Vec<bool> = report["attempts"]
         .as_array()
         .unwrap()
@@ -394,24 +391,7 @@ fn a_line_the_verdict_re_asks_is_said_again_alone_and_merged_into_the_same_attem
 
     // One row for the spoken attempt, updated in place: the parent's report
     // has the typed attempt and that one, with the merged accuracy.
-    let today = chrono::Utc::now()
-        .with_timezone(&chrono_tz::Asia::Shanghai)
-        .format("%Y-%m-%d")
-        .to_string();
-    let out = deskmate(dir.path())
-        .args([
-            "report",
-            "daily",
-            "--profile",
-            "小明",
-            "--date",
-            &today,
-            "--attempts",
-            "--json",
-        ])
-        .assert()
-        .success();
-    let report = json(&out.get_output().stdout);
+    let report = todays_attempts(dir.path());
     let accuracies: Vec<f64> = report["attempts"]
         .as_array()
         .unwrap()
