@@ -65,6 +65,8 @@ def test_a_photo_of_homework_shows_the_homework_card(app, data_dir):
         assert "9+1=10" in explanation.text
         assert not drv.find_elements(*tid("homework-answer"))
         shot(drv, "homework-02-explanation")
+        # The photos were handed to the core through files, and removed after.
+        assert list((data_dir / "inbox").iterdir()) == []
     finally:
         server.shutdown()
         server.server_close()
