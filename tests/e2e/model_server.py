@@ -2,7 +2,8 @@
 chat test: it streams Chat Completions as SSE, asks for one `write_todos`
 tool call on a question about 静夜思, then answers in text once the tool's
 result comes back; asked for "两位老师" it hands two tasks to subagents, who
-answer slowly; `/audio/speech` answers with a short WAV tone. It stands
+answer slowly; asked by the homework scene to check a photographed worksheet
+it answers with `SHEET` (one mistake: 9+8=16); `/audio/speech` answers with a short WAV tone. It stands
 in for a paid LLM and speech service; it is not a model."""
 import io
 import json
@@ -47,10 +48,22 @@ def task_call(index, call_id, description, kind):
     return {"index": index, "id": call_id, "type": "function", "function": {"name": "task", "arguments": args}}
 
 
+# The worksheet the homework scene expects back (crates/orchestrator/src/homework/).
+SHEET = {"subject": "数学", "questions": [
+    {"question": "12+5=", "child_answer": "17", "correct": True, "hint": "", "explanation": "", "correct_answer": "17"},
+    {"question": "9+8=", "child_answer": "16", "correct": False, "hint": "9 再加几就凑成 10？",
+     "explanation": "把 8 分成 1 和 7，9+1=10，10+7=17。", "correct_answer": "17"},
+    {"question": "20-3=", "child_answer": "17", "correct": True, "hint": "", "explanation": "", "correct_answer": "17"}]}
+HOMEWORK_PROMPT = "检查孩子拍下来的作业"
+
+
 def plan(body):
     messages = body.get("messages", [])
     last = messages[-1] if messages else {}
     system = messages[0].get("content", "") if messages and messages[0].get("role") == "system" else ""
+    if HOMEWORK_PROMPT in json.dumps(system, ensure_ascii=False):
+        sheet = json.dumps(SHEET, ensure_ascii=False)
+        return [chunk({"role": "assistant", "content": sheet[:40]}), chunk({"content": sheet[40:]}), chunk({}, "stop")]
     if system and LEAD_PROMPT not in system:
         # A subagent: it answers its task, slowly.
         asked = json.dumps(last.get("content", ""), ensure_ascii=False)

@@ -149,3 +149,19 @@ describe("api: shapes the core may answer in", () => {
     expect(invoke).toHaveBeenCalledWith("chat_thread", { threadId: "t" });
   });
 });
+
+describe("api: photos of homework", () => {
+  beforeEach(() => {
+    invoke.mockReset();
+    invoke.mockImplementation(async () => null);
+  });
+
+  it("reads picked files to base64 (large ones too) and sends them to say_photos", async () => {
+    const big = new Uint8Array(100_000).map((_, i) => i % 251);
+    const photos = await api.readPhotos([new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], "a.png"), new File([big], "b.png")]);
+    expect(photos[0]).toEqual({ name: "a.png", data: "iVBORw==" });
+    expect(Uint8Array.from(atob(photos[1].data), (c) => c.charCodeAt(0))).toEqual(big);
+    await api.sayPhotos("c1", photos, "帮我看看");
+    expect(invoke).toHaveBeenCalledWith("say_photos", { profileId: "c1", photos, text: "帮我看看" });
+  });
+});

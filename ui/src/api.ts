@@ -86,6 +86,35 @@ export function say(profileId: string, text: string): Promise<SayResponse> {
   return call<SayResponse>("say", { profileId, text });
 }
 
+/** One photo for `sayPhotos`: the file's name and its bytes in base64. */
+export interface PhotoUpload {
+  name: string;
+  data: string;
+}
+
+/**
+ * Photos of homework (with any words typed along) through the one entry;
+ * the same response as `say`, with the homework card. A photo the core
+ * cannot use comes back as the response's coded `error`.
+ */
+export function sayPhotos(profileId: string, photos: PhotoUpload[], text: string): Promise<SayResponse> {
+  return call<SayResponse>("say_photos", { profileId, photos, text });
+}
+
+/** Reads picked files into what `sayPhotos` sends (base64, in chunks so large photos do not overflow the stack). */
+export async function readPhotos(files: File[]): Promise<PhotoUpload[]> {
+  return Promise.all(
+    files.map(async (f) => {
+      const bytes = new Uint8Array(await f.arrayBuffer());
+      let bin = "";
+      for (let i = 0; i < bytes.length; i += 0x8000) {
+        bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      }
+      return { name: f.name, data: btoa(bin) };
+    }),
+  );
+}
+
 /**
  * The talk button: listens to the child until they fall silent (or
  * `talkStop`), then answers what was said through the one entry; the level,

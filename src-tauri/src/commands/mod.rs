@@ -11,6 +11,7 @@
 //! them is generated (ui/src/protocol.ts).
 
 mod chat;
+mod homework;
 pub mod lamp;
 mod models;
 mod plan;
@@ -157,6 +158,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         practice::say,
         practice::talk,
         practice::talk_stop,
+        homework::say_photos,
         plan::plan_today,
         practice::practice_start,
         practice::practice_current,

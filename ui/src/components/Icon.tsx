@@ -13,6 +13,7 @@ const PATHS = {
   plus: "M12 5v14M5 12h14",
   book: "M4 19V5a2 2 0 0 1 2-2h14v16H6a2 2 0 0 0-2 2 2 2 0 0 0 2 2h14",
   calendar: "M4 6h16v14H4zM4 10h16M8 3v4M16 3v4",
+  camera: "M4 8h3l2-3h6l2 3h3v11H4zM12 16.5a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7z",
   pencil: "M4 20l4-1L19 8l-3-3L5 16zM14 7l3 3",
 } as const;
 

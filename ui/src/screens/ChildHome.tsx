@@ -11,6 +11,7 @@ import { useDebounced } from "../useDebounced";
 import { GRADES } from "../validation";
 import { ChatScreen } from "./chat/ChatScreen";
 import { DueStrip, sortDue } from "./child/DueStrip";
+import { HomeworkPanel, PhotoButton, refusePhotos, type HomeworkState } from "./child/Homework";
 import { PlanCard } from "./child/PlanCard";
 import { TalkButton } from "./child/TalkButton";
 import { Practice } from "./practice/Practice";
@@ -58,7 +59,8 @@ type View =
 /**
  * The child's home: scenario cards (背古诗, 今天的计划, 问作业 through the one
  * entry; 和同桌聊天 opens the chat), the talk button (the microphone through
- * the same entry) and the '和同桌说' line, today's plan with
+ * the same entry), the camera button (photos of homework → the homework
+ * card) and the '和同桌说' line, today's plan with
  * progress, the reviews due today, then the library (filters, search, a card
  * per material). A card, a due review or a plan task opens recitation
  * practice. A practice left open (app restart) is resumed.
@@ -139,6 +141,9 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
   // What the entry answered, typed or spoken: a recitation it opens is shown, the rest said back.
   function answered(r: SayResponse) {
     setReply(r);
+    // The homework card follows the homework scene; elsewhere it goes away.
+    if (r.homework) setHomework({ name: "card", card: r.homework });
+    else if (r.scene !== "homework") setHomework({ name: "idle" });
     if (r.plan) setPlan(r.plan);
     if (r.practice) {
       setView({ name: "practice", materialId: r.practice.material.id, material: r.practice.material, resume: r.practice });
@@ -152,6 +157,34 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
     } catch (e) {
       setSayError(errorText(e));
       return false;
+    }
+  }
+  // Photos of homework (with any words typed along): checked by the model,
+  // then the homework card; a photo that cannot be used, or no model set
+  // up, is said on the card in plain words.
+  const [homework, setHomework] = useState<HomeworkState>({ name: "idle" });
+  async function sendPhotos(files: File[]) {
+    setSayError(null);
+    const refused = refusePhotos(files);
+    if (refused) {
+      setHomework({ name: "error", ...refused });
+      return;
+    }
+    setHomework({ name: "checking" });
+    try {
+      const r = await api.sayPhotos(profile.id, await api.readPhotos(files), said.trim());
+      setSaid("");
+      if (r.error) {
+        setReply(r);
+        setHomework({ name: "error", code: r.error.code, message: errorText(r.error) });
+      } else if (!r.homework && r.needs_model) {
+        setReply(r);
+        setHomework({ name: "error", code: "llm.no_model", message: t("homework.needsModel") });
+      } else {
+        answered(r);
+      }
+    } catch (e) {
+      setHomework({ name: "error", code: null, message: errorText(e) });
     }
   }
   async function sayIt(ev: FormEvent) {
@@ -212,6 +245,7 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
                 answered(r);
               }}
             />
+            <PhotoButton disabled={homework.name === "checking"} onPhotos={(files) => void sendPhotos(files)} />
             <input
               className="input"
               data-testid="say-input"
@@ -239,6 +273,7 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
               </p>
             )}
           </form>
+          <HomeworkPanel state={homework} busy={homework.name === "checking"} onSay={(words) => void sayText(words)} />
           <PlanCard
             profileId={profile.id}
             plan={plan}
