@@ -185,5 +185,6 @@ impl Deskmate {
     pub(crate) fn entry(&self) -> deskmate_orchestrator::entry::Entry {
         deskmate_orchestrator::entry::Entry::new(self.store().clone(), self.practice.clone())
             .with_hearing(Arc::new(self.ears.clone()))
+            .with_otlp(self.otlp_endpoint())
     }
 }

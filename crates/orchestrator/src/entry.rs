@@ -242,8 +242,10 @@ pub struct Response {
     pub timings: Timings,
 }
 
-/// One request through the entry, as logged.
+/// One request through the entry, as logged: what `deskmate trace show`
+/// prints and the parents' timeline shows.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Trace {
     pub trace_id: String,
     pub profile_id: String,
@@ -251,12 +253,14 @@ pub struct Trace {
     pub scene_before: String,
     pub intent: String,
     pub confidence: String,
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
     pub decision: serde_json::Value,
     pub reason: String,
     pub scene_after: String,
     /// What the child was told (Chinese).
     pub said: String,
     /// Microseconds per stage: route, decide, act, total.
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
     pub timings: serde_json::Value,
     pub at: String,
     /// What happened, as spans: the root `request` first, then each stage

@@ -24,7 +24,7 @@ use crate::scene::{SceneError, SceneResult};
 
 /// Whether a span's work succeeded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "SpanOutcome"))]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     Ok,

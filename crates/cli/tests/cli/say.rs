@@ -61,6 +61,36 @@ fn a_childs_words_go_to_the_right_scene_and_are_acted_on() {
     assert!(
         t["timings"]["total_us"].as_u64().unwrap() >= t["timings"]["route_us"].as_u64().unwrap()
     );
+    // What happened, as spans under the request, and as a timeline.
+    let names: Vec<&str> = t["spans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["request", "route", "decide", "scene.recite"]);
+    assert_eq!(t["spans"][1]["parent_span_id"], t["spans"][0]["span_id"]);
+    assert_eq!(t["spans"][1]["attributes"]["intent"], "recite");
+    let shown = deskmate(dir.path())
+        .args(["trace", "show", &trace_id])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&shown.get_output().stdout).to_string();
+    assert!(text.contains("what happened:"), "{text}");
+    let tree: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "what happened:")
+        .skip(1)
+        .collect();
+    assert!(
+        tree[0].starts_with("  request ") && tree[0].contains(" ms ok"),
+        "{text}"
+    );
+    assert!(
+        tree[1].starts_with("    route ") && tree[1].contains("intent=recite"),
+        "{text}"
+    );
+    assert!(tree[3].starts_with("    scene.recite "), "{text}");
     deskmate(dir.path())
         .args(["trace", "show", "no-such-trace"])
         .assert()

@@ -16,7 +16,8 @@
 //! that request and never retried. Without an endpoint nothing leaves the
 //! device.
 
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -110,15 +111,37 @@ pub fn traces_url(endpoint: &str) -> String {
 pub fn export(endpoint: &str, spans: Vec<Span>) -> Option<std::thread::JoinHandle<()>> {
     let url = traces_url(endpoint);
     let body = encode(&spans).to_string();
+    IN_FLIGHT.fetch_add(1, Ordering::SeqCst);
     std::thread::Builder::new()
         .name("otlp-export".into())
         .spawn(move || {
             if let Err(e) = post(&url, body) {
                 tracing::warn!("the request's spans could not be sent to {url}: {e}");
             }
+            IN_FLIGHT.fetch_sub(1, Ordering::SeqCst);
         })
-        .map_err(|e| tracing::warn!("no thread to send the request's spans: {e}"))
+        .map_err(|e| {
+            IN_FLIGHT.fetch_sub(1, Ordering::SeqCst);
+            tracing::warn!("no thread to send the request's spans: {e}");
+        })
         .ok()
+}
+
+/// Exports begun and not yet finished.
+static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
+
+/// Waits (at most `longest`) for the exports under way to finish: a
+/// short-lived process (the CLI) calls it before it exits, so its spans are
+/// not cut off. Whether all finished.
+pub fn wait_sent(longest: Duration) -> bool {
+    let until = Instant::now() + longest;
+    while IN_FLIGHT.load(Ordering::SeqCst) > 0 {
+        if Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    true
 }
 
 fn post(url: &str, body: String) -> Result<(), String> {
