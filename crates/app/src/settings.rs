@@ -1,6 +1,7 @@
 //! The device's settings, each key defined once: the model provider
-//! (`llm.*`), the feedback voice (`voice.cloud`) and the window's language
-//! (`ui.locale`). Values are JSON in the store's `settings` table; secrets
+//! (`llm.*`), the feedback voice (`voice.cloud`), the window's language
+//! (`ui.locale`) and the OpenTelemetry collector request traces go to
+//! (`traces.otlp_endpoint`). Values are JSON in the store's `settings` table; secrets
 //! never are (API keys live in the OS keyring).
 
 use crate::{AppError, AppResult, Deskmate};
