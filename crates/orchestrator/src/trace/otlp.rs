@@ -161,3 +161,50 @@ fn post(url: &str, body: String) -> Result<(), String> {
         Err(format!("the collector answered {}", reply.status()))
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::trace::Spans;
+
+    #[test]
+    fn a_failed_span_is_an_error_status_with_its_code_and_integers_stay_integers() {
+        let spans = Spans::start("0190f3a2-7b1c-7def-8abc-0123456789ab");
+        let mut call = spans.open("model.call");
+        call.attr("model", "openai:gpt-4o-mini").attr("photos", 2);
+        call.fail("homework.model_failed");
+        let all = spans.finish(Outcome::Ok, serde_json::Map::new());
+        let body = encode(&all);
+        let out = body["resourceSpans"][0]["scopeSpans"][0]["spans"]
+            .as_array()
+            .unwrap();
+        assert_eq!(out[0]["traceId"], "0190f3a27b1c7def8abc0123456789ab");
+        assert!(out[0].get("parentSpanId").is_none());
+        let call = &out[1];
+        assert_eq!(call["parentSpanId"], out[0]["spanId"]);
+        assert_eq!(call["status"]["code"], 2);
+        assert_eq!(call["status"]["message"], "homework.model_failed");
+        let attrs = call["attributes"].as_array().unwrap();
+        let value = |k: &str| attrs.iter().find(|a| a["key"] == k).unwrap()["value"].clone();
+        assert_eq!(value("photos")["intValue"], "2");
+        assert_eq!(value("model")["stringValue"], "openai:gpt-4o-mini");
+        assert_eq!(value("error.code")["stringValue"], "homework.model_failed");
+        assert_eq!(
+            body["resourceSpans"][0]["resource"]["attributes"][0]["value"]["stringValue"],
+            SERVICE_NAME
+        );
+    }
+
+    #[test]
+    fn the_traces_url_is_the_endpoint_s_v1_traces() {
+        assert_eq!(
+            traces_url("http://127.0.0.1:4318/"),
+            "http://127.0.0.1:4318/v1/traces"
+        );
+        assert_eq!(
+            traces_url(" http://c:4318/v1/traces "),
+            "http://c:4318/v1/traces"
+        );
+    }
+}
