@@ -218,6 +218,12 @@ fn a_recited_poem_is_heard_offline_and_its_recitation_offered() {
     let trace = json(&shown.get_output().stdout);
     assert_eq!(trace["input"].as_str(), Some(heard));
     assert!(trace["timings"]["speech_us"].as_u64().unwrap() > 0);
+    // Whisper's hearing is a span of its own, timed, under the request.
+    let speech = &trace["spans"][1];
+    assert_eq!(speech["name"], "speech", "{trace}");
+    assert_eq!(speech["outcome"], "ok");
+    assert_eq!(speech["parent_span_id"], trace["spans"][0]["span_id"]);
+    assert!(speech["duration_us"].as_u64().unwrap() > 0);
     let yes = say(dir.path(), "好的");
     assert_eq!(yes["scene"], "recite", "{yes}");
     assert_eq!(yes["material"]["title"], "静夜思");
