@@ -571,6 +571,50 @@ needs_model: boolean, timings: Timings, };
 
 export type Talking = { "kind": "level", level: number, } | { "kind": "partial", text: string, } | { "kind": "thinking" };
 
+export type SpanOutcome = "ok" | "error";
+
+export type TraceSpan = { 
+/**
+ * The request's trace id (its decision's id).
+ */
+trace_id: string, 
+/**
+ * 16 hex digits.
+ */
+span_id: string, 
+/**
+ * The span this one is part of; none for the root `request`.
+ */
+parent_span_id: string | null, name: string, 
+/**
+ * When it started, unix microseconds.
+ */
+started_at: number, duration_us: number, outcome: SpanOutcome, 
+/**
+ * The coded error of a failed span (`homework.model_failed`, …).
+ */
+error_code: string | null, 
+/**
+ * Strings and integers: `intent`, `confidence`, `decision`, `reason`,
+ * `model`, …
+ */
+attributes: Record<string, string | number>, };
+
+export type Trace = { trace_id: string, profile_id: string, input: string, scene_before: string, intent: string, confidence: string, decision: unknown, reason: string, scene_after: string, 
+/**
+ * What the child was told (Chinese).
+ */
+said: string, 
+/**
+ * Microseconds per stage: route, decide, act, total.
+ */
+timings: unknown, at: string, 
+/**
+ * What happened, as spans: the root `request` first, then each stage
+ * by its start (none for a request logged before spans were kept).
+ */
+spans: Array<TraceSpan>, };
+
 // The one event stream: every channel with its payload
 
 export type PlaybackEvent = { "event": "started", id: number, } | { "event": "finished", id: number, } | { "event": "interrupted", id: number, } | { "event": "dropped", id: number, };

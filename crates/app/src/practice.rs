@@ -177,7 +177,9 @@ impl Deskmate {
         Ok(self.entry().replay(profile_id)?)
     }
 
-    /// One request's trace through the entry (see `deskmate trace show`).
+    /// One request's trace through the entry: its decision and its spans,
+    /// root first (what `deskmate trace show` draws as a timeline and the
+    /// parents' timeline would show).
     pub fn trace(&self, trace_id: &str) -> crate::AppResult<deskmate_orchestrator::entry::Trace> {
         Ok(self.entry().trace(trace_id)?)
     }
@@ -185,5 +187,6 @@ impl Deskmate {
     pub(crate) fn entry(&self) -> deskmate_orchestrator::entry::Entry {
         deskmate_orchestrator::entry::Entry::new(self.store().clone(), self.practice.clone())
             .with_hearing(Arc::new(self.ears.clone()))
+            .with_otlp(self.otlp_endpoint())
     }
 }

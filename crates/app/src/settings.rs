@@ -1,6 +1,7 @@
 //! The device's settings, each key defined once: the model provider
-//! (`llm.*`), the feedback voice (`voice.cloud`) and the window's language
-//! (`ui.locale`). Values are JSON in the store's `settings` table; secrets
+//! (`llm.*`), the feedback voice (`voice.cloud`), the window's language
+//! (`ui.locale`) and the OpenTelemetry collector request traces go to
+//! (`traces.otlp_endpoint`). Values are JSON in the store's `settings` table; secrets
 //! never are (API keys live in the OS keyring).
 
 use crate::{AppError, AppResult, Deskmate};
@@ -20,6 +21,13 @@ pub const UI_LOCALE: &str = "ui.locale";
 pub const CHAT_SUBAGENTS: &str = "chat.subagents";
 /// A profile's chat context (model, prompt, tools, subagents), JSON.
 pub const CHAT_CONTEXT: &str = "chat.context";
+
+/// The OpenTelemetry collector (OTLP/HTTP) each request's spans are sent
+/// to; unset, nothing leaves the device (`OTEL_EXPORTER_OTLP_ENDPOINT`
+/// stands in when set).
+pub const TRACES_OTLP_ENDPOINT: &str = "traces.otlp_endpoint";
+/// The environment variable OpenTelemetry names for the same.
+pub const OTEL_ENDPOINT_ENV: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
 
 /// The languages the window speaks.
 pub const LOCALES: [&str; 2] = ["zh-CN", "en"];
@@ -42,6 +50,40 @@ impl Deskmate {
             ))));
         }
         Ok(self.store().settings().set(None, UI_LOCALE, &locale)?)
+    }
+
+    /// Where each request's spans are sent: the setting, else
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT`; none, nothing is sent. A setting that
+    /// cannot be read sends nothing.
+    pub fn otlp_endpoint(&self) -> Option<String> {
+        self.store()
+            .settings()
+            .get::<String>(None, TRACES_OTLP_ENDPOINT)
+            .ok()
+            .flatten()
+            .or_else(|| std::env::var(OTEL_ENDPOINT_ENV).ok())
+            .filter(|e| !e.trim().is_empty())
+    }
+
+    /// Sets the collector's URL (`http://` or `https://`), or with `None`
+    /// stops sending.
+    pub fn set_otlp_endpoint(&self, endpoint: Option<&str>) -> AppResult<()> {
+        let settings = self.store().settings();
+        match endpoint.map(str::trim) {
+            None | Some("") => Ok(settings.remove(None, TRACES_OTLP_ENDPOINT)?),
+            Some(url) if url.starts_with("http://") || url.starts_with("https://") => {
+                Ok(settings.set(None, TRACES_OTLP_ENDPOINT, &url)?)
+            }
+            Some(other) => Err(AppError::Store(StoreError::Invalid(format!(
+                "{other:?} is not a collector's address (http://… or https://…)"
+            )))),
+        }
+    }
+
+    /// Waits a few seconds at most for the spans being sent to finish (a
+    /// short-lived process calls it before it exits).
+    pub fn wait_traces_sent(&self) -> bool {
+        deskmate_orchestrator::trace::otlp::wait_sent(deskmate_orchestrator::trace::otlp::TIMEOUT)
     }
 }
 

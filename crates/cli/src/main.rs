@@ -141,7 +141,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         other => other,
     };
     let app = Deskmate::open(Config::resolve(cli.data_dir)?)?;
-    match command {
+    let done = match command {
         Command::Profiles(cmd) => profiles::run(&app, cmd),
         Command::Materials(cmd) => materials::run(&app, cmd),
         Command::Doctor(args) => doctor::run(app.config(), args),
@@ -161,7 +161,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Say(args) => say::run(&app, args),
         Command::Plan(cmd) => plan::run(&app, cmd),
         Command::Trace(cmd) => trace::run(&app, cmd),
-    }
+    };
+    // Spans still on their way to a collector are let finish (a few
+    // seconds at most), not cut off by the exit.
+    app.wait_traces_sent();
+    done
 }
 
 #[cfg(test)]

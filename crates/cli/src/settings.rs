@@ -1,5 +1,5 @@
 //! `deskmate settings`: the app-wide settings the window's settings screen
-//! changes — today the window's language.
+//! changes — the window's language, and where request traces are sent.
 
 use std::process::ExitCode;
 
@@ -18,6 +18,14 @@ pub enum SettingsCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Show where each request's spans are sent (an OpenTelemetry
+    /// collector, OTLP/HTTP), or set it; `--off` sends nothing.
+    OtlpEndpoint {
+        /// The collector's URL, e.g. http://127.0.0.1:4318; omit to show it.
+        endpoint: Option<String>,
+        #[arg(long, conflicts_with = "endpoint")]
+        off: bool,
+    },
 }
 
 pub fn run(app: &Deskmate, cmd: SettingsCmd) -> anyhow::Result<ExitCode> {
@@ -31,6 +39,17 @@ pub fn run(app: &Deskmate, cmd: SettingsCmd) -> anyhow::Result<ExitCode> {
                 output::json(&LocaleSetting { locale })?;
             } else {
                 println!("{locale}");
+            }
+        }
+        SettingsCmd::OtlpEndpoint { endpoint, off } => {
+            if off {
+                app.set_otlp_endpoint(None)?;
+            } else if let Some(url) = endpoint {
+                app.set_otlp_endpoint(Some(&url))?;
+            }
+            match app.otlp_endpoint() {
+                Some(url) => println!("{url}"),
+                None => println!("off: nothing leaves this device"),
             }
         }
     }

@@ -12,7 +12,7 @@ use crate::output;
 
 #[derive(Subcommand)]
 pub enum TraceCmd {
-    /// One request: what was said, the intent, the decision, what the child was told, each stage's time.
+    /// One request: what was said, the intent, the decision, what the child was told, and what happened as a timeline (each step's time and outcome).
     Show {
         /// The trace id (`deskmate say --json` prints it).
         id: String,
@@ -43,7 +43,14 @@ pub fn run(app: &Deskmate, cmd: TraceCmd) -> anyhow::Result<ExitCode> {
                 println!("route: {} ({})", t.intent, t.confidence);
                 println!("decide: {} — {}", t.decision, t.reason);
                 println!("told: {}", t.said);
-                println!("timings (µs): {}", t.timings);
+                if t.spans.is_empty() {
+                    println!("timings (µs): {}", t.timings);
+                } else {
+                    println!("what happened:");
+                    for line in deskmate_app::orchestrator::trace::timeline(&t.spans).lines() {
+                        println!("  {line}");
+                    }
+                }
             }
             Ok(ExitCode::SUCCESS)
         }

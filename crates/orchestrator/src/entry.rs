@@ -35,7 +35,7 @@ use deskmate_protocol::WireError;
 use deskmate_recite::Mode;
 use deskmate_speech::asr::{Lang as AsrLang, MANDARIN_PROMPT};
 use deskmate_speech::attempt::NotAnAttempt;
-use deskmate_store::{MaterialFilter, Store, StoreError};
+use deskmate_store::{MaterialFilter, Store};
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
@@ -49,6 +49,7 @@ use crate::scene::{
     Listened, ListeningSink, Microphone, PracticeScene, PracticeView, SceneError, SceneResult,
     Speech,
 };
+use crate::trace::{Outcome, Spans};
 use deskmate_speech::listen::Release;
 
 mod talk;
@@ -241,39 +242,6 @@ pub struct Response {
     pub timings: Timings,
 }
 
-/// One request through the entry, as logged.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Trace {
-    pub trace_id: String,
-    pub profile_id: String,
-    pub input: String,
-    pub scene_before: String,
-    pub intent: String,
-    pub confidence: String,
-    pub decision: serde_json::Value,
-    pub reason: String,
-    pub scene_after: String,
-    /// What the child was told (Chinese).
-    pub said: String,
-    /// Microseconds per stage: route, decide, act, total.
-    pub timings: serde_json::Value,
-    pub at: String,
-}
-
-/// A logged decision taken again with the current rules.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Replayed {
-    pub trace_id: String,
-    pub input: String,
-    pub intent_then: String,
-    pub intent_now: Intent,
-    pub decision_then: Decision,
-    pub decision_now: Decision,
-    pub reason_now: String,
-    /// The intent or the decision would differ today.
-    pub changed: bool,
-}
-
 /// The entry: the store (sessions, decisions, the library) and the practice
 /// scene it opens recitations in.
 #[derive(Debug, Clone)]
@@ -282,6 +250,8 @@ pub struct Entry {
     practice: PracticeScene,
     hearing: Option<Arc<dyn Hearing>>,
     checker: Option<Arc<dyn Checker>>,
+    /// The OpenTelemetry collector each request's spans are sent to.
+    otlp_endpoint: Option<String>,
 }
 
 fn us(since: Instant) -> u64 {
@@ -336,7 +306,16 @@ impl Entry {
             practice,
             hearing: None,
             checker: None,
+            otlp_endpoint: None,
         }
+    }
+
+    /// Each request's spans are also sent to the OpenTelemetry collector
+    /// at `endpoint` (OTLP/HTTP JSON, off the request's path); `None` or a
+    /// blank one sends nothing.
+    pub fn with_otlp(mut self, endpoint: Option<String>) -> Self {
+        self.otlp_endpoint = endpoint.filter(|e| !e.trim().is_empty());
+        self
     }
 
     /// Photos of homework are checked (and redone answers judged) with
@@ -525,9 +504,23 @@ impl Entry {
     }
 
     /// Handles what `profile_id` typed or said at `now`; `model_ready` says
-    /// whether a model is set up for the companion.
+    /// whether a model is set up for the companion. The request's spans
+    /// ([`crate::trace`]) are stored with its decision and, when an OTLP
+    /// endpoint is set, sent off the request's path.
     pub fn process(
         &self,
+        profile_id: &str,
+        input: Input,
+        now: DateTime<Utc>,
+        model_ready: bool,
+    ) -> SceneResult<Response> {
+        let spans = Spans::start(&uuid::Uuid::now_v7().to_string());
+        spans.current(|| self.process_in(&spans, profile_id, input, now, model_ready))
+    }
+
+    fn process_in(
+        &self,
+        spans: &Spans,
         profile_id: &str,
         input: Input,
         now: DateTime<Utc>,
@@ -562,7 +555,10 @@ impl Entry {
             }
             said => {
                 let t = Instant::now();
-                match self.hear(&said, &profile.locale) {
+                let span = spans.open("speech");
+                let heard = self.hear(&said, &profile.locale);
+                span.end_with(&heard);
+                match heard {
                     Ok(words) => (words.clone(), Some(words), us(t)),
                     Err(e) => return Ok(Self::not_heard(&before, &e, us(t), us(started))),
                 }
@@ -570,11 +566,17 @@ impl Entry {
         };
         let text = text.as_str();
         let t = Instant::now();
+        let mut span = spans.open("route");
         let routed = route_input(
             text,
             Some(before.active).filter(|s| *s != Scene::Chat),
             &self.catalog()?,
         );
+        span.attr("intent", routed.intent.as_str()).attr(
+            "confidence",
+            format!("{:?}", routed.confidence).to_lowercase(),
+        );
+        span.ok();
         let route_us = us(t);
         // Photos are checked before anything is decided or stored: a
         // failure leaves the child where they were, with nothing stored.
@@ -586,10 +588,21 @@ impl Entry {
             _ => None,
         };
         let t = Instant::now();
+        let mut span = spans.open("decide");
         let mut decided = decide(&before, text, &routed, now.timestamp());
+        let decision_json = serde_json::to_value(&decided.decision).unwrap_or_default();
+        span.attr(
+            "decision",
+            decision_json
+                .get("decision")
+                .and_then(|d| d.as_str())
+                .unwrap_or("unknown"),
+        )
+        .attr("reason", decided.reason);
+        span.ok();
         let decide_us = us(t);
         let t = Instant::now();
-        let trace_id = uuid::Uuid::now_v7().to_string();
+        let trace_id = spans.trace_id().to_string();
         let mut response = Response {
             trace_id: trace_id.clone(),
             scene: decided.session.active,
@@ -653,20 +666,28 @@ impl Entry {
                     (Scene::Chat, _) => said("要和同桌聊天吗？", "Shall we chat?"),
                 }
             }
-            Decision::Switch { .. } | Decision::Continue => self.act(
-                &mut response,
-                &mut decided.session,
-                Said {
-                    profile_id,
-                    text,
-                    slot,
-                    intent: routed.intent,
-                    checked,
-                    model_ready,
-                    tz,
-                    now,
-                },
-            )?,
+            Decision::Switch { .. } | Decision::Continue => {
+                let mut span = spans.open(&format!("scene.{}", scene_name(response.scene)));
+                let acted = self.act(
+                    &mut response,
+                    &mut decided.session,
+                    Said {
+                        profile_id,
+                        text,
+                        slot,
+                        intent: routed.intent,
+                        checked,
+                        model_ready,
+                        tz,
+                        now,
+                    },
+                );
+                if let Some(m) = &response.material {
+                    span.attr("material", m.id.as_str());
+                }
+                span.end_with(&acted);
+                acted?
+            }
         };
         response.scene = decided.session.active;
         response.text_zh = zh;
@@ -679,10 +700,15 @@ impl Entry {
             act_us: us(t),
             total_us: us(started),
         };
-        let decision_json = serde_json::to_string(&decided.decision).unwrap_or_default();
+        let decision_json = decision_json.to_string();
         let timings_json = serde_json::to_string(&response.timings).unwrap_or_default();
+        let mut root = serde_json::Map::new();
+        root.insert("profile".into(), profile_id.into());
+        root.insert("scene".into(), scene_name(response.scene).into());
+        let recorded = spans.finish(Outcome::Ok, root);
         self.store.with_conn(|c| {
-            c.execute(
+            let mut tx = c.transaction()?;
+            tx.execute(
                 "INSERT INTO scene_decisions (id, profile_id, input, scene_before, session_before, intent, confidence, decision, reason, scene_after, said, timings, created_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
                 params![
@@ -701,8 +727,24 @@ impl Entry {
                     now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
                 ],
             )?;
+            // Spans that cannot be written are left out; the decision and
+            // the child's answer are not lost for them.
+            {
+                let mut sp = tx.savepoint()?;
+                match crate::trace::write(&sp, &recorded) {
+                    Ok(()) => sp.commit()?,
+                    Err(e) => {
+                        tracing::warn!("the spans of request {trace_id} could not be stored: {e}");
+                        sp.rollback()?;
+                    }
+                }
+            }
+            tx.commit()?;
             Ok(())
         })?;
+        if let Some(endpoint) = &self.otlp_endpoint {
+            crate::trace::otlp::export(endpoint, recorded);
+        }
         Ok(response)
     }
 
@@ -886,128 +928,11 @@ impl Entry {
             format!("Next: {}. Press record when you're ready.", task.text_en),
         ))
     }
-
-    /// Every logged decision (of one child, or all), taken again with the
-    /// current rules and library in the session it was taken in: what would
-    /// change. Oldest first.
-    pub fn replay(&self, profile_id: Option<&str>) -> SceneResult<Vec<Replayed>> {
-        let catalog = self.catalog()?;
-        let rows: Vec<(String, String, String, String, String, String)> =
-            self.store.with_conn(|c| {
-                let mut stmt = c.prepare(
-                "SELECT id, input, session_before, intent, decision, created_at FROM scene_decisions
-                 WHERE ?1 IS NULL OR profile_id = ?1 ORDER BY created_at, id",
-            )?;
-                let rows = stmt
-                    .query_map([profile_id], |r| {
-                        Ok((
-                            r.get(0)?,
-                            r.get(1)?,
-                            r.get(2)?,
-                            r.get(3)?,
-                            r.get(4)?,
-                            r.get(5)?,
-                        ))
-                    })?
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(StoreError::from)?;
-                Ok(rows)
-            })?;
-        let mut out = Vec::new();
-        for (trace_id, input, session, intent, decision, at) in rows {
-            let damaged = |what: &'static str, e: &dyn std::fmt::Display| SceneError::Damaged {
-                what,
-                reason: format!("decision {trace_id}: {e}"),
-            };
-            let before: Session =
-                serde_json::from_str(&session).map_err(|e| damaged("session", &e))?;
-            let stored: Decision =
-                serde_json::from_str(&decision).map_err(|e| damaged("decision", &e))?;
-            let now = DateTime::parse_from_rfc3339(&at).map_err(|e| damaged("time", &e))?;
-            let routed = route_input(
-                &input,
-                Some(before.active).filter(|s| *s != Scene::Chat),
-                &catalog,
-            );
-            let again = decide(&before, &input, &routed, now.timestamp());
-            out.push(Replayed {
-                changed: routed.intent.as_str() != intent || again.decision != stored,
-                trace_id,
-                input,
-                intent_then: intent,
-                intent_now: routed.intent,
-                decision_then: stored,
-                decision_now: again.decision,
-                reason_now: again.reason.to_string(),
-            });
-        }
-        Ok(out)
-    }
-
-    /// One request's trace: what was said, how it was classified and
-    /// decided, what the child was told, and the time of each stage.
-    pub fn trace(&self, trace_id: &str) -> SceneResult<Trace> {
-        let row = self.store.with_conn(|c| {
-            c.query_row(
-                "SELECT id, profile_id, input, scene_before, intent, confidence, decision, reason, scene_after, said, timings, created_at
-                 FROM scene_decisions WHERE id = ?1",
-                [trace_id],
-                |r| {
-                    Ok(Trace {
-                        trace_id: r.get(0)?,
-                        profile_id: r.get(1)?,
-                        input: r.get(2)?,
-                        scene_before: r.get(3)?,
-                        intent: r.get(4)?,
-                        confidence: r.get(5)?,
-                        decision: serde_json::Value::String(r.get(6)?),
-                        reason: r.get(7)?,
-                        scene_after: r.get(8)?,
-                        said: r.get(9)?,
-                        timings: serde_json::Value::String(r.get(10)?),
-                        at: r.get(11)?,
-                    })
-                },
-            )
-            .optional()?
-            .ok_or_else(|| StoreError::NotFound(format!("trace {trace_id}")))
-        })?;
-        // Stored as JSON text: shown as JSON.
-        let parse = |v: serde_json::Value| match v {
-            serde_json::Value::String(s) => {
-                serde_json::from_str(&s).unwrap_or(serde_json::Value::String(s))
-            }
-            other => other,
-        };
-        Ok(Trace {
-            decision: parse(row.decision.clone()),
-            timings: parse(row.timings.clone()),
-            ..row
-        })
-    }
-
-    /// The decisions logged for a child, newest first.
-    pub fn decisions(
-        &self,
-        profile_id: &str,
-        limit: usize,
-    ) -> SceneResult<Vec<(String, String, String, String)>> {
-        Ok(self.store.with_conn(|c| {
-            let mut stmt = c.prepare(
-                "SELECT input, intent, decision, reason FROM scene_decisions WHERE profile_id = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2",
-            )?;
-            let rows = stmt
-                .query_map(params![profile_id, i64::try_from(limit).unwrap_or(i64::MAX)], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-                })?
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(StoreError::from)?;
-            Ok(rows)
-        })?)
-    }
 }
 
 mod homework_scene;
+mod trace;
+pub use self::trace::{Replayed, Trace};
 
 #[cfg(test)]
 mod tests {
@@ -1117,8 +1042,10 @@ mod tests {
         assert_eq!((r.scene, r.intent), (Scene::Recite, Intent::Recite));
         assert_eq!(r.material.map(|m| m.id), Some(f.poem.clone()));
         assert!(r.error.is_none());
-        // The trace keeps the words heard.
+        // The trace keeps the words heard, and the hearing as a span.
         let trace = entry.trace(&r.trace_id).unwrap();
+        let names: Vec<&str> = trace.spans.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names[..3], ["request", "speech", "route"], "{names:?}");
         assert_eq!(trace.input, "我要背静夜思");
         assert!(
             trace.timings.get("speech_us").is_some(),
@@ -1250,6 +1177,151 @@ mod tests {
         assert!(done.practice.is_none());
         assert!(done.text_zh.contains("都完成了"), "{}", done.text_zh);
         assert_eq!(done.plan.map(|p| (p.done, p.total)), Some((2, 2)));
+    }
+
+    #[test]
+    fn a_typed_request_is_traced_as_spans_under_one_root() {
+        let f = fixture();
+        let entry = Entry::new(f.store.clone(), f.scene.clone());
+        let r = entry
+            .process(&f.child, "我要背静夜思".into(), at(2, 2), false)
+            .unwrap();
+        let spans = entry.trace(&r.trace_id).unwrap().spans;
+        let names: Vec<&str> = spans.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["request", "route", "decide", "scene.recite"]);
+        let root = &spans[0];
+        assert!(root.parent_span_id.is_none());
+        for s in &spans {
+            assert_eq!(s.trace_id, r.trace_id);
+            assert_eq!(s.span_id.len(), 16, "{}", s.span_id);
+            assert_eq!(s.outcome, crate::trace::Outcome::Ok);
+            assert!(s.started_at >= root.started_at, "{s:?}");
+            assert!(
+                s.duration_us <= root.duration_us,
+                "{s:?} within the request"
+            );
+        }
+        for s in &spans[1..] {
+            assert_eq!(s.parent_span_id.as_ref(), Some(&root.span_id));
+        }
+        assert_eq!(spans[1].attributes["intent"], "recite");
+        assert_eq!(spans[1].attributes["confidence"], "high");
+        assert_eq!(spans[2].attributes["decision"], "switch");
+        assert_eq!(spans[3].attributes["material"], f.poem.as_str());
+        let tree = crate::trace::timeline(&spans);
+        assert!(tree.starts_with("request "), "{tree}");
+        assert!(
+            tree.contains("\n  route ") && tree.contains(" ms ok"),
+            "{tree}"
+        );
+
+        // A damaged span is named when read back, not guessed.
+        f.store
+            .with_conn(|c| {
+                c.execute(
+                    "UPDATE trace_spans SET attributes = '[1]' WHERE name = 'route'",
+                    [],
+                )?;
+                Ok(())
+            })
+            .unwrap();
+        let e = entry.trace(&r.trace_id).unwrap_err();
+        assert!(e.to_string().contains("attributes"), "{e}");
+
+        // Spans that cannot be written do not lose the decision.
+        f.store
+            .with_conn(|c| {
+                c.execute_batch(
+                    "CREATE TRIGGER no_spans BEFORE INSERT ON trace_spans BEGIN SELECT RAISE(ABORT, 'no'); END;",
+                )?;
+                Ok(())
+            })
+            .unwrap();
+        let r = entry
+            .process(&f.child, "不背了".into(), at(2, 2), false)
+            .unwrap();
+        let t = entry.trace(&r.trace_id).unwrap();
+        assert_eq!((t.input.as_str(), t.spans.len()), ("不背了", 0));
+    }
+
+    #[test]
+    fn spans_go_to_an_otlp_collector_and_a_dead_one_fails_nothing() {
+        use std::io::{Read, Write};
+        let f = fixture();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let endpoint = format!("http://{}", listener.local_addr().unwrap());
+        let collector = std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().unwrap();
+            conn.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+                .unwrap();
+            let mut got = Vec::new();
+            let mut buf = [0u8; 8192];
+            loop {
+                let n = conn.read(&mut buf).unwrap();
+                got.extend_from_slice(&buf[..n]);
+                let text = String::from_utf8_lossy(&got).to_string();
+                if let Some(end) = text.find("\r\n\r\n") {
+                    let len: usize = text[..end]
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse().unwrap())
+                        })
+                        .unwrap();
+                    if got.len() >= end + 4 + len {
+                        conn.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}")
+                            .unwrap();
+                        let head = text[..end].to_string();
+                        let body = String::from_utf8(got[end + 4..end + 4 + len].to_vec()).unwrap();
+                        return (head, body);
+                    }
+                }
+                assert!(n > 0, "the connection closed early");
+            }
+        });
+        let entry = Entry::new(f.store.clone(), f.scene.clone()).with_otlp(Some(endpoint));
+        let r = entry
+            .process(&f.child, "我要背静夜思".into(), at(2, 2), false)
+            .unwrap();
+        let (head, body) = collector.join().unwrap();
+        assert!(head.starts_with("POST /v1/traces "), "{head}");
+        let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let spans = json["resourceSpans"][0]["scopeSpans"][0]["spans"]
+            .as_array()
+            .unwrap();
+        let hex = r.trace_id.replace('-', "");
+        assert_eq!(hex.len(), 32);
+        assert!(spans.iter().all(|s| s["traceId"] == hex.as_str()));
+        let names: Vec<&str> = spans.iter().map(|s| s["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["request", "route", "decide", "scene.recite"]);
+        let route = &spans[1];
+        assert_eq!(route["parentSpanId"], spans[0]["spanId"]);
+        assert_eq!(route["spanId"].as_str().unwrap().len(), 16);
+        let start: u128 = route["startTimeUnixNano"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let end: u128 = route["endTimeUnixNano"].as_str().unwrap().parse().unwrap();
+        assert!(end >= start && start > 1_700_000_000_000_000_000);
+        assert!(route["attributes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["key"] == "intent" && a["value"]["stringValue"] == "recite"));
+        assert_eq!(route["status"]["code"], 1);
+
+        // No collector listening: the child's request is answered all the same.
+        let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let gone = format!("http://{}", dead.local_addr().unwrap());
+        drop(dead);
+        let entry = Entry::new(f.store.clone(), f.scene.clone()).with_otlp(Some(gone));
+        let r = entry
+            .process(&f.child, "不背了".into(), at(2, 2), false)
+            .unwrap();
+        assert_eq!(r.decision, Decision::Exit);
+        assert_eq!(entry.trace(&r.trace_id).unwrap().spans.len(), 3);
     }
 
     #[test]

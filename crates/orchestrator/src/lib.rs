@@ -14,6 +14,7 @@ pub mod plan;
 pub mod practice;
 pub mod router;
 pub mod scene;
+pub mod trace;
 
 pub use practice::{Practice, PracticeEvent, PracticeState, TransitionError};
 pub use scene::{PracticeScene, SceneError, SceneEvent, Stage};

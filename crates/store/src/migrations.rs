@@ -18,6 +18,7 @@ const SCHEMA: &[&str] = &[
     include_str!("../migrations/0008_plan_goals.sql"),
     include_str!("../migrations/0009_retakes.sql"),
     include_str!("../migrations/0010_homework.sql"),
+    include_str!("../migrations/0011_trace_spans.sql"),
 ];
 
 fn all() -> Migrations<'static> {

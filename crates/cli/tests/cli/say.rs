@@ -61,6 +61,36 @@ fn a_childs_words_go_to_the_right_scene_and_are_acted_on() {
     assert!(
         t["timings"]["total_us"].as_u64().unwrap() >= t["timings"]["route_us"].as_u64().unwrap()
     );
+    // What happened, as spans under the request, and as a timeline.
+    let names: Vec<&str> = t["spans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["request", "route", "decide", "scene.recite"]);
+    assert_eq!(t["spans"][1]["parent_span_id"], t["spans"][0]["span_id"]);
+    assert_eq!(t["spans"][1]["attributes"]["intent"], "recite");
+    let shown = deskmate(dir.path())
+        .args(["trace", "show", &trace_id])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&shown.get_output().stdout).to_string();
+    assert!(text.contains("what happened:"), "{text}");
+    let tree: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "what happened:")
+        .skip(1)
+        .collect();
+    assert!(
+        tree[0].starts_with("  request ") && tree[0].contains(" ms ok"),
+        "{text}"
+    );
+    assert!(
+        tree[1].starts_with("    route ") && tree[1].contains("intent=recite"),
+        "{text}"
+    );
+    assert!(tree[3].starts_with("    scene.recite "), "{text}");
     deskmate(dir.path())
         .args(["trace", "show", "no-such-trace"])
         .assert()
@@ -188,6 +218,12 @@ fn a_recited_poem_is_heard_offline_and_its_recitation_offered() {
     let trace = json(&shown.get_output().stdout);
     assert_eq!(trace["input"].as_str(), Some(heard));
     assert!(trace["timings"]["speech_us"].as_u64().unwrap() > 0);
+    // Whisper's hearing is a span of its own, timed, under the request.
+    let speech = &trace["spans"][1];
+    assert_eq!(speech["name"], "speech", "{trace}");
+    assert_eq!(speech["outcome"], "ok");
+    assert_eq!(speech["parent_span_id"], trace["spans"][0]["span_id"]);
+    assert!(speech["duration_us"].as_u64().unwrap() > 0);
     let yes = say(dir.path(), "好的");
     assert_eq!(yes["scene"], "recite", "{yes}");
     assert_eq!(yes["material"]["title"], "静夜思");

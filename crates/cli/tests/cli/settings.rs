@@ -152,3 +152,93 @@ fn a_lamp_panel_press_goes_to_the_open_practice_as_in_the_window() {
     let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     assert!(err.contains("小红 has no practice open"), "{err}");
 }
+
+/// A collector on loopback that answers one OTLP/HTTP POST: its request
+/// line and body.
+fn one_post(listener: std::net::TcpListener) -> std::thread::JoinHandle<(String, String)> {
+    use std::io::{Read, Write};
+    std::thread::spawn(move || {
+        let (mut conn, _) = listener.accept().unwrap();
+        conn.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+            .unwrap();
+        let mut got = Vec::new();
+        let mut buf = [0u8; 8192];
+        loop {
+            let n = conn.read(&mut buf).unwrap();
+            assert!(n > 0, "the connection closed early");
+            got.extend_from_slice(&buf[..n]);
+            let text = String::from_utf8_lossy(&got).to_string();
+            let Some(end) = text.find("\r\n\r\n") else {
+                continue;
+            };
+            let len: usize = text[..end]
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().parse().unwrap())
+                })
+                .unwrap();
+            if got.len() >= end + 4 + len {
+                conn.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n")
+                    .unwrap();
+                let body = String::from_utf8(got[end + 4..end + 4 + len].to_vec()).unwrap();
+                return (text.lines().next().unwrap().to_string(), body);
+            }
+        }
+    })
+}
+
+#[test]
+fn with_an_otlp_endpoint_set_a_request_s_spans_reach_the_collector() {
+    let dir = tempfile::tempdir().unwrap();
+    add_child(dir.path());
+    let setting = |args: &[&str]| {
+        let out = deskmate(dir.path())
+            .args(["settings", "otlp-endpoint"])
+            .args(args)
+            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+            .assert();
+        String::from_utf8_lossy(&out.get_output().stdout)
+            .trim()
+            .to_string()
+    };
+    assert!(
+        setting(&[]).starts_with("off"),
+        "offline until a parent sets one"
+    );
+    deskmate(dir.path())
+        .args(["settings", "otlp-endpoint", "collector.local"])
+        .assert()
+        .failure();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    assert_eq!(setting(&[&url]), url);
+    let collector = one_post(listener);
+    let out = deskmate(dir.path())
+        .args(["say", "--json", "我要背静夜思"])
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .assert()
+        .success();
+    let trace_id = json(&out.get_output().stdout)["trace_id"]
+        .as_str()
+        .unwrap()
+        .replace('-', "");
+    let (line, body) = collector.join().unwrap();
+    assert!(line.starts_with("POST /v1/traces "), "{line}");
+    let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let spans = body["resourceSpans"][0]["scopeSpans"][0]["spans"]
+        .as_array()
+        .unwrap();
+    assert!(spans.iter().all(|s| s["traceId"] == trace_id.as_str()));
+    assert!(spans.iter().any(|s| s["name"] == "scene.recite"));
+
+    // The collector gone: the child is answered all the same.
+    let out = deskmate(dir.path())
+        .args(["say", "--json", "不背了"])
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .assert()
+        .success();
+    assert_eq!(json(&out.get_output().stdout)["scene"], "chat");
+    assert!(setting(&["--off"]).starts_with("off"));
+}

@@ -96,7 +96,8 @@ pub fn check_request(photos: &[Photo]) -> ChatRequest {
 
 impl Checker for ModelChecker {
     fn check(&self, photos: &[Photo]) -> SceneResult<Worksheet> {
-        let reply = self.ask(&check_request(photos))?;
+        let model = self.client.model().to_string();
+        let reply = crate::trace::model_call(&model, "check", || self.ask(&check_request(photos)))?;
         Worksheet::from_reply(&reply).map_err(|e| SceneError::ModelReply(e.0))
     }
 
@@ -110,7 +111,8 @@ impl Checker for ModelChecker {
             temperature: Some(0.0),
             ..ChatRequest::default()
         };
-        let reply = self.ask(&req)?;
+        let model = self.client.model().to_string();
+        let reply = crate::trace::model_call(&model, "judge", || self.ask(&req))?;
         let json = reply
             .find('{')
             .zip(reply.rfind('}'))

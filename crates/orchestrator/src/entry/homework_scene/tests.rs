@@ -94,6 +94,17 @@ fn a_worksheet_is_checked_by_the_vision_model_walked_hint_first_stored_and_redon
         bytes
     );
     assert!(parts.iter().any(|p| p["type"] == "text"));
+    // The trace has the model call, timed, under the request.
+    let spans = entry.trace(&r.trace_id).unwrap().spans;
+    let call = spans.iter().find(|s| s.name == "model.call").unwrap();
+    assert_eq!(call.attributes["model"], "openai:gpt-4o-mini");
+    assert_eq!(call.attributes["purpose"], "check");
+    assert_eq!(call.outcome, crate::trace::Outcome::Ok);
+    assert_eq!(call.parent_span_id.as_ref(), Some(&spans[0].span_id));
+    assert!(
+        spans.iter().any(|s| s.name == "scene.homework"),
+        "{spans:#?}"
+    );
     // Three questions, one wrong: its hint first, no explanation, no answer.
     let card = r.homework.clone().unwrap();
     assert_eq!((card.total, card.correct, card.mistakes), (3, 2, 1));
