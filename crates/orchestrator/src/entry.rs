@@ -1,5 +1,5 @@
 //! One entry for what a child says (issue 16): [`Entry::process`] takes
-//! typed words or a voice recording ([`Input`]) — a recording is heard
+//! typed words, a button, or a voice recording ([`Input`]) — a recording is heard
 //! offline first, on the same whisper pipeline the practice scene listens
 //! with ([`Hearing`], implemented by the scene's [`Microphone`]) — then
 //! routes the words ([`crate::router`]), lets the guardrails decide
@@ -14,8 +14,15 @@
 //! - **plan**: today's plan ([`crate::plan`]: due reviews, practice to
 //!   finish, the parent's goals, each done or not by today's attempts);
 //!   "下一个" walks to the next task not done and opens its recitation;
-//! - **chat** and **homework** go to the companion (`needs_model`); without
-//!   a model set up the child is told a parent needs to set one up.
+//! - **chat** ([`crate::chat`]): vague words get one question and the reply
+//!   is routed with them; a request goes to the companion (`needs_model`,
+//!   `handoff_wait` until [`Entry::chat_answered`]); **homework** in words
+//!   goes to the companion too; without a model set up the child is told a
+//!   parent needs to set one up.
+//!
+//! A button ([`Input::Button`], [`Pressed`]) is the scene-local reply it
+//! stands for, on the fast path; one that means nothing where the child is
+//! changes nothing.
 //!
 //! A recording that cannot be heard (nothing said, a file that is not
 //! audio, no speech models) comes back as the response's coded `error`
@@ -78,7 +85,7 @@ pub enum Input {
     /// routed.
     Speech(Speech),
     /// A button pressed on the lamp or the screen: a scene-local reply
-    /// ([`button`]), logged as `[button lamp:next]`.
+    /// ([`Pressed::words`]), logged as `[button lamp:next]`.
     Button(Pressed),
 }
 
