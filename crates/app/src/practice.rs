@@ -139,6 +139,21 @@ impl Deskmate {
         )
     }
 
+    /// A button pressed on the lamp or the screen (`lamp:next`,
+    /// `screen:yes`), through the one entry: the scene-local reply it stands
+    /// for where the child is, with no model; a button that means nothing
+    /// there is answered plainly and changes nothing.
+    pub fn process_button(
+        &self,
+        profile_id: &str,
+        pressed: deskmate_orchestrator::entry::Pressed,
+    ) -> crate::AppResult<deskmate_orchestrator::entry::Response> {
+        self.process_input(
+            profile_id,
+            deskmate_orchestrator::entry::Input::Button(pressed),
+        )
+    }
+
     /// Lets (or stops) the homework scene show a child the correct answer
     /// of a mistake, after the hint and the explanation (a parent's call).
     pub fn set_homework_answers(&self, profile_id: &str, allowed: bool) -> crate::AppResult<()> {

@@ -1,7 +1,7 @@
 //! `deskmate say`: what a child says — typed words, a recording with
 //! `--wav` heard offline first, the microphone with `--listen` (the
 //! window's talk button: heard until the child falls silent), or photos of
-//! homework with `--image` — through the one entry the window and the HTTP
+//! homework with `--image`, or a button pressed with `--button lamp:next` — through the one entry the window and the HTTP
 //! API will use: routed, decided by the guardrails, acted on in its scene (a
 //! recitation opens on the poem named, the plan lists today's tasks, a photo
 //! is checked by the configured vision model and its mistakes walked
@@ -28,18 +28,22 @@ pub struct SayArgs {
     json: bool,
     /// A recording of the child speaking (WAV, or another audio file),
     /// heard with the offline speech models instead of typed words.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["text", "image", "listen"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["text", "image", "listen", "button"])]
     wav: Option<PathBuf>,
     /// Listen to the microphone until the child falls silent, as the
     /// window's talk button does, and answer what was said.
-    #[arg(long, conflicts_with_all = ["text", "image"])]
+    #[arg(long, conflicts_with_all = ["text", "image", "button"])]
     listen: bool,
+    /// A button pressed, where:which — `lamp:next`, `screen:yes`, `lamp:again`,
+    /// `lamp:no`: the scene-local reply it stands for where the child is.
+    #[arg(long, value_name = "WHERE:WHICH", conflicts_with_all = ["text", "image"])]
+    button: Option<String>,
     /// A photo of homework (PNG, JPEG, GIF or WebP, at most 10 MB); give it
     /// again for more pages (at most 4). Words may go with it.
     #[arg(long, value_name = "FILE")]
     image: Vec<PathBuf>,
     /// What the child said.
-    #[arg(required_unless_present_any = ["wav", "listen", "image"], num_args = 1..)]
+    #[arg(required_unless_present_any = ["wav", "listen", "image", "button"], num_args = 1..)]
     text: Vec<String>,
 }
 
@@ -47,6 +51,15 @@ pub fn run(app: &Deskmate, args: SayArgs) -> anyhow::Result<ExitCode> {
     let profile = child(app, args.profile.as_deref())?;
     let r = match &args.wav {
         Some(recording) => app.process_voice(&profile.id, recording)?,
+        None if args.button.is_some() => {
+            let pressed = args
+                .button
+                .as_deref()
+                .unwrap_or_default()
+                .parse()
+                .map_err(|e: String| anyhow::anyhow!(e))?;
+            app.process_button(&profile.id, pressed)?
+        }
         None if args.listen => {
             eprintln!("listening… (it ends when {} falls silent)", profile.name);
             app.talk(&profile.id, |t| {

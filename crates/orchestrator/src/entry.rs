@@ -1,5 +1,5 @@
 //! One entry for what a child says (issue 16): [`Entry::process`] takes
-//! typed words or a voice recording ([`Input`]) — a recording is heard
+//! typed words, a button, or a voice recording ([`Input`]) — a recording is heard
 //! offline first, on the same whisper pipeline the practice scene listens
 //! with ([`Hearing`], implemented by the scene's [`Microphone`]) — then
 //! routes the words ([`crate::router`]), lets the guardrails decide
@@ -14,8 +14,15 @@
 //! - **plan**: today's plan ([`crate::plan`]: due reviews, practice to
 //!   finish, the parent's goals, each done or not by today's attempts);
 //!   "下一个" walks to the next task not done and opens its recitation;
-//! - **chat** and **homework** go to the companion (`needs_model`); without
-//!   a model set up the child is told a parent needs to set one up.
+//! - **chat** ([`crate::chat`]): vague words get one question and the reply
+//!   is routed with them; a request goes to the companion (`needs_model`,
+//!   `handoff_wait` until [`Entry::chat_answered`]); **homework** in words
+//!   goes to the companion too; without a model set up the child is told a
+//!   parent needs to set one up.
+//!
+//! A button ([`Input::Button`], [`Pressed`]) is the scene-local reply it
+//! stands for, on the fast path; one that means nothing where the child is
+//! changes nothing.
 //!
 //! A recording that cannot be heard (nothing said, a file that is not
 //! audio, no speech models) comes back as the response's coded `error`
@@ -52,8 +59,13 @@ use crate::scene::{
 use crate::trace::{Outcome, Spans};
 use deskmate_speech::listen::Release;
 
+mod button;
 mod talk;
+use crate::chat::{ChatEvent, ChatStep};
+use crate::guardrails::Decided;
+use crate::router::Routed;
 use crate::PracticeState;
+pub use button::{ButtonFrom, Pressed, BUTTON_MARK};
 pub use talk::{Listen, Talking};
 
 /// What the child gave the entry.
@@ -72,6 +84,9 @@ pub enum Input {
     /// the voice detector (see [`Entry::talk`]); transcribed before it is
     /// routed.
     Speech(Speech),
+    /// A button pressed on the lamp or the screen: a scene-local reply
+    /// ([`Pressed::words`]), logged as `[button lamp:next]`.
+    Button(Pressed),
 }
 
 /// How a request with photos is logged (its input starts with this), so a
@@ -277,6 +292,8 @@ struct Said<'a> {
     text: &'a str,
     /// The material meant, if any.
     slot: Option<String>,
+    /// Too vague to act on ([`crate::chat::is_vague`]).
+    vague: bool,
     intent: Intent,
     /// The worksheet the model checked, when photos came.
     checked: Option<Worksheet>,
@@ -297,6 +314,67 @@ fn route_input(text: &str, scene: Option<Scene>, catalog: &Catalog) -> crate::ro
         };
     }
     route(text, scene, catalog)
+}
+
+/// What the entry makes of a logged input in the session it came in:
+/// routed and decided the same way by [`Entry::process`] and the replay.
+struct Judged {
+    routed: Routed,
+    decided: Decided,
+    /// The words routed: a button's words, or a reply to the chat's
+    /// question together with what it clarifies.
+    words: String,
+    /// A button that means nothing where the child is.
+    unmeant: bool,
+}
+
+fn judge(before: &Session, input: &str, catalog: &Catalog, now: i64) -> Judged {
+    let scene = Some(before.active).filter(|s| *s != Scene::Chat);
+    if let Some(pressed) = Pressed::from_logged(input) {
+        let Some(words) = pressed.words(before) else {
+            return Judged {
+                routed: Routed {
+                    intent: Intent::ContinueCurrent,
+                    confidence: Confidence::Low,
+                    material_id: None,
+                    material_title: None,
+                    reason: "a button that means nothing here",
+                },
+                decided: Decided {
+                    decision: Decision::Continue,
+                    reason: "a button that means nothing in this scene",
+                    session: before.clone(),
+                },
+                words: input.to_string(),
+                unmeant: true,
+            };
+        };
+        let routed = Routed {
+            confidence: Confidence::High,
+            reason: "a button pressed",
+            ..route(words, scene, catalog)
+        };
+        let decided = decide(before, words, &routed, now);
+        return Judged {
+            routed,
+            decided,
+            words: words.to_string(),
+            unmeant: false,
+        };
+    }
+    let words = if before.active == Scene::Chat && !input.starts_with(PHOTO_MARK) {
+        before.chat.to_route(input)
+    } else {
+        input.to_string()
+    };
+    let routed = route_input(&words, scene, catalog);
+    let decided = decide(before, &words, &routed, now);
+    Judged {
+        routed,
+        decided,
+        words,
+        unmeant: false,
+    }
 }
 
 impl Entry {
@@ -346,6 +424,7 @@ impl Entry {
             Input::Voice(recording) => hearing.words(recording, lang),
             Input::Speech(speech) => hearing.words_in(speech, lang),
             Input::Photos { text, .. } => Ok(text.clone()),
+            Input::Button(pressed) => Ok(pressed.logged()),
         }
     }
 
@@ -503,6 +582,24 @@ impl Entry {
         Ok(())
     }
 
+    /// The chat reported back for `profile_id` (the companion answered
+    /// the request handed off): the chat scene stops waiting. Returns the
+    /// chat's step now; with nothing waiting, nothing changes.
+    pub fn chat_answered(&self, profile_id: &str, now: DateTime<Utc>) -> SceneResult<ChatStep> {
+        let profile = self.store.profiles().get(profile_id)?;
+        let tz: Tz = profile
+            .time_zone
+            .parse()
+            .unwrap_or(chrono_tz::Asia::Shanghai);
+        let mut session = self.session(profile_id, tz, now)?;
+        let next = session.chat.apply(ChatEvent::Answered);
+        if next != session.chat {
+            session.chat = next.clone();
+            self.save(profile_id, &session, now)?;
+        }
+        Ok(next)
+    }
+
     /// Handles what `profile_id` typed or said at `now`; `model_ready` says
     /// whether a model is set up for the companion. The request's spans
     /// ([`crate::trace`]) are stored with its decision and, when an OTLP
@@ -536,6 +633,7 @@ impl Entry {
         let mut photos: Option<Vec<Photo>> = None;
         let (text, heard, speech_us) = match input {
             Input::Text(text) => (text, None, 0),
+            Input::Button(pressed) => (pressed.logged(), None, 0),
             // No photo after all: the words alone.
             Input::Photos {
                 photos: paths,
@@ -567,11 +665,12 @@ impl Entry {
         let text = text.as_str();
         let t = Instant::now();
         let mut span = spans.open("route");
-        let routed = route_input(
-            text,
-            Some(before.active).filter(|s| *s != Scene::Chat),
-            &self.catalog()?,
-        );
+        let Judged {
+            routed,
+            mut decided,
+            words,
+            unmeant,
+        } = judge(&before, text, &self.catalog()?, now.timestamp());
         span.attr("intent", routed.intent.as_str()).attr(
             "confidence",
             format!("{:?}", routed.confidence).to_lowercase(),
@@ -589,7 +688,6 @@ impl Entry {
         };
         let t = Instant::now();
         let mut span = spans.open("decide");
-        let mut decided = decide(&before, text, &routed, now.timestamp());
         let decision_json = serde_json::to_value(&decided.decision).unwrap_or_default();
         span.attr(
             "decision",
@@ -628,7 +726,31 @@ impl Entry {
             }
             _ => routed.material_id.clone(),
         };
+        // The chat's workflow: nothing waits in chat once the child is
+        // elsewhere or is asked about going elsewhere.
+        if !unmeant
+            && (decided.session.active != Scene::Chat
+                || matches!(
+                    decided.decision,
+                    Decision::Exit | Decision::AskSwitch { .. }
+                ))
+        {
+            decided.session.chat = decided.session.chat.apply(ChatEvent::Left);
+        }
         let (zh, en) = match &decided.decision {
+            Decision::Continue
+                if before.active == Scene::Chat
+                    && decided.reason == "the switch asked about was declined" =>
+            {
+                said(
+                    "好的，那就不去了。还想做什么？",
+                    "OK, we'll stay here. What would you like to do?",
+                )
+            }
+            _ if unmeant => said(
+                "这个按钮现在用不上哦。想做什么，说给我听吧。",
+                "That button does nothing here. Tell me what you'd like to do.",
+            ),
             Decision::Reject { reason } => {
                 if text.trim().is_empty() {
                     said(
@@ -673,8 +795,9 @@ impl Entry {
                     &mut decided.session,
                     Said {
                         profile_id,
-                        text,
+                        text: &words,
                         slot,
+                        vague: crate::chat::is_vague(&words, &routed),
                         intent: routed.intent,
                         checked,
                         model_ready,
@@ -759,6 +882,7 @@ impl Entry {
             profile_id,
             text,
             slot,
+            vague,
             intent,
             checked,
             model_ready,
@@ -864,11 +988,20 @@ impl Entry {
                     }
                 }
             }
+            Scene::Chat if vague => {
+                session.chat = session.chat.apply(ChatEvent::Vague(text));
+                said(
+                    "你想做什么呢？背诗、看看今天的计划、问作业，还是聊点别的？",
+                    "What would you like to do? Recite, look at today's plan, homework, or talk about something?",
+                )
+            }
             Scene::Chat => {
                 response.needs_model = true;
                 if model_ready {
+                    session.chat = session.chat.apply(ChatEvent::Handoff(text));
                     said("好的，我来想一想。", "OK, let me think.")
                 } else {
+                    session.chat = session.chat.apply(ChatEvent::Left);
                     said(
                         "聊天和作业辅导要用 AI 伙伴，需要家长先在设置里配好模型。背诗和复习现在就能做。",
                         "Chat and homework help need the AI companion: a parent has to set up a model in Settings first. Reciting and reviews work now.",
@@ -1177,6 +1310,164 @@ mod tests {
         assert!(done.practice.is_none());
         assert!(done.text_zh.contains("都完成了"), "{}", done.text_zh);
         assert_eq!(done.plan.map(|p| (p.done, p.total)), Some((2, 2)));
+    }
+
+    fn press(b: &str) -> Input {
+        Input::Button(b.parse().unwrap())
+    }
+
+    #[test]
+    fn a_button_walks_the_plan_like_the_words() {
+        let f = fixture();
+        f.store
+            .goals()
+            .set(&f.child, deskmate_store::GoalKind::NewPerDay, 1)
+            .unwrap();
+        let entry = Entry::new(f.store.clone(), f.scene.clone());
+        entry
+            .process(&f.child, "今天做什么".into(), at(2, 2), false)
+            .unwrap();
+        let r = entry
+            .process(&f.child, press("lamp:next"), at(2, 2), false)
+            .unwrap();
+        assert_eq!(
+            (r.scene, r.intent, r.confidence, r.decision.clone()),
+            (
+                Scene::Plan,
+                Intent::ContinueCurrent,
+                Confidence::High,
+                Decision::Continue
+            )
+        );
+        assert!(r.text_zh.starts_with("下一个："), "{}", r.text_zh);
+        assert_eq!(r.practice.unwrap().material.id, f.poem);
+        assert!(!r.needs_model);
+        let t = entry.trace(&r.trace_id).unwrap();
+        assert_eq!(t.input, "[button lamp:next]");
+        // Replayed, the press is read as the same button in the same scene.
+        let replayed = entry.replay(Some(&f.child)).unwrap();
+        assert!(replayed.iter().all(|r| !r.changed), "{replayed:#?}");
+        assert_eq!(replayed[1].input, "[button lamp:next]");
+    }
+
+    #[test]
+    fn a_pending_switch_is_confirmed_or_declined_by_a_button() {
+        let f = fixture();
+        let entry = Entry::new(f.store.clone(), f.scene.clone());
+        let ask = entry
+            .process(&f.child, "静夜思".into(), at(2, 2), false)
+            .unwrap();
+        assert!(
+            matches!(ask.decision, Decision::AskSwitch { .. }),
+            "{:?}",
+            ask.decision
+        );
+        let no = entry
+            .process(&f.child, press("screen:no"), at(2, 2), false)
+            .unwrap();
+        assert_eq!((no.scene, no.decision), (Scene::Chat, Decision::Continue));
+        assert_eq!(no.reason, "the switch asked about was declined");
+        entry
+            .process(&f.child, "静夜思".into(), at(2, 2), false)
+            .unwrap();
+        let yes = entry
+            .process(&f.child, press("lamp:yes"), at(2, 2), false)
+            .unwrap();
+        assert_eq!(yes.scene, Scene::Recite);
+        assert_eq!(yes.confidence, Confidence::High);
+        assert_eq!(yes.practice.unwrap().material.id, f.poem);
+        // In the recitation, "again" is 再来一次.
+        let again = entry
+            .process(&f.child, press("lamp:again"), at(2, 2), false)
+            .unwrap();
+        assert_eq!(
+            (again.scene, again.intent),
+            (Scene::Recite, Intent::ContinueCurrent)
+        );
+        assert!(again.text_zh.contains("再背一遍"), "{}", again.text_zh);
+    }
+
+    #[test]
+    fn a_button_that_means_nothing_here_changes_nothing() {
+        let f = fixture();
+        let entry = Entry::new(f.store.clone(), f.scene.clone());
+        entry
+            .process(&f.child, "静夜思".into(), at(2, 2), false)
+            .unwrap();
+        let before = entry
+            .session(&f.child, chrono_tz::Asia::Shanghai, at(2, 2))
+            .unwrap();
+        assert!(before.pending.is_some());
+        for b in ["lamp:next", "lamp:again", "screen:banana", "lamp:start"] {
+            let r = entry.process(&f.child, press(b), at(2, 2), false).unwrap();
+            assert_eq!(r.decision, Decision::Continue, "{b}");
+            assert_eq!(r.reason, "a button that means nothing in this scene");
+            assert!(r.text_zh.contains("按钮"), "{}", r.text_zh);
+            assert!(r.practice.is_none() && !r.needs_model);
+            let now = entry
+                .session(&f.child, chrono_tz::Asia::Shanghai, at(2, 2))
+                .unwrap();
+            assert_eq!(
+                now, before,
+                "{b}: the pending switch is neither taken nor aged"
+            );
+        }
+        let replayed = entry.replay(Some(&f.child)).unwrap();
+        assert!(replayed.iter().all(|r| !r.changed), "{replayed:#?}");
+    }
+
+    #[test]
+    fn chat_asks_about_vague_words_and_waits_on_the_companion() {
+        let f = fixture();
+        let entry = Entry::new(f.store.clone(), f.scene.clone());
+        let step = |e: &Entry| {
+            e.session(&f.child, chrono_tz::Asia::Shanghai, at(2, 2))
+                .unwrap()
+                .chat
+        };
+        // (said, model ready) → (chat step after, needs_model, scene)
+        let table: [(&str, bool, &str, bool, Scene); 6] = [
+            ("嗯", true, "clarify", false, Scene::Chat),
+            ("讲个恐龙的故事", true, "handoff_wait", true, Scene::Chat),
+            ("那个", true, "clarify", false, Scene::Chat),
+            // The reply is routed with what it clarifies: 那个 静夜思.
+            ("静夜思", true, "idle", false, Scene::Chat),
+            ("不要", true, "idle", false, Scene::Chat),
+            ("月亮上有兔子吗", false, "idle", true, Scene::Chat),
+        ];
+        for (words, ready, after, needs_model, scene) in table {
+            let r = entry
+                .process(&f.child, words.into(), at(2, 2), ready)
+                .unwrap();
+            assert_eq!(step(&entry).name(), after, "{words}");
+            assert_eq!((r.needs_model, r.scene), (needs_model, scene), "{words}");
+        }
+        // Waiting on the companion until the chat reports back.
+        entry
+            .process(&f.child, "讲个恐龙的故事".into(), at(2, 2), true)
+            .unwrap();
+        assert_eq!(
+            step(&entry),
+            ChatStep::HandoffWait {
+                request: "讲个恐龙的故事".into()
+            }
+        );
+        assert_eq!(
+            entry.chat_answered(&f.child, at(2, 2)).unwrap(),
+            ChatStep::Idle
+        );
+        assert_eq!(step(&entry), ChatStep::Idle);
+        // A clarified request that names a scene goes there, chat left idle.
+        entry
+            .process(&f.child, "我想".into(), at(2, 2), true)
+            .unwrap();
+        let r = entry
+            .process(&f.child, "背静夜思".into(), at(2, 2), true)
+            .unwrap();
+        assert_eq!(r.scene, Scene::Recite);
+        assert_eq!(step(&entry), ChatStep::Idle);
+        let replayed = entry.replay(Some(&f.child)).unwrap();
+        assert!(replayed.iter().all(|r| !r.changed), "{replayed:#?}");
     }
 
     #[test]

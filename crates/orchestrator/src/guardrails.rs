@@ -21,6 +21,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::chat::ChatStep;
 use crate::router::{Confidence, Intent, Routed, Scene};
 
 /// Replies after which an unanswered switch lapses.
@@ -49,6 +50,10 @@ pub struct Session {
     pub pending: Option<PendingSwitch>,
     /// The scene left by a switch, to come back to.
     pub left: Option<Scene>,
+    /// The chat scene's own step ([`crate::chat`]); changed only by its
+    /// workflow, never by [`decide`].
+    #[serde(default)]
+    pub chat: ChatStep,
 }
 
 impl Default for Session {
@@ -57,6 +62,7 @@ impl Default for Session {
             active: Scene::Chat,
             pending: None,
             left: None,
+            chat: ChatStep::Idle,
         }
     }
 }

@@ -7,6 +7,7 @@
 //! the [`scene::Ears`] seam, the lamp's buttons, and what the scene hands off
 //! to the app behind [`scene::Stage`].
 
+pub mod chat;
 pub mod entry;
 pub mod guardrails;
 pub mod homework;

@@ -452,3 +452,58 @@ fn say_listen_with_no_microphone_says_so_in_plain_words_and_logs_nothing() {
     let text = String::from_utf8_lossy(&replay.get_output().stdout).to_string();
     assert!(text.contains("0 decisions replayed"), "{text}");
 }
+
+#[test]
+fn a_button_is_the_reply_it_stands_for_where_the_child_is() {
+    let dir = tempfile::tempdir().unwrap();
+    add_child(dir.path());
+    let press = |button: &str| {
+        let out = deskmate(dir.path())
+            .args(["say", "--json", "--button", button])
+            .assert()
+            .success();
+        json(&out.get_output().stdout)
+    };
+    let ask = say(dir.path(), "静夜思");
+    assert_eq!(ask["decision"]["decision"], "ask_switch", "{ask}");
+    // The lamp's "yes" takes the switch asked about: the poem opens.
+    let yes = press("lamp:yes");
+    assert_eq!(
+        (yes["scene"].as_str(), yes["confidence"].as_str()),
+        (Some("recite"), Some("high")),
+        "{yes}"
+    );
+    assert_eq!(yes["practice"]["material"]["title"], "静夜思");
+    assert_eq!(yes["needs_model"], false);
+    // "next" means nothing in a recitation: said so, nothing changes.
+    let next = press("lamp:next");
+    assert_eq!(next["scene"], "recite");
+    assert_eq!(next["reason"], "a button that means nothing in this scene");
+    assert!(next["practice"].is_null(), "{next}");
+    // Logged as the button, and replayed the same.
+    let trace_id = yes["trace_id"].as_str().unwrap().to_string();
+    let shown = deskmate(dir.path())
+        .args(["trace", "show", &trace_id, "--json"])
+        .assert()
+        .success();
+    assert_eq!(
+        json(&shown.get_output().stdout)["input"],
+        "[button lamp:yes]"
+    );
+    let replay = deskmate(dir.path())
+        .args(["trace", "replay"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&replay.get_output().stdout).to_string();
+    assert!(
+        text.contains("3 decisions replayed, 0 would change"),
+        "{text}"
+    );
+    // A button from nowhere is refused in plain words, nothing logged.
+    let out = deskmate(dir.path())
+        .args(["say", "--button", "desk:next"])
+        .assert()
+        .failure();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("on the lamp or the screen"), "{err}");
+}

@@ -8,9 +8,9 @@ use chrono::DateTime;
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
-use super::{route_input, Entry};
-use crate::guardrails::{decide, Decision, Session};
-use crate::router::{Intent, Scene};
+use super::Entry;
+use crate::guardrails::{Decision, Session};
+use crate::router::Intent;
 use crate::scene::{SceneError, SceneResult};
 use crate::trace::Span;
 use deskmate_store::StoreError;
@@ -93,12 +93,11 @@ impl Entry {
             let stored: Decision =
                 serde_json::from_str(&decision).map_err(|e| damaged("decision", &e))?;
             let now = DateTime::parse_from_rfc3339(&at).map_err(|e| damaged("time", &e))?;
-            let routed = route_input(
-                &input,
-                Some(before.active).filter(|s| *s != Scene::Chat),
-                &catalog,
-            );
-            let again = decide(&before, &input, &routed, now.timestamp());
+            let super::Judged {
+                routed,
+                decided: again,
+                ..
+            } = super::judge(&before, &input, &catalog, now.timestamp());
             out.push(Replayed {
                 changed: routed.intent.as_str() != intent || again.decision != stored,
                 trace_id,
