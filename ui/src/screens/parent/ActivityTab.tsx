@@ -49,7 +49,7 @@ function Timeline({ spans }: { spans: TraceSpan[] }) {
   const t = useT();
   if (spans.length === 0) return <p className="muted">{t("activity.noSpans")}</p>;
   return (
-    <ol className="timeline" data-testid="trace-timeline" aria-label={t("activity.timeline")}>
+    <ol className="timeline" data-testid="trace-timeline" aria-label={t("activity.timeline")} style={{ listStyle: "none", paddingInlineStart: 0 }}>
       {timelineRows(spans).map(({ span, depth }) => {
         const failed = span.outcome === "error";
         const attrs = Object.entries(span.attributes ?? {})
