@@ -33,6 +33,9 @@ import type {
   NewMaterial,
   NewProfile,
   Plan,
+  Goal,
+  GoalKind,
+  Trace,
   PracticeView,
   Profile,
   Report,
@@ -136,6 +139,34 @@ export function talkStop(profileId: string): Promise<boolean> {
 /** The child's plan for today: tasks from due reviews, unfinished practice and the parent's goals, each done or not. */
 export function planToday(profileId: string): Promise<Plan> {
   return call<Plan>("plan_today", { profileId });
+}
+
+/** A child's goals (new materials a day, reviews a week). */
+export function goalsList(profileId: string): Promise<Goal[]> {
+  return call<Goal[]>("goals_list", { profileId });
+}
+
+/** Sets (or changes) a child's goal by kind and number. */
+export function goalSet(profileId: string, kind: GoalKind, target: number): Promise<Goal> {
+  return call<Goal>("goal_set", { profileId, kind, target });
+}
+
+/** Sets a goal as a parent says it (每天背一首新诗); unreadable words fail with `plan.goal_unreadable`. */
+export function goalSetWords(profileId: string, words: string): Promise<Goal> {
+  return call<Goal>("goal_set_words", { profileId, words });
+}
+
+export function goalRemove(profileId: string, kind: GoalKind): Promise<null> {
+  return call<null>("goal_remove", { profileId, kind });
+}
+
+/** A child's recent requests through the entry, newest first, each with its spans. */
+export function tracesRecent(profileId: string): Promise<Trace[]> {
+  return call<Trace[]>("traces_recent", { profileId });
+}
+
+export function traceShow(traceId: string): Promise<Trace> {
+  return call<Trace>("trace_show", { traceId });
 }
 
 export function profilesList(): Promise<Profile[]> {

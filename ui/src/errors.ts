@@ -242,6 +242,10 @@ export const CORE_ERROR_WORDS: Partial<Record<ErrorCode, Words>> = {
     "zh-CN": "台灯模拟器的链接位置已经被别的文件占用了。",
     en: "The lamp simulator's link path is taken by another file.",
   },
+  "plan.goal_unreadable": {
+    "zh-CN": "看不懂这个目标：“{words}”。可以这样写：每天背一首新诗、每周复习三次；或者选好种类再填数字。",
+    en: "Deskmate can't read the goal \"{words}\". Say it like 每天背一首新诗 or 每周复习三次 (\"1 new poem a day\", \"3 reviews a week\"), or pick a kind and a number.",
+  },
   "llm.no_model": {
     "zh-CN": "AI 伙伴还没有设置好。请家长在设置里选好模型、填好密钥；背诵和复习不需要它。",
     en: "The AI companion is not set up yet. A parent can choose a model and enter its key in Settings; recitation and reviews work without it.",

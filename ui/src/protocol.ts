@@ -495,6 +495,10 @@ day: string, tasks: Array<PlanTask>,
  */
 done: number, total: number, };
 
+export type GoalKind = "new_per_day" | "reviews_per_week";
+
+export type Goal = { id: string, profile_id: string, kind: GoalKind, target: number, created_at: string, updated_at: string, };
+
 export type Help = "hint" | "explanation" | "answer";
 
 export type HomeworkCard = { 
@@ -696,6 +700,7 @@ export const ERROR_CODES = [
   "not_found",
   "pin.locked",
   "pin.wrong",
+  "plan.goal_unreadable",
   "practice.damaged",
   "practice.not_now",
   "profile.name_taken",

@@ -63,6 +63,10 @@ pub enum AppError {
     /// A request the front end made that cannot be met as asked.
     #[error("{0}")]
     Invalid(String),
+    /// A goal in words that is neither a new-materials-a-day goal nor a
+    /// reviews-a-week one.
+    #[error("{words:?} is not a goal Deskmate knows: say it like 每天背一首新诗 or 每周复习三次, or give new_per_day N or reviews_per_week N")]
+    GoalUnreadable { words: String },
 }
 
 pub type AppResult<T> = Result<T, AppError>;
@@ -78,6 +82,7 @@ const OWN_CODES: &[&str] = &[
     "voice.failed",
     "internal.poisoned",
     "internal.thread",
+    "plan.goal_unreadable",
 ];
 
 impl AppError {
@@ -102,6 +107,7 @@ impl AppError {
             Self::Poisoned(_) => "internal.poisoned",
             Self::Thread { .. } => "internal.thread",
             Self::Invalid(_) => "invalid",
+            Self::GoalUnreadable { .. } => "plan.goal_unreadable",
         }
     }
 
@@ -137,6 +143,9 @@ impl AppError {
             Self::DataDir { path, reason } => {
                 params.insert("path".into(), path.display().to_string().into());
                 params.insert("reason".into(), reason.clone().into());
+            }
+            Self::GoalUnreadable { words } => {
+                params.insert("words".into(), words.clone().into());
             }
             _ => {}
         }
@@ -217,6 +226,7 @@ mod tests {
                 reason: "r".into(),
             },
             AppError::Invalid("i".into()),
+            AppError::GoalUnreadable { words: "w".into() },
             AppError::NoModel,
             AppError::from(AgentError::EmptyMessage),
         ];

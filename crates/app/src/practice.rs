@@ -199,6 +199,27 @@ impl Deskmate {
         Ok(self.entry().trace(trace_id)?)
     }
 
+    /// A child's most recent requests through the entry, newest first, each
+    /// with its spans: what the parents' "what happened" lists and opens.
+    pub fn recent_traces(
+        &self,
+        profile_id: &str,
+        limit: usize,
+    ) -> crate::AppResult<Vec<deskmate_orchestrator::entry::Trace>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let ids: Vec<String> = self.store().with_conn(|c| {
+            let mut stmt = c.prepare(
+                "SELECT id FROM scene_decisions WHERE profile_id = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2",
+            )?;
+            let ids = stmt
+                .query_map(rusqlite::params![profile_id, limit], |r| r.get(0))?
+                .collect::<Result<Vec<String>, _>>()?;
+            Ok(ids)
+        })?;
+        let entry = self.entry();
+        ids.iter().map(|id| Ok(entry.trace(id)?)).collect()
+    }
+
     pub(crate) fn entry(&self) -> deskmate_orchestrator::entry::Entry {
         deskmate_orchestrator::entry::Entry::new(self.store().clone(), self.practice.clone())
             .with_hearing(Arc::new(self.ears.clone()))

@@ -103,6 +103,8 @@ fn generated() -> String {
         .add::<deskmate_orchestrator::plan::TaskKind>()
         .add::<deskmate_orchestrator::plan::PlanTask>()
         .add::<deskmate_orchestrator::plan::Plan>()
+        .add::<deskmate_store::GoalKind>()
+        .add::<deskmate_store::Goal>()
         .add::<deskmate_orchestrator::homework::Help>()
         .add::<deskmate_orchestrator::homework::HomeworkCard>()
         .add::<deskmate_orchestrator::entry::Response>()

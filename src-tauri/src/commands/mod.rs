@@ -16,6 +16,7 @@ pub mod lamp;
 mod models;
 mod plan;
 pub mod practice;
+mod trace;
 mod voice;
 
 use deskmate_app::doctor::Check;
@@ -160,6 +161,12 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         practice::talk_stop,
         homework::say_photos,
         plan::plan_today,
+        plan::goals_list,
+        plan::goal_set,
+        plan::goal_set_words,
+        plan::goal_remove,
+        trace::traces_recent,
+        trace::trace_show,
         practice::practice_start,
         practice::practice_current,
         practice::practice_submit_text,

@@ -140,6 +140,8 @@ describe("parent home", () => {
     expect(screen.getAllByRole("tab").map((t) => t.dataset.testid)).toEqual([
       "tab-profiles",
       "tab-reports",
+      "tab-activity",
+      "tab-goals",
       "tab-materials",
       "tab-settings",
     ]);

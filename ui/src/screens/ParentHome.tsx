@@ -4,15 +4,19 @@ import type { AppStatus, Profile } from "../api";
 import { Header } from "../components/Header";
 import { useT, type MessageKey } from "../i18n";
 import { ChatScreen } from "./chat/ChatScreen";
+import { ActivityTab } from "./parent/ActivityTab";
 import { AddMaterialTab } from "./parent/AddMaterialTab";
+import { GoalsTab } from "./parent/GoalsTab";
 import { ProfilesTab } from "./parent/ProfilesTab";
 import { ReportsTab } from "./parent/ReportsTab";
 import { SettingsTab } from "./parent/SettingsTab";
 
-type Tab = "profiles" | "reports" | "materials" | "settings";
+type Tab = "profiles" | "reports" | "activity" | "goals" | "materials" | "settings";
 const TABS: { id: Tab; key: MessageKey }[] = [
   { id: "profiles", key: "tab.profiles" },
   { id: "reports", key: "tab.reports" },
+  { id: "activity", key: "tab.activity" },
+  { id: "goals", key: "tab.goals" },
   { id: "materials", key: "tab.materials" },
   { id: "settings", key: "tab.settings" },
 ];
@@ -23,7 +27,7 @@ interface ParentHomeProps {
   onLock: () => void;
 }
 
-/** The parent area (reached only through the PIN): profiles, reports, adding material, settings; and the chat. */
+/** The parent area (reached only through the PIN): profiles, reports, what happened in each request, goals, adding material, settings; and the chat. */
 export function ParentHome({ profile, status, onLock }: ParentHomeProps) {
   const t = useT();
   const [tab, setTab] = useState<Tab>("profiles");
@@ -93,6 +97,8 @@ export function ParentHome({ profile, status, onLock }: ParentHomeProps) {
         <section id={`panel-${tab}`} role="tabpanel" aria-labelledby={`tab-${tab}`} className="tab-panel">
           {tab === "profiles" && <ProfilesTab />}
           {tab === "reports" && <ReportsTab />}
+          {tab === "activity" && <ActivityTab />}
+          {tab === "goals" && <GoalsTab />}
           {tab === "materials" && <AddMaterialTab parent={profile} />}
           {tab === "settings" && <SettingsTab status={status} />}
         </section>
