@@ -114,6 +114,17 @@ Then run this script again."
   esac
 }
 
+# clippy and rustfmt, the lint suite's tools (rustup's components). Sets
+# CLIPPY_DRIVER to the driver that scripts/test.sh builds the workspace with.
+ensure_clippy() {
+  if ! command -v clippy-driver >/dev/null 2>&1 || ! command -v rustfmt >/dev/null 2>&1; then
+    command -v rustup >/dev/null 2>&1 || die "clippy and rustfmt are missing and there is no rustup to add them (install clippy and rustfmt for your Rust)"
+    say "adding rustup components clippy and rustfmt"
+    rustup component add clippy rustfmt || die "rustup component add clippy rustfmt failed"
+  fi
+  CLIPPY_DRIVER=$(command -v clippy-driver)
+}
+
 # tauri-driver bridges WebDriver to the app window in end-to-end tests.
 ensure_tauri_driver() {
   if ! command -v tauri-driver >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/tauri-driver" ]; then

@@ -16,6 +16,14 @@ else
 fi
 ensure_cargo
 export PATH="$HOME/.cargo/bin:$PATH"
+ensure_clippy
+# Lints ride on the one build: clippy-driver compiles the workspace's own
+# crates (dependencies still go through plain rustc), so clippy needs no
+# check build of every dependency of its own (about 10 minutes on 2 cores).
+# Lints are capped at warnings here so that a lint never hides the test
+# results; the "Formatting and lints" suite fails on any warning instead.
+export RUSTC_WORKSPACE_WRAPPER="$CLIPPY_DRIVER"
+export CLIPPY_ARGS="--cap-lints=warn__CLIPPY_HACKERY__"
 if is_linux; then
   ensure_tauri_driver
   ensure_e2e_python
