@@ -7,18 +7,16 @@
 //! CLI prints the ones it waits for, the HTTP API will send them as SSE.
 //!
 //! [`AppEvent`] and its payloads are `deskmate-protocol` types (re-exported
-//! here), so a front end needs no core crate to read the stream. Where a
-//! payload mirrors a core type that carries logic — the orchestrator's task
-//! progress and verdict, the recitation checker's errors, the lamp's notices,
-//! the playback queue's events — the functions below convert the core's
-//! value into its wire shape when it is published.
+//! here), so a front end needs no core crate to read the stream. The practice
+//! scene builds its task progress and verdicts as protocol types already;
+//! where a payload mirrors a core type that carries logic — the lamp's
+//! notices, the playback queue's events — the functions below convert the
+//! core's value into its wire shape when it is published.
 
 use std::sync::{Arc, Mutex};
 
-use deskmate_orchestrator::scene as core_scene;
 use deskmate_orchestrator::SceneEvent;
 use deskmate_protocol::lamp as wire_lamp;
-use deskmate_protocol::practice as wire;
 use deskmate_protocol::voice::PlaybackEvent;
 
 pub use deskmate_protocol::events::{
@@ -30,90 +28,15 @@ use crate::Deskmate;
 /// A scene's event as the stream carries it.
 pub fn scene_event(e: SceneEvent) -> AppEvent {
     match e {
-        SceneEvent::Task(t) => AppEvent::Task(Box::new(task_event(*t))),
+        SceneEvent::Task(t) => AppEvent::Task(t),
         SceneEvent::Level(l) => AppEvent::Level(l),
         SceneEvent::Partial(p) => AppEvent::Partial(p),
     }
 }
 
-/// A submission's progress as the stream carries it.
-pub fn task_event(t: core_scene::TaskEvent) -> wire::TaskEvent {
-    wire::TaskEvent {
-        practice_id: t.practice_id,
-        task_id: t.task_id,
-        status: match t.status {
-            core_scene::TaskStatus::Listening => wire::TaskStatus::Listening,
-            core_scene::TaskStatus::Queued => wire::TaskStatus::Queued,
-            core_scene::TaskStatus::Transcribing => wire::TaskStatus::Transcribing,
-            core_scene::TaskStatus::Checking => wire::TaskStatus::Checking,
-            core_scene::TaskStatus::Done => wire::TaskStatus::Done,
-            core_scene::TaskStatus::Failed => wire::TaskStatus::Failed,
-        },
-        error: t.error,
-        result: t.result.map(practice_result),
-    }
-}
-
-/// A verdict with its feedback as the stream carries it.
-pub fn practice_result(r: core_scene::PracticeResult) -> wire::PracticeResult {
-    wire::PracticeResult {
-        attempt_id: r.attempt_id,
-        attempt_number: r.attempt_number,
-        accuracy: r.accuracy,
-        passed: r.passed,
-        units: r.units,
-        correct: r.correct,
-        transcript: r.transcript,
-        errors: r.errors.into_iter().map(recitation_error).collect(),
-        lines: r.lines,
-        feedback: wire::FeedbackView {
-            zh: r.feedback.zh,
-            en: r.feedback.en,
-            tip_zh: r.feedback.tip_zh,
-            tip_en: r.feedback.tip_en,
-        },
-        next_review_at: r.next_review_at,
-        review_interval_days: r.review_interval_days,
-        lines_to_say_again: r.lines_to_say_again,
-    }
-}
-
-/// What went wrong in a recitation, as the protocol says it.
-pub fn error_type(t: deskmate_recite::ErrorType) -> wire::ErrorType {
-    use deskmate_recite::ErrorType as T;
-    match t {
-        T::Omission => wire::ErrorType::Omission,
-        T::Insertion => wire::ErrorType::Insertion,
-        T::Substitution => wire::ErrorType::Substitution,
-        T::Order => wire::ErrorType::Order,
-    }
-}
-
-fn recitation_error(e: deskmate_recite::RecitationError) -> wire::RecitationError {
-    use deskmate_recite::ErrorKind as K;
-    wire::RecitationError {
-        error_type: error_type(e.error_type),
-        kind: match e.kind {
-            K::Line => wire::ErrorKind::Line,
-            K::Part => wire::ErrorKind::Part,
-            K::Extra => wire::ErrorKind::Extra,
-            K::Tone => wire::ErrorKind::Tone,
-            K::Sound => wire::ErrorKind::Sound,
-            K::Homophone => wire::ErrorKind::Homophone,
-            K::Spelling => wire::ErrorKind::Spelling,
-            K::Other => wire::ErrorKind::Other,
-            K::Swap => wire::ErrorKind::Swap,
-            K::Move => wire::ErrorKind::Move,
-        },
-        line: e.line,
-        offset: e.offset,
-        expected: e.expected,
-        actual: e.actual,
-        label_zh: e.label_zh,
-        label_en: e.label_en,
-        uncertain: e.uncertain,
-    }
-}
+/// What went wrong in a recitation, as the protocol says it (the scene's
+/// conversion; the CLI's check output uses it too).
+pub use deskmate_orchestrator::scene::error_type;
 
 /// A lamp notice as the stream carries it.
 pub fn lamp_notice(n: deskmate_lamp::LampNotice) -> wire_lamp::LampNotice {
@@ -313,7 +236,6 @@ impl Deskmate {
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use deskmate_protocol::ReviewsDueEvent;
-    use deskmate_recite::{check, Mode, Reference, Transcript};
 
     use super::*;
 
@@ -338,61 +260,6 @@ mod tests {
 
     fn json(v: impl serde::Serialize) -> serde_json::Value {
         serde_json::to_value(v).unwrap()
-    }
-
-    #[test]
-    fn a_task_event_reaches_the_wire_as_the_scene_wrote_it() {
-        let reference = Reference::new("床前明月光，疑是地上霜。", None).unwrap();
-        let verdict = check(
-            &reference,
-            &Transcript::new("床前明月光疑是地下霜"),
-            Mode::Voice,
-        )
-        .unwrap();
-        assert!(!verdict.errors.is_empty(), "{verdict:?}");
-        let core = core_scene::TaskEvent {
-            practice_id: "pr".into(),
-            task_id: "t".into(),
-            status: core_scene::TaskStatus::Done,
-            error: None,
-            result: Some(core_scene::PracticeResult {
-                attempt_id: "a".into(),
-                attempt_number: 2,
-                accuracy: verdict.accuracy,
-                passed: false,
-                units: verdict.units,
-                correct: verdict.correct,
-                transcript: "床前明月光疑是地下霜".into(),
-                errors: verdict.errors.clone(),
-                lines: vec!["床前明月光，".into(), "疑是地上霜。".into()],
-                feedback: core_scene::FeedbackView {
-                    zh: "再试".into(),
-                    en: "again".into(),
-                    tip_zh: Some("上".into()),
-                    tip_en: None,
-                },
-                next_review_at: Some("2026-01-02T00:00:00Z".into()),
-                review_interval_days: Some(1),
-                lines_to_say_again: vec![2],
-            }),
-        };
-        let wire = task_event(core.clone());
-        assert_eq!(json(&wire), json(&core));
-        let statuses = [
-            core_scene::TaskStatus::Listening,
-            core_scene::TaskStatus::Queued,
-            core_scene::TaskStatus::Transcribing,
-            core_scene::TaskStatus::Checking,
-            core_scene::TaskStatus::Failed,
-        ];
-        for status in statuses {
-            let core = core_scene::TaskEvent {
-                status,
-                result: None,
-                ..core.clone()
-            };
-            assert_eq!(json(task_event(core.clone())), json(&core));
-        }
     }
 
     #[test]

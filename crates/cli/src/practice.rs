@@ -328,7 +328,7 @@ fn show_view(view: &PracticeView, json: bool) -> anyhow::Result<()> {
             .unwrap_or_else(|| "open".into())
     );
     if let Some(result) = &view.last_result {
-        print_result(&deskmate_app::events::practice_result(result.clone()));
+        print_result(result);
     }
     Ok(())
 }

@@ -39,7 +39,10 @@ use deskmate_store::{Material, Store};
 pub use error::{SceneError, SceneResult};
 pub use hearing::{Ears, Listened, Listening, ListeningSink, Microphone, Speech, Transcribed};
 pub use lamp_buttons::LampAction;
-pub use views::{FeedbackView, PracticeResult, PracticeView, SceneEvent, TaskEvent, TaskStatus};
+pub use views::{
+    error_type, practice_result, recitation_error, FeedbackView, PracticeResult, PracticeView,
+    SceneEvent, TaskEvent, TaskStatus,
+};
 
 use crate::{Practice, PracticeEvent, PracticeState};
 use rows::Row;
@@ -484,7 +487,7 @@ impl PracticeScene {
                 transcript: heard.transcript,
                 at: Utc::now(),
             })?;
-            let mut result = PracticeResult::from_outcome(&outcome, &before.transcript);
+            let mut result = practice_result(&outcome, &before.transcript);
             let taken = deskmate_recite::retake::taken_lines(&self.store, &outcome.attempt_id)?;
             result.lines_to_say_again.retain(|l| !taken.contains(l));
             Ok::<_, SceneError>((outcome, result))
@@ -539,7 +542,7 @@ impl PracticeScene {
             row = fresh;
         }
         let done = outcome.map_err(SceneError::from).and_then(|o| {
-            let result = PracticeResult::from_outcome(&o, shown);
+            let result = practice_result(&o, shown);
             let judged = PracticeEvent::Judged {
                 task_id: task_id.to_string(),
                 attempt_id: o.attempt_id.clone(),

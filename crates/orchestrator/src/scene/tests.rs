@@ -248,7 +248,7 @@ fn omission_then_pass_then_review() {
     let omission = r
         .errors
         .iter()
-        .find(|e| e.error_type == deskmate_recite::ErrorType::Omission)
+        .find(|e| e.error_type == deskmate_protocol::practice::ErrorType::Omission)
         .unwrap();
     assert_eq!(omission.line, 2);
     assert_eq!(*f.stage.verdicts.lock().unwrap(), [(f.poem.clone(), false)]);
