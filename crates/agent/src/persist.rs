@@ -13,6 +13,7 @@ use crate::tools::ThreadState;
 mod approvals;
 mod subagents;
 mod summaries;
+mod timeline;
 
 pub use approvals::{
     decide_approval, mark_applied, open_approvals, open_approvals_of_thread,
@@ -24,6 +25,7 @@ pub use subagents::{
     child_runs, run_usage_with_subagents, start_child_run, stop_child_runs, ChildRunView, RunUsage,
 };
 pub use summaries::{insert_summary, model_history};
+pub use timeline::{run_timeline, CallKind, RunTimeline, TimedCall};
 
 /// A message as stored: its place in the thread and the message itself.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -8,6 +8,7 @@ pub mod doctor;
 mod error;
 pub mod events;
 pub mod family;
+pub mod handoff;
 pub mod lamp;
 pub mod library;
 pub mod models;

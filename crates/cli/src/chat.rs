@@ -76,9 +76,19 @@ async fn chat(app: &Deskmate, args: ChatArgs) -> anyhow::Result<ExitCode> {
 pub(crate) async fn follow(
     app: &Deskmate,
     run: deskmate_app::chat::ChatRun,
-    mut rx: tokio::sync::mpsc::UnboundedReceiver<AgUiEvent>,
+    rx: tokio::sync::mpsc::UnboundedReceiver<AgUiEvent>,
     events: bool,
 ) -> anyhow::Result<ExitCode> {
+    Ok(follow_outcome(app, run, rx, events).await?.1)
+}
+
+/// [`follow`], also returning how the run ended.
+pub(crate) async fn follow_outcome(
+    app: &Deskmate,
+    run: deskmate_app::chat::ChatRun,
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<AgUiEvent>,
+    events: bool,
+) -> anyhow::Result<(deskmate_app::chat::agent::RunOutcome, ExitCode)> {
     eprintln!("thread {} · run {}", run.thread_id, run.run_id);
     let (app2, run_id) = (app.clone(), run.run_id.clone());
     tokio::spawn(async move {
@@ -109,7 +119,7 @@ pub(crate) async fn follow(
         }
     }
     let outcome = run.done.await.context("the run stopped unexpectedly")?;
-    Ok(match outcome.status {
+    let code = match outcome.status {
         RunStatus::Completed => ExitCode::SUCCESS,
         RunStatus::Cancelled => {
             eprintln!("stopped; continue with --thread {}", outcome.thread_id);
@@ -139,7 +149,7 @@ pub(crate) async fn follow(
         _ => {
             eprintln!(
                 "error: {}",
-                outcome.error.unwrap_or_else(|| "the run failed".into())
+                outcome.error.as_deref().unwrap_or("the run failed")
             );
             eprintln!(
                 "the thread is kept; continue with --thread {}",
@@ -147,5 +157,6 @@ pub(crate) async fn follow(
             );
             ExitCode::FAILURE
         }
-    })
+    };
+    Ok((outcome, code))
 }

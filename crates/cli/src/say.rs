@@ -12,7 +12,10 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::Args;
+use deskmate_app::chat::ChatOptions;
+use deskmate_app::handoff::Handoff;
 use deskmate_app::orchestrator::entry::Talking;
 use deskmate_app::Deskmate;
 
@@ -42,6 +45,10 @@ pub struct SayArgs {
     /// again for more pages (at most 4). Words may go with it.
     #[arg(long, value_name = "FILE")]
     image: Vec<PathBuf>,
+    /// Only route and answer: when the request goes to the companion (chat
+    /// with a model set up), do not run it.
+    #[arg(long)]
+    no_companion: bool,
     /// What the child said.
     #[arg(required_unless_present_any = ["wav", "listen", "image", "button"], num_args = 1..)]
     text: Vec<String>,
@@ -73,6 +80,39 @@ pub fn run(app: &Deskmate, args: SayArgs) -> anyhow::Result<ExitCode> {
         }
         None => app.process(&profile.id, &args.text.join(" "))?,
     };
+    // The companion takes a chat request from here: run it on the child's
+    // words, as the window does, so its answer (and its spans under this
+    // request) come with this one command.
+    let companion = if r.handoff && !args.no_companion {
+        let words = r.heard.clone().unwrap_or_else(|| args.text.join(" "));
+        let handoff = Handoff {
+            profile_id: profile.id.clone(),
+            trace_id: r.trace_id.clone(),
+            text: words,
+            thread_id: None,
+        };
+        if !args.json {
+            println!("{}", r.text_zh);
+        }
+        Some(companion(app, handoff, args.json)?)
+    } else {
+        None
+    };
+    if let Some((outcome, code)) = companion {
+        if args.json {
+            let mut v = serde_json::to_value(&r)?;
+            v["companion"] = serde_json::json!({
+                "thread_id": outcome.thread_id,
+                "run_id": outcome.run_id,
+                "status": outcome.status.as_str(),
+                "answer": outcome.answer,
+                "error": outcome.error,
+            });
+            output::json(&v)?;
+        }
+        eprintln!("trace {}", r.trace_id);
+        return Ok(code);
+    }
     if args.json {
         output::json(&r)?;
     } else {
@@ -105,6 +145,38 @@ pub fn run(app: &Deskmate, args: SayArgs) -> anyhow::Result<ExitCode> {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+/// Runs the companion on a handed-off request: its answer streamed (or, with
+/// `quiet`, only returned), and how the run ended.
+fn companion(
+    app: &Deskmate,
+    handoff: Handoff,
+    quiet: bool,
+) -> anyhow::Result<(deskmate_app::chat::agent::RunOutcome, ExitCode)> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    rt.block_on(async {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let run = app
+            .answer_handoff(handoff, &ChatOptions::default(), tx)
+            .await?;
+        if quiet {
+            drop(rx);
+            let outcome = run.done.await.context("the companion's run stopped")?;
+            let code = if outcome.status == deskmate_app::chat::agent::RunStatus::Completed {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            };
+            Ok((outcome, code))
+        } else {
+            crate::chat::follow_outcome(app, run, rx, false).await
+        }
     })
 }
 

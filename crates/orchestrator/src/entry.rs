@@ -254,6 +254,12 @@ pub struct Response {
     pub homework: Option<HomeworkCard>,
     /// The companion (a model) should answer: chat, and homework in words.
     pub needs_model: bool,
+    /// The companion takes the request from here (a model is set up): a
+    /// front end runs it on the child's words with the app's
+    /// `answer_handoff`, which hangs the run under this request's trace and
+    /// ends the chat scene's wait.
+    #[serde(default)]
+    pub handoff: bool,
     pub timings: Timings,
 }
 
@@ -522,6 +528,7 @@ impl Entry {
             plan: None,
             homework: None,
             needs_model: false,
+            handoff: false,
             timings: Timings::default(),
         }
     }
@@ -580,6 +587,36 @@ impl Entry {
             Ok(())
         })?;
         Ok(())
+    }
+
+    /// The companion answered the request `trace_id` that the chat scene
+    /// handed to it for `profile_id`: what it did (`later`: its run, model
+    /// and tool calls) is stored as spans under that request — and sent to
+    /// the OTLP collector when one is set — and the chat scene stops
+    /// waiting. Returns the chat's step now.
+    pub fn companion_answered(
+        &self,
+        profile_id: &str,
+        trace_id: &str,
+        later: &[crate::trace::Later],
+        now: DateTime<Utc>,
+    ) -> SceneResult<ChatStep> {
+        let attached = self
+            .store
+            .with_conn(|c| Ok(crate::trace::attach(c, trace_id, later)))?;
+        match attached {
+            Ok(Some(spans)) => {
+                if let Some(endpoint) = &self.otlp_endpoint {
+                    crate::trace::otlp::export(endpoint, spans);
+                }
+            }
+            Ok(None) => tracing::warn!("no request {trace_id} to hang the companion's run on"),
+            // The child's answer is not lost for spans that cannot be written.
+            Err(e) => tracing::warn!(
+                "the companion's spans of request {trace_id} could not be stored: {e}"
+            ),
+        }
+        self.chat_answered(profile_id, now)
     }
 
     /// The chat reported back for `profile_id` (the companion answered
@@ -718,6 +755,7 @@ impl Entry {
             plan: None,
             homework: None,
             needs_model: false,
+            handoff: false,
             timings: Timings::default(),
         };
         let slot = match &decided.decision {
@@ -815,6 +853,7 @@ impl Entry {
         response.scene = decided.session.active;
         response.text_zh = zh;
         response.text_en = en;
+        response.handoff = response.needs_model && model_ready && response.error.is_none();
         self.save(profile_id, &decided.session, now)?;
         response.timings = Timings {
             speech_us,

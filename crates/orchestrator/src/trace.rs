@@ -235,6 +235,66 @@ pub fn model_call<T>(
     result
 }
 
+/// Work done for a request after it was answered — the companion's run a
+/// chat request was handed to, its model and tool calls, its subagents —
+/// to be hung under the request's root span ([`attach`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Later {
+    pub name: String,
+    /// Unix microseconds.
+    pub started_at: i64,
+    pub duration_us: u64,
+    pub outcome: Outcome,
+    pub error_code: Option<String>,
+    pub attributes: serde_json::Map<String, serde_json::Value>,
+    pub children: Vec<Later>,
+}
+
+/// `later` as spans of the stored request `trace_id`, under its root span;
+/// `None` when no such request was stored (nothing to hang them on).
+pub fn attach(
+    conn: &Connection,
+    trace_id: &str,
+    later: &[Later],
+) -> SceneResult<Option<Vec<Span>>> {
+    let root: Option<String> = conn
+        .query_row(
+            "SELECT span_id FROM trace_spans WHERE trace_id = ?1 AND parent_span_id IS NULL",
+            [trace_id],
+            |r| r.get(0),
+        )
+        .map(Some)
+        .or_else(|e| match e {
+            rusqlite::Error::QueryReturnedNoRows => Ok(None),
+            e => Err(e),
+        })
+        .map_err(deskmate_store::StoreError::from)?;
+    let Some(root) = root else {
+        return Ok(None);
+    };
+    fn flatten(trace_id: &str, parent: &str, later: &[Later], out: &mut Vec<Span>) {
+        for l in later {
+            let span_id = new_span_id();
+            out.push(Span {
+                trace_id: trace_id.to_string(),
+                span_id: span_id.clone(),
+                parent_span_id: Some(parent.to_string()),
+                name: l.name.clone(),
+                started_at: l.started_at,
+                duration_us: l.duration_us,
+                outcome: l.outcome,
+                error_code: l.error_code.clone(),
+                attributes: l.attributes.clone(),
+            });
+            flatten(trace_id, &span_id, &l.children, out);
+        }
+    }
+    let mut spans = Vec::new();
+    flatten(trace_id, &root, later, &mut spans);
+    write(conn, &spans).map_err(deskmate_store::StoreError::from)?;
+    Ok(Some(spans))
+}
+
 /// Stores `spans` (all of one trace) on `conn`, in whatever transaction it
 /// is in.
 pub fn write(conn: &Connection, spans: &[Span]) -> rusqlite::Result<()> {

@@ -510,3 +510,109 @@ fn a_button_is_the_reply_it_stands_for_where_the_child_is() {
     let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     assert!(err.contains("on the lamp or the screen"), "{err}");
 }
+
+/// The chat scene's step for the only child, as stored.
+#[allow(clippy::unwrap_used)]
+fn chat_step(dir: &std::path::Path) -> String {
+    let db = rusqlite::Connection::open(dir.join("deskmate.sqlite3")).unwrap();
+    let session: String = db
+        .query_row("SELECT session FROM scene_sessions", [], |r| r.get(0))
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&session).unwrap();
+    v["chat"]["step"].as_str().unwrap_or("idle").to_string()
+}
+
+#[test]
+fn a_chat_request_goes_to_the_companion_and_its_calls_join_the_requests_trace() {
+    use deskmate_llm::scripted::{openai, ScriptedServer};
+    let dir = tempfile::tempdir().unwrap();
+    add_child(dir.path());
+    let server = ScriptedServer::start(vec![
+        openai::tool_calls(
+            Some("我先记下来。"),
+            &[(
+                "call_w",
+                "write_file",
+                r#"{"file_path": "/月亮.md", "content": "玉兔"}"#,
+            )],
+        ),
+        openai::text("月亮上没有真的兔子，不过有玉兔捣药的故事！"),
+    ])
+    .unwrap();
+    deskmate(dir.path())
+        .args(["llm", "set", "--model", "openai:gpt-4o-mini", "--base-url"])
+        .arg(server.base_url())
+        .assert()
+        .success();
+    let out = deskmate(dir.path())
+        .args(["say", "--json", "月亮上有兔子吗"])
+        .env("DESKMATE_LLM_API_KEY", "sk-scripted-chat")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = json(&out.stdout);
+    assert_eq!(
+        (r["scene"].as_str(), r["handoff"].as_bool()),
+        (Some("chat"), Some(true)),
+        "{r}"
+    );
+    assert_eq!(r["companion"]["status"], "completed", "{r}");
+    assert!(
+        r["companion"]["answer"]
+            .as_str()
+            .unwrap()
+            .contains("玉兔捣药"),
+        "{r}"
+    );
+    // The companion got the child's own words.
+    let user = &server.requests()[0].body["messages"];
+    assert!(user.to_string().contains("月亮上有兔子吗"), "{user}");
+    // Nothing waits in chat once the companion answered.
+    assert_eq!(chat_step(dir.path()), "idle");
+
+    // The request's trace holds the companion's run under its root, and the
+    // run's two model calls and its tool call under the run.
+    let trace = deskmate(dir.path())
+        .args(["trace", "show", r["trace_id"].as_str().unwrap(), "--json"])
+        .assert()
+        .success();
+    let t = json(&trace.get_output().stdout);
+    let spans = t["spans"].as_array().unwrap_or_else(|| panic!("{t}"));
+    let by_name =
+        |n: &str| -> Vec<&serde_json::Value> { spans.iter().filter(|s| s["name"] == n).collect() };
+    let root = by_name("request")[0]["span_id"].clone();
+    let run = by_name("companion.run");
+    assert_eq!(run.len(), 1, "{t}");
+    assert_eq!(run[0]["parent_span_id"], root);
+    assert_eq!(run[0]["outcome"], "ok");
+    assert_eq!(run[0]["attributes"]["run_id"], r["companion"]["run_id"]);
+    let calls = by_name("model.call");
+    assert_eq!(calls.len(), 2, "{t}");
+    assert!(calls
+        .iter()
+        .all(|c| c["parent_span_id"] == run[0]["span_id"]
+            && c["attributes"]["model"] == "openai:gpt-4o-mini"));
+    let tool = by_name("tool.call");
+    assert_eq!(tool.len(), 1, "{t}");
+    assert_eq!(tool[0]["attributes"]["tool"], "write_file");
+    assert_eq!(tool[0]["parent_span_id"], run[0]["span_id"]);
+    // In the order they happened: the first model call, the tool, the second.
+    assert!(calls[0]["started_at"].as_i64() <= tool[0]["started_at"].as_i64());
+    assert!(tool[0]["started_at"].as_i64() <= calls[1]["started_at"].as_i64());
+
+    // --no-companion only routes: the scene waits for the companion.
+    let out = deskmate(dir.path())
+        .args(["say", "--json", "--no-companion", "给我讲个故事"])
+        .env("DESKMATE_LLM_API_KEY", "sk-scripted-chat")
+        .output()
+        .unwrap();
+    let r = json(&out.stdout);
+    assert_eq!(r["handoff"], true, "{r}");
+    assert!(r.get("companion").is_none(), "{r}");
+    assert_eq!(server.request_count(), 2);
+    assert_eq!(chat_step(dir.path()), "handoff_wait");
+}
