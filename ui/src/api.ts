@@ -281,6 +281,24 @@ export function chatSend(
   });
 }
 
+/**
+ * Runs the companion on a request the one entry handed off (`handoff` in the
+ * say response); its AG-UI events stream to `onEvent`. When the run ends, its
+ * model and tool calls join the request's trace and the chat scene stops waiting.
+ */
+export function chatHandoff(
+  profileId: string,
+  traceId: string,
+  message: string,
+  onEvent: (event: AgUiEvent) => void,
+): Promise<ChatSendResult> {
+  return call<ChatSendResult>("chat_handoff", () => {
+    const channel = new Channel<AgUiEvent>();
+    channel.onmessage = onEvent;
+    return { profileId, traceId, message, onEvent: channel };
+  });
+}
+
 /** Continues a run a crash cut off (`interrupted`); its AG-UI events stream to `onEvent` as a new run's do. */
 export function chatResume(runId: string, onEvent: (event: AgUiEvent) => void): Promise<ChatSendResult> {
   return call<ChatSendResult>("chat_resume", () => {

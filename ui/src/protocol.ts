@@ -571,7 +571,14 @@ homework?: HomeworkCard,
 /**
  * The companion (a model) should answer: chat, and homework in words.
  */
-needs_model: boolean, timings: Timings, };
+needs_model: boolean, 
+/**
+ * The companion takes the request from here (a model is set up): a
+ * front end runs it on the child's words with the app's
+ * `answer_handoff`, which hangs the run under this request's trace and
+ * ends the chat scene's wait.
+ */
+handoff: boolean, timings: Timings, };
 
 export type Talking = { "kind": "level", level: number, } | { "kind": "partial", text: string, } | { "kind": "thinking" };
 

@@ -5,6 +5,7 @@
 use deskmate_app::chat::agent::Thread;
 use deskmate_app::chat::llm::ModelSpec;
 use deskmate_app::chat::{ChatMessage, ChatOptions};
+use deskmate_app::handoff::Handoff;
 use deskmate_app::{AppError, Deskmate};
 use deskmate_protocol::{ApprovalAnswer, LlmSettingsView, RunIds, ThreadView};
 use tauri::ipc::Channel;
@@ -44,6 +45,35 @@ pub async fn chat_send(
     let run = app
         .chat()
         .start(msg, &ChatOptions::default(), tx)
+        .await
+        .map_err(wire)?;
+    forward(rx, on_event);
+    Ok(RunIds {
+        thread_id: run.thread_id,
+        run_id: run.run_id,
+    })
+}
+
+/// Runs the companion on a request the one entry handed off (`handoff` in
+/// the say response): its AG-UI events arrive on `on_event`; when it ends,
+/// its spans join the request's trace and the chat scene stops waiting.
+#[tauri::command]
+pub async fn chat_handoff(
+    app: State<'_, Deskmate>,
+    profile_id: String,
+    trace_id: String,
+    message: String,
+    on_event: Channel<serde_json::Value>,
+) -> CmdResult<RunIds> {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let handoff = Handoff {
+        profile_id,
+        trace_id,
+        text: message,
+        thread_id: None,
+    };
+    let run = app
+        .answer_handoff(handoff, &ChatOptions::default(), tx)
         .await
         .map_err(wire)?;
     forward(rx, on_event);

@@ -236,6 +236,7 @@ describe("child home: the library", () => {
       due: [],
       plan: null,
       needs_model: false,
+      handoff: false,
       timings: { speech_us: 0, route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
     });
     const user = userEvent.setup();
@@ -269,6 +270,7 @@ describe("child home: the library", () => {
         due: [],
         plan: null,
         needs_model: false,
+        handoff: false,
         timings: { speech_us: 800, route_us: 1, decide_us: 1, act_us: 1, total_us: 803 },
       };
     });
@@ -298,6 +300,7 @@ describe("child home: the library", () => {
       due: [],
       plan: null,
       needs_model: true,
+      handoff: false,
       timings: { speech_us: 0, route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
     });
     vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
@@ -310,6 +313,41 @@ describe("child home: the library", () => {
     expect(await screen.findByTestId("say-reply")).toHaveTextContent("需要家长先在设置里配好模型");
     await user.click(screen.getByTestId("say-open-chat"));
     expect(screen.getByTestId("chat-screen")).toBeInTheDocument();
+  });
+
+  it("a request handed to the companion opens the chat and is answered there, under its trace", async () => {
+    vi.mocked(api.say).mockResolvedValue({
+      trace_id: "t3",
+      scene: "chat",
+      intent: "chat",
+      confidence: "high",
+      decision: { decision: "continue" },
+      reason: "already in that scene",
+      text_zh: "好的，我来想一想。",
+      text_en: "OK, let me think.",
+      material: null,
+      practice: null,
+      heard: null,
+      error: null,
+      due: [],
+      plan: null,
+      needs_model: true,
+      handoff: true,
+      timings: { speech_us: 0, route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
+    });
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "openai:gpt-4o-mini", base_url: null, has_key: true });
+    vi.mocked(api.chatThreads).mockResolvedValue([]);
+    vi.mocked(api.chatHandoff).mockResolvedValue({ thread_id: "th9", run_id: "r9" });
+    const user = userEvent.setup();
+    renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
+    await screen.findAllByTestId("material-card");
+    await user.type(screen.getByTestId("say-input"), "月亮上有兔子吗");
+    await user.click(screen.getByTestId("say-send"));
+    expect(await screen.findByTestId("chat-screen")).toBeInTheDocument();
+    await waitFor(() => expect(api.chatHandoff).toHaveBeenCalledTimes(1));
+    expect(api.chatHandoff).toHaveBeenCalledWith("c1", "t3", "月亮上有兔子吗", expect.any(Function));
+    expect(screen.getByText("月亮上有兔子吗")).toBeInTheDocument();
+    expect(api.chatSend).not.toHaveBeenCalled();
   });
 
   it("shows today's plan with progress; a task not done opens its recitation", async () => {
@@ -367,6 +405,7 @@ describe("child home: the library", () => {
         tasks: [{ kind: "review", material_id: "m1", title: "静夜思", done: false, count: null, target: null, text_zh: "复习《静夜思》", text_en: "Review 静夜思" }],
       },
       needs_model: false,
+      handoff: false,
       timings: { speech_us: 0, route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
     });
     vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });

@@ -54,7 +54,7 @@ export const SCENARIOS: { id: "recite" | "plan" | "homework" | "chat"; icon: Ico
 type View =
   | { name: "library" }
   | { name: "practice"; materialId: string; material: Material | null; resume: PracticeView | null }
-  | { name: "chat" };
+  | { name: "chat"; handoff?: { traceId: string; text: string } };
 
 /**
  * The child's home: scenario cards (背古诗, 今天的计划, 问作业 through the one
@@ -139,8 +139,14 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
     if (view.name === "library") setHomeVisits((n) => n + 1);
   }, [view.name]);
   // What the entry answered, typed or spoken: a recitation it opens is shown, the rest said back.
-  function answered(r: SayResponse) {
+  function answered(r: SayResponse, words?: string) {
     setReply(r);
+    // The companion takes it from here: the chat opens and answers the child's words.
+    const asked = (r.heard ?? words ?? "").trim();
+    if (r.handoff && asked) {
+      setView({ name: "chat", handoff: { traceId: r.trace_id, text: asked } });
+      return;
+    }
     // The homework card follows the homework scene; elsewhere it goes away.
     if (r.homework) setHomework({ name: "card", card: r.homework });
     else if (r.scene !== "homework") setHomework({ name: "idle" });
@@ -152,7 +158,7 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
   async function sayText(text: string): Promise<boolean> {
     setSayError(null);
     try {
-      answered(await api.say(profile.id, text));
+      answered(await api.say(profile.id, text), text);
       return true;
     } catch (e) {
       setSayError(errorText(e));
@@ -206,7 +212,7 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
           onBack={toLibrary}
         />
       ) : view.name === "chat" ? (
-        <ChatScreen profile={profile} onBack={toLibrary} />
+        <ChatScreen profile={profile} onBack={toLibrary} handoff={view.handoff} />
       ) : (
         <>
         <Header

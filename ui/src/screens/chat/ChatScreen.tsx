@@ -44,12 +44,14 @@ interface ChatScreenProps {
   onBack: () => void;
   /** Parents only: open Settings to configure the AI provider. */
   onOpenSettings?: () => void;
+  /** A request the one entry handed to the companion: sent at once, in a new thread. */
+  handoff?: { traceId: string; text: string };
 }
 
 let localId = 0;
 
 /** Chat with the companion: threads, streamed answers, tool cards, the live todo list, Stop. */
-export function ChatScreen({ profile, onBack, onOpenSettings }: ChatScreenProps) {
+export function ChatScreen({ profile, onBack, onOpenSettings, handoff }: ChatScreenProps) {
   const t = useT();
   const [view, dispatch] = useReducer(chatReducer, initialChatView);
   const [settings, setSettings] = useState<LlmSettings | null>(null);
@@ -148,6 +150,25 @@ export function ChatScreen({ profile, onBack, onOpenSettings }: ChatScreenProps)
       dispatch({ type: "failed", message: errorText(e) });
     }
   }
+
+  // The request handed off is sent once, as the child's first message.
+  const handedOff = useRef(false);
+  useEffect(() => {
+    if (!handoff || handedOff.current) return;
+    handedOff.current = true;
+    localId += 1;
+    dispatch({ type: "user", id: `local-${localId}`, text: handoff.text });
+    void (async () => {
+      try {
+        const r = await api.chatHandoff(profile.id, handoff.traceId, handoff.text, (event) =>
+          dispatch({ type: "event", event }),
+        );
+        if (r) dispatch({ type: "sent", thread_id: r.thread_id, run_id: r.run_id });
+      } catch (e) {
+        dispatch({ type: "failed", message: errorText(e) });
+      }
+    })();
+  }, [handoff, profile.id]);
 
   async function resume(runId: string) {
     if (view.running) return;

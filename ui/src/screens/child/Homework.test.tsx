@@ -51,6 +51,7 @@ function response(over: Partial<SayResponse> = {}): SayResponse {
     plan: null,
     homework: card(),
     needs_model: false,
+    handoff: false,
     timings: { speech_us: 0, route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
     ...over,
   };

@@ -25,6 +25,7 @@ function response(over: Partial<SayResponse>): SayResponse {
     due: [],
     plan: null,
     needs_model: false,
+    handoff: false,
     timings: { speech_us: 900, route_us: 1, decide_us: 1, act_us: 1, total_us: 903 },
     ...over,
   };
