@@ -7,7 +7,10 @@
 //! [`Spans`] records them while [`crate::entry::Entry::process`] runs; a
 //! model call deep inside a scene records itself into the request being
 //! processed on this thread ([`model_call`]), so no scene has to carry the
-//! recorder. [`write`] stores them (table `trace_spans`) in the decision's
+//! recorder. A chat request handed to the companion gets the companion's
+//! run afterwards — `companion.run` with its `model.call` and `tool.call`
+//! spans and any `subagent.run` — hung under its root by [`attach`] when the
+//! run ends. [`write`] stores them (table `trace_spans`) in the decision's
 //! transaction; [`read`] reads them back validated; [`timeline`] draws the
 //! tree for parents; [`otlp`] sends them to an OpenTelemetry collector.
 
