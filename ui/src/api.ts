@@ -89,6 +89,11 @@ export function say(profileId: string, text: string): Promise<SayResponse> {
   return call<SayResponse>("say", { profileId, text });
 }
 
+/** A screen button (`screen:yes`, `screen:no`, `screen:next`, `screen:again`) through the one entry: the reply it stands for where the child is. */
+export function sayButton(profileId: string, button: string): Promise<SayResponse> {
+  return call<SayResponse>("say_button", { profileId, button });
+}
+
 /** One photo for `sayPhotos`: the file's name and its bytes in base64. */
 export interface PhotoUpload {
   name: string;

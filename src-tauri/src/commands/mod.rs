@@ -158,6 +158,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         chat::llm_test,
         practice::reviews_due,
         practice::say,
+        practice::say_button,
         practice::talk,
         practice::talk_stop,
         homework::say_photos,

@@ -44,6 +44,21 @@ pub async fn say(
     blocking(&app, move |app| app.process(&profile_id, &text)).await
 }
 
+/// A button pressed on the screen (`screen:yes`, `screen:next`, …) through
+/// the one entry: the scene-local reply it stands for where the child is.
+#[tauri::command]
+pub async fn say_button(
+    app: State<'_, Deskmate>,
+    profile_id: String,
+    button: String,
+) -> CmdResult<deskmate_app::orchestrator::entry::Response> {
+    blocking(&app, move |app| {
+        let pressed = button.parse().map_err(deskmate_app::AppError::Invalid)?;
+        app.process_button(&profile_id, pressed)
+    })
+    .await
+}
+
 /// The talk button: listens to the child until they fall silent (or
 /// `talk_stop`), then answers what was said through the one entry; the
 /// level, the text heard so far and `thinking` arrive on `on_event`.

@@ -165,6 +165,16 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
       return false;
     }
   }
+  // A screen button (好的 / 不用了 on a question, 下一题 on the homework
+  // card) is the scene-local reply it stands for, through the one entry.
+  async function pressButton(button: string) {
+    setSayError(null);
+    try {
+      answered(await api.sayButton(profile.id, button));
+    } catch (e) {
+      setSayError(errorText(e));
+    }
+  }
   // Photos of homework (with any words typed along): checked by the model,
   // then the homework card; a photo that cannot be used, or no model set
   // up, is said on the card in plain words.
@@ -266,6 +276,16 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
             {reply && (
               <p className="say-reply" data-testid="say-reply" data-scene={reply.scene}>
                 {locale === "en" ? reply.text_en : reply.text_zh}
+                {reply.decision.decision === "ask_switch" && (
+                  <span className="say-choices">
+                    <button type="button" className="btn btn-primary" data-testid="say-yes" onClick={() => void pressButton("screen:yes")}>
+                      {t("say.yes")}
+                    </button>
+                    <button type="button" className="btn btn-secondary" data-testid="say-no" onClick={() => void pressButton("screen:no")}>
+                      {t("say.no")}
+                    </button>
+                  </span>
+                )}
                 {reply.needs_model && (
                   <button type="button" className="btn btn-secondary" data-testid="say-open-chat" onClick={() => setView({ name: "chat" })}>
                     {t("chat.open")}
@@ -279,7 +299,12 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
               </p>
             )}
           </form>
-          <HomeworkPanel state={homework} busy={homework.name === "checking"} onSay={(words) => void sayText(words)} />
+          <HomeworkPanel
+            state={homework}
+            busy={homework.name === "checking"}
+            onSay={(words) => void sayText(words)}
+            onButton={(button) => void pressButton(button)}
+          />
           <PlanCard
             profileId={profile.id}
             plan={plan}

@@ -61,7 +61,7 @@ const photo = (bytes = 8) => new File([new Uint8Array(bytes)], "sheet.png", { ty
 
 describe("the homework card", () => {
   it("says it is checking while the model looks", () => {
-    renderWithI18n(<HomeworkPanel state={{ name: "checking" }} busy onSay={vi.fn()} />);
+    renderWithI18n(<HomeworkPanel state={{ name: "checking" }} busy onSay={vi.fn()} onButton={vi.fn()} />);
     const c = screen.getByTestId("homework-card");
     expect(c.dataset.state).toBe("checking");
     expect(c).toHaveTextContent("正在看作业…");
@@ -69,7 +69,8 @@ describe("the homework card", () => {
 
   it("shows a mistake with its hint first, no explanation and no answer; its buttons say the walk's words", async () => {
     const onSay = vi.fn();
-    renderWithI18n(<HomeworkPanel state={{ name: "card", card: card() }} busy={false} onSay={onSay} />);
+    const onButton = vi.fn();
+    renderWithI18n(<HomeworkPanel state={{ name: "card", card: card() }} busy={false} onSay={onSay} onButton={onButton} />);
     expect(screen.getByTestId("homework-count")).toHaveTextContent("共 3 题：对 2 题，错 1 题");
     expect(screen.getByTestId("homework-question")).toHaveTextContent("9+8=");
     expect(screen.getByTestId("homework-mistake")).toHaveTextContent("你写的：16");
@@ -79,7 +80,8 @@ describe("the homework card", () => {
     await userEvent.click(screen.getByTestId("homework-more-hint"));
     await userEvent.click(screen.getByTestId("homework-got-it"));
     await userEvent.click(screen.getByTestId("homework-next"));
-    expect(onSay.mock.calls.map((c) => c[0])).toEqual([HOMEWORK_REPLIES.moreHint, HOMEWORK_REPLIES.gotIt, HOMEWORK_REPLIES.next]);
+    expect(onSay.mock.calls.map((c) => c[0])).toEqual([HOMEWORK_REPLIES.moreHint, HOMEWORK_REPLIES.gotIt]);
+    expect(onButton).toHaveBeenCalledWith("screen:next");
   });
 
   it("shows the explanation once given, and the answer only when the response has it", () => {
@@ -87,7 +89,7 @@ describe("the homework card", () => {
       <HomeworkPanel
         state={{ name: "card", card: card({ help: "explanation", explanation: "把 8 分成 1 和 7，9+1=10，10+7=17。", answers_allowed: true }) }}
         busy={false}
-        onSay={vi.fn()}
+        onSay={vi.fn()} onButton={vi.fn()}
       />,
     );
     expect(screen.getByTestId("homework-explanation")).toHaveTextContent("9+1=10");
@@ -98,7 +100,7 @@ describe("the homework card", () => {
         <HomeworkPanel
           state={{ name: "card", card: card({ help: "answer", explanation: "把 8 分成 1 和 7。", correct_answer: "17", answers_allowed: true }) }}
           busy={false}
-          onSay={vi.fn()}
+          onSay={vi.fn()} onButton={vi.fn()}
         />
       </I18nProvider>,
     );
@@ -106,7 +108,7 @@ describe("the homework card", () => {
   });
 
   it("says an error in plain words", () => {
-    renderWithI18n(<HomeworkPanel state={{ name: "error", code: "homework.not_an_image", message: "这个文件不是照片。" }} busy={false} onSay={vi.fn()} />);
+    renderWithI18n(<HomeworkPanel state={{ name: "error", code: "homework.not_an_image", message: "这个文件不是照片。" }} busy={false} onSay={vi.fn()} onButton={vi.fn()} />);
     const e = screen.getByTestId("homework-error");
     expect(e.dataset.code).toBe("homework.not_an_image");
     expect(e).toHaveTextContent("这个文件不是照片。");

@@ -17,7 +17,6 @@ export type HomeworkState =
 
 /** The words the card's buttons say through the one entry (the homework walk understands them in either language). */
 export const HOMEWORK_REPLIES = {
-  next: "下一题",
   moreHint: "再给个提示",
   gotIt: "我懂了",
 } as const;
@@ -74,16 +73,20 @@ export function PhotoButton({ disabled, onPhotos }: { disabled: boolean; onPhoto
  * The homework card: how the sheet went, then the mistake in front of the
  * child — the hint first, the explanation after 再给个提示, the correct
  * answer only when the core put it in (a parent allows it). 下一题 /
- * 再给个提示 / 我懂了 go through `onSay` like typed words.
+ * 再给个提示 / 我懂了 go through `onSay` like typed words; 下一题 is the
+ * screen's `next` button (`onButton`), which the entry reads as 下一题 here.
  */
 export function HomeworkPanel({
   state,
   busy,
   onSay,
+  onButton,
 }: {
   state: HomeworkState;
   busy: boolean;
   onSay: (words: string) => void;
+  /** A screen button through the one entry (`screen:next`: the scene's 下一题). */
+  onButton: (button: string) => void;
 }) {
   const t = useT();
   if (state.name === "idle") return null;
@@ -152,7 +155,7 @@ export function HomeworkPanel({
           <button type="button" className="btn btn-secondary" data-testid="homework-got-it" disabled={busy} onClick={() => onSay(HOMEWORK_REPLIES.gotIt)}>
             {t("homework.gotIt")}
           </button>
-          <button type="button" className="btn btn-primary" data-testid="homework-next" disabled={busy} onClick={() => onSay(HOMEWORK_REPLIES.next)}>
+          <button type="button" className="btn btn-primary" data-testid="homework-next" disabled={busy} onClick={() => onButton("screen:next")}>
             {t("homework.next")}
           </button>
         </div>
