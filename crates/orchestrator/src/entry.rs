@@ -668,6 +668,22 @@ impl Entry {
             .unwrap_or(chrono_tz::Asia::Shanghai);
         let before = self.session(profile_id, tz, now)?;
         let mut photos: Option<Vec<Photo>> = None;
+        // Reading what came in: words as typed, a button as the words it
+        // logs, photos checked by their bytes (speech has its own span).
+        let mut parse = match &input {
+            Input::Text(_) => Some(("text", 0)),
+            Input::Button(_) => Some(("button", 0)),
+            Input::Photos { photos, .. } => Some(("photos", photos.len())),
+            Input::Voice(_) | Input::Speech(_) => None,
+        }
+        .map(|(kind, n)| {
+            let mut span = spans.open("parse");
+            span.attr("input", kind);
+            if n > 0 {
+                span.attr("photos", n);
+            }
+            span
+        });
         let (text, heard, speech_us) = match input {
             Input::Text(text) => (text, None, 0),
             Input::Button(pressed) => (pressed.logged(), None, 0),
@@ -699,6 +715,9 @@ impl Entry {
                 }
             }
         };
+        if let Some(span) = parse.take() {
+            span.ok();
+        }
         let text = text.as_str();
         let t = Instant::now();
         let mut span = spans.open("route");

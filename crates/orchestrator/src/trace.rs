@@ -1,5 +1,6 @@
 //! The spans of one request through the entry (issue 16, point 8): a root
-//! `request` and its stages — `speech`, `route`, `decide`, the scene step
+//! `request` and its stages — `parse` (typed words, a button or photos read),
+//! `speech`, `route`, `decide`, the scene step
 //! (`scene.recite`, `scene.plan`, `scene.homework`, `scene.chat`) and each
 //! model call (`model.call`) — with when each started, how long it took,
 //! its outcome and a few attributes (the intent, the decision, the model).

@@ -68,9 +68,13 @@ fn a_childs_words_go_to_the_right_scene_and_are_acted_on() {
         .iter()
         .map(|s| s["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["request", "route", "decide", "scene.recite"]);
-    assert_eq!(t["spans"][1]["parent_span_id"], t["spans"][0]["span_id"]);
-    assert_eq!(t["spans"][1]["attributes"]["intent"], "recite");
+    assert_eq!(
+        names,
+        ["request", "parse", "route", "decide", "scene.recite"]
+    );
+    assert_eq!(t["spans"][1]["attributes"]["input"], "text");
+    assert_eq!(t["spans"][2]["parent_span_id"], t["spans"][0]["span_id"]);
+    assert_eq!(t["spans"][2]["attributes"]["intent"], "recite");
     let shown = deskmate(dir.path())
         .args(["trace", "show", &trace_id])
         .assert()
@@ -87,10 +91,10 @@ fn a_childs_words_go_to_the_right_scene_and_are_acted_on() {
         "{text}"
     );
     assert!(
-        tree[1].starts_with("    route ") && tree[1].contains("intent=recite"),
+        tree[2].starts_with("    route ") && tree[2].contains("intent=recite"),
         "{text}"
     );
-    assert!(tree[3].starts_with("    scene.recite "), "{text}");
+    assert!(tree[4].starts_with("    scene.recite "), "{text}");
     deskmate(dir.path())
         .args(["trace", "show", "no-such-trace"])
         .assert()

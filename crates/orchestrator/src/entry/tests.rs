@@ -409,7 +409,10 @@ fn a_typed_request_is_traced_as_spans_under_one_root() {
         .unwrap();
     let spans = entry.trace(&r.trace_id).unwrap().spans;
     let names: Vec<&str> = spans.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(names, ["request", "route", "decide", "scene.recite"]);
+    assert_eq!(
+        names,
+        ["request", "parse", "route", "decide", "scene.recite"]
+    );
     let root = &spans[0];
     assert!(root.parent_span_id.is_none());
     for s in &spans {
@@ -425,10 +428,11 @@ fn a_typed_request_is_traced_as_spans_under_one_root() {
     for s in &spans[1..] {
         assert_eq!(s.parent_span_id.as_ref(), Some(&root.span_id));
     }
-    assert_eq!(spans[1].attributes["intent"], "recite");
-    assert_eq!(spans[1].attributes["confidence"], "high");
-    assert_eq!(spans[2].attributes["decision"], "switch");
-    assert_eq!(spans[3].attributes["material"], f.poem.as_str());
+    assert_eq!(spans[1].attributes["input"], "text");
+    assert_eq!(spans[2].attributes["intent"], "recite");
+    assert_eq!(spans[2].attributes["confidence"], "high");
+    assert_eq!(spans[3].attributes["decision"], "switch");
+    assert_eq!(spans[4].attributes["material"], f.poem.as_str());
     let tree = crate::trace::timeline(&spans);
     assert!(tree.starts_with("request "), "{tree}");
     assert!(
@@ -515,8 +519,12 @@ fn spans_go_to_an_otlp_collector_and_a_dead_one_fails_nothing() {
     assert_eq!(hex.len(), 32);
     assert!(spans.iter().all(|s| s["traceId"] == hex.as_str()));
     let names: Vec<&str> = spans.iter().map(|s| s["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["request", "route", "decide", "scene.recite"]);
-    let route = &spans[1];
+    assert_eq!(
+        names,
+        ["request", "parse", "route", "decide", "scene.recite"]
+    );
+    let route = &spans[2];
+    assert_eq!(route["name"], "route");
     assert_eq!(route["parentSpanId"], spans[0]["spanId"]);
     assert_eq!(route["spanId"].as_str().unwrap().len(), 16);
     let start: u128 = route["startTimeUnixNano"]
@@ -542,7 +550,7 @@ fn spans_go_to_an_otlp_collector_and_a_dead_one_fails_nothing() {
         .process(&f.child, "不背了".into(), at(2, 2), false)
         .unwrap();
     assert_eq!(r.decision, Decision::Exit);
-    assert_eq!(entry.trace(&r.trace_id).unwrap().spans.len(), 3);
+    assert_eq!(entry.trace(&r.trace_id).unwrap().spans.len(), 4);
 }
 
 #[test]
