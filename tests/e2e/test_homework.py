@@ -49,6 +49,9 @@ def test_a_photo_of_homework_shows_the_homework_card(app, data_dir):
         assert drv.find_element(*tid("homework-question")).text == "9+8="
         assert "9 再加几就凑成 10？" in drv.find_element(*tid("homework-hint")).text
         assert "共 3 题：对 2 题，错 1 题" in drv.find_element(*tid("homework-count")).text
+        marks = drv.find_elements(*tid("homework-mark"))
+        assert [m.get_attribute("data-correct") for m in marks] == ["true", "false", "true"]
+        assert "9+8=" in marks[1].text and "16" in marks[1].text
         assert not drv.find_elements(*tid("homework-answer"))
         shot(drv, "homework-01-hint")
 

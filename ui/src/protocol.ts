@@ -501,6 +501,8 @@ export type Goal = { id: string, profile_id: string, kind: GoalKind, target: num
 
 export type Help = "hint" | "explanation" | "answer";
 
+export type HomeworkMark = { question: string, child_answer: string, correct: boolean, };
+
 export type HomeworkCard = { 
 /**
  * `mistake`, `summary`, `redo` or `idle`.
@@ -521,7 +523,12 @@ correct_answer: string | null,
 /**
  * Whether a parent allows the correct answers to be shown.
  */
-answers_allowed: boolean, };
+answers_allowed: boolean, 
+/**
+ * Every question of the sheet, marked right or wrong, in its order
+ * (empty when no sheet is being walked).
+ */
+marks: Array<HomeworkMark>, };
 
 export type SayResponse = { 
 /**

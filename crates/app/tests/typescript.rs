@@ -106,6 +106,7 @@ fn generated() -> String {
         .add::<deskmate_store::GoalKind>()
         .add::<deskmate_store::Goal>()
         .add::<deskmate_orchestrator::homework::Help>()
+        .add::<deskmate_orchestrator::homework::Mark>()
         .add::<deskmate_orchestrator::homework::HomeworkCard>()
         .add::<deskmate_orchestrator::entry::Response>()
         .add::<deskmate_orchestrator::entry::Talking>()

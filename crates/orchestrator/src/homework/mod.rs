@@ -361,6 +361,16 @@ pub fn same_answer(answer: &str, correct: &str) -> bool {
     !a.is_empty() && (a == c || a.ends_with(&format!("={c}")))
 }
 
+/// One question of the sheet as marked on the card: what was asked, the
+/// child's answer and whether it was right — never the correct answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "HomeworkMark"))]
+pub struct Mark {
+    pub question: String,
+    pub child_answer: String,
+    pub correct: bool,
+}
+
 /// What a front end shows of the walk: the homework card. The correct
 /// answer is in it only when it may be shown.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -384,6 +394,9 @@ pub struct HomeworkCard {
     pub correct_answer: Option<String>,
     /// Whether a parent allows the correct answers to be shown.
     pub answers_allowed: bool,
+    /// Every question of the sheet, marked right or wrong, in its order
+    /// (empty when no sheet is being walked).
+    pub marks: Vec<Mark>,
 }
 
 /// One stored mistake being redone, as the card and the words need it.
@@ -422,6 +435,20 @@ impl Walk {
             explanation: None,
             correct_answer: None,
             answers_allowed,
+            marks: self
+                .sheet
+                .as_ref()
+                .map(|s| {
+                    s.questions
+                        .iter()
+                        .map(|q| Mark {
+                            question: q.question.clone(),
+                            child_answer: q.child_answer.clone(),
+                            correct: q.correct,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
         };
         match &self.step {
             Step::Mistake { index, help } => {

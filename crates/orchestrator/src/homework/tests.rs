@@ -182,6 +182,18 @@ fn the_card_and_the_words_never_show_the_answer_unless_allowed() {
     assert_eq!((card.total, card.correct, card.mistakes), (3, 2, 1));
     assert_eq!(card.question.as_deref(), Some("9+8="));
     assert!(card.explanation.is_some() && card.correct_answer.is_none());
+    // Every question marked, in order; the marks carry no correct answer.
+    let marks: Vec<(&str, bool)> = card
+        .marks
+        .iter()
+        .map(|m| (m.question.as_str(), m.correct))
+        .collect();
+    assert_eq!(marks.len(), 3);
+    assert_eq!(marks.iter().filter(|(_, ok)| !ok).count(), 1);
+    assert!(marks.contains(&("9+8=", false)), "{marks:?}");
+    assert!(!serde_json::to_string(&card.marks)
+        .unwrap()
+        .contains("correct_answer"));
     // Even at the answer step, a card without the permission has no answer.
     let answered = walking(Step::Mistake {
         index: 0,

@@ -29,6 +29,11 @@ function card(over: Partial<HomeworkCard> = {}): HomeworkCard {
     explanation: null,
     correct_answer: null,
     answers_allowed: false,
+    marks: [
+      { question: "12+5=", child_answer: "17", correct: true },
+      { question: "9+8=", child_answer: "16", correct: false },
+      { question: "20-3=", child_answer: "17", correct: true },
+    ],
     ...over,
   };
 }
@@ -72,6 +77,11 @@ describe("the homework card", () => {
     const onButton = vi.fn();
     renderWithI18n(<HomeworkPanel state={{ name: "card", card: card() }} busy={false} onSay={onSay} onButton={onButton} />);
     expect(screen.getByTestId("homework-count")).toHaveTextContent("共 3 题：对 2 题，错 1 题");
+    // Every question of the sheet, marked, with the child's answer only.
+    const marks = screen.getAllByTestId("homework-mark");
+    expect(marks.map((m) => m.dataset.correct)).toEqual(["true", "false", "true"]);
+    expect(marks[1]).toHaveTextContent("✗ 9+8= 16");
+    expect(marks[1].querySelector("[aria-label]")?.getAttribute("aria-label")).toBe("错");
     expect(screen.getByTestId("homework-question")).toHaveTextContent("9+8=");
     expect(screen.getByTestId("homework-mistake")).toHaveTextContent("你写的：16");
     expect(screen.getByTestId("homework-hint")).toHaveTextContent("9 再加几就凑成 10？");

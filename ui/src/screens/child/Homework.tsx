@@ -117,6 +117,16 @@ export function HomeworkPanel({
         {c.subject && <span className="tag">{c.subject}</span>}
       </h2>
       <p data-testid="homework-count">{t("homework.count", { total: c.total, correct: c.correct, mistakes: c.mistakes })}</p>
+      {c.marks.length > 0 && (
+        <ol className="homework-marks" data-testid="homework-marks">
+          {c.marks.map((m, i) => (
+            <li key={i} data-testid="homework-mark" data-correct={m.correct ? "true" : "false"}>
+              <span aria-label={m.correct ? t("homework.right") : t("homework.wrong")}>{m.correct ? "✓" : "✗"}</span>{" "}
+              {m.question} <strong>{m.child_answer}</strong>
+            </li>
+          ))}
+        </ol>
+      )}
       {onMistake && (
         <div className="homework-mistake" data-testid="homework-mistake">
           {c.mistake_number !== null && (
