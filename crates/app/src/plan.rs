@@ -100,5 +100,25 @@ mod tests {
         assert_eq!(traces[1].intent, "recite");
         assert_eq!(traces[1].spans[0].name, "request");
         assert_eq!(app.recent_traces(&child, 1).unwrap().len(), 1);
+        // A request refused before a decision (a file that is not a photo)
+        // is listed too, newest, with why it failed.
+        let notes = dir.path().join("notes.png");
+        std::fs::write(&notes, "9+8=16").unwrap();
+        let refused = app.process_photos(&child, &[notes], "").unwrap();
+        assert_eq!(
+            refused.error.as_ref().unwrap().code,
+            "homework.not_an_image"
+        );
+        let traces = app.recent_traces(&child, 10).unwrap();
+        assert_eq!(traces.len(), 3);
+        assert_eq!(traces[0].trace_id, refused.trace_id);
+        assert_eq!(traces[0].decision["decision"], "reject");
+        assert_eq!(
+            traces[0].spans[0].error_code.as_deref(),
+            Some("homework.not_an_image")
+        );
+        let parse = traces[0].spans.iter().find(|s| s.name == "parse").unwrap();
+        assert_eq!(parse.error_code.as_deref(), Some("homework.not_an_image"));
+        assert_eq!(traces[1].trace_id, second.trace_id);
     }
 }

@@ -206,18 +206,44 @@ impl Deskmate {
         profile_id: &str,
         limit: usize,
     ) -> crate::AppResult<Vec<deskmate_orchestrator::entry::Trace>> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let ids: Vec<String> = self.store().with_conn(|c| {
+        let most = i64::try_from(limit).unwrap_or(i64::MAX);
+        // Decided requests, and the ones refused before a decision (their
+        // spans only: nothing heard, photos that could not be used), newest first.
+        let mut ids: Vec<(i64, String)> = self.store().with_conn(|c| {
             let mut stmt = c.prepare(
-                "SELECT id FROM scene_decisions WHERE profile_id = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2",
+                "SELECT id, created_at FROM scene_decisions WHERE profile_id = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2",
             )?;
-            let ids = stmt
-                .query_map(rusqlite::params![profile_id, limit], |r| r.get(0))?
-                .collect::<Result<Vec<String>, _>>()?;
+            let mut ids = stmt
+                .query_map(rusqlite::params![profile_id, most], |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                })?
+                .collect::<Result<Vec<_>, _>>()?
+                .into_iter()
+                .map(|(id, at)| {
+                    let at = chrono::DateTime::parse_from_rfc3339(&at)
+                        .map(|t| t.timestamp_micros())
+                        .unwrap_or(0);
+                    (at, id)
+                })
+                .collect::<Vec<_>>();
+            let mut stmt = c.prepare(
+                "SELECT trace_id, started_at FROM trace_spans
+                 WHERE parent_span_id IS NULL AND json_extract(attributes, '$.profile') = ?1
+                   AND trace_id NOT IN (SELECT id FROM scene_decisions)
+                 ORDER BY started_at DESC LIMIT ?2",
+            )?;
+            ids.extend(
+                stmt.query_map(rusqlite::params![profile_id, most], |r| {
+                    Ok((r.get::<_, i64>(1)?, r.get::<_, String>(0)?))
+                })?
+                .collect::<Result<Vec<_>, _>>()?,
+            );
             Ok(ids)
         })?;
+        ids.sort_by(|a, b| b.cmp(a));
+        ids.truncate(limit);
         let entry = self.entry();
-        ids.iter().map(|id| Ok(entry.trace(id)?)).collect()
+        ids.iter().map(|(_, id)| Ok(entry.trace(id)?)).collect()
     }
 
     pub(crate) fn entry(&self) -> deskmate_orchestrator::entry::Entry {

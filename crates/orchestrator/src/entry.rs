@@ -503,6 +503,42 @@ impl Entry {
         r
     }
 
+    /// A request refused before any decision (nothing heard, photos that
+    /// cannot be used or checked) keeps its spans all the same — no
+    /// decision, no session change, nothing of the child's — so a parent's
+    /// "what happened" and `deskmate trace show` can say why it failed. The
+    /// root span carries the child, the scene, what the child was told and
+    /// the refusal's code.
+    fn keep_refused(&self, spans: &Spans, profile_id: &str, mut r: Response) -> Response {
+        r.trace_id = spans.trace_id().to_string();
+        let mut root = serde_json::Map::new();
+        root.insert("profile".into(), profile_id.into());
+        root.insert("scene".into(), scene_name(r.scene).into());
+        root.insert("said".into(), r.text_zh.clone().into());
+        let mut recorded = spans.finish(crate::trace::Outcome::Error, root);
+        if let (Some(first), Some(e)) = (recorded.first_mut(), &r.error) {
+            first.error_code = Some(e.code.clone());
+        }
+        match self
+            .store
+            .with_conn(|c| Ok(crate::trace::write(c, &recorded)))
+        {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::warn!(
+                "the spans of refused request {} could not be stored: {e}",
+                r.trace_id
+            ),
+            Err(e) => tracing::warn!(
+                "the spans of refused request {} could not be stored: {e}",
+                r.trace_id
+            ),
+        }
+        if let Some(endpoint) = &self.otlp_endpoint {
+            crate::trace::otlp::export(endpoint, recorded);
+        }
+        r
+    }
+
     fn refused(
         session: &Session,
         error: &SceneError,
@@ -698,7 +734,14 @@ impl Entry {
             } => {
                 let read = match Photo::read_all(&paths) {
                     Ok(p) => p,
-                    Err(e) => return Ok(Self::not_checked(&before, &e.into(), us(started))),
+                    Err(e) => {
+                        let e: SceneError = e.into();
+                        if let Some(span) = parse.take() {
+                            span.fail(e.code());
+                        }
+                        let r = Self::not_checked(&before, &e, us(started));
+                        return Ok(self.keep_refused(spans, profile_id, r));
+                    }
                 };
                 let marked = format!("{PHOTO_MARK} ×{}] {}", read.len(), text.trim());
                 photos = Some(read);
@@ -711,7 +754,10 @@ impl Entry {
                 span.end_with(&heard);
                 match heard {
                     Ok(words) => (words.clone(), Some(words), us(t)),
-                    Err(e) => return Ok(Self::not_heard(&before, &e, us(t), us(started))),
+                    Err(e) => {
+                        let r = Self::not_heard(&before, &e, us(t), us(started));
+                        return Ok(self.keep_refused(spans, profile_id, r));
+                    }
                 }
             }
         };
@@ -738,7 +784,10 @@ impl Entry {
         let checked = match (&photos, &self.checker) {
             (Some(p), Some(checker)) => match checker.check(p) {
                 Ok(sheet) => Some(sheet),
-                Err(e) => return Ok(Self::not_checked(&before, &e, us(started))),
+                Err(e) => {
+                    let r = Self::not_checked(&before, &e, us(started));
+                    return Ok(self.keep_refused(spans, profile_id, r));
+                }
             },
             _ => None,
         };

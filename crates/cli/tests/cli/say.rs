@@ -271,7 +271,26 @@ fn a_recording_that_cannot_be_heard_is_answered_in_plain_words_and_nothing_is_lo
     let r = json(&out.stdout);
     assert_eq!(r["error"]["code"], "speech.nothing_heard", "{r}");
     assert_eq!(r["scene"], "chat");
-    // Neither was logged: there is nothing to replay.
+    // Its spans were kept all the same: the speech step failed, with the code.
+    let shown = deskmate(dir.path())
+        .args(["trace", "show", "--json", r["trace_id"].as_str().unwrap()])
+        .assert()
+        .success();
+    let t = json(&shown.get_output().stdout);
+    assert_eq!(t["decision"]["decision"], "reject", "{t}");
+    assert!(t["said"].as_str().unwrap().contains("没听清楚"), "{t}");
+    let spans = t["spans"].as_array().unwrap();
+    assert_eq!(
+        (spans[0]["name"].as_str(), spans[0]["outcome"].as_str()),
+        (Some("request"), Some("error"))
+    );
+    assert_eq!(spans[0]["error_code"], "speech.nothing_heard");
+    let speech = spans.iter().find(|s| s["name"] == "speech").unwrap();
+    assert_eq!(
+        (speech["outcome"].as_str(), speech["error_code"].as_str()),
+        (Some("error"), Some("speech.nothing_heard"))
+    );
+    // Neither was logged as a decision: there is nothing to replay.
     let replay = deskmate(dir.path())
         .args(["trace", "replay"])
         .assert()

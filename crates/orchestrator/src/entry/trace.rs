@@ -116,7 +116,7 @@ impl Entry {
     /// decided, what the child was told, and the time of each stage.
     pub fn trace(&self, trace_id: &str) -> SceneResult<Trace> {
         let row = self.store.with_conn(|c| {
-            c.query_row(
+            Ok(c.query_row(
                 "SELECT id, profile_id, input, scene_before, intent, confidence, decision, reason, scene_after, said, timings, created_at
                  FROM scene_decisions WHERE id = ?1",
                 [trace_id],
@@ -138,9 +138,11 @@ impl Entry {
                     })
                 },
             )
-            .optional()?
-            .ok_or_else(|| StoreError::NotFound(format!("trace {trace_id}")))
+            .optional()?)
         })?;
+        let Some(row) = row else {
+            return self.refused_trace(trace_id);
+        };
         // Stored as JSON text: shown as JSON.
         let parse = |v: serde_json::Value| match v {
             serde_json::Value::String(s) => {
@@ -156,6 +158,45 @@ impl Entry {
             timings: parse(row.timings.clone()),
             spans,
             ..row
+        })
+    }
+
+    /// A request refused before a decision (no `scene_decisions` row): its
+    /// trace from the spans kept for it ([`Entry::keep_refused`]'s root
+    /// attributes), decided `reject` with the refusal's code.
+    fn refused_trace(&self, trace_id: &str) -> SceneResult<Trace> {
+        let spans = self
+            .store
+            .with_conn(|c| Ok(crate::trace::read(c, trace_id)))??;
+        let root = spans
+            .first()
+            .filter(|s| s.parent_span_id.is_none())
+            .ok_or_else(|| StoreError::NotFound(format!("trace {trace_id}")))?;
+        let attr = |k: &str| {
+            root.attributes
+                .get(k)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
+        let code = root.error_code.clone().unwrap_or_default();
+        let at = DateTime::from_timestamp_micros(root.started_at)
+            .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+            .unwrap_or_default();
+        Ok(Trace {
+            trace_id: trace_id.to_string(),
+            profile_id: attr("profile"),
+            input: String::new(),
+            scene_before: attr("scene"),
+            intent: String::new(),
+            confidence: String::new(),
+            decision: serde_json::json!({"decision": "reject", "reason": code}),
+            reason: format!("refused before a decision: {code}"),
+            scene_after: attr("scene"),
+            said: attr("said"),
+            timings: serde_json::json!({"total_us": root.duration_us}),
+            at,
+            spans: spans.clone(),
         })
     }
 

@@ -98,6 +98,33 @@ describe("what happened", () => {
     expect(await screen.findByTestId("activity-empty")).toHaveTextContent("小兰");
   });
 
+  it("lists a request refused before a decision with why, in the parent's words", async () => {
+    vi.mocked(api.tracesRecent).mockResolvedValue([
+      trace({
+        trace_id: "t9",
+        input: "",
+        intent: "",
+        confidence: "",
+        decision: { decision: "reject", reason: "speech.nothing_heard" },
+        reason: "refused before a decision: speech.nothing_heard",
+        scene_after: "chat",
+        said: "没听清楚，靠近麦克风再说一次吧。",
+        spans: [
+          span({ span_id: "a", name: "request", outcome: "error", error_code: "speech.nothing_heard" }),
+          span({ span_id: "b", parent_span_id: "a", name: "speech", outcome: "error", error_code: "speech.nothing_heard" }),
+        ],
+      }),
+    ]);
+    renderWithI18n(<ActivityTab />);
+    const [item] = await screen.findAllByTestId("trace-item");
+    const summary = within(item).getByTestId("trace-summary");
+    expect(summary.dataset.refused).toBe("speech.nothing_heard");
+    expect(summary).toHaveTextContent("没有做成");
+    expect(summary).not.toHaveTextContent("speech.nothing_heard");
+    expect(within(item).queryByTestId("trace-input")).toBeNull();
+    expect(item).toHaveTextContent("没听清楚");
+  });
+
   it("shows why the requests could not be read", async () => {
     vi.mocked(api.tracesRecent).mockRejectedValue("the data file is locked");
     renderWithI18n(<ActivityTab />, "en");

@@ -85,6 +85,8 @@ function Request({ trace }: { trace: Trace }) {
   const t = useT();
   const [open, setOpen] = useState<Trace | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // A request refused before a decision has no intent; its root span holds why.
+  const refusedCode = trace.intent === "" ? (trace.spans[0]?.error_code ?? null) : null;
 
   async function toggle() {
     if (open) {
@@ -102,13 +104,22 @@ function Request({ trace }: { trace: Trace }) {
   return (
     <li className="card" data-testid="trace-item" data-trace-id={trace.trace_id}>
       <div className="muted">{new Date(trace.at).toLocaleString()}</div>
-      <div>
-        {t("activity.said")}: <strong data-testid="trace-input">{trace.input}</strong>
-      </div>
-      <div className="muted" data-testid="trace-summary">
-        {t("activity.scene")}: {trace.scene_before} → {trace.scene_after} · {t("activity.intent")}: {trace.intent} (
-        {trace.confidence}) · {t("activity.decision")}: {decisionText(trace.decision)}
-      </div>
+      {refusedCode ? (
+        // Refused before a decision (nothing heard, a photo that could not be used): why, by its code.
+        <div className="muted" data-testid="trace-summary" data-refused={refusedCode}>
+          {t("activity.scene")}: {trace.scene_before} · {t("activity.refused")}: {errorText({ code: refusedCode, message: trace.reason })}
+        </div>
+      ) : (
+        <>
+          <div>
+            {t("activity.said")}: <strong data-testid="trace-input">{trace.input}</strong>
+          </div>
+          <div className="muted" data-testid="trace-summary">
+            {t("activity.scene")}: {trace.scene_before} → {trace.scene_after} · {t("activity.intent")}: {trace.intent} (
+            {trace.confidence}) · {t("activity.decision")}: {decisionText(trace.decision)}
+          </div>
+        </>
+      )}
       {trace.said && (
         <div>
           {t("activity.told")}: {trace.said}
