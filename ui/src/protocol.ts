@@ -530,6 +530,18 @@ answers_allowed: boolean,
  */
 marks: Array<HomeworkMark>, };
 
+export type LampCue = { "do": "face", expression: Expression, } | { "do": "gesture", gesture: Gesture, } | { "do": "show", card: Card, };
+
+export type Suggestion = { label_zh: string, label_en: string, 
+/**
+ * A button (`screen:yes`, `screen:no`, `screen:next`), or
+ */
+button: string | null, 
+/**
+ * words to say through the entry.
+ */
+says: string | null, };
+
 export type SayResponse = { 
 /**
  * The request's id; its decision is logged under it.
@@ -585,7 +597,30 @@ needs_model: boolean,
  * `answer_handoff`, which hangs the run under this request's trace and
  * ends the chat scene's wait.
  */
-handoff: boolean, timings: Timings, };
+handoff: boolean, 
+/**
+ * The child's scene session (a new one each local day).
+ */
+session_id: string, 
+/**
+ * Where the scene is now: the chat's step (`idle`, `clarify`,
+ * `handoff_wait`), the practice's state, the homework walk's step, or
+ * `today` in the plan.
+ */
+phase: string, 
+/**
+ * Read the answer aloud: the child spoke or pressed a lamp button.
+ */
+need_tts: boolean, 
+/**
+ * What the lamp does (a face, a gesture, a card): a connected lamp
+ * acts them out.
+ */
+lamp: Array<LampCue>, 
+/**
+ * One-tap replies the child may give next.
+ */
+suggestions: Array<Suggestion>, timings: Timings, };
 
 export type Talking = { "kind": "level", level: number, } | { "kind": "partial", text: string, } | { "kind": "thinking" };
 

@@ -59,6 +59,42 @@ impl ConnectedLamp {
     }
 }
 
+/// A wire value as the lamp's device protocol has it (the two serialize
+/// alike; see `crates/app/src/events.rs`).
+fn on_device<T: serde::Serialize, U: serde::de::DeserializeOwned>(wire: &T) -> Option<U> {
+    serde_json::to_value(wire)
+        .ok()
+        .and_then(|v| serde_json::from_value(v).ok())
+}
+
+impl LampLink {
+    /// Acts out a response's lamp cues (a face, a gesture, a card) on the
+    /// connected lamp, if there is one. A lamp problem never fails the
+    /// response; it is logged.
+    pub(crate) fn act_out(&self, cues: &[deskmate_orchestrator::entry::LampCue]) {
+        use deskmate_orchestrator::entry::LampCue;
+        let Some(lamp) = self.current() else {
+            return;
+        };
+        for cue in cues {
+            let done = match cue {
+                LampCue::Face { expression } => {
+                    on_device(expression).map(|e| lamp.show_expression(e))
+                }
+                LampCue::Gesture { gesture } => {
+                    on_device(gesture).map(|g| lamp.gesture(g, deskmate_lamp::tools::DEFAULT_SPEED))
+                }
+                LampCue::Show { card } => on_device(card).map(|c| lamp.show_card(c)),
+            };
+            match done {
+                Some(Ok(())) => {}
+                Some(Err(e)) => tracing::warn!("the lamp could not act out {cue:?}: {e}"),
+                None => tracing::warn!("the lamp has no {cue:?}"),
+            }
+        }
+    }
+}
+
 /// The lamp service (`app.lamp()`): at most one connected lamp and the
 /// simulator the app hosts, when it does. Its notices go on the app's event
 /// stream and its buttons to the practice scene. Clones share all of it.
@@ -544,6 +580,47 @@ mod tests {
                 ..
             })
         )));
+    }
+
+    #[test]
+    fn the_lamp_acts_out_what_the_entry_answers() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
+        let (child, _poem) = deskmate_testkit::family::child_with_jing_ye_si(app.store());
+        // No lamp: the answer comes all the same.
+        let r = app.process(&child.id, "今天做什么").unwrap();
+        assert!(matches!(
+            r.lamp.first(),
+            Some(deskmate_orchestrator::entry::LampCue::Face { .. })
+        ));
+        app.lamp().host_simulator().unwrap();
+        wait_connected(&app);
+        // The plan: a happy face and today's plan on the projector.
+        let r = app.process(&child.id, "今天做什么").unwrap();
+        assert_eq!(r.phase, "today");
+        let s = app.lamp().state().unwrap();
+        assert_eq!(s.expression, deskmate_lamp::Expression::Happy);
+        let card = s.projector.card.expect("the plan is projected");
+        assert_eq!(card.title, "今天的计划");
+        assert_eq!(card.lines.len(), r.plan.unwrap().tasks.len().min(6));
+        // A title alone is asked about: the lamp thinks, and the screen offers yes / no.
+        let r = app.process(&child.id, "春晓").unwrap();
+        assert_eq!(
+            r.suggestions
+                .iter()
+                .filter_map(|s| s.button.as_deref())
+                .collect::<Vec<_>>(),
+            ["screen:yes", "screen:no"]
+        );
+        assert_eq!(
+            app.lamp().state().unwrap().expression,
+            deskmate_lamp::Expression::Thinking
+        );
+        // Typed: nothing to read aloud; the session is the same all day.
+        assert!(!r.need_tts);
+        let again = app.process(&child.id, "不用了").unwrap();
+        assert_eq!(again.session_id, r.session_id);
+        assert_eq!(again.session_id.len(), 36);
     }
 
     #[test]

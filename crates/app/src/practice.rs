@@ -180,7 +180,9 @@ impl Deskmate {
                 ));
             }
         }
-        Ok(entry.process(profile_id, input, chrono::Utc::now(), model_ready)?)
+        let response = entry.process(profile_id, input, chrono::Utc::now(), model_ready)?;
+        self.lamp().act_out(&response.lamp);
+        Ok(response)
     }
 
     /// The entry's logged decisions (of one child, or all) taken again with

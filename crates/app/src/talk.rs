@@ -58,7 +58,9 @@ impl Deskmate {
             .entry()
             .talk(profile_id, &listen, chrono::Utc::now(), model_ready);
         self.talks.end(profile_id);
-        Ok(answered?)
+        let response = answered?;
+        self.lamp().act_out(&response.lamp);
+        Ok(response)
     }
 
     /// The stop button: the child's talk stops listening now and what was

@@ -108,6 +108,8 @@ fn generated() -> String {
         .add::<deskmate_orchestrator::homework::Help>()
         .add::<deskmate_orchestrator::homework::Mark>()
         .add::<deskmate_orchestrator::homework::HomeworkCard>()
+        .add::<deskmate_orchestrator::entry::LampCue>()
+        .add::<deskmate_orchestrator::entry::Suggestion>()
         .add::<deskmate_orchestrator::entry::Response>()
         .add::<deskmate_orchestrator::entry::Talking>()
         .add::<deskmate_orchestrator::trace::Outcome>()

@@ -60,12 +60,14 @@ use crate::trace::{Outcome, Spans};
 use deskmate_speech::listen::Release;
 
 mod button;
+mod shape;
 mod talk;
 use crate::chat::{ChatEvent, ChatStep};
 use crate::guardrails::Decided;
 use crate::router::Routed;
 use crate::PracticeState;
 pub use button::{ButtonFrom, Pressed, BUTTON_MARK};
+pub use shape::{LampCue, Suggestion};
 pub use talk::{Listen, Talking};
 
 /// What the child gave the entry.
@@ -260,6 +262,19 @@ pub struct Response {
     /// ends the chat scene's wait.
     #[serde(default)]
     pub handoff: bool,
+    /// The child's scene session (a new one each local day).
+    pub session_id: String,
+    /// Where the scene is now: the chat's step (`idle`, `clarify`,
+    /// `handoff_wait`), the practice's state, the homework walk's step, or
+    /// `today` in the plan.
+    pub phase: String,
+    /// Read the answer aloud: the child spoke or pressed a lamp button.
+    pub need_tts: bool,
+    /// What the lamp does (a face, a gesture, a card): a connected lamp
+    /// acts them out.
+    pub lamp: Vec<LampCue>,
+    /// One-tap replies the child may give next.
+    pub suggestions: Vec<Suggestion>,
     pub timings: Timings,
 }
 
@@ -509,8 +524,16 @@ impl Entry {
     /// "what happened" and `deskmate trace show` can say why it failed. The
     /// root span carries the child, the scene, what the child was told and
     /// the refusal's code.
-    fn keep_refused(&self, spans: &Spans, profile_id: &str, mut r: Response) -> Response {
+    fn keep_refused(
+        &self,
+        spans: &Spans,
+        profile_id: &str,
+        session: &Session,
+        spoken: bool,
+        mut r: Response,
+    ) -> Response {
         r.trace_id = spans.trace_id().to_string();
+        shape::shape(&mut r, session, spoken);
         let mut root = serde_json::Map::new();
         root.insert("profile".into(), profile_id.into());
         root.insert("scene".into(), scene_name(r.scene).into());
@@ -565,6 +588,11 @@ impl Entry {
             homework: None,
             needs_model: false,
             handoff: false,
+            session_id: String::new(),
+            phase: String::new(),
+            need_tts: false,
+            lamp: Vec::new(),
+            suggestions: Vec::new(),
             timings: Timings::default(),
         }
     }
@@ -605,6 +633,8 @@ impl Entry {
             session.active = Scene::Chat;
             session.pending = None;
             session.left = None;
+            // A new day is a new session (its id is given when it is saved).
+            session.id.clear();
         }
         Ok(session)
     }
@@ -704,6 +734,12 @@ impl Entry {
             .unwrap_or(chrono_tz::Asia::Shanghai);
         let before = self.session(profile_id, tz, now)?;
         let mut photos: Option<Vec<Photo>> = None;
+        // The child spoke or pressed the lamp: the answer is read aloud.
+        let spoken = match &input {
+            Input::Voice(_) | Input::Speech(_) => true,
+            Input::Button(p) => p.from == ButtonFrom::Lamp,
+            Input::Text(_) | Input::Photos { .. } => false,
+        };
         // Reading what came in: words as typed, a button as the words it
         // logs, photos checked by their bytes (speech has its own span).
         let mut parse = match &input {
@@ -740,7 +776,7 @@ impl Entry {
                             span.fail(e.code());
                         }
                         let r = Self::not_checked(&before, &e, us(started));
-                        return Ok(self.keep_refused(spans, profile_id, r));
+                        return Ok(self.keep_refused(spans, profile_id, &before, spoken, r));
                     }
                 };
                 let marked = format!("{PHOTO_MARK} ×{}] {}", read.len(), text.trim());
@@ -756,7 +792,7 @@ impl Entry {
                     Ok(words) => (words.clone(), Some(words), us(t)),
                     Err(e) => {
                         let r = Self::not_heard(&before, &e, us(t), us(started));
-                        return Ok(self.keep_refused(spans, profile_id, r));
+                        return Ok(self.keep_refused(spans, profile_id, &before, spoken, r));
                     }
                 }
             }
@@ -786,7 +822,7 @@ impl Entry {
                 Ok(sheet) => Some(sheet),
                 Err(e) => {
                     let r = Self::not_checked(&before, &e, us(started));
-                    return Ok(self.keep_refused(spans, profile_id, r));
+                    return Ok(self.keep_refused(spans, profile_id, &before, spoken, r));
                 }
             },
             _ => None,
@@ -824,6 +860,11 @@ impl Entry {
             homework: None,
             needs_model: false,
             handoff: false,
+            session_id: String::new(),
+            phase: String::new(),
+            need_tts: false,
+            lamp: Vec::new(),
+            suggestions: Vec::new(),
             timings: Timings::default(),
         };
         let slot = match &decided.decision {
@@ -922,6 +963,10 @@ impl Entry {
         response.text_zh = zh;
         response.text_en = en;
         response.handoff = response.needs_model && model_ready && response.error.is_none();
+        if decided.session.id.is_empty() {
+            decided.session.id = uuid::Uuid::now_v7().to_string();
+        }
+        shape::shape(&mut response, &decided.session, spoken);
         self.save(profile_id, &decided.session, now)?;
         response.timings = Timings {
             speech_us,

@@ -46,6 +46,10 @@ pub struct PendingSwitch {
 /// The child's session as the guardrails see it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Session {
+    /// This session's id: new when a child's session starts (first use,
+    /// a new local day, a damaged one started again).
+    #[serde(default)]
+    pub id: String,
     pub active: Scene,
     pub pending: Option<PendingSwitch>,
     /// The scene left by a switch, to come back to.
@@ -59,6 +63,7 @@ pub struct Session {
 impl Default for Session {
     fn default() -> Self {
         Self {
+            id: String::new(),
             active: Scene::Chat,
             pending: None,
             left: None,

@@ -237,6 +237,11 @@ describe("child home: the library", () => {
       plan: null,
       needs_model: false,
       handoff: false,
+      session_id: "s1",
+      phase: "idle",
+      need_tts: false,
+      lamp: [],
+      suggestions: [],
       timings: { speech_us: 0, route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
     });
     const user = userEvent.setup();
@@ -261,6 +266,11 @@ describe("child home: the library", () => {
       plan: null,
       needs_model: false,
       handoff: false,
+      session_id: "s1",
+      phase: "idle",
+      need_tts: false,
+      lamp: [],
+      suggestions: [],
       timings: { speech_us: 0, route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
     };
     vi.mocked(api.say).mockResolvedValue({
@@ -270,6 +280,10 @@ describe("child home: the library", () => {
       intent: "recite",
       decision: { decision: "ask_switch", to: "recite", material_id: view.material.id },
       reason: "another scene, not clearly asked for: ask first",
+      suggestions: [
+        { label_zh: "好的", label_en: "Yes", button: "screen:yes", says: null },
+        { label_zh: "不用了", label_en: "No, thanks", button: "screen:no", says: null },
+      ],
       text_zh: "要去背《静夜思》吗？",
       text_en: "Shall we recite 静夜思?",
       practice: null,
@@ -317,6 +331,11 @@ describe("child home: the library", () => {
         plan: null,
         needs_model: false,
         handoff: false,
+        session_id: "s1",
+        phase: "idle",
+        need_tts: false,
+        lamp: [],
+        suggestions: [],
         timings: { speech_us: 800, route_us: 1, decide_us: 1, act_us: 1, total_us: 803 },
       };
     });
@@ -347,6 +366,11 @@ describe("child home: the library", () => {
       plan: null,
       needs_model: true,
       handoff: false,
+      session_id: "s1",
+      phase: "idle",
+      need_tts: false,
+      lamp: [],
+      suggestions: [],
       timings: { speech_us: 0, route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
     });
     vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
@@ -379,6 +403,11 @@ describe("child home: the library", () => {
       plan: null,
       needs_model: true,
       handoff: true,
+      session_id: "s1",
+      phase: "idle",
+      need_tts: false,
+      lamp: [],
+      suggestions: [],
       timings: { speech_us: 0, route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
     });
     vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "openai:gpt-4o-mini", base_url: null, has_key: true });
@@ -452,6 +481,11 @@ describe("child home: the library", () => {
       },
       needs_model: false,
       handoff: false,
+      session_id: "s1",
+      phase: "idle",
+      need_tts: false,
+      lamp: [],
+      suggestions: [],
       timings: { speech_us: 0, route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
     });
     vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });

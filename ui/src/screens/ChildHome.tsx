@@ -276,14 +276,19 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
             {reply && (
               <p className="say-reply" data-testid="say-reply" data-scene={reply.scene}>
                 {locale === "en" ? reply.text_en : reply.text_zh}
-                {reply.decision.decision === "ask_switch" && (
+                {reply.scene !== "homework" && reply.suggestions.length > 0 && (
                   <span className="say-choices">
-                    <button type="button" className="btn btn-primary" data-testid="say-yes" onClick={() => void pressButton("screen:yes")}>
-                      {t("say.yes")}
-                    </button>
-                    <button type="button" className="btn btn-secondary" data-testid="say-no" onClick={() => void pressButton("screen:no")}>
-                      {t("say.no")}
-                    </button>
+                    {reply.suggestions.map((sg, i) => (
+                      <button
+                        key={i}
+                        type="button"
+                        className={i === 0 ? "btn btn-primary" : "btn btn-secondary"}
+                        data-testid={sg.button === "screen:yes" ? "say-yes" : sg.button === "screen:no" ? "say-no" : "say-suggestion"}
+                        onClick={() => void (sg.button ? pressButton(sg.button) : sayText(sg.says ?? ""))}
+                      >
+                        {locale === "en" ? sg.label_en : sg.label_zh}
+                      </button>
+                    ))}
                   </span>
                 )}
                 {reply.needs_model && (

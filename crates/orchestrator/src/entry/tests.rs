@@ -133,7 +133,14 @@ fn a_recording_with_nothing_heard_is_a_coded_error_and_nothing_is_stored() {
     assert_eq!(r.scene, Scene::Chat);
     assert!(r.heard.is_none() && r.practice.is_none());
     assert!(deaf.decisions(&f.child, 10).unwrap().is_empty());
-    assert!(deaf.trace(&r.trace_id).is_err(), "nothing was logged");
+    // No decision was logged; only its spans, to say why it failed.
+    let t = deaf.trace(&r.trace_id).unwrap();
+    assert_eq!(t.decision["decision"], "reject");
+    assert_eq!(
+        t.spans[0].error_code.as_deref(),
+        Some("speech.nothing_heard")
+    );
+    assert!(r.need_tts, "a spoken request is answered aloud");
     // No speech recognition at all: the parent is told what to fetch.
     let none = Entry::new(f.store.clone(), f.scene.clone());
     let r = none

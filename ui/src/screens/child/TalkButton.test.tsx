@@ -26,6 +26,11 @@ function response(over: Partial<SayResponse>): SayResponse {
     plan: null,
     needs_model: false,
     handoff: false,
+    session_id: "s1",
+    phase: "idle",
+    need_tts: false,
+    lamp: [],
+    suggestions: [],
     timings: { speech_us: 900, route_us: 1, decide_us: 1, act_us: 1, total_us: 903 },
     ...over,
   };
