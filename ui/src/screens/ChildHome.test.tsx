@@ -5,7 +5,7 @@ import * as api from "../api";
 import type { MaterialFilter } from "../api";
 import { emit, resetEvents } from "../test/fakeEvents";
 import { material, profile, renderWithI18n } from "../test/helpers";
-import { lampState, practiceResult, practiceView, REVIEW_CARD } from "../test/samples";
+import { lampState, practiceResult, practiceView, REVIEW_CARD, sayResponse } from "../test/samples";
 import { ChildHome, dueFirst } from "./ChildHome";
 
 vi.mock("../api");
@@ -220,7 +220,7 @@ describe("child home: the library", () => {
 
   it("what the child tells Deskmate goes through the one entry: a poem named opens its practice", async () => {
     const view = practiceView({ id: "p9" });
-    vi.mocked(api.say).mockResolvedValue({
+    vi.mocked(api.say).mockResolvedValue(sayResponse({
       trace_id: "t1",
       scene: "recite",
       intent: "recite",
@@ -231,19 +231,7 @@ describe("child home: the library", () => {
       text_en: "Let's recite 静夜思!",
       material: { id: view.material.id, title: view.material.title },
       practice: view,
-      heard: null,
-      error: null,
-      due: [],
-      plan: null,
-      needs_model: false,
-      handoff: false,
-      session_id: "s1",
-      phase: "idle",
-      need_tts: false,
-      lamp: [],
-      suggestions: [],
-      timings: { speech_us: 0, route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
-    });
+    }));
     const user = userEvent.setup();
     renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
     await screen.findAllByTestId("material-card");
@@ -314,7 +302,7 @@ describe("child home: the library", () => {
     const view = practiceView({ id: "p10" });
     vi.mocked(api.talk).mockImplementation(async (_profile, onEvent) => {
       onEvent({ kind: "thinking" });
-      return {
+      return sayResponse({
         trace_id: "t3",
         scene: "recite",
         intent: "recite",
@@ -326,18 +314,8 @@ describe("child home: the library", () => {
         material: { id: view.material.id, title: view.material.title },
         practice: view,
         heard: "我要背静夜思",
-        error: null,
-        due: [],
-        plan: null,
-        needs_model: false,
-        handoff: false,
-        session_id: "s1",
-        phase: "idle",
-        need_tts: false,
-        lamp: [],
-        suggestions: [],
         timings: { speech_us: 800, route_us: 1, decide_us: 1, act_us: 1, total_us: 803 },
-      };
+      });
     });
     const user = userEvent.setup();
     renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
@@ -349,7 +327,7 @@ describe("child home: the library", () => {
   });
 
   it("a reply that needs the companion is said, with the way to the chat", async () => {
-    vi.mocked(api.say).mockResolvedValue({
+    vi.mocked(api.say).mockResolvedValue(sayResponse({
       trace_id: "t2",
       scene: "chat",
       intent: "chat",
@@ -358,21 +336,8 @@ describe("child home: the library", () => {
       reason: "already in that scene",
       text_zh: "聊天和作业辅导要用 AI 伙伴，需要家长先在设置里配好模型。",
       text_en: "Chat needs a model.",
-      material: null,
-      practice: null,
-      heard: null,
-      error: null,
-      due: [],
-      plan: null,
       needs_model: true,
-      handoff: false,
-      session_id: "s1",
-      phase: "idle",
-      need_tts: false,
-      lamp: [],
-      suggestions: [],
-      timings: { speech_us: 0, route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
-    });
+    }));
     vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
     vi.mocked(api.chatThreads).mockResolvedValue([]);
     const user = userEvent.setup();
@@ -386,7 +351,7 @@ describe("child home: the library", () => {
   });
 
   it("a request handed to the companion opens the chat and is answered there, under its trace", async () => {
-    vi.mocked(api.say).mockResolvedValue({
+    vi.mocked(api.say).mockResolvedValue(sayResponse({
       trace_id: "t3",
       scene: "chat",
       intent: "chat",
@@ -395,21 +360,9 @@ describe("child home: the library", () => {
       reason: "already in that scene",
       text_zh: "好的，我来想一想。",
       text_en: "OK, let me think.",
-      material: null,
-      practice: null,
-      heard: null,
-      error: null,
-      due: [],
-      plan: null,
       needs_model: true,
       handoff: true,
-      session_id: "s1",
-      phase: "idle",
-      need_tts: false,
-      lamp: [],
-      suggestions: [],
-      timings: { speech_us: 0, route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
-    });
+    }));
     vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "openai:gpt-4o-mini", base_url: null, has_key: true });
     vi.mocked(api.chatThreads).mockResolvedValue([]);
     vi.mocked(api.chatHandoff).mockResolvedValue({ thread_id: "th9", run_id: "r9" });
@@ -458,19 +411,15 @@ describe("child home: the library", () => {
   });
 
   it("the scenario cards speak through the one entry; the plan the entry answers with is shown", async () => {
-    vi.mocked(api.say).mockResolvedValue({
+    vi.mocked(api.say).mockResolvedValue(sayResponse({
       trace_id: "t3",
       scene: "plan",
       intent: "plan",
       confidence: "high",
       decision: { decision: "switch", to: "plan", material_id: null },
       reason: "another scene, clearly asked for",
-      heard: null,
-      error: null,
       text_zh: "今天的计划（完成 0/1）：○复习《静夜思》。说“下一个”开始。",
       text_en: "Today's plan (0 of 1 done)",
-      material: null,
-      practice: null,
       due: ["静夜思"],
       plan: {
         profile_id: "c1",
@@ -479,15 +428,7 @@ describe("child home: the library", () => {
         total: 1,
         tasks: [{ kind: "review", material_id: "m1", title: "静夜思", done: false, count: null, target: null, text_zh: "复习《静夜思》", text_en: "Review 静夜思" }],
       },
-      needs_model: false,
-      handoff: false,
-      session_id: "s1",
-      phase: "idle",
-      need_tts: false,
-      lamp: [],
-      suggestions: [],
-      timings: { speech_us: 0, route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
-    });
+    }));
     vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
     vi.mocked(api.chatThreads).mockResolvedValue([]);
     const user = userEvent.setup();

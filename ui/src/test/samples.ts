@@ -1,5 +1,5 @@
 /** Sample data shaped like the Rust core's answers, for unit tests. */
-import type { DueReview, LampState, PracticeResult, PracticeView, RecitationError, Report } from "../api";
+import type { DueReview, LampState, PracticeResult, PracticeView, RecitationError, Report, SayResponse } from "../api";
 import { material } from "./helpers";
 
 export const jingyesi = material({
@@ -133,6 +133,35 @@ export function lampState(over: Partial<LampState> = {}): LampState {
     expression: "happy",
     arm: "rest",
     projector: { on: false, card: null },
+    ...over,
+  };
+}
+
+/** The one entry's answer: a typed request that stayed in chat, with nothing else to show; tests give what matters to them. */
+export function sayResponse(over: Partial<SayResponse> = {}): SayResponse {
+  return {
+    trace_id: "t1",
+    scene: "chat",
+    intent: "chat",
+    confidence: "high",
+    decision: { decision: "continue" },
+    reason: "already in that scene",
+    text_zh: "",
+    text_en: "",
+    material: null,
+    practice: null,
+    heard: null,
+    error: null,
+    due: [],
+    plan: null,
+    needs_model: false,
+    handoff: false,
+    session_id: "s1",
+    phase: "idle",
+    need_tts: false,
+    lamp: [],
+    suggestions: [],
+    timings: { speech_us: 0, route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
     ...over,
   };
 }

@@ -6,6 +6,7 @@ import type { HomeworkCard, SayResponse } from "../../api";
 import { I18nProvider } from "../../i18n";
 import { resetEvents } from "../../test/fakeEvents";
 import { profile, renderWithI18n } from "../../test/helpers";
+import { sayResponse } from "../../test/samples";
 import { ChildHome } from "../ChildHome";
 import { HOMEWORK_REPLIES, HomeworkPanel, MAX_PHOTO_BYTES } from "./Homework";
 
@@ -39,7 +40,7 @@ function card(over: Partial<HomeworkCard> = {}): HomeworkCard {
 }
 
 function response(over: Partial<SayResponse> = {}): SayResponse {
-  return {
+  return sayResponse({
     trace_id: "t1",
     scene: "homework",
     intent: "homework",
@@ -48,23 +49,9 @@ function response(over: Partial<SayResponse> = {}): SayResponse {
     reason: "photos of homework",
     text_zh: "一共 3 题，对了 2 题，有 1 题我们再看看。",
     text_en: "Mistake 1: 9+8= (you wrote 16).",
-    material: null,
-    practice: null,
-    heard: null,
-    error: null,
-    due: [],
-    plan: null,
     homework: card(),
-    needs_model: false,
-    handoff: false,
-    session_id: "s1",
-    phase: "idle",
-    need_tts: false,
-    lamp: [],
-    suggestions: [],
-    timings: { speech_us: 0, route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
     ...over,
-  };
+  });
 }
 
 const photo = (bytes = 8) => new File([new Uint8Array(bytes)], "sheet.png", { type: "image/png" });

@@ -4,12 +4,13 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import * as api from "../../api";
 import type { SayResponse, Talking } from "../../api";
 import { renderWithI18n } from "../../test/helpers";
+import { sayResponse } from "../../test/samples";
 import { onTalking, TalkButton } from "./TalkButton";
 
 vi.mock("../../api");
 
 function response(over: Partial<SayResponse>): SayResponse {
-  return {
+  return sayResponse({
     trace_id: "t1",
     scene: "recite",
     intent: "recite",
@@ -19,21 +20,10 @@ function response(over: Partial<SayResponse>): SayResponse {
     text_zh: "我们来背《静夜思》吧！",
     text_en: "Let's recite 静夜思!",
     material: { id: "m1", title: "静夜思" },
-    practice: null,
     heard: "我要背静夜思",
-    error: null,
-    due: [],
-    plan: null,
-    needs_model: false,
-    handoff: false,
-    session_id: "s1",
-    phase: "idle",
-    need_tts: false,
-    lamp: [],
-    suggestions: [],
     timings: { speech_us: 900, route_us: 1, decide_us: 1, act_us: 1, total_us: 903 },
     ...over,
-  };
+  });
 }
 
 /** api.talk that hands its progress callback and its answer to the test. */
