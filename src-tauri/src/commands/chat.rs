@@ -4,7 +4,7 @@
 
 use deskmate_app::chat::agent::Thread;
 use deskmate_app::chat::llm::ModelSpec;
-use deskmate_app::chat::{ChatMessage, ChatOptions};
+use deskmate_app::chat::{ChatMessage, ChatOptions, ChatRun};
 use deskmate_app::handoff::Handoff;
 use deskmate_app::{AppError, Deskmate};
 use deskmate_protocol::{ApprovalAnswer, LlmSettingsView, RunIds, ThreadView};
@@ -35,23 +35,14 @@ pub async fn chat_send(
     message: String,
     on_event: Channel<serde_json::Value>,
 ) -> CmdResult<RunIds> {
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let msg = ChatMessage {
         thread_id,
         profile_id,
         text: message,
         images: Vec::new(),
     };
-    let run = app
-        .chat()
-        .start(msg, &ChatOptions::default(), tx)
-        .await
-        .map_err(wire)?;
-    forward(rx, on_event);
-    Ok(RunIds {
-        thread_id: run.thread_id,
-        run_id: run.run_id,
-    })
+    let opts = ChatOptions::default();
+    streamed(on_event, |tx| app.chat().start(msg, &opts, tx)).await
 }
 
 /// Runs the companion on a request the one entry handed off (`handoff` in
@@ -65,22 +56,14 @@ pub async fn chat_handoff(
     message: String,
     on_event: Channel<serde_json::Value>,
 ) -> CmdResult<RunIds> {
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let handoff = Handoff {
         profile_id,
         trace_id,
         text: message,
         thread_id: None,
     };
-    let run = app
-        .answer_handoff(handoff, &ChatOptions::default(), tx)
-        .await
-        .map_err(wire)?;
-    forward(rx, on_event);
-    Ok(RunIds {
-        thread_id: run.thread_id,
-        run_id: run.run_id,
-    })
+    let opts = ChatOptions::default();
+    streamed(on_event, |tx| app.answer_handoff(handoff, &opts, tx)).await
 }
 
 /// Continues a run a crash cut off (`interrupted`) from its last stored
@@ -91,17 +74,8 @@ pub async fn chat_resume(
     run_id: String,
     on_event: Channel<serde_json::Value>,
 ) -> CmdResult<RunIds> {
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let run = app
-        .chat()
-        .resume(&run_id, &ChatOptions::default(), tx)
-        .await
-        .map_err(wire)?;
-    forward(rx, on_event);
-    Ok(RunIds {
-        thread_id: run.thread_id,
-        run_id: run.run_id,
-    })
+    let opts = ChatOptions::default();
+    streamed(on_event, |tx| app.chat().resume(&run_id, &opts, tx)).await
 }
 
 /// A parent's decisions on the calls a run paused on (the window asks for
@@ -123,24 +97,19 @@ pub async fn chat_decide(
         Ok(())
     });
     decided.await?;
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let run = app
-        .chat()
-        .resume(&run_id, &ChatOptions::default(), tx)
-        .await
-        .map_err(wire)?;
-    forward(rx, on_event);
-    Ok(RunIds {
-        thread_id: run.thread_id,
-        run_id: run.run_id,
-    })
+    let opts = ChatOptions::default();
+    streamed(on_event, |tx| app.chat().resume(&run_id, &opts, tx)).await
 }
 
-/// Moves a run's events to the window's channel until the run ends.
-fn forward(
-    mut rx: tokio::sync::mpsc::UnboundedReceiver<deskmate_app::chat::agent::AgUiEvent>,
-    on_event: Channel<serde_json::Value>,
-) {
+/// Starts a run with `start` (given where its events go), moves its events
+/// to the window's channel until it ends, and returns its ids at once.
+async fn streamed<F, Fut>(on_event: Channel<serde_json::Value>, start: F) -> CmdResult<RunIds>
+where
+    F: FnOnce(deskmate_app::chat::agent::EventSink) -> Fut,
+    Fut: std::future::Future<Output = deskmate_app::AppResult<ChatRun>>,
+{
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let run = start(tx).await.map_err(wire)?;
     tauri::async_runtime::spawn(async move {
         while let Some(event) = rx.recv().await {
             match serde_json::to_value(&event) {
@@ -153,6 +122,10 @@ fn forward(
             }
         }
     });
+    Ok(RunIds {
+        thread_id: run.thread_id,
+        run_id: run.run_id,
+    })
 }
 
 #[tauri::command]
