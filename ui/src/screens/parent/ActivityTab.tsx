@@ -1,7 +1,8 @@
 import { useEffect, useState } from "react";
 import * as api from "../../api";
-import type { Profile, Trace, TraceSpan } from "../../api";
+import type { Trace, TraceSpan } from "../../api";
 import { errorText } from "../../errors";
+import { ChildPicker, useChildren } from "../../components/ChildPicker";
 import { useT } from "../../i18n";
 
 /** A logged decision in a word: `continue`, `switch → recite`, `reject: …`. */
@@ -141,27 +142,9 @@ function Request({ trace }: { trace: Trace }) {
 /** "What happened": pick a child; their recent requests, newest first, each opening its timeline. */
 export function ActivityTab() {
   const t = useT();
-  const [children, setChildren] = useState<Profile[] | null>(null);
-  const [childId, setChildId] = useState("");
   const [traces, setTraces] = useState<Trace[] | null>(null);
   const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    let stale = false;
-    (async () => {
-      try {
-        const kids = ((await api.profilesList()) ?? []).filter((p) => p.kind === "child");
-        if (stale) return;
-        setChildren(kids);
-        setChildId((id) => id || kids[0]?.id || "");
-      } catch (e) {
-        if (!stale) setError(errorText(e));
-      }
-    })();
-    return () => {
-      stale = true;
-    };
-  }, []);
+  const { children, childId, setChildId, name } = useChildren(setError);
 
   useEffect(() => {
     if (!childId) return;
@@ -181,28 +164,9 @@ export function ActivityTab() {
     };
   }, [childId]);
 
-  const name = children?.find((c) => c.id === childId)?.name ?? "";
   return (
     <div className="stack" data-testid="activity-screen">
-      <div className="filter-group">
-        <label className="field-label" htmlFor="activity-child">
-          {t("activity.child")}
-        </label>
-        <select
-          id="activity-child"
-          data-testid="activity-child"
-          className="input"
-          value={childId}
-          onChange={(e) => setChildId(e.target.value)}
-          disabled={!children || children.length === 0}
-        >
-          {(children ?? []).map((c) => (
-            <option key={c.id} value={c.id}>
-              {c.name}
-            </option>
-          ))}
-        </select>
-      </div>
+      <ChildPicker id="activity-child" label={t("activity.child")} children={children} childId={childId} onChange={setChildId} />
       {children && children.length === 0 && <p className="empty">{t("activity.noChildren")}</p>}
       {error && (
         <p className="banner banner-error" role="alert" data-testid="activity-error">

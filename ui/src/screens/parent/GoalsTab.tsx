@@ -1,7 +1,8 @@
 import { useEffect, useState, type FormEvent } from "react";
 import * as api from "../../api";
-import type { Goal, GoalKind, Profile } from "../../api";
+import type { Goal, GoalKind } from "../../api";
 import { errorText } from "../../errors";
+import { ChildPicker, useChildren } from "../../components/ChildPicker";
 import { useT } from "../../i18n";
 import { PlanCard } from "../child/PlanCard";
 
@@ -14,31 +15,13 @@ const KINDS: GoalKind[] = ["new_per_day", "reviews_per_week"];
  */
 export function GoalsTab() {
   const t = useT();
-  const [children, setChildren] = useState<Profile[] | null>(null);
-  const [childId, setChildId] = useState("");
   const [goals, setGoals] = useState<Goal[] | null>(null);
   const [words, setWords] = useState("");
   const [kind, setKind] = useState<GoalKind>("new_per_day");
   const [target, setTarget] = useState("1");
   const [error, setError] = useState<string | null>(null);
+  const { children, childId, setChildId, name } = useChildren(setError);
   const [changed, setChanged] = useState(0);
-
-  useEffect(() => {
-    let stale = false;
-    (async () => {
-      try {
-        const kids = ((await api.profilesList()) ?? []).filter((p) => p.kind === "child");
-        if (stale) return;
-        setChildren(kids);
-        setChildId((id) => id || kids[0]?.id || "");
-      } catch (e) {
-        if (!stale) setError(errorText(e));
-      }
-    })();
-    return () => {
-      stale = true;
-    };
-  }, []);
 
   useEffect(() => {
     if (!childId) return;
@@ -79,31 +62,18 @@ export function GoalsTab() {
     await change(() => api.goalSet(childId, kind, Number(target)));
   }
 
-  const name = children?.find((c) => c.id === childId)?.name ?? "";
   return (
     <div className="stack" data-testid="goals-screen">
-      <div className="filter-group">
-        <label className="field-label" htmlFor="goals-child">
-          {t("goals.child")}
-        </label>
-        <select
-          id="goals-child"
-          data-testid="goals-child"
-          className="input"
-          value={childId}
-          onChange={(e) => {
-            setGoals(null);
-            setChildId(e.target.value);
-          }}
-          disabled={!children || children.length === 0}
-        >
-          {(children ?? []).map((c) => (
-            <option key={c.id} value={c.id}>
-              {c.name}
-            </option>
-          ))}
-        </select>
-      </div>
+      <ChildPicker
+        id="goals-child"
+        label={t("goals.child")}
+        children={children}
+        childId={childId}
+        onChange={(id) => {
+          setGoals(null);
+          setChildId(id);
+        }}
+      />
       {children && children.length === 0 && <p className="empty">{t("goals.noChildren")}</p>}
       {error && (
         <p className="banner banner-error" role="alert" data-testid="goals-error">

@@ -1,7 +1,8 @@
 import { lazy, Suspense, useEffect, useState } from "react";
 import * as api from "../../api";
-import type { DueReview, ListedAttempt, Profile, Report, ReportKind } from "../../api";
+import type { DueReview, ListedAttempt, Report, ReportKind } from "../../api";
 import { errorText } from "../../errors";
+import { ChildPicker, useChildren } from "../../components/ChildPicker";
 import { useT, type MessageKey, type TFunction } from "../../i18n";
 import { materialLangAttr } from "../../materialText";
 
@@ -41,33 +42,14 @@ function errorTypeLabel(t: TFunction, type: string): string {
 /** Learning reports: pick a child, daily or weekly, a date; figures, trend, charts, weak points, due reviews. */
 export function ReportsTab() {
   const t = useT();
-  const [children, setChildren] = useState<Profile[] | null>(null);
-  const [childId, setChildId] = useState<string>("");
   const [kind, setKind] = useState<ReportKind>("daily");
   const [date, setDate] = useState(todayLocal());
   const [report, setReport] = useState<Report | null>(null);
   const [due, setDue] = useState<DueReview[] | null>(null);
   const [attempts, setAttempts] = useState<ListedAttempt[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const { children, childId, setChildId } = useChildren(setError);
   const [loading, setLoading] = useState(false);
-
-  useEffect(() => {
-    let stale = false;
-    (async () => {
-      try {
-        const all = await api.profilesList();
-        const kids = (all ?? []).filter((p) => p.kind === "child");
-        if (stale) return;
-        setChildren(kids);
-        setChildId((id) => id || kids[0]?.id || "");
-      } catch (e) {
-        if (!stale) setError(errorText(e));
-      }
-    })();
-    return () => {
-      stale = true;
-    };
-  }, []);
 
   useEffect(() => {
     if (!childId || !/^\d{4}-\d{2}-\d{2}$/.test(date)) return;
@@ -112,25 +94,7 @@ export function ReportsTab() {
   return (
     <div className="stack" data-testid="report-screen">
       <section className="card report-controls" aria-label={t("report.title")}>
-        <div className="filter-group">
-          <label className="field-label" htmlFor="report-child">
-            {t("report.child")}
-          </label>
-          <select
-            id="report-child"
-            data-testid="report-child"
-            className="input"
-            value={childId}
-            onChange={(e) => setChildId(e.target.value)}
-            disabled={!children || children.length === 0}
-          >
-            {(children ?? []).map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <ChildPicker id="report-child" label={t("report.child")} children={children} childId={childId} onChange={setChildId} />
         <div className="filter-group">
           <span className="field-label" id="report-kind-label">
             {t("report.kind")}
