@@ -11,6 +11,7 @@ pub mod family;
 pub mod lamp;
 pub mod library;
 pub mod models;
+pub mod photos;
 pub mod plan;
 pub mod practice;
 pub mod recite;
