@@ -1,0 +1,227 @@
+//! The LangGraph server's routes over the core's chat threads and runs, so
+//! the official `langgraph-sdk` clients work unchanged: the assistants (the
+//! companion is the one), threads (create, get, patch, delete, search),
+//! their state and history, and runs streamed or waited for (`runs`).
+
+mod runs;
+mod shape;
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use deskmate_app::chat::agent::persist;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::error::{ApiError, ApiJson, ApiResult};
+use crate::{blocking, Api};
+use shape::ThreadFacts;
+
+pub(crate) fn routes() -> Router<Api> {
+    Router::new()
+        .route("/assistants/search", post(assistants_search))
+        .route("/assistants/{id}", get(assistant_get))
+        .route("/threads", post(thread_create))
+        .route("/threads/search", post(threads_search))
+        .route(
+            "/threads/{id}",
+            get(thread_get).patch(thread_patch).delete(thread_delete),
+        )
+        .route("/threads/{id}/state", get(state_get))
+        .route("/threads/{id}/history", post(history).get(history_get))
+        .route("/threads/{id}/runs/stream", post(runs::stream))
+        .route("/threads/{id}/runs/wait", post(runs::wait))
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct AssistantSearch {
+    #[serde(default)]
+    graph_id: Option<String>,
+    #[serde(default)]
+    limit: Option<usize>,
+    #[serde(default)]
+    offset: Option<usize>,
+}
+
+async fn assistants_search(ApiJson(q): ApiJson<Option<AssistantSearch>>) -> Json<Value> {
+    let q = q.unwrap_or_default();
+    let all = if q.graph_id.as_deref().is_none_or(|g| g == shape::GRAPH_ID) {
+        vec![shape::assistant()]
+    } else {
+        vec![]
+    };
+    let page = all
+        .into_iter()
+        .skip(q.offset.unwrap_or(0))
+        .take(q.limit.unwrap_or(10))
+        .collect();
+    Json(Value::Array(page))
+}
+
+async fn assistant_get(Path(id): Path<String>) -> ApiResult<Json<Value>> {
+    if shape::is_assistant(&id) {
+        Ok(Json(shape::assistant()))
+    } else {
+        Err(ApiError::not_found(format!(
+            "no assistant {id}: the one assistant is {} (graph {})",
+            shape::assistant_id(),
+            shape::GRAPH_ID
+        )))
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct ThreadCreate {
+    #[serde(default)]
+    thread_id: Option<String>,
+    #[serde(default)]
+    metadata: Option<Map<String, Value>>,
+    #[serde(default)]
+    if_exists: Option<String>,
+}
+
+async fn thread_create(
+    State(api): State<Api>,
+    ApiJson(body): ApiJson<Option<ThreadCreate>>,
+) -> ApiResult<Json<Value>> {
+    let body = body.unwrap_or_default();
+    let facts = blocking(&api.app, move |app| {
+        if let Some(id) = &body.thread_id {
+            return match ThreadFacts::read(&app, id) {
+                Ok(f) if body.if_exists.as_deref() == Some("do_nothing") => Ok(f),
+                Ok(_) => Err(ApiError::conflict(format!("thread {id} exists already"))),
+                Err(e) if e.status == StatusCode::NOT_FOUND => Err(ApiError::invalid(
+                    "Deskmate chooses thread ids itself: create the thread without thread_id",
+                )),
+                Err(e) => Err(e),
+            };
+        }
+        let metadata = body.metadata.unwrap_or_default();
+        // A child's thread: `metadata.profile` names the profile (id or name).
+        let profile = metadata
+            .get("profile")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let thread = app.chat().create_thread(profile.as_deref(), &metadata)?;
+        ThreadFacts::read(&app, &thread.id)
+    })
+    .await?;
+    Ok(Json(facts.thread_json()))
+}
+
+async fn thread_get(State(api): State<Api>, Path(id): Path<String>) -> ApiResult<Json<Value>> {
+    let facts = blocking(&api.app, move |app| ThreadFacts::read(&app, &id)).await?;
+    Ok(Json(facts.thread_json()))
+}
+
+#[derive(Debug, Deserialize)]
+struct ThreadPatch {
+    metadata: Map<String, Value>,
+}
+
+async fn thread_patch(
+    State(api): State<Api>,
+    Path(id): Path<String>,
+    ApiJson(body): ApiJson<ThreadPatch>,
+) -> ApiResult<Json<Value>> {
+    let facts = blocking(&api.app, move |app| {
+        app.chat().patch_thread_metadata(&id, &body.metadata)?;
+        ThreadFacts::read(&app, &id)
+    })
+    .await?;
+    Ok(Json(facts.thread_json()))
+}
+
+async fn thread_delete(State(api): State<Api>, Path(id): Path<String>) -> ApiResult<StatusCode> {
+    blocking(&api.app, move |app| Ok(app.chat().delete_thread(&id)?)).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct ThreadSearch {
+    #[serde(default)]
+    metadata: Option<Map<String, Value>>,
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    ids: Option<Vec<String>>,
+    #[serde(default)]
+    limit: Option<usize>,
+    #[serde(default)]
+    offset: Option<usize>,
+}
+
+async fn threads_search(
+    State(api): State<Api>,
+    ApiJson(q): ApiJson<Option<ThreadSearch>>,
+) -> ApiResult<Json<Value>> {
+    let q = q.unwrap_or_default();
+    let found = blocking(&api.app, move |app| {
+        let threads =
+            persist::list_threads(app.store(), None).map_err(deskmate_app::AppError::from)?;
+        let mut out = Vec::new();
+        let (offset, limit) = (q.offset.unwrap_or(0), q.limit.unwrap_or(10));
+        let mut skipped = 0;
+        for t in threads {
+            if out.len() >= limit {
+                break;
+            }
+            if q.ids.as_ref().is_some_and(|ids| !ids.contains(&t.id)) {
+                continue;
+            }
+            let facts = ThreadFacts::read(&app, &t.id)?;
+            if let Some(want) = &q.metadata {
+                let has = facts.metadata.as_object();
+                if !want
+                    .iter()
+                    .all(|(k, v)| has.and_then(|m| m.get(k)) == Some(v))
+                {
+                    continue;
+                }
+            }
+            if q.status.as_deref().is_some_and(|s| s != facts.status()) {
+                continue;
+            }
+            if skipped < offset {
+                skipped += 1;
+                continue;
+            }
+            out.push(facts.thread_json());
+        }
+        Ok(out)
+    })
+    .await?;
+    Ok(Json(Value::Array(found)))
+}
+
+async fn state_get(State(api): State<Api>, Path(id): Path<String>) -> ApiResult<Json<Value>> {
+    let facts = blocking(&api.app, move |app| ThreadFacts::read(&app, &id)).await?;
+    Ok(Json(facts.state_json()))
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct HistoryQuery {
+    #[serde(default)]
+    limit: Option<usize>,
+}
+
+async fn history(
+    State(api): State<Api>,
+    Path(id): Path<String>,
+    ApiJson(q): ApiJson<Option<HistoryQuery>>,
+) -> ApiResult<Json<Value>> {
+    let limit = q.and_then(|q| q.limit).unwrap_or(10);
+    let facts = blocking(&api.app, move |app| ThreadFacts::read(&app, &id)).await?;
+    Ok(Json(Value::Array(facts.history(limit))))
+}
+
+async fn history_get(
+    State(api): State<Api>,
+    Path(id): Path<String>,
+    axum::extract::Query(q): axum::extract::Query<HistoryQuery>,
+) -> ApiResult<Json<Value>> {
+    let limit = q.limit.unwrap_or(10);
+    let facts = blocking(&api.app, move |app| ThreadFacts::read(&app, &id)).await?;
+    Ok(Json(Value::Array(facts.history(limit))))
+}
