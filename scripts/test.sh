@@ -18,8 +18,9 @@ ensure_cargo
 export PATH="$HOME/.cargo/bin:$PATH"
 if is_linux; then
   ensure_tauri_driver
-  ensure_e2e_python
 fi
+# The window tests' pytest and the API tests' langgraph-sdk (every platform).
+ensure_e2e_python
 build_ui
 ensure_client_test_deps
 say "building"
