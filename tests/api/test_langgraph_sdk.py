@@ -147,3 +147,40 @@ def test_a_wrong_token_is_refused(api):
     assert e.value.response.status_code == 401
     assert e.value.response.json()["code"] == "auth.wrong_token"
     assert httpx.get(f"{url}/ok").json() == {"ok": True}
+
+
+def test_a_background_run_is_joined_replayed_and_another_cancelled(client, api):
+    from conftest import wait_for
+
+    _, _, model, _ = api
+    thread = client.threads.create()
+    tid = thread["thread_id"]
+    run = client.runs.create(tid, "companion", input=USER_INPUT,
+                             stream_mode=["values", "updates", "messages-tuple"])
+    assert run["thread_id"] == tid and run["status"] in ("running", "success")
+    final = client.runs.join(tid, run["run_id"])
+    assert texts(final) == [("human", "你好"), ("ai", "pong")]
+    assert client.runs.get(tid, run["run_id"])["status"] == "success"
+    assert [r["run_id"] for r in client.runs.list(tid)] == [run["run_id"]]
+
+    # Its stream is kept: replayed whole, or from after an event id.
+    whole = list(client.runs.join_stream(tid, run["run_id"]))
+    assert whole[0].event == "metadata" and whole[-1].event == "end"
+    assert {"values", "updates", "messages"} <= {p.event for p in whole}
+    rest = list(client.runs.join_stream(tid, run["run_id"], last_event_id="1"))
+    assert [p.event for p in rest] == [p.event for p in whole[2:]]
+
+    # A run still waiting for the model is stopped; the thread is free again.
+    cut = {"messages": [{"role": "user", "content": model_server.CUT_QUESTION}]}
+    asked_before = len(model.requests)
+    slow = client.runs.create(tid, "companion", input=cut)
+    assert wait_for(lambda: len(model.requests) > asked_before), "the model was never asked"
+    with pytest.raises(httpx.HTTPStatusError) as e:
+        client.runs.create(tid, "companion", input=USER_INPUT)
+    assert e.value.response.status_code == 409, "one run at a time on a thread"
+    client.runs.cancel(tid, slow["run_id"], wait=True)
+    assert client.runs.get(tid, slow["run_id"])["status"] == "interrupted"
+    assert client.threads.get(tid)["status"] == "idle"
+    with pytest.raises(httpx.HTTPStatusError) as e:
+        client.runs.cancel(tid, slow["run_id"])
+    assert e.value.response.status_code == 409

@@ -3,8 +3,11 @@
 //! companion is the one), threads (create, get, patch, delete, search),
 //! their state and history, and runs streamed or waited for (`runs`).
 
+mod background;
 mod runs;
 mod shape;
+
+pub(crate) use background::RunBook;
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -32,6 +35,17 @@ pub(crate) fn routes() -> Router<Api> {
         .route("/threads/{id}/history", post(history).get(history_get))
         .route("/threads/{id}/runs/stream", post(runs::stream))
         .route("/threads/{id}/runs/wait", post(runs::wait))
+        .route(
+            "/threads/{id}/runs",
+            post(background::create).get(background::list),
+        )
+        .route("/threads/{id}/runs/{rid}", get(background::get))
+        .route("/threads/{id}/runs/{rid}/join", get(background::join))
+        .route("/threads/{id}/runs/{rid}/cancel", post(background::cancel))
+        .route(
+            "/threads/{id}/runs/{rid}/stream",
+            get(background::join_stream),
+        )
 }
 
 #[derive(Debug, Default, Deserialize)]

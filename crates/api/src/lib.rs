@@ -24,10 +24,11 @@ pub use security::{load_or_create_token, Security, TOKEN_ENV, TOKEN_FILE};
 /// answered 413 `body.too_large` before anything is stored.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
-/// What every handler reaches: the core.
+/// What every handler reaches: the core, and the background runs' streams.
 #[derive(Debug, Clone)]
 pub(crate) struct Api {
     pub app: Deskmate,
+    pub runs: langgraph::RunBook,
 }
 
 /// The whole API on one router, guarded by `security`.
@@ -37,7 +38,10 @@ pub fn router(app: Deskmate, security: Security) -> Router {
         .route("/info", get(info))
         .merge(langgraph::routes())
         .fallback(not_found)
-        .with_state(Api { app })
+        .with_state(Api {
+            app,
+            runs: langgraph::RunBook::default(),
+        })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn_with_state(
             security,

@@ -36,7 +36,7 @@ pub(crate) struct RunCreate {
     #[serde(default)]
     command: Option<Value>,
     #[serde(default)]
-    stream_mode: Option<Value>,
+    pub(crate) stream_mode: Option<Value>,
     #[serde(default)]
     config: Option<Value>,
     #[serde(default)]
@@ -45,7 +45,7 @@ pub(crate) struct RunCreate {
 
 /// The stream modes asked for.
 #[derive(Debug, Default, Clone, Copy)]
-struct Modes {
+pub(crate) struct Modes {
     values: bool,
     updates: bool,
     messages_tuple: bool,
@@ -54,7 +54,18 @@ struct Modes {
 }
 
 impl Modes {
-    fn parse(v: Option<&Value>) -> ApiResult<Self> {
+    /// Every mode but the legacy `messages` (what a background run records).
+    pub(crate) fn all() -> Self {
+        Self {
+            values: true,
+            updates: true,
+            messages_tuple: true,
+            messages: false,
+            custom: true,
+        }
+    }
+
+    pub(crate) fn parse(v: Option<&Value>) -> ApiResult<Self> {
         let names: Vec<String> = match v {
             None | Some(Value::Null) => vec!["values".into()],
             Some(Value::String(s)) => vec![s.clone()],
@@ -264,10 +275,10 @@ fn apply_resume(
 }
 
 /// A run started: its handle, its AG-UI events and whether it was resumed.
-type Started = (ChatRun, mpsc::UnboundedReceiver<AgUiEvent>, bool);
+pub(crate) type Started = (ChatRun, mpsc::UnboundedReceiver<AgUiEvent>, bool);
 
 /// Starts (or resumes) the run a request asks for.
-async fn start(api: &Api, thread_id: &str, body: &RunCreate) -> ApiResult<Started> {
+pub(crate) async fn start(api: &Api, thread_id: &str, body: &RunCreate) -> ApiResult<Started> {
     if let Some(a) = &body.assistant_id {
         if !shape::is_assistant(a) {
             return Err(ApiError::not_found(format!(
@@ -307,10 +318,10 @@ async fn start(api: &Api, thread_id: &str, body: &RunCreate) -> ApiResult<Starte
 }
 
 /// Turns a run's AG-UI events into LangGraph stream parts.
-struct Translate {
+pub(crate) struct Translate {
     app: deskmate_app::Deskmate,
     thread_id: String,
-    run_id: String,
+    pub(crate) run_id: String,
     modes: Modes,
     /// Stored messages already sent as `updates`/`values`.
     seen: usize,
@@ -322,7 +333,7 @@ struct Translate {
     last_values: Value,
     error: Option<Value>,
     /// How the run ended, as LangGraph names it (`success`, `interrupted`, `error`).
-    status: &'static str,
+    pub(crate) status: &'static str,
 }
 
 impl Translate {
@@ -491,7 +502,7 @@ impl Translate {
 }
 
 /// Follows a run to its end, translating its events onto `out`.
-async fn follow(
+pub(crate) async fn follow(
     api: Api,
     thread_id: String,
     modes: Modes,
@@ -560,12 +571,13 @@ pub(crate) async fn stream(
         let t = follow(api, thread_id, modes, started, tx).await;
         t.send("end", json!({"run_id": t.run_id, "status": t.status}));
     });
-    let events = futures_util::stream::unfold(out, |mut out| async move {
+    let events = futures_util::stream::unfold((out, 0usize), |(mut out, n)| async move {
         let (name, data) = out.recv().await?;
         let event = Event::default()
+            .id(n.to_string())
             .event(name)
             .data(serde_json::to_string(&data).unwrap_or_else(|_| "null".into()));
-        Some((Ok(event), out))
+        Some((Ok(event), (out, n + 1)))
     });
     Ok((
         [(axum::http::header::CONTENT_LOCATION, location)],
