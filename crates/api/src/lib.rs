@@ -8,6 +8,7 @@
 //! Security (see [`security`]): a token on every route but `GET /ok`, the
 //! `Host` header checked, request bodies limited to [`MAX_BODY_BYTES`].
 
+mod agui;
 pub mod error;
 mod langgraph;
 pub mod security;
@@ -36,6 +37,7 @@ pub fn router(app: Deskmate, security: Security) -> Router {
     Router::new()
         .route("/ok", get(ok))
         .route("/info", get(info))
+        .route("/ag-ui", axum::routing::post(agui::run))
         .merge(langgraph::routes())
         .fallback(not_found)
         .with_state(Api {
