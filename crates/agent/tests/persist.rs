@@ -77,6 +77,7 @@ fn a_reply_and_a_result_land_whole_with_their_records() {
             content: "read".into(),
             status: TodoStatus::InProgress,
         }],
+        ..Default::default()
     };
     let m = persist::store_tool_result(
         &store,

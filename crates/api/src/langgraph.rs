@@ -23,6 +23,7 @@ use shape::ThreadFacts;
 
 pub(crate) fn routes() -> Router<Api> {
     Router::new()
+        .route("/assistants", get(assistants_list))
         .route("/assistants/search", post(assistants_search))
         .route("/assistants/{id}", get(assistant_get))
         .route("/threads", post(thread_create))
@@ -31,7 +32,7 @@ pub(crate) fn routes() -> Router<Api> {
             "/threads/{id}",
             get(thread_get).patch(thread_patch).delete(thread_delete),
         )
-        .route("/threads/{id}/state", get(state_get))
+        .route("/threads/{id}/state", get(state_get).put(state_put))
         .route("/threads/{id}/history", post(history).get(history_get))
         .route("/threads/{id}/runs/stream", post(runs::stream))
         .route("/threads/{id}/runs/wait", post(runs::wait))
@@ -73,6 +74,21 @@ async fn assistants_search(ApiJson(q): ApiJson<Option<AssistantSearch>>) -> Json
     Json(Value::Array(page))
 }
 
+/// `GET /assistants` (the deep-agents dialect): the companion with its
+/// model and tools.
+async fn assistants_list(State(api): State<Api>) -> ApiResult<Json<Value>> {
+    let (model, tools) = blocking(&api.app, |app| {
+        Ok((app.chat().llm_settings()?.model, app.chat().tool_names()?))
+    })
+    .await?;
+    let mut a = shape::assistant();
+    if let Some(o) = a.as_object_mut() {
+        o.insert("model".into(), model.map_or(Value::Null, Value::String));
+        o.insert("tools".into(), serde_json::json!(tools));
+    }
+    Ok(Json(Value::Array(vec![a])))
+}
+
 async fn assistant_get(Path(id): Path<String>) -> ApiResult<Json<Value>> {
     if shape::is_assistant(&id) {
         Ok(Json(shape::assistant()))
@@ -93,6 +109,9 @@ struct ThreadCreate {
     metadata: Option<Map<String, Value>>,
     #[serde(default)]
     if_exists: Option<String>,
+    /// The deep-agents dialect's first state (`todos`, `vars`).
+    #[serde(default)]
+    initial_state: Option<Map<String, Value>>,
 }
 
 async fn thread_create(
@@ -117,7 +136,11 @@ async fn thread_create(
             .get("profile")
             .and_then(Value::as_str)
             .map(str::to_string);
+        let initial = body.initial_state.map(state_parts).transpose()?;
         let thread = app.chat().create_thread(profile.as_deref(), &metadata)?;
+        if let Some((todos, vars)) = initial {
+            app.chat().update_state(&thread.id, todos, vars, true)?;
+        }
         ThreadFacts::read(&app, &thread.id)
     })
     .await?;
@@ -211,6 +234,58 @@ async fn threads_search(
 
 async fn state_get(State(api): State<Api>, Path(id): Path<String>) -> ApiResult<Json<Value>> {
     let facts = blocking(&api.app, move |app| ThreadFacts::read(&app, &id)).await?;
+    Ok(Json(facts.state_json()))
+}
+
+/// A todo list when one is given, and vars.
+type StateParts = (
+    Option<Vec<deskmate_app::chat::agent::Todo>>,
+    Map<String, Value>,
+);
+
+/// A deep-agents state object split into its todo list (when given) and
+/// its vars (`vars`, and any other key).
+fn state_parts(mut state: Map<String, Value>) -> ApiResult<StateParts> {
+    let todos = state
+        .remove("todos")
+        .map(|t| {
+            serde_json::from_value(t).map_err(|e| {
+                ApiError::invalid(format!(
+                    "state.todos is a list of {{content, status}} (pending, in_progress, completed): {e}"
+                ))
+            })
+        })
+        .transpose()?;
+    let mut vars = match state.remove("vars") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err(ApiError::invalid("state.vars is an object")),
+    };
+    vars.extend(state);
+    Ok((todos, vars))
+}
+
+#[derive(Debug, Deserialize)]
+struct StatePut {
+    state: Map<String, Value>,
+    #[serde(default)]
+    replace: bool,
+}
+
+/// `PUT /threads/{id}/state` (the deep-agents dialect): merges `state`
+/// into the thread's (todos replaced when given, vars key by key), or
+/// replaces it with `replace: true`; answers the state as `GET` does.
+async fn state_put(
+    State(api): State<Api>,
+    Path(id): Path<String>,
+    ApiJson(body): ApiJson<StatePut>,
+) -> ApiResult<Json<Value>> {
+    let facts = blocking(&api.app, move |app| {
+        let (todos, vars) = state_parts(body.state)?;
+        app.chat().update_state(&id, todos, vars, body.replace)?;
+        ThreadFacts::read(&app, &id)
+    })
+    .await?;
     Ok(Json(facts.state_json()))
 }
 

@@ -643,6 +643,55 @@ impl Chat {
         Ok(())
     }
 
+    /// The names of the companion's tools for a new run, sorted: the
+    /// built-in, study and lamp tools, and `task` unless a parent turned
+    /// subagents off.
+    pub fn tool_names(&self) -> AppResult<Vec<String>> {
+        let mut names: Vec<String> = self.tools().names().iter().map(|n| n.to_string()).collect();
+        if self.subagents()? && !names.iter().any(|n| n == "task") {
+            names.push("task".into());
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    /// Sets a thread's state: the todo list when given, and `vars` merged
+    /// key by key — or, with `replace`, both replaced (what is not given is
+    /// emptied). Refused while a run is going on (`conflict`): the run would
+    /// write its own state over it.
+    pub fn update_state(
+        &self,
+        thread_id: &str,
+        todos: Option<Vec<deskmate_agent::Todo>>,
+        vars: serde_json::Map<String, serde_json::Value>,
+        replace: bool,
+    ) -> AppResult<deskmate_agent::ThreadState> {
+        persist::get_thread(self.store(), thread_id)?;
+        if !persist::running_runs(self.store(), Some(thread_id))?.is_empty() {
+            return Err(deskmate_store::StoreError::Conflict(format!(
+                "thread {thread_id} has a run going on; set its state when the run has ended"
+            ))
+            .into());
+        }
+        let mut state = if replace {
+            deskmate_agent::ThreadState::default()
+        } else {
+            persist::load_state(self.store(), thread_id)?
+        };
+        if let Some(todos) = todos {
+            state.todos = todos;
+        }
+        for (k, v) in vars {
+            if v.is_null() && !replace {
+                state.vars.remove(&k);
+            } else {
+                state.vars.insert(k, v);
+            }
+        }
+        persist::save_state(self.store(), thread_id, &state)?;
+        Ok(state)
+    }
+
     /// A whole thread: messages, tool calls, runs and state.
     pub fn thread(&self, thread_id: &str) -> AppResult<ThreadView> {
         self.recover_runs()?;

@@ -12,12 +12,12 @@ use std::convert::Infallible;
 
 use axum::extract::{Path, State};
 use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::IntoResponse;
 use axum::Json;
 use deskmate_app::chat::agent::persist::{self, ApprovalDecision};
 use deskmate_app::chat::agent::{AgUiEvent, RunStatus};
 use deskmate_app::chat::{ChatContext, ChatImage, ChatMessage, ChatOptions, ChatRun};
 use deskmate_protocol::agui::RunFinishedOutcome;
-use futures_util::Stream;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
@@ -41,6 +41,17 @@ pub(crate) struct RunCreate {
     config: Option<Value>,
     #[serde(default)]
     context: Option<Value>,
+    /// The deep-agents dialect's switch: `false` answers with one JSON.
+    #[serde(default)]
+    stream: Option<bool>,
+}
+
+impl RunCreate {
+    /// The dialect rule: a request naming neither an assistant nor a
+    /// stream mode is the deep-agents dialect; otherwise it is LangGraph's.
+    pub(crate) fn is_deep_agents(&self) -> bool {
+        self.assistant_id.is_none() && self.stream_mode.is_none()
+    }
 }
 
 /// The stream modes asked for.
@@ -51,6 +62,9 @@ pub(crate) struct Modes {
     messages_tuple: bool,
     messages: bool,
     custom: bool,
+    /// The deep-agents dialect's events instead (`message`, `tool`, `end`,
+    /// `error`).
+    deep: bool,
 }
 
 impl Modes {
@@ -62,6 +76,15 @@ impl Modes {
             messages_tuple: true,
             messages: false,
             custom: true,
+            deep: false,
+        }
+    }
+
+    /// The deep-agents dialect.
+    pub(crate) fn deep_agents() -> Self {
+        Self {
+            deep: true,
+            ..Self::default()
         }
     }
 
@@ -386,6 +409,11 @@ impl Translate {
                     _ => groups.push((node, vec![shape::message(m)])),
                 }
             }
+            if self.modes.deep {
+                for m in new {
+                    self.deep_part(m);
+                }
+            }
             // The input is no node's update (LangGraph sends none for it).
             for (node, msgs) in groups {
                 if self.modes.updates && node != "__input__" {
@@ -401,8 +429,58 @@ impl Translate {
         if interrupted && self.modes.updates {
             self.send("updates", json!({"__interrupt__": facts.interrupts()}));
         }
+        if interrupted && self.modes.deep {
+            for w in &facts.waiting {
+                self.send(
+                    "tool",
+                    json!({"tool_call_id": w.tool_call_id, "status": "interrupted", "result": null}),
+                );
+            }
+        }
         self.last_values = values;
         Ok(())
+    }
+
+    /// A stored message as the deep-agents dialect's `message` (the
+    /// model's) or `tool` (a result) event.
+    fn deep_part(&self, m: &deskmate_app::chat::agent::StoredMessage) {
+        use deskmate_app::chat::llm::Role;
+        let text = m.message.text();
+        match m.message.role {
+            Role::Assistant => {
+                let calls: Vec<Value> = m
+                    .message
+                    .tool_calls
+                    .iter()
+                    .map(|c| {
+                        json!({
+                            "id": c.id,
+                            "name": c.name,
+                            "args": serde_json::from_str::<Value>(&c.arguments).unwrap_or_else(|_| json!({})),
+                            "status": "pending",
+                        })
+                    })
+                    .collect();
+                let mut data = serde_json::Map::new();
+                data.insert("message_id".into(), json!(m.id));
+                data.insert("thread_id".into(), json!(self.thread_id));
+                data.insert("role".into(), json!("assistant"));
+                if !text.is_empty() {
+                    data.insert("content".into(), json!(text));
+                }
+                data.insert("tool_calls".into(), Value::Array(calls));
+                self.send("message", Value::Object(data));
+            }
+            Role::Tool => self.send(
+                "tool",
+                json!({
+                    "tool_call_id": m.message.tool_call_id,
+                    "status": if m.message.is_error { "error" } else { "completed" },
+                    "result": text,
+                }),
+            ),
+            _ => {}
+        }
     }
 
     async fn on(&mut self, ev: AgUiEvent) -> ApiResult<()> {
@@ -487,8 +565,13 @@ impl Translate {
                 self.send("custom", json!({"name": name, "value": value}));
             }
             AgUiEvent::RunError { message, code } => {
-                let err = json!({"error": code.unwrap_or_else(|| "error".into()), "message": message});
-                self.send("error", err.clone());
+                let code = code.unwrap_or_else(|| "error".into());
+                let err = json!({"error": code, "message": message});
+                if self.modes.deep {
+                    self.send("error", json!({"message": message, "code": code}));
+                } else {
+                    self.send("error", err.clone());
+                }
                 self.error = Some(err);
             }
             AgUiEvent::RunFinished { outcome, .. } => {
@@ -523,7 +606,9 @@ pub(crate) async fn follow(
         error: None,
         status: "error",
     };
-    t.send("metadata", json!({"run_id": run.run_id, "attempt": 1}));
+    if !modes.deep {
+        t.send("metadata", json!({"run_id": run.run_id, "attempt": 1}));
+    }
     // The input as the graph took it: the conversation with the new message.
     let begun = t.begin(resumed).await;
     if let Err(e) = begun.and(t.sync(false).await) {
@@ -557,19 +642,29 @@ pub(crate) async fn stream(
     State(api): State<Api>,
     Path(thread_id): Path<String>,
     ApiJson(body): ApiJson<RunCreate>,
-) -> ApiResult<(
-    [(axum::http::HeaderName, String); 1],
-    Sse<impl Stream<Item = Result<Event, Infallible>>>,
-)> {
-    let modes = Modes::parse(body.stream_mode.as_ref())?;
+) -> ApiResult<axum::response::Response> {
+    let deep = body.is_deep_agents();
+    let modes = if deep {
+        Modes::deep_agents()
+    } else {
+        Modes::parse(body.stream_mode.as_ref())?
+    };
     let started = start(&api, &thread_id, &body).await?;
+    if deep && body.stream == Some(false) {
+        return Ok(Json(deep_answer(api, thread_id, started).await).into_response());
+    }
     // Where the run is (the SDK's `on_run_created` reads it); never
     // `Location`, which the SDK would reconnect to.
     let location = format!("/threads/{thread_id}/runs/{}", started.0.run_id);
     let (tx, out) = mpsc::unbounded_channel::<(String, Value)>();
     tokio::spawn(async move {
         let t = follow(api, thread_id, modes, started, tx).await;
-        t.send("end", json!({"run_id": t.run_id, "status": t.status}));
+        let end = if deep {
+            deep_end(&t)
+        } else {
+            json!({"run_id": t.run_id, "status": t.status})
+        };
+        t.send("end", end);
     });
     let events = futures_util::stream::unfold((out, 0usize), |(mut out, n)| async move {
         let (name, data) = out.recv().await?;
@@ -577,12 +672,56 @@ pub(crate) async fn stream(
             .id(n.to_string())
             .event(name)
             .data(serde_json::to_string(&data).unwrap_or_else(|_| "null".into()));
-        Some((Ok(event), (out, n + 1)))
+        Some((Ok::<_, Infallible>(event), (out, n + 1)))
     });
     Ok((
         [(axum::http::header::CONTENT_LOCATION, location)],
         Sse::new(events).keep_alive(KeepAlive::default()),
-    ))
+    )
+        .into_response())
+}
+
+/// The deep-agents dialect's `end`: `completed`, `interrupted` or `error`
+/// with the error's message.
+fn deep_end(t: &Translate) -> Value {
+    let status = match t.status {
+        "success" => "completed",
+        other => other,
+    };
+    let error = t
+        .error
+        .as_ref()
+        .and_then(|e| e.get("message"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    json!({"run_id": t.run_id, "status": status, "error": error})
+}
+
+/// The deep-agents dialect with `stream: false`: the run's `message` and
+/// `tool` events gathered into one answer with how it ended.
+async fn deep_answer(api: Api, thread_id: String, started: Started) -> Value {
+    let (tx, mut out) = mpsc::unbounded_channel::<(String, Value)>();
+    let gather = tokio::spawn(async move {
+        let (mut messages, mut tools) = (Vec::new(), Vec::new());
+        while let Some((event, data)) = out.recv().await {
+            match event.as_str() {
+                "message" => messages.push(data),
+                "tool" => tools.push(data),
+                _ => {}
+            }
+        }
+        (messages, tools)
+    });
+    let t = follow(api, thread_id.clone(), Modes::deep_agents(), started, tx).await;
+    let mut answer = deep_end(&t);
+    drop(t);
+    let (messages, tools) = gather.await.unwrap_or_default();
+    if let Some(o) = answer.as_object_mut() {
+        o.insert("thread_id".into(), json!(thread_id));
+        o.insert("messages".into(), Value::Array(messages));
+        o.insert("tools".into(), Value::Array(tools));
+    }
+    answer
 }
 
 /// `POST /threads/{id}/runs/wait`: the final values (with `__interrupt__`

@@ -142,6 +142,10 @@ pub struct ThreadFacts {
     pub metadata: Value,
     pub messages: Vec<StoredMessage>,
     pub todos: Value,
+    /// The front end's values kept on the thread (`state.vars`).
+    pub vars: Value,
+    /// The files in the thread's workspace (`{path, size}`).
+    pub files: Vec<Value>,
     /// The lead's runs, oldest first.
     pub runs: Vec<persist::Run>,
     pub waiting: Vec<Approval>,
@@ -168,11 +172,15 @@ impl ThreadFacts {
             .filter(|a| a.decision.is_none())
             .collect();
         let running = runs.iter().any(|r| r.status == RunStatus::Running);
+        let workspace =
+            deskmate_app::chat::agent::workspace_dir(&app.chat().threads_dir(), thread_id);
         Ok(Self {
             thread,
             metadata,
             messages,
             todos: serde_json::to_value(&state.todos).unwrap_or(Value::Array(vec![])),
+            vars: Value::Object(state.vars),
+            files: files_in(&workspace),
             runs,
             waiting,
             running,
@@ -244,8 +252,25 @@ impl ThreadFacts {
         })
     }
 
-    /// The current state as LangGraph's `ThreadState`.
+    /// The current state as LangGraph's `ThreadState`, with the deep-agents
+    /// dialect's fields beside it (`thread_id`, `state {todos, vars}`,
+    /// `updated_at`, `messages_summary`, `files`): one answer serves both.
     pub fn state_json(&self) -> Value {
+        let mut v = self.langgraph_state();
+        if let Some(o) = v.as_object_mut() {
+            o.insert("thread_id".into(), json!(self.thread.id));
+            o.insert(
+                "state".into(),
+                json!({"todos": self.todos, "vars": self.vars}),
+            );
+            o.insert("updated_at".into(), json!(self.thread.updated_at));
+            o.insert("messages_summary".into(), json!([]));
+            o.insert("files".into(), Value::Array(self.files.clone()));
+        }
+        v
+    }
+
+    fn langgraph_state(&self) -> Value {
         let last = self.runs.last().map(|r| r.id.clone());
         let parent = self
             .runs
@@ -326,4 +351,30 @@ impl ThreadFacts {
         }
         out
     }
+}
+
+/// The files under a thread's workspace as `{path, size}`, paths from the
+/// workspace's root (`/notes.md`), at most 500, sorted. Unreadable entries
+/// are left out.
+fn files_in(root: &std::path::Path) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let Ok(kind) = e.file_type() else { continue };
+            let path = e.path();
+            if kind.is_dir() {
+                dirs.push(path);
+            } else if kind.is_file() && out.len() < 500 {
+                let rel = path.strip_prefix(root).unwrap_or(&path);
+                let size = e.metadata().map(|m| m.len()).unwrap_or(0);
+                out.push(json!({"path": format!("/{}", rel.display()), "size": size}));
+            }
+        }
+    }
+    out.sort_by(|a, b| a["path"].as_str().cmp(&b["path"].as_str()));
+    out
 }
