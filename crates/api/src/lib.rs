@@ -11,6 +11,7 @@
 mod agui;
 pub mod error;
 mod langgraph;
+mod scenes;
 pub mod security;
 
 use axum::extract::DefaultBodyLimit;
@@ -38,6 +39,15 @@ pub fn router(app: Deskmate, security: Security) -> Router {
         .route("/ok", get(ok))
         .route("/info", get(info))
         .route("/ag-ui", axum::routing::post(agui::run))
+        .route(
+            "/orchestrator/process",
+            axum::routing::post(scenes::process)
+                .layer(DefaultBodyLimit::max(scenes::MAX_PHOTOS_BODY_BYTES)),
+        )
+        .route(
+            "/recitation/check",
+            axum::routing::post(scenes::recitation_check),
+        )
         .merge(langgraph::routes())
         .fallback(not_found)
         .with_state(Api {
