@@ -11,6 +11,7 @@
 mod agui;
 pub mod error;
 mod langgraph;
+pub mod openapi;
 mod scenes;
 pub mod security;
 
@@ -38,6 +39,10 @@ pub fn router(app: Deskmate, security: Security) -> Router {
     Router::new()
         .route("/ok", get(ok))
         .route("/info", get(info))
+        .route(
+            "/openapi.json",
+            get(|| async { axum::Json(openapi::document()) }),
+        )
         .route("/ag-ui", axum::routing::post(agui::run))
         .route(
             "/orchestrator/process",

@@ -245,3 +245,51 @@ async fn an_unknown_thread_is_404_and_a_run_on_it_stores_nothing() {
         .unwrap();
     assert_eq!(runs, 0);
 }
+
+#[tokio::test]
+async fn every_route_in_the_openapi_document_is_served() {
+    let s = server().await;
+    let (status, doc) = send(s.addr, "GET", "/openapi.json", &[("x-api-key", TOKEN)], b"").await;
+    assert_eq!(status, 200);
+    assert_eq!(doc["openapi"], "3.1.0");
+    let paths = doc["paths"].as_object().unwrap();
+    assert_eq!(
+        paths
+            .values()
+            .map(|p| p.as_object().unwrap().len())
+            .sum::<usize>(),
+        deskmate_api::openapi::ROUTES.len()
+    );
+    let id = "0190f0f0-0000-7000-8000-000000000000";
+    for (method, path, _) in deskmate_api::openapi::ROUTES {
+        let concrete = path
+            .replace("{thread_id}", id)
+            .replace("{run_id}", id)
+            .replace("{assistant_id}", id);
+        let body: &[u8] = if matches!(*method, "post" | "put" | "patch") {
+            b"{}"
+        } else {
+            b""
+        };
+        let (status, answer) = send(
+            s.addr,
+            &method.to_uppercase(),
+            &concrete,
+            &[("x-api-key", TOKEN)],
+            body,
+        )
+        .await;
+        // Routed: whatever it answers, it is not the fallback's "no route".
+        let unrouted = status == 404
+            && answer["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("no route"));
+        assert!(
+            !unrouted,
+            "{method} {path} is in the document but not served"
+        );
+        assert_ne!(status, 405, "{method} {path}: the method is not served");
+    }
+    // Nothing was stored by that round (an empty thread at most).
+    assert!(threads(&s.app) <= 1);
+}
