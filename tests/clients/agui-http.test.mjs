@@ -52,9 +52,11 @@ describe("AG-UI over HTTP (deskmate serve)", () => {
     });
     url = await new Promise((resolve, reject) => {
       let err = "";
+      // The address is read from a whole line: stderr may arrive in pieces.
       server.stderr.on("data", (b) => {
         err += b;
-        const found = err.match(/http:\/\/[0-9.:]+/);
+        const line = err.split("\n").find((l, i, all) => i < all.length - 1 && l.includes("listening on"));
+        const found = line?.match(/http:\/\/[0-9.]+:[0-9]+/);
         if (found) resolve(found[0]);
       });
       server.once("exit", (code) => reject(new Error(`deskmate serve exited with ${code}: ${err}`)));

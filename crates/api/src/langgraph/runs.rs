@@ -736,7 +736,6 @@ pub(crate) async fn wait(
     // Nothing reads the parts: drop them as they come.
     let drain = tokio::spawn(async move { while out.recv().await.is_some() {} });
     let t = follow(api, thread_id, Modes::default(), started, tx).await;
-    drop(t.out.clone());
     let mut values = t.last_values.clone();
     if let (Some(err), Some(obj)) = (&t.error, values.as_object_mut()) {
         obj.insert("__error__".into(), err.clone());
