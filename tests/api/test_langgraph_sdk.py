@@ -184,3 +184,29 @@ def test_a_background_run_is_joined_replayed_and_another_cancelled(client, api):
     with pytest.raises(httpx.HTTPStatusError) as e:
         client.runs.cancel(tid, slow["run_id"])
     assert e.value.response.status_code == 409
+
+
+def test_a_stateless_run_leaves_no_thread_unless_kept(client):
+    before = {t["thread_id"] for t in client.threads.search(limit=1000)}
+    parts = list(client.runs.stream(None, "companion", input=USER_INPUT, stream_mode="values"))
+    assert parts[0].event == "metadata" and parts[-1].data["status"] == "success"
+    assert texts([p.data for p in parts if p.event == "values"][-1]) == [("human", "你好"), ("ai", "pong")]
+    final = client.runs.wait(None, "companion", input=USER_INPUT)
+    assert texts(final)[-1] == ("ai", "pong")
+    assert {t["thread_id"] for t in client.threads.search(limit=1000)} == before
+    kept = client.runs.wait(None, "companion", input=USER_INPUT, on_completion="keep")
+    assert texts(kept)[-1] == ("ai", "pong")
+    assert len({t["thread_id"] for t in client.threads.search(limit=1000)} - before) == 1
+
+
+def test_update_state_merges_values_but_not_messages(client):
+    tid = client.threads.create()["thread_id"]
+    todos = [{"content": "背静夜思", "status": "pending"}]
+    answer = client.threads.update_state(tid, {"todos": todos, "term": "autumn"})
+    assert answer["checkpoint"]["thread_id"] == tid
+    state = client.threads.get_state(tid)
+    assert state["values"]["todos"] == todos
+    assert state["state"]["vars"] == {"term": "autumn"}
+    with pytest.raises(httpx.HTTPStatusError) as e:
+        client.threads.update_state(tid, {"messages": [{"role": "user", "content": "x"}]})
+    assert e.value.response.status_code == 422

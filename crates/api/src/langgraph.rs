@@ -32,10 +32,15 @@ pub(crate) fn routes() -> Router<Api> {
             "/threads/{id}",
             get(thread_get).patch(thread_patch).delete(thread_delete),
         )
-        .route("/threads/{id}/state", get(state_get).put(state_put))
+        .route(
+            "/threads/{id}/state",
+            get(state_get).put(state_put).post(state_post),
+        )
         .route("/threads/{id}/history", post(history).get(history_get))
         .route("/threads/{id}/runs/stream", post(runs::stream))
         .route("/threads/{id}/runs/wait", post(runs::wait))
+        .route("/runs/stream", post(runs::stream_stateless))
+        .route("/runs/wait", post(runs::wait_stateless))
         .route(
             "/threads/{id}/runs",
             post(background::create).get(background::list),
@@ -287,6 +292,35 @@ async fn state_put(
     })
     .await?;
     Ok(Json(facts.state_json()))
+}
+
+#[derive(Debug, Deserialize)]
+struct StatePost {
+    values: Map<String, Value>,
+}
+
+/// `POST /threads/{id}/state` (LangGraph's `update_state`): `todos` and any
+/// other value merged into the thread's state (the others as vars);
+/// `messages` cannot be written (a run writes them). Answers the
+/// checkpoint, whose id is the thread's last run.
+async fn state_post(
+    State(api): State<Api>,
+    Path(id): Path<String>,
+    ApiJson(body): ApiJson<StatePost>,
+) -> ApiResult<Json<Value>> {
+    if body.values.contains_key("messages") {
+        return Err(ApiError::invalid(
+            "messages are written by runs: start a run with input.messages instead",
+        ));
+    }
+    let facts = blocking(&api.app, move |app| {
+        let (todos, vars) = state_parts(body.values)?;
+        app.chat().update_state(&id, todos, vars, false)?;
+        ThreadFacts::read(&app, &id)
+    })
+    .await?;
+    let state = facts.state_json();
+    Ok(Json(serde_json::json!({"checkpoint": state["checkpoint"]})))
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -44,6 +44,9 @@ pub(crate) struct RunCreate {
     /// The deep-agents dialect's switch: `false` answers with one JSON.
     #[serde(default)]
     stream: Option<bool>,
+    /// A stateless run's thread afterwards: `delete` (the default) or `keep`.
+    #[serde(default)]
+    on_completion: Option<String>,
 }
 
 impl RunCreate {
@@ -643,27 +646,104 @@ pub(crate) async fn stream(
     Path(thread_id): Path<String>,
     ApiJson(body): ApiJson<RunCreate>,
 ) -> ApiResult<axum::response::Response> {
+    stream_on(api, thread_id, body, false).await
+}
+
+/// A stateless run's thread: made for the run, deleted after it unless
+/// `on_completion` is `keep`.
+async fn stateless_thread(api: &Api, body: &RunCreate) -> ApiResult<(String, bool)> {
+    let delete = match body.on_completion.as_deref() {
+        None | Some("delete") => true,
+        Some("keep") => false,
+        Some(other) => {
+            return Err(ApiError::invalid(format!(
+                "on_completion is delete or keep, not {other:?}"
+            )))
+        }
+    };
+    let id = blocking(&api.app, |app| {
+        Ok(app.chat().create_thread(None, &Map::new())?.id)
+    })
+    .await?;
+    Ok((id, delete))
+}
+
+/// Deletes a stateless run's thread once its run has ended.
+async fn forget(api: &Api, thread_id: String) {
+    let gone = blocking(&api.app, move |app| {
+        Ok(app.chat().delete_thread(&thread_id)?)
+    })
+    .await;
+    // A thread that cannot be deleted stays, like a kept one.
+    if let Err(e) = gone {
+        tracing::warn!("a stateless run's thread stays: {}", e.message);
+    }
+}
+
+/// `POST /runs/stream`: a stateless run (on a thread of its own).
+pub(crate) async fn stream_stateless(
+    State(api): State<Api>,
+    ApiJson(body): ApiJson<RunCreate>,
+) -> ApiResult<axum::response::Response> {
+    let (thread_id, delete) = stateless_thread(&api, &body).await?;
+    stream_on(api, thread_id, body, delete).await
+}
+
+/// `POST /runs/wait`: a stateless run waited for.
+pub(crate) async fn wait_stateless(
+    State(api): State<Api>,
+    ApiJson(body): ApiJson<RunCreate>,
+) -> ApiResult<Json<Value>> {
+    let (thread_id, delete) = stateless_thread(&api, &body).await?;
+    let answer = wait_on(api.clone(), thread_id.clone(), body).await;
+    if delete {
+        forget(&api, thread_id).await;
+    }
+    answer
+}
+
+async fn stream_on(
+    api: Api,
+    thread_id: String,
+    body: RunCreate,
+    delete_after: bool,
+) -> ApiResult<axum::response::Response> {
     let deep = body.is_deep_agents();
     let modes = if deep {
         Modes::deep_agents()
     } else {
         Modes::parse(body.stream_mode.as_ref())?
     };
-    let started = start(&api, &thread_id, &body).await?;
+    let started = match start(&api, &thread_id, &body).await {
+        Ok(started) => started,
+        Err(e) => {
+            if delete_after {
+                forget(&api, thread_id).await;
+            }
+            return Err(e);
+        }
+    };
     if deep && body.stream == Some(false) {
-        return Ok(Json(deep_answer(api, thread_id, started).await).into_response());
+        let answer = deep_answer(api.clone(), thread_id.clone(), started).await;
+        if delete_after {
+            forget(&api, thread_id).await;
+        }
+        return Ok(Json(answer).into_response());
     }
     // Where the run is (the SDK's `on_run_created` reads it); never
     // `Location`, which the SDK would reconnect to.
     let location = format!("/threads/{thread_id}/runs/{}", started.0.run_id);
     let (tx, out) = mpsc::unbounded_channel::<(String, Value)>();
     tokio::spawn(async move {
-        let t = follow(api, thread_id, modes, started, tx).await;
+        let t = follow(api.clone(), thread_id.clone(), modes, started, tx).await;
         let end = if deep {
             deep_end(&t)
         } else {
             json!({"run_id": t.run_id, "status": t.status})
         };
+        if delete_after {
+            forget(&api, thread_id).await;
+        }
         t.send("end", end);
     });
     let events = futures_util::stream::unfold((out, 0usize), |(mut out, n)| async move {
@@ -731,6 +811,10 @@ pub(crate) async fn wait(
     Path(thread_id): Path<String>,
     ApiJson(body): ApiJson<RunCreate>,
 ) -> ApiResult<Json<Value>> {
+    wait_on(api, thread_id, body).await
+}
+
+async fn wait_on(api: Api, thread_id: String, body: RunCreate) -> ApiResult<Json<Value>> {
     let started = start(&api, &thread_id, &body).await?;
     let (tx, mut out) = mpsc::unbounded_channel();
     // Nothing reads the parts: drop them as they come.
