@@ -80,6 +80,17 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
         "Start a background run",
     ),
     ("get", "/threads/{thread_id}/runs", "The thread's runs"),
+    (
+        "post",
+        "/runs/stream",
+        "A stateless run, streamed (its thread deleted after unless kept)",
+    ),
+    ("post", "/runs/wait", "A stateless run, waited for"),
+    (
+        "post",
+        "/threads/{thread_id}/state",
+        "Update the state's values (todos, vars)",
+    ),
     ("get", "/threads/{thread_id}/runs/{run_id}", "One run"),
     (
         "get",
