@@ -10,6 +10,7 @@
 
 mod agui;
 pub mod error;
+mod events;
 mod langgraph;
 pub mod openapi;
 mod scenes;
@@ -39,6 +40,7 @@ pub fn router(app: Deskmate, security: Security) -> Router {
     Router::new()
         .route("/ok", get(ok))
         .route("/info", get(info))
+        .route("/events", get(events::follow))
         .route(
             "/openapi.json",
             get(|| async { axum::Json(openapi::document()) }),

@@ -14,6 +14,11 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     ("get", "/openapi.json", "This document"),
     (
         "get",
+        "/events",
+        "The core's events as server-sent events, named by channel",
+    ),
+    (
+        "get",
         "/assistants",
         "The assistants with model and tools (deep-agents dialect)",
     ),

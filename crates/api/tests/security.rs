@@ -1,7 +1,8 @@
 //! The API's guard over a real socket: a wrong or missing token, a foreign
 //! `Host`, an oversized or malformed body and an unknown thread are each
 //! answered with their documented status and `{code, message}`, and none of
-//! them stores anything. Requests are written by hand (HTTP/1.1 on a
+//! them stores anything. Also: every route the OpenAPI document lists is
+//! served, and the core's event stream arrives as server-sent events. Requests are written by hand (HTTP/1.1 on a
 //! `TcpStream`), so the headers are exactly the ones under test.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -262,6 +263,10 @@ async fn every_route_in_the_openapi_document_is_served() {
     );
     let id = "0190f0f0-0000-7000-8000-000000000000";
     for (method, path, _) in deskmate_api::openapi::ROUTES {
+        if *path == "/events" {
+            // An endless stream: its own test below reads it.
+            continue;
+        }
         let concrete = path
             .replace("{thread_id}", id)
             .replace("{run_id}", id)
@@ -292,4 +297,56 @@ async fn every_route_in_the_openapi_document_is_served() {
     }
     // Nothing was stored by that round (an empty thread at most).
     assert!(threads(&s.app) <= 1);
+}
+
+#[tokio::test]
+async fn the_cores_events_arrive_as_server_sent_events() {
+    let s = server().await;
+    let mut stream = tokio::net::TcpStream::connect(s.addr).await.unwrap();
+    let head = format!(
+        "GET /events HTTP/1.1\r\nHost: {}\r\nx-api-key: {TOKEN}\r\n\r\n",
+        s.addr
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    // The response's head, so the subscription is in place before anything happens.
+    let mut seen = String::new();
+    let mut buf = [0u8; 4096];
+    while !seen.contains("\r\n\r\n") {
+        let n = stream.read(&mut buf).await.unwrap();
+        assert!(n > 0, "the stream closed: {seen}");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    assert!(seen.starts_with("HTTP/1.1 200"), "{seen}");
+    assert!(seen.contains("text/event-stream"), "{seen}");
+
+    // A typed recitation in the practice scene: its task's progress is published.
+    let (child, poem) = deskmate_testkit::family::child_with_jing_ye_si(s.app.store());
+    let view = s
+        .app
+        .practice()
+        .start(&child.id, &poem.id, deskmate_app::recite::Mode::Text)
+        .unwrap();
+    let task = s
+        .app
+        .practice()
+        .submit_text(
+            &view.id,
+            "床前明月光，疑是地上霜。举头望明月，低头思故乡。".into(),
+        )
+        .unwrap();
+    let done = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        loop {
+            if seen.contains("event: practice://task")
+                && seen.contains(&task)
+                && seen.contains("\"done\"")
+            {
+                return;
+            }
+            let n = stream.read(&mut buf).await.unwrap();
+            assert!(n > 0, "the stream closed: {seen}");
+            seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    })
+    .await;
+    assert!(done.is_ok(), "no finished task event within 20 s: {seen}");
 }
