@@ -133,7 +133,8 @@ ensure_tauri_driver() {
   fi
 }
 
-# A Python virtualenv with the WebDriver client and pytest for the window test.
+# A Python virtualenv with pytest, the WebDriver client for the window test
+# and the official langgraph-sdk for the API tests (tests/api).
 ensure_e2e_python() {
   local venv="$REPO/.venv"
   local req="$REPO/tests/e2e/requirements.txt"

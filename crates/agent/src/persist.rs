@@ -223,6 +223,50 @@ pub fn get_thread(store: &Store, id: &str) -> StoreResult<Thread> {
     })
 }
 
+/// A thread's metadata (a JSON object a front end keeps on it; `{}` when none
+/// was set). A stored value that is not JSON reads as `{}`, never an error.
+pub fn thread_metadata(store: &Store, id: &str) -> StoreResult<serde_json::Value> {
+    let text: String = store.with_conn(|c| {
+        c.prepare_cached("SELECT metadata FROM threads WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound(format!("thread {id}")))
+    })?;
+    Ok(serde_json::from_str(&text).unwrap_or_else(|_| serde_json::json!({})))
+}
+
+/// Replaces a thread's metadata (a JSON object) and touches `updated_at`.
+pub fn set_thread_metadata(
+    store: &Store,
+    id: &str,
+    metadata: &serde_json::Map<String, serde_json::Value>,
+) -> StoreResult<()> {
+    let text = serde_json::Value::Object(metadata.clone()).to_string();
+    let changed = store.with_conn(|c| {
+        Ok(
+            c.prepare_cached("UPDATE threads SET metadata = ?2, updated_at = ?3 WHERE id = ?1")?
+                .execute(params![id, text, now_utc()])?,
+        )
+    })?;
+    if changed == 0 {
+        return Err(StoreError::NotFound(format!("thread {id}")));
+    }
+    Ok(())
+}
+
+/// Deletes a thread with its messages, runs, tool calls, state and
+/// approvals (the schema cascades). Not found when there is none.
+pub fn delete_thread(store: &Store, id: &str) -> StoreResult<()> {
+    let changed = store.with_conn(|c| {
+        Ok(c.prepare_cached("DELETE FROM threads WHERE id = ?1")?
+            .execute([id])?)
+    })?;
+    if changed == 0 {
+        return Err(StoreError::NotFound(format!("thread {id}")));
+    }
+    Ok(())
+}
+
 /// Threads, newest activity first; only one profile's when given.
 pub fn list_threads(store: &Store, profile_id: Option<&str>) -> StoreResult<Vec<Thread>> {
     store.with_conn(|c| {

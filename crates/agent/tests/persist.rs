@@ -77,6 +77,7 @@ fn a_reply_and_a_result_land_whole_with_their_records() {
             content: "read".into(),
             status: TodoStatus::InProgress,
         }],
+        ..Default::default()
     };
     let m = persist::store_tool_result(
         &store,
@@ -144,4 +145,58 @@ fn a_failed_reply_write_leaves_no_record_behind() {
     assert!(err.is_err());
     let (_, _, n) = persist::run_usage(&store, &run.id).unwrap();
     assert_eq!(n, 1);
+}
+
+#[test]
+fn a_threads_metadata_is_kept_and_deleting_it_takes_its_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("t.db")).unwrap();
+    let thread = persist::create_thread(&store, None, "t").unwrap();
+    assert_eq!(
+        persist::thread_metadata(&store, &thread.id).unwrap(),
+        serde_json::json!({})
+    );
+    let mut meta = serde_json::Map::new();
+    meta.insert("suite".into(), "api".into());
+    persist::set_thread_metadata(&store, &thread.id, &meta).unwrap();
+    assert_eq!(
+        persist::thread_metadata(&store, &thread.id).unwrap(),
+        serde_json::json!({"suite": "api"})
+    );
+    let run = persist::start_run(&store, &thread.id, "m").unwrap();
+    persist::insert_message(
+        &store,
+        &thread.id,
+        Some(&run.id),
+        None,
+        &Message::user("hi"),
+    )
+    .unwrap();
+
+    persist::delete_thread(&store, &thread.id).unwrap();
+    assert_eq!(
+        persist::get_thread(&store, &thread.id).unwrap_err().code(),
+        "not_found"
+    );
+    assert!(
+        persist::get_run(&store, &run.id).is_err(),
+        "its runs go with it"
+    );
+    let left: i64 = store
+        .with_conn(|c| Ok(c.query_row("SELECT count(*) FROM messages", [], |r| r.get(0))?))
+        .unwrap();
+    assert_eq!(left, 0, "and its messages");
+    // Gone is gone: deleting or labelling it again says not found.
+    assert_eq!(
+        persist::delete_thread(&store, &thread.id)
+            .unwrap_err()
+            .code(),
+        "not_found"
+    );
+    assert_eq!(
+        persist::set_thread_metadata(&store, &thread.id, &meta)
+            .unwrap_err()
+            .code(),
+        "not_found"
+    );
 }

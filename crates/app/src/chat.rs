@@ -577,6 +577,121 @@ impl Chat {
         Ok(persist::list_threads(self.store(), profile_id.as_deref())?)
     }
 
+    /// A new, empty thread (an API client creates one before its first
+    /// run), filed under a profile (by id or name) when given, with a
+    /// front end's metadata.
+    pub fn create_thread(
+        &self,
+        profile: Option<&str>,
+        metadata: &serde_json::Map<String, serde_json::Value>,
+    ) -> AppResult<Thread> {
+        let profile_id = match profile {
+            Some(key) => Some(crate::recite::find_profile(self.store(), key)?.id),
+            None => None,
+        };
+        let thread = persist::create_thread(self.store(), profile_id.as_deref(), "")?;
+        if !metadata.is_empty() {
+            persist::set_thread_metadata(self.store(), &thread.id, metadata)?;
+        }
+        Ok(persist::get_thread(self.store(), &thread.id)?)
+    }
+
+    /// A thread's metadata (`{}` when none was set).
+    pub fn thread_metadata(&self, thread_id: &str) -> AppResult<serde_json::Value> {
+        Ok(persist::thread_metadata(self.store(), thread_id)?)
+    }
+
+    /// Merges `patch` into a thread's metadata (a key set to `null` is
+    /// removed) and returns the result.
+    pub fn patch_thread_metadata(
+        &self,
+        thread_id: &str,
+        patch: &serde_json::Map<String, serde_json::Value>,
+    ) -> AppResult<serde_json::Value> {
+        let mut current = match persist::thread_metadata(self.store(), thread_id)? {
+            serde_json::Value::Object(m) => m,
+            _ => serde_json::Map::new(),
+        };
+        for (k, v) in patch {
+            if v.is_null() {
+                current.remove(k);
+            } else {
+                current.insert(k.clone(), v.clone());
+            }
+        }
+        persist::set_thread_metadata(self.store(), thread_id, &current)?;
+        Ok(serde_json::Value::Object(current))
+    }
+
+    /// Deletes a thread, its history and its workspace files. A thread with
+    /// a run going on is refused (`conflict`), nothing deleted.
+    pub fn delete_thread(&self, thread_id: &str) -> AppResult<()> {
+        persist::get_thread(self.store(), thread_id)?;
+        if !persist::running_runs(self.store(), Some(thread_id))?.is_empty() {
+            return Err(deskmate_store::StoreError::Conflict(format!(
+                "thread {thread_id} has a run going on; stop it before deleting the thread"
+            ))
+            .into());
+        }
+        persist::delete_thread(self.store(), thread_id)?;
+        let dir = deskmate_agent::thread_dir(&self.threads_dir(), thread_id);
+        if dir.exists() {
+            if let Err(e) = std::fs::remove_dir_all(&dir) {
+                tracing::warn!("cannot remove the thread's files {}: {e}", dir.display());
+            }
+        }
+        Ok(())
+    }
+
+    /// The names of the companion's tools for a new run, sorted: the
+    /// built-in, study and lamp tools, and `task` unless a parent turned
+    /// subagents off.
+    pub fn tool_names(&self) -> AppResult<Vec<String>> {
+        let mut names: Vec<String> = self.tools().names().iter().map(|n| n.to_string()).collect();
+        if self.subagents()? && !names.iter().any(|n| n == "task") {
+            names.push("task".into());
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    /// Sets a thread's state: the todo list when given, and `vars` merged
+    /// key by key — or, with `replace`, both replaced (what is not given is
+    /// emptied). Refused while a run is going on (`conflict`): the run would
+    /// write its own state over it.
+    pub fn update_state(
+        &self,
+        thread_id: &str,
+        todos: Option<Vec<deskmate_agent::Todo>>,
+        vars: serde_json::Map<String, serde_json::Value>,
+        replace: bool,
+    ) -> AppResult<deskmate_agent::ThreadState> {
+        persist::get_thread(self.store(), thread_id)?;
+        if !persist::running_runs(self.store(), Some(thread_id))?.is_empty() {
+            return Err(deskmate_store::StoreError::Conflict(format!(
+                "thread {thread_id} has a run going on; set its state when the run has ended"
+            ))
+            .into());
+        }
+        let mut state = if replace {
+            deskmate_agent::ThreadState::default()
+        } else {
+            persist::load_state(self.store(), thread_id)?
+        };
+        if let Some(todos) = todos {
+            state.todos = todos;
+        }
+        for (k, v) in vars {
+            if v.is_null() && !replace {
+                state.vars.remove(&k);
+            } else {
+                state.vars.insert(k, v);
+            }
+        }
+        persist::save_state(self.store(), thread_id, &state)?;
+        Ok(state)
+    }
+
     /// A whole thread: messages, tool calls, runs and state.
     pub fn thread(&self, thread_id: &str) -> AppResult<ThreadView> {
         self.recover_runs()?;

@@ -12,6 +12,7 @@ pub mod handoff;
 pub mod lamp;
 pub mod library;
 pub mod models;
+pub mod photos;
 pub mod plan;
 pub mod practice;
 pub mod recite;

@@ -15,6 +15,7 @@ mod profiles;
 mod recite;
 mod runs;
 mod say;
+mod serve;
 mod settings;
 mod speech;
 mod threads;
@@ -89,6 +90,8 @@ enum Command {
     /// The entry's logged decisions: replay them against today's rules.
     #[command(subcommand)]
     Trace(trace::TraceCmd),
+    /// The local HTTP API (LangGraph-compatible threads and runs) on 127.0.0.1:8123.
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -161,6 +164,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Say(args) => say::run(&app, args),
         Command::Plan(cmd) => plan::run(&app, cmd),
         Command::Trace(cmd) => trace::run(&app, cmd),
+        Command::Serve(args) => serve::run(&app, args),
     };
     // Spans still on their way to a collector are let finish (a few
     // seconds at most), not cut off by the exit.

@@ -14,6 +14,10 @@ pub use deskmate_protocol::chat::{Todo, TodoStatus};
 pub struct ThreadState {
     #[serde(default)]
     pub todos: Vec<Todo>,
+    /// Values a front end keeps on the thread (the HTTP API's deep-agents
+    /// `state.vars`); the agent only carries them along.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub vars: serde_json::Map<String, Value>,
 }
 
 /// Replace the whole todo list.

@@ -12,6 +12,7 @@ mod practice;
 mod probe;
 mod recite;
 mod say;
+mod serve;
 mod settings;
 mod speech;
 mod team;

@@ -1,0 +1,830 @@
+//! Runs on a thread, LangGraph-style: `POST /threads/{id}/runs/stream`
+//! answers with server-sent events (`metadata {run_id}` first, then the
+//! events of each `stream_mode` asked for, `end` last) and
+//! `POST /threads/{id}/runs/wait` with the final values. A run is the chat
+//! companion's run (`Chat::start`, or `Chat::resume` for a
+//! `command: {resume: …}` answering the approval feature's waiting calls);
+//! its AG-UI events are translated here, and `values`/`updates` are read
+//! back from what the run stored after each step.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+
+use axum::extract::{Path, State};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::IntoResponse;
+use axum::Json;
+use deskmate_app::chat::agent::persist::{self, ApprovalDecision};
+use deskmate_app::chat::agent::{AgUiEvent, RunStatus};
+use deskmate_app::chat::{ChatContext, ChatImage, ChatMessage, ChatOptions, ChatRun};
+use deskmate_protocol::agui::RunFinishedOutcome;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use tokio::sync::mpsc;
+
+use super::shape::{self, ThreadFacts};
+use crate::error::{ApiError, ApiJson, ApiResult};
+use crate::{blocking, Api};
+
+/// A run as LangGraph's `RunCreate` asks for it (the fields Deskmate reads).
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct RunCreate {
+    #[serde(default)]
+    assistant_id: Option<String>,
+    #[serde(default)]
+    input: Option<Value>,
+    #[serde(default)]
+    command: Option<Value>,
+    #[serde(default)]
+    pub(crate) stream_mode: Option<Value>,
+    #[serde(default)]
+    config: Option<Value>,
+    #[serde(default)]
+    context: Option<Value>,
+    /// The deep-agents dialect's switch: `false` answers with one JSON.
+    #[serde(default)]
+    stream: Option<bool>,
+    /// A stateless run's thread afterwards: `delete` (the default) or `keep`.
+    #[serde(default)]
+    on_completion: Option<String>,
+}
+
+impl RunCreate {
+    /// The dialect rule: a request naming neither an assistant nor a
+    /// stream mode is the deep-agents dialect; otherwise it is LangGraph's.
+    pub(crate) fn is_deep_agents(&self) -> bool {
+        self.assistant_id.is_none() && self.stream_mode.is_none()
+    }
+}
+
+/// The stream modes asked for.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Modes {
+    values: bool,
+    updates: bool,
+    messages_tuple: bool,
+    messages: bool,
+    custom: bool,
+    /// The deep-agents dialect's events instead (`message`, `tool`, `end`,
+    /// `error`).
+    deep: bool,
+}
+
+impl Modes {
+    /// Every mode but the legacy `messages` (what a background run records).
+    pub(crate) fn all() -> Self {
+        Self {
+            values: true,
+            updates: true,
+            messages_tuple: true,
+            messages: false,
+            custom: true,
+            deep: false,
+        }
+    }
+
+    /// The deep-agents dialect.
+    pub(crate) fn deep_agents() -> Self {
+        Self {
+            deep: true,
+            ..Self::default()
+        }
+    }
+
+    pub(crate) fn parse(v: Option<&Value>) -> ApiResult<Self> {
+        let names: Vec<String> = match v {
+            None | Some(Value::Null) => vec!["values".into()],
+            Some(Value::String(s)) => vec![s.clone()],
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|m| {
+                    m.as_str().map(str::to_string).ok_or_else(|| {
+                        ApiError::invalid("stream_mode is a name or a list of names")
+                    })
+                })
+                .collect::<ApiResult<_>>()?,
+            Some(_) => {
+                return Err(ApiError::invalid(
+                    "stream_mode is a name or a list of names",
+                ))
+            }
+        };
+        let mut m = Modes::default();
+        for n in names {
+            match n.as_str() {
+                "values" => m.values = true,
+                "updates" => m.updates = true,
+                "messages-tuple" => m.messages_tuple = true,
+                "messages" => m.messages = true,
+                "custom" => m.custom = true,
+                other => {
+                    return Err(ApiError::invalid(format!(
+                        "stream_mode {other:?} is not served (values, updates, messages, messages-tuple, custom)"
+                    )))
+                }
+            }
+        }
+        Ok(m)
+    }
+}
+
+/// The companion's context keys a run may set in `config.configurable` or
+/// `context`.
+const CONTEXT_KEYS: &[&str] = &[
+    "model",
+    "system_prompt",
+    "tools",
+    "subagents",
+    "approvals",
+    "subagent_depth",
+];
+
+fn options(body: &RunCreate) -> ApiResult<ChatOptions> {
+    let mut ctx = Map::new();
+    let configurable = body
+        .config
+        .as_ref()
+        .and_then(|c| c.get("configurable"))
+        .and_then(Value::as_object);
+    for source in [
+        configurable,
+        body.context.as_ref().and_then(Value::as_object),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        for k in CONTEXT_KEYS {
+            if let Some(v) = source.get(*k) {
+                ctx.insert((*k).to_string(), v.clone());
+            }
+        }
+    }
+    let context = if ctx.is_empty() {
+        None
+    } else {
+        Some(
+            serde_json::from_value::<ChatContext>(Value::Object(ctx))
+                .map_err(|e| ApiError::invalid(format!("the run's context cannot be used: {e}")))?,
+        )
+    };
+    Ok(ChatOptions {
+        model: None,
+        base_url: None,
+        context,
+    })
+}
+
+/// The last human message of `input.messages`: its text and data-URL images.
+fn message_of(thread_id: &str, input: &Value) -> ApiResult<ChatMessage> {
+    let messages = input
+        .get("messages")
+        .and_then(Value::as_array)
+        .ok_or_else(|| {
+            ApiError::invalid(
+                "input.messages is missing: give [{\"role\": \"user\", \"content\": \"…\"}]",
+            )
+        })?;
+    let last = messages
+        .iter()
+        .rev()
+        .find(|m| {
+            matches!(
+                m.get("role")
+                    .or_else(|| m.get("type"))
+                    .and_then(Value::as_str),
+                Some("user" | "human")
+            )
+        })
+        .ok_or_else(|| ApiError::invalid("input.messages has no user message"))?;
+    let mut text = String::new();
+    let mut images = Vec::new();
+    match last.get("content") {
+        Some(Value::String(s)) => text.push_str(s),
+        Some(Value::Array(parts)) => {
+            for p in parts {
+                match p.get("type").and_then(Value::as_str) {
+                    Some("text") => {
+                        text.push_str(p.get("text").and_then(Value::as_str).unwrap_or(""))
+                    }
+                    Some("image_url") => {
+                        let url = p
+                            .get("image_url")
+                            .and_then(|u| u.get("url").or(Some(u)))
+                            .and_then(Value::as_str)
+                            .unwrap_or("");
+                        let (media_type, data) = url
+                            .strip_prefix("data:")
+                            .and_then(|r| r.split_once(";base64,"))
+                            .ok_or_else(|| {
+                                ApiError::invalid(
+                                    "an image is sent as a data URL (data:image/png;base64,…)",
+                                )
+                            })?;
+                        images.push(ChatImage {
+                            media_type: media_type.to_string(),
+                            data_base64: data.to_string(),
+                        });
+                    }
+                    _ => return Err(ApiError::invalid("a message part is text or image_url")),
+                }
+            }
+        }
+        _ => return Err(ApiError::invalid("the user message has no content")),
+    }
+    Ok(ChatMessage {
+        thread_id: Some(thread_id.to_string()),
+        profile_id: None,
+        text,
+        images,
+    })
+}
+
+/// One decision from a `resume` value: `"approve"`, `"reject"`, or the
+/// protocol's `{"decision": "approve"|"edit"|"reject"|"respond", …}`.
+fn decision_of(v: &Value) -> ApiResult<ApprovalDecision> {
+    match v {
+        Value::String(s) => match s.as_str() {
+            "approve" | "approved" | "accept" | "yes" => Ok(ApprovalDecision::Approve),
+            "reject" | "rejected" | "no" => Ok(ApprovalDecision::Reject {
+                reason: "a parent said no".into(),
+            }),
+            other => Err(ApiError::invalid(format!(
+                "resume {other:?} is no decision: give \"approve\", \"reject\" or {{\"decision\": \"edit\", \"arguments\": \"…\"}}"
+            ))),
+        },
+        Value::Object(_) => serde_json::from_value(v.clone()).map_err(|e| {
+            ApiError::invalid(format!(
+                "the resume value is no decision ({e}): give {{\"decision\": \"approve\"}}, \"edit\" with arguments, \"reject\" with a reason or \"respond\" with an answer"
+            ))
+        }),
+        _ => Err(ApiError::invalid("resume takes a decision or a map of interrupt ids to decisions")),
+    }
+}
+
+/// Applies `command.resume` to the thread's waiting calls and returns the
+/// lead's run to continue. Call off the executor.
+fn apply_resume(
+    app: &deskmate_app::Deskmate,
+    thread_id: &str,
+    resume: &Value,
+) -> ApiResult<String> {
+    let facts = ThreadFacts::read(app, thread_id)?;
+    if facts.waiting.is_empty() {
+        return Err(ApiError::conflict(format!(
+            "nothing waits on thread {thread_id}: a resume answers an interrupt"
+        )));
+    }
+    let per_call = resume.as_object().filter(|m| {
+        !m.contains_key("decision")
+            && m.keys()
+                .any(|k| facts.waiting.iter().any(|w| &w.tool_call_id == k))
+    });
+    for w in &facts.waiting {
+        let v = match per_call {
+            Some(m) => match m.get(&w.tool_call_id) {
+                Some(v) => v,
+                None => continue,
+            },
+            None => resume,
+        };
+        app.chat()
+            .decide_approval(&w.run_id, &w.tool_call_id, &decision_of(v)?)?;
+    }
+    let first = facts
+        .waiting
+        .first()
+        .map(|w| w.run_id.clone())
+        .unwrap_or_default();
+    Ok(persist::root_run(app.store(), &first)
+        .map_err(deskmate_app::AppError::from)?
+        .id)
+}
+
+/// A run started: its handle, its AG-UI events and whether it was resumed.
+pub(crate) type Started = (ChatRun, mpsc::UnboundedReceiver<AgUiEvent>, bool);
+
+/// Starts (or resumes) the run a request asks for.
+pub(crate) async fn start(api: &Api, thread_id: &str, body: &RunCreate) -> ApiResult<Started> {
+    if let Some(a) = &body.assistant_id {
+        if !shape::is_assistant(a) {
+            return Err(ApiError::not_found(format!(
+                "no assistant {a}: use {} or {}",
+                shape::GRAPH_ID,
+                shape::assistant_id()
+            )));
+        }
+    }
+    let opts = options(body)?;
+    let id = thread_id.to_string();
+    let resume = body.command.as_ref().and_then(|c| c.get("resume")).cloned();
+    let (tx, rx) = mpsc::unbounded_channel();
+    match resume {
+        Some(resume) => {
+            let run_id = blocking(&api.app, move |app| apply_resume(&app, &id, &resume)).await?;
+            let run = api.app.chat().resume(&run_id, &opts, tx).await?;
+            Ok((run, rx, true))
+        }
+        None => {
+            // Not found before anything is stored.
+            let check = id.clone();
+            blocking(&api.app, move |app| {
+                ThreadFacts::read(&app, &check).map(|_| ())
+            })
+            .await?;
+            let input = body.input.as_ref().ok_or_else(|| {
+                ApiError::invalid(
+                    "a run needs input.messages, or command.resume to answer an interrupt",
+                )
+            })?;
+            let msg = message_of(&id, input)?;
+            let run = api.app.chat().start(msg, &opts, tx).await?;
+            Ok((run, rx, false))
+        }
+    }
+}
+
+/// Turns a run's AG-UI events into LangGraph stream parts.
+pub(crate) struct Translate {
+    app: deskmate_app::Deskmate,
+    thread_id: String,
+    pub(crate) run_id: String,
+    modes: Modes,
+    /// Stored messages already sent as `updates`/`values`.
+    seen: usize,
+    /// Text so far of each message (the `messages` mode's partials).
+    partial: HashMap<String, String>,
+    step: u32,
+    out: mpsc::UnboundedSender<(String, Value)>,
+    /// The last values, kept for `runs/wait`.
+    last_values: Value,
+    error: Option<Value>,
+    /// How the run ended, as LangGraph names it (`success`, `interrupted`, `error`).
+    pub(crate) status: &'static str,
+}
+
+impl Translate {
+    fn send(&self, event: &str, data: Value) {
+        let _ = self.out.send((event.to_string(), data));
+    }
+
+    fn meta(&self, node: &str) -> Value {
+        json!({
+            "langgraph_node": node,
+            "langgraph_step": self.step,
+            "run_id": self.run_id,
+            "thread_id": self.thread_id,
+            "assistant_id": shape::assistant_id(),
+            "graph_id": shape::GRAPH_ID,
+        })
+    }
+
+    /// Where this run begins in the thread: after what earlier runs wrote
+    /// (a new run's input is its first message), or after everything for a
+    /// resumed run (its earlier steps were sent when it paused).
+    async fn begin(&mut self, resumed: bool) -> ApiResult<()> {
+        let id = self.thread_id.clone();
+        let facts = blocking(&self.app, move |app| ThreadFacts::read(&app, &id)).await?;
+        self.seen = if resumed {
+            facts.messages.len()
+        } else {
+            facts
+                .messages
+                .iter()
+                .position(|m| m.run_id.as_deref() == Some(self.run_id.as_str()))
+                .unwrap_or(facts.messages.len())
+        };
+        self.last_values = facts.values();
+        Ok(())
+    }
+
+    /// Reads the thread back and sends what was stored since last time.
+    async fn sync(&mut self, interrupted: bool) -> ApiResult<()> {
+        let id = self.thread_id.clone();
+        let facts = blocking(&self.app, move |app| ThreadFacts::read(&app, &id)).await?;
+        let new = &facts.messages[self.seen.min(facts.messages.len())..];
+        if !new.is_empty() {
+            // One update per node, in the order they wrote.
+            let mut groups: Vec<(&str, Vec<Value>)> = Vec::new();
+            for m in new {
+                let node = shape::node_of(m);
+                match groups.last_mut() {
+                    Some((n, msgs)) if *n == node => msgs.push(shape::message(m)),
+                    _ => groups.push((node, vec![shape::message(m)])),
+                }
+            }
+            if self.modes.deep {
+                for m in new {
+                    self.deep_part(m);
+                }
+            }
+            // The input is no node's update (LangGraph sends none for it).
+            for (node, msgs) in groups {
+                if self.modes.updates && node != "__input__" {
+                    self.send("updates", json!({ node: {"messages": msgs} }));
+                }
+            }
+            self.seen = facts.messages.len();
+        }
+        let values = facts.values_upto(facts.messages.len(), interrupted);
+        if self.modes.values && (!new.is_empty() || interrupted) {
+            self.send("values", values.clone());
+        }
+        if interrupted && self.modes.updates {
+            self.send("updates", json!({"__interrupt__": facts.interrupts()}));
+        }
+        if interrupted && self.modes.deep {
+            for w in &facts.waiting {
+                self.send(
+                    "tool",
+                    json!({"tool_call_id": w.tool_call_id, "status": "interrupted", "result": null}),
+                );
+            }
+        }
+        self.last_values = values;
+        Ok(())
+    }
+
+    /// A stored message as the deep-agents dialect's `message` (the
+    /// model's) or `tool` (a result) event.
+    fn deep_part(&self, m: &deskmate_app::chat::agent::StoredMessage) {
+        use deskmate_app::chat::llm::Role;
+        let text = m.message.text();
+        match m.message.role {
+            Role::Assistant => {
+                let calls: Vec<Value> = m
+                    .message
+                    .tool_calls
+                    .iter()
+                    .map(|c| {
+                        json!({
+                            "id": c.id,
+                            "name": c.name,
+                            "args": serde_json::from_str::<Value>(&c.arguments).unwrap_or_else(|_| json!({})),
+                            "status": "pending",
+                        })
+                    })
+                    .collect();
+                let mut data = serde_json::Map::new();
+                data.insert("message_id".into(), json!(m.id));
+                data.insert("thread_id".into(), json!(self.thread_id));
+                data.insert("role".into(), json!("assistant"));
+                if !text.is_empty() {
+                    data.insert("content".into(), json!(text));
+                }
+                data.insert("tool_calls".into(), Value::Array(calls));
+                self.send("message", Value::Object(data));
+            }
+            Role::Tool => self.send(
+                "tool",
+                json!({
+                    "tool_call_id": m.message.tool_call_id,
+                    "status": if m.message.is_error { "error" } else { "completed" },
+                    "result": text,
+                }),
+            ),
+            _ => {}
+        }
+    }
+
+    async fn on(&mut self, ev: AgUiEvent) -> ApiResult<()> {
+        match ev {
+            AgUiEvent::StepStarted { .. } => self.step += 1,
+            AgUiEvent::StepFinished { .. } => self.sync(false).await?,
+            AgUiEvent::TextMessageStart { message_id, .. } => {
+                if self.modes.messages {
+                    self.send(
+                        "messages/metadata",
+                        json!({ message_id.clone(): {"metadata": self.meta("agent")} }),
+                    );
+                }
+                self.partial.insert(message_id, String::new());
+            }
+            AgUiEvent::TextMessageContent { message_id, delta } => {
+                if self.modes.messages_tuple {
+                    self.send(
+                        "messages",
+                        json!([
+                            {"type": "AIMessageChunk", "id": message_id, "content": delta,
+                             "tool_calls": [], "tool_call_chunks": [], "additional_kwargs": {}, "response_metadata": {}},
+                            self.meta("agent"),
+                        ]),
+                    );
+                }
+                let so_far = self.partial.entry(message_id.clone()).or_default();
+                so_far.push_str(&delta);
+                if self.modes.messages {
+                    let text = so_far.clone();
+                    self.send(
+                        "messages/partial",
+                        json!([{"type": "ai", "id": message_id, "content": text, "tool_calls": []}]),
+                    );
+                }
+            }
+            AgUiEvent::TextMessageEnd { message_id } => {
+                let text = self.partial.remove(&message_id).unwrap_or_default();
+                if self.modes.messages {
+                    self.send(
+                        "messages/complete",
+                        json!([{"type": "ai", "id": message_id, "content": text, "tool_calls": []}]),
+                    );
+                }
+            }
+            AgUiEvent::ToolCallStart {
+                tool_call_id,
+                tool_call_name,
+                parent_message_id,
+            } if self.modes.messages_tuple => self.send(
+                "messages",
+                json!([
+                    {"type": "AIMessageChunk", "id": parent_message_id, "content": "",
+                     "tool_call_chunks": [{"type": "tool_call_chunk", "id": tool_call_id, "name": tool_call_name, "args": "", "index": 0}]},
+                    self.meta("agent"),
+                ]),
+            ),
+            AgUiEvent::ToolCallArgs {
+                tool_call_id,
+                delta,
+            } if self.modes.messages_tuple => self.send(
+                "messages",
+                json!([
+                    {"type": "AIMessageChunk", "content": "",
+                     "tool_call_chunks": [{"type": "tool_call_chunk", "id": tool_call_id, "name": null, "args": delta, "index": 0}]},
+                    self.meta("agent"),
+                ]),
+            ),
+            AgUiEvent::ToolCallResult {
+                message_id,
+                tool_call_id,
+                content,
+                ..
+            } if self.modes.messages_tuple => self.send(
+                "messages",
+                json!([
+                    {"type": "tool", "id": message_id, "tool_call_id": tool_call_id, "content": content},
+                    self.meta("tools"),
+                ]),
+            ),
+            AgUiEvent::Custom { name, value } if self.modes.custom => {
+                self.send("custom", json!({"name": name, "value": value}));
+            }
+            AgUiEvent::RunError { message, code } => {
+                let code = code.unwrap_or_else(|| "error".into());
+                let err = json!({"error": code, "message": message});
+                if self.modes.deep {
+                    self.send("error", json!({"message": message, "code": code}));
+                } else {
+                    self.send("error", err.clone());
+                }
+                self.error = Some(err);
+            }
+            AgUiEvent::RunFinished { outcome, .. } => {
+                let interrupted = matches!(outcome, Some(RunFinishedOutcome::Interrupt { .. }));
+                self.sync(interrupted).await?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// Follows a run to its end, translating its events onto `out`.
+pub(crate) async fn follow(
+    api: Api,
+    thread_id: String,
+    modes: Modes,
+    (run, rx, resumed): Started,
+    out: mpsc::UnboundedSender<(String, Value)>,
+) -> Translate {
+    let mut rx = rx;
+    let mut t = Translate {
+        app: api.app.clone(),
+        thread_id,
+        run_id: run.run_id.clone(),
+        modes,
+        seen: 0,
+        partial: HashMap::new(),
+        step: 0,
+        out,
+        last_values: json!({}),
+        error: None,
+        status: "error",
+    };
+    if !modes.deep {
+        t.send("metadata", json!({"run_id": run.run_id, "attempt": 1}));
+    }
+    // The input as the graph took it: the conversation with the new message.
+    let begun = t.begin(resumed).await;
+    if let Err(e) = begun.and(t.sync(false).await) {
+        t.send("error", json!({"error": e.code, "message": e.message}));
+    }
+    while let Some(ev) = rx.recv().await {
+        if let Err(e) = t.on(ev).await {
+            t.send("error", json!({"error": e.code, "message": e.message}));
+        }
+    }
+    match run.done.await {
+        Ok(outcome) => {
+            t.status = match outcome.status {
+                RunStatus::Completed => "success",
+                RunStatus::Interrupted | RunStatus::Cancelled => "interrupted",
+                _ => "error",
+            };
+        }
+        Err(e) => {
+            let err =
+                json!({"error": "error", "message": format!("the run stopped unexpectedly: {e}")});
+            t.send("error", err.clone());
+            t.error = Some(err);
+        }
+    }
+    t
+}
+
+/// `POST /threads/{id}/runs/stream`.
+pub(crate) async fn stream(
+    State(api): State<Api>,
+    Path(thread_id): Path<String>,
+    ApiJson(body): ApiJson<RunCreate>,
+) -> ApiResult<axum::response::Response> {
+    stream_on(api, thread_id, body, false).await
+}
+
+/// A stateless run's thread: made for the run, deleted after it unless
+/// `on_completion` is `keep`.
+async fn stateless_thread(api: &Api, body: &RunCreate) -> ApiResult<(String, bool)> {
+    let delete = match body.on_completion.as_deref() {
+        None | Some("delete") => true,
+        Some("keep") => false,
+        Some(other) => {
+            return Err(ApiError::invalid(format!(
+                "on_completion is delete or keep, not {other:?}"
+            )))
+        }
+    };
+    let id = blocking(&api.app, |app| {
+        Ok(app.chat().create_thread(None, &Map::new())?.id)
+    })
+    .await?;
+    Ok((id, delete))
+}
+
+/// Deletes a stateless run's thread once its run has ended.
+async fn forget(api: &Api, thread_id: String) {
+    let gone = blocking(&api.app, move |app| {
+        Ok(app.chat().delete_thread(&thread_id)?)
+    })
+    .await;
+    // A thread that cannot be deleted stays, like a kept one.
+    if let Err(e) = gone {
+        tracing::warn!("a stateless run's thread stays: {}", e.message);
+    }
+}
+
+/// `POST /runs/stream`: a stateless run (on a thread of its own).
+pub(crate) async fn stream_stateless(
+    State(api): State<Api>,
+    ApiJson(body): ApiJson<RunCreate>,
+) -> ApiResult<axum::response::Response> {
+    let (thread_id, delete) = stateless_thread(&api, &body).await?;
+    stream_on(api, thread_id, body, delete).await
+}
+
+/// `POST /runs/wait`: a stateless run waited for.
+pub(crate) async fn wait_stateless(
+    State(api): State<Api>,
+    ApiJson(body): ApiJson<RunCreate>,
+) -> ApiResult<Json<Value>> {
+    let (thread_id, delete) = stateless_thread(&api, &body).await?;
+    let answer = wait_on(api.clone(), thread_id.clone(), body).await;
+    if delete {
+        forget(&api, thread_id).await;
+    }
+    answer
+}
+
+async fn stream_on(
+    api: Api,
+    thread_id: String,
+    body: RunCreate,
+    delete_after: bool,
+) -> ApiResult<axum::response::Response> {
+    let deep = body.is_deep_agents();
+    let modes = if deep {
+        Modes::deep_agents()
+    } else {
+        Modes::parse(body.stream_mode.as_ref())?
+    };
+    let started = match start(&api, &thread_id, &body).await {
+        Ok(started) => started,
+        Err(e) => {
+            if delete_after {
+                forget(&api, thread_id).await;
+            }
+            return Err(e);
+        }
+    };
+    if deep && body.stream == Some(false) {
+        let answer = deep_answer(api.clone(), thread_id.clone(), started).await;
+        if delete_after {
+            forget(&api, thread_id).await;
+        }
+        return Ok(Json(answer).into_response());
+    }
+    // Where the run is (the SDK's `on_run_created` reads it); never
+    // `Location`, which the SDK would reconnect to.
+    let location = format!("/threads/{thread_id}/runs/{}", started.0.run_id);
+    let (tx, out) = mpsc::unbounded_channel::<(String, Value)>();
+    tokio::spawn(async move {
+        let t = follow(api.clone(), thread_id.clone(), modes, started, tx).await;
+        let end = if deep {
+            deep_end(&t)
+        } else {
+            json!({"run_id": t.run_id, "status": t.status})
+        };
+        if delete_after {
+            forget(&api, thread_id).await;
+        }
+        t.send("end", end);
+    });
+    let events = futures_util::stream::unfold((out, 0usize), |(mut out, n)| async move {
+        let (name, data) = out.recv().await?;
+        let event = Event::default()
+            .id(n.to_string())
+            .event(name)
+            .data(serde_json::to_string(&data).unwrap_or_else(|_| "null".into()));
+        Some((Ok::<_, Infallible>(event), (out, n + 1)))
+    });
+    Ok((
+        [(axum::http::header::CONTENT_LOCATION, location)],
+        Sse::new(events).keep_alive(KeepAlive::default()),
+    )
+        .into_response())
+}
+
+/// The deep-agents dialect's `end`: `completed`, `interrupted` or `error`
+/// with the error's message.
+fn deep_end(t: &Translate) -> Value {
+    let status = match t.status {
+        "success" => "completed",
+        other => other,
+    };
+    let error = t
+        .error
+        .as_ref()
+        .and_then(|e| e.get("message"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    json!({"run_id": t.run_id, "status": status, "error": error})
+}
+
+/// The deep-agents dialect with `stream: false`: the run's `message` and
+/// `tool` events gathered into one answer with how it ended.
+async fn deep_answer(api: Api, thread_id: String, started: Started) -> Value {
+    let (tx, mut out) = mpsc::unbounded_channel::<(String, Value)>();
+    let gather = tokio::spawn(async move {
+        let (mut messages, mut tools) = (Vec::new(), Vec::new());
+        while let Some((event, data)) = out.recv().await {
+            match event.as_str() {
+                "message" => messages.push(data),
+                "tool" => tools.push(data),
+                _ => {}
+            }
+        }
+        (messages, tools)
+    });
+    let t = follow(api, thread_id.clone(), Modes::deep_agents(), started, tx).await;
+    let mut answer = deep_end(&t);
+    drop(t);
+    let (messages, tools) = gather.await.unwrap_or_default();
+    if let Some(o) = answer.as_object_mut() {
+        o.insert("thread_id".into(), json!(thread_id));
+        o.insert("messages".into(), Value::Array(messages));
+        o.insert("tools".into(), Value::Array(tools));
+    }
+    answer
+}
+
+/// `POST /threads/{id}/runs/wait`: the final values (with `__interrupt__`
+/// when the run paused, `__error__` when it failed).
+pub(crate) async fn wait(
+    State(api): State<Api>,
+    Path(thread_id): Path<String>,
+    ApiJson(body): ApiJson<RunCreate>,
+) -> ApiResult<Json<Value>> {
+    wait_on(api, thread_id, body).await
+}
+
+async fn wait_on(api: Api, thread_id: String, body: RunCreate) -> ApiResult<Json<Value>> {
+    let started = start(&api, &thread_id, &body).await?;
+    let (tx, mut out) = mpsc::unbounded_channel();
+    // Nothing reads the parts: drop them as they come.
+    let drain = tokio::spawn(async move { while out.recv().await.is_some() {} });
+    let t = follow(api, thread_id, Modes::default(), started, tx).await;
+    let mut values = t.last_values.clone();
+    if let (Some(err), Some(obj)) = (&t.error, values.as_object_mut()) {
+        obj.insert("__error__".into(), err.clone());
+    }
+    drop(t);
+    let _ = drain.await;
+    Ok(Json(values))
+}
