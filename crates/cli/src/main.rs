@@ -17,6 +17,7 @@ mod runs;
 mod say;
 mod settings;
 mod speech;
+mod sync;
 mod threads;
 mod trace;
 
@@ -89,6 +90,15 @@ enum Command {
     /// The entry's logged decisions: replay them against today's rules.
     #[command(subcommand)]
     Trace(trace::TraceCmd),
+    /// This device's account on the family's sync server: signup, login, logout, status.
+    #[command(subcommand)]
+    Account(sync::AccountCmd),
+    /// The family's devices: pair a tablet with a code, list, remove.
+    #[command(subcommand)]
+    Devices(sync::DevicesCmd),
+    /// Keep the family's devices in step: sync now, status, on, off.
+    #[command(subcommand)]
+    Sync(sync::SyncCmd),
 }
 
 fn main() -> ExitCode {
@@ -161,6 +171,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Say(args) => say::run(&app, args),
         Command::Plan(cmd) => plan::run(&app, cmd),
         Command::Trace(cmd) => trace::run(&app, cmd),
+        Command::Account(cmd) => sync::run_account(&app, cmd),
+        Command::Devices(cmd) => sync::run_devices(&app, cmd),
+        Command::Sync(cmd) => sync::run_sync(&app, cmd),
     };
     // Spans still on their way to a collector are let finish (a few
     // seconds at most), not cut off by the exit.

@@ -14,6 +14,7 @@ mod recite;
 mod say;
 mod settings;
 mod speech;
+mod sync;
 mod team;
 
 /// Tests that run whisper take turns. Each transcription uses both cores, and
