@@ -18,6 +18,7 @@ mod say;
 mod serve;
 mod settings;
 mod speech;
+mod sync;
 mod threads;
 mod trace;
 
@@ -92,6 +93,15 @@ enum Command {
     Trace(trace::TraceCmd),
     /// The local HTTP API (LangGraph-compatible threads and runs) on 127.0.0.1:8123.
     Serve(serve::ServeArgs),
+    /// This device's account on the family's sync server: signup, login, logout, status.
+    #[command(subcommand)]
+    Account(sync::AccountCmd),
+    /// The family's devices: pair a tablet with a code, list, remove.
+    #[command(subcommand)]
+    Devices(sync::DevicesCmd),
+    /// Keep the family's devices in step: sync now, status, on, off.
+    #[command(subcommand)]
+    Sync(sync::SyncCmd),
 }
 
 fn main() -> ExitCode {
@@ -165,6 +175,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Plan(cmd) => plan::run(&app, cmd),
         Command::Trace(cmd) => trace::run(&app, cmd),
         Command::Serve(args) => serve::run(&app, args),
+        Command::Account(cmd) => sync::run_account(&app, cmd),
+        Command::Devices(cmd) => sync::run_devices(&app, cmd),
+        Command::Sync(cmd) => sync::run_sync(&app, cmd),
     };
     // Spans still on their way to a collector are let finish (a few
     // seconds at most), not cut off by the exit.

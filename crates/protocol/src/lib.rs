@@ -16,6 +16,7 @@ pub mod models;
 pub mod practice;
 pub mod settings;
 pub mod status;
+pub mod sync;
 pub mod typescript;
 pub mod voice;
 

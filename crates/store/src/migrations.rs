@@ -19,6 +19,7 @@ const SCHEMA: &[&str] = &[
     include_str!("../migrations/0009_retakes.sql"),
     include_str!("../migrations/0010_homework.sql"),
     include_str!("../migrations/0011_trace_spans.sql"),
+    include_str!("../migrations/0012_sync.sql"),
     include_str!("../migrations/0013_thread_metadata.sql"),
 ];
 

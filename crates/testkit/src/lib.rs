@@ -14,3 +14,4 @@ pub mod clips;
 pub mod family;
 pub mod mic;
 pub mod photo;
+pub mod postgres;

@@ -15,6 +15,7 @@ mod say;
 mod serve;
 mod settings;
 mod speech;
+mod sync;
 mod team;
 
 /// Tests that run whisper take turns. Each transcription uses both cores, and

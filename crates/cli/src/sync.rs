@@ -1,0 +1,295 @@
+//! `deskmate account`, `deskmate devices` and `deskmate sync`: this device's
+//! place in the family's sync (crates/sync, the server in `server/`). Tokens
+//! go to the OS keyring, never the database or the output.
+
+use std::process::ExitCode;
+
+use clap::Subcommand;
+use deskmate_app::Deskmate;
+use deskmate_protocol::sync::{LoginRequest, PairRequest, SignupRequest};
+use deskmate_sync::{KeyringVault, Sync};
+
+use crate::output;
+
+#[derive(Subcommand)]
+pub enum AccountCmd {
+    /// Create a parent account (and the family) on a sync server; signs this device in.
+    Signup {
+        #[arg(long)]
+        server: String,
+        #[arg(long)]
+        email: String,
+        #[arg(long, env = "DESKMATE_PASSWORD", hide_env_values = true)]
+        password: String,
+        /// The family's name (defaults to the email's name).
+        #[arg(long)]
+        family: Option<String>,
+        /// What this device is called in the device list.
+        #[arg(long, default_value = "desktop")]
+        device_name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Sign this device in with a parent's account.
+    Login {
+        #[arg(long)]
+        server: String,
+        #[arg(long)]
+        email: String,
+        #[arg(long, env = "DESKMATE_PASSWORD", hide_env_values = true)]
+        password: String,
+        #[arg(long, default_value = "desktop")]
+        device_name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Sign this device out (the server ends the session); sync turns off.
+    Logout,
+    /// Who this device is signed in as, and its sync state.
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum DevicesCmd {
+    /// On a parent's device: show a one-time code. On the child's device:
+    /// `--code C --server URL` joins the family with it.
+    Pair {
+        #[arg(long)]
+        code: Option<String>,
+        #[arg(long)]
+        server: Option<String>,
+        #[arg(long, default_value = "tablet")]
+        device_name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The family's devices.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a device from the family (it is signed out at once).
+    Remove { id: String },
+}
+
+#[derive(Subcommand)]
+pub enum SyncCmd {
+    /// Push this device's changes and pull the family's, now.
+    Now {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Whether sync is on, what waits in the outbox, when it last synced.
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
+    /// A parent turns sync on (what exists is queued once).
+    On {
+        /// Let recitation transcripts sync too (off by default).
+        #[arg(long)]
+        transcripts: bool,
+    },
+    /// Turn sync off; nothing is sent or received.
+    Off,
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?)
+}
+
+fn client(app: &Deskmate) -> Sync<KeyringVault> {
+    Sync::new(app.store().clone(), KeyringVault)
+}
+
+pub fn run_account(app: &Deskmate, cmd: AccountCmd) -> anyhow::Result<ExitCode> {
+    let sync = client(app);
+    let rt = runtime()?;
+    match cmd {
+        AccountCmd::Signup {
+            server,
+            email,
+            password,
+            family,
+            device_name,
+            json,
+        } => {
+            let t = rt.block_on(sync.signup(
+                &server,
+                SignupRequest {
+                    email,
+                    password,
+                    family_name: family,
+                    device_name,
+                },
+            ))?;
+            if json {
+                output::json(
+                    &serde_json::json!({"family_id": t.family_id, "device_id": t.device_id}),
+                )?;
+            } else {
+                println!(
+                    "signed up; family {} — turn sync on with `deskmate sync on`",
+                    t.family_id
+                );
+            }
+        }
+        AccountCmd::Login {
+            server,
+            email,
+            password,
+            device_name,
+            json,
+        } => {
+            let t = rt.block_on(sync.login(
+                &server,
+                LoginRequest {
+                    email,
+                    password,
+                    device_name,
+                },
+            ))?;
+            if json {
+                output::json(
+                    &serde_json::json!({"family_id": t.family_id, "device_id": t.device_id}),
+                )?;
+            } else {
+                println!("signed in; family {}", t.family_id);
+            }
+        }
+        AccountCmd::Logout => {
+            rt.block_on(sync.logout())?;
+            println!("signed out; sync is off");
+        }
+        AccountCmd::Status { json } => {
+            let local = sync.state()?;
+            let remote = if local.server_url.is_some() {
+                Some(rt.block_on(sync.status()))
+            } else {
+                None
+            };
+            if json {
+                let account = match &remote {
+                    Some(Ok(a)) => serde_json::to_value(a)?,
+                    Some(Err(e)) => serde_json::json!({"error": e.to_string()}),
+                    None => serde_json::Value::Null,
+                };
+                output::json(&serde_json::json!({"sync": local, "account": account}))?;
+            } else {
+                match remote {
+                    None => println!("not signed in"),
+                    Some(Ok(a)) => println!(
+                        "signed in to {} as {} (family {}, this device {})",
+                        local.server_url.unwrap_or_default(),
+                        a.email.unwrap_or_else(|| "a paired device".into()),
+                        a.family_name,
+                        a.device_id
+                    ),
+                    Some(Err(e)) => println!("signed in, but the server says: {e}"),
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run_devices(app: &Deskmate, cmd: DevicesCmd) -> anyhow::Result<ExitCode> {
+    let sync = client(app);
+    let rt = runtime()?;
+    match cmd {
+        DevicesCmd::Pair {
+            code: None, json, ..
+        } => {
+            let code = rt.block_on(sync.pairing_code())?;
+            if json {
+                output::json(&code)?;
+            } else {
+                println!(
+                    "pairing code {} (until {}): on the child's device run",
+                    code.code, code.expires_at
+                );
+                println!("  deskmate devices pair --server URL --code {}", code.code);
+            }
+        }
+        DevicesCmd::Pair {
+            code: Some(code),
+            server,
+            device_name,
+            json,
+        } => {
+            let server =
+                server.ok_or_else(|| anyhow::anyhow!("joining with a code needs --server URL"))?;
+            let t = rt.block_on(sync.pair(&server, PairRequest { code, device_name }))?;
+            if json {
+                output::json(
+                    &serde_json::json!({"family_id": t.family_id, "device_id": t.device_id}),
+                )?;
+            } else {
+                println!("paired; this device joined family {}", t.family_id);
+            }
+        }
+        DevicesCmd::List { json } => {
+            let list = rt.block_on(sync.devices())?;
+            if json {
+                output::json(&list)?;
+            } else {
+                for d in list {
+                    let seen = d.last_seen_at.unwrap_or_else(|| "never".into());
+                    println!("{}  {} ({}), last seen {seen}", d.id, d.name, d.kind);
+                }
+            }
+        }
+        DevicesCmd::Remove { id } => {
+            rt.block_on(sync.remove_device(&id))?;
+            println!("removed {id}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run_sync(app: &Deskmate, cmd: SyncCmd) -> anyhow::Result<ExitCode> {
+    let sync = client(app);
+    match cmd {
+        SyncCmd::Now { json } => {
+            let report = runtime()?.block_on(sync.sync_now())?;
+            if json {
+                output::json(&report)?;
+            } else {
+                println!(
+                    "sent {} change(s) ({} already there), applied {} from the family",
+                    report.pushed, report.duplicates, report.applied
+                );
+            }
+        }
+        SyncCmd::Status { json } => {
+            let s = sync.state()?;
+            if json {
+                output::json(&s)?;
+            } else {
+                println!(
+                    "sync {}; {} change(s) waiting; last synced {}{}",
+                    if s.enabled { "on" } else { "off" },
+                    s.pending,
+                    s.last_sync_at.as_deref().unwrap_or("never"),
+                    s.last_error
+                        .map(|e| format!("; last error: {e}"))
+                        .unwrap_or_default()
+                );
+            }
+        }
+        SyncCmd::On { transcripts } => {
+            let queued = sync.enable(transcripts)?;
+            println!("sync is on; {queued} existing record(s) queued");
+        }
+        SyncCmd::Off => {
+            sync.disable()?;
+            println!("sync is off");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

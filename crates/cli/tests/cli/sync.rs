@@ -1,0 +1,145 @@
+//! Two devices through the real `deskmate` binary and a real sync server
+//! (`deskmate-server` on a throwaway PostgreSQL): the parent signs up on the
+//! desktop, pairs the tablet with a code, the child's attempt on the tablet
+//! shows in the desktop's report. Tokens go to the OS keyring, so this runs
+//! where one is unlocked (scripts/test-suites.sh starts one).
+
+use deskmate_testkit::cli::{add_child, deskmate, json};
+use deskmate_testkit::postgres::{cluster, SyncServer};
+
+fn server_bin() -> std::path::PathBuf {
+    // Built by `cargo test --workspace` (or `cargo build -p deskmate-server`).
+    assert_cmd::cargo::cargo_bin("deskmate-server")
+}
+
+#[test]
+fn an_attempt_on_the_tablet_appears_in_the_desktops_report() {
+    let server = SyncServer::start(&server_bin(), &cluster().database(), &[]);
+    let desk = tempfile::tempdir().unwrap();
+    let tablet = tempfile::tempdir().unwrap();
+    add_child(desk.path());
+
+    let out = deskmate(desk.path())
+        .args([
+            "account",
+            "signup",
+            "--server",
+            &server.url,
+            "--email",
+            "li@example.com",
+        ])
+        .args(["--password", "correct horse", "--json"])
+        .assert()
+        .success();
+    let family = json(&out.get_output().stdout)["family_id"].clone();
+    // Sync is off until a parent turns it on.
+    let off = deskmate(desk.path())
+        .args(["sync", "now"])
+        .assert()
+        .failure();
+    assert!(String::from_utf8_lossy(&off.get_output().stderr).contains("sync is off"));
+    deskmate(desk.path())
+        .args(["sync", "on"])
+        .assert()
+        .success();
+
+    let out = deskmate(desk.path())
+        .args(["devices", "pair", "--json"])
+        .assert()
+        .success();
+    let code = json(&out.get_output().stdout)["code"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let out = deskmate(tablet.path())
+        .args([
+            "devices",
+            "pair",
+            "--server",
+            &server.url,
+            "--code",
+            &code,
+            "--json",
+        ])
+        .assert()
+        .success();
+    assert_eq!(json(&out.get_output().stdout)["family_id"], family);
+    deskmate(tablet.path())
+        .args(["sync", "on"])
+        .assert()
+        .success();
+
+    deskmate(desk.path())
+        .args(["sync", "now"])
+        .assert()
+        .success();
+    deskmate(tablet.path())
+        .args(["sync", "now"])
+        .assert()
+        .success();
+    // The child came to the tablet; it recites there.
+    deskmate(tablet.path())
+        .args([
+            "recite",
+            "attempt",
+            "--profile",
+            "小明",
+            "--material",
+            "静夜思",
+        ])
+        .args([
+            "--transcript",
+            "床前明月光，疑是地上霜。举头望明月，低头思故乡。",
+        ])
+        .args(["--at", "2026-03-02T04:00:00Z"])
+        .assert()
+        .success();
+    let out = deskmate(tablet.path())
+        .args(["sync", "now", "--json"])
+        .assert()
+        .success();
+    assert_eq!(json(&out.get_output().stdout)["pushed"], 1);
+    let out = deskmate(desk.path())
+        .args(["sync", "now", "--json"])
+        .assert()
+        .success();
+    assert_eq!(json(&out.get_output().stdout)["applied"], 1);
+
+    let out = deskmate(desk.path())
+        .args(["report", "daily", "--profile", "小明"])
+        .args(["--date", "2026-03-02", "--json"])
+        .assert()
+        .success();
+    assert_eq!(json(&out.get_output().stdout)["summary"]["attempts"], 1);
+
+    let out = deskmate(desk.path())
+        .args(["devices", "list", "--json"])
+        .assert()
+        .success();
+    assert_eq!(json(&out.get_output().stdout).as_array().unwrap().len(), 2);
+    let out = deskmate(desk.path())
+        .args(["sync", "status", "--json"])
+        .assert()
+        .success();
+    let status = json(&out.get_output().stdout);
+    assert_eq!(status["enabled"], true);
+    assert_eq!(status["pending"], 0);
+    // No token ever lands in the database.
+    let mut db = std::fs::read(desk.path().join("deskmate.sqlite3")).unwrap();
+    db.extend(std::fs::read(desk.path().join("deskmate.sqlite3-wal")).unwrap_or_default());
+    assert!(String::from_utf8_lossy(&db).contains("li@example.com") || !db.is_empty());
+    assert!(
+        !String::from_utf8_lossy(&db).contains("v1.eyJ"),
+        "an access token in SQLite"
+    );
+
+    deskmate(desk.path())
+        .args(["account", "logout"])
+        .assert()
+        .success();
+    let out = deskmate(desk.path())
+        .args(["account", "status", "--json"])
+        .assert()
+        .success();
+    assert!(json(&out.get_output().stdout)["account"].is_null());
+}

@@ -1,0 +1,181 @@
+//! The sync wire: what a device and the family sync server (`server/`,
+//! `deskmate-server`) say to each other over HTTP — account and pairing
+//! requests, the token pair, the device list, and the change log's push and
+//! pull. Serde types only, no I/O and no SQLite, so the server uses them
+//! without the client's store.
+//!
+//! A [`Change`] is one edit of one record, named by its own UUIDv7
+//! `change_id`; pushing the same change twice is a no-op. The server numbers
+//! the changes of a family with a sequence (`seq`) and a device pulls
+//! everything after the last `seq` it has seen, in pages.
+
+use serde::{Deserialize, Serialize};
+
+/// Signing up: the first parent of a new family.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SignupRequest {
+    pub email: String,
+    pub password: String,
+    /// The family's display name ("The Lis"); defaults to the email's name.
+    #[serde(default)]
+    pub family_name: Option<String>,
+    /// What this device is called in the device list ("desktop").
+    pub device_name: String,
+}
+
+/// Signing in on a device with a parent's email and password.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct LoginRequest {
+    pub email: String,
+    pub password: String,
+    pub device_name: String,
+}
+
+/// Exchanging a refresh token for a new pair (the old refresh token is spent).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct RefreshRequest {
+    pub refresh_token: String,
+}
+
+/// A child's tablet joins the family with the code a parent's device shows.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct PairRequest {
+    pub code: String,
+    pub device_name: String,
+}
+
+/// What signup, login, refresh and pairing return.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct TokenPair {
+    /// Short-lived signed token for the `Authorization: Bearer` header.
+    pub access_token: String,
+    /// Seconds until the access token expires.
+    pub expires_in: u64,
+    /// Long-lived, single-use token to get the next pair.
+    pub refresh_token: String,
+    pub family_id: String,
+    pub device_id: String,
+    /// The parent account, absent for a paired (child) device.
+    #[serde(default)]
+    pub account_id: Option<String>,
+}
+
+/// A one-time pairing code, shown on the parent's device.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct PairingCode {
+    pub code: String,
+    /// RFC 3339 UTC.
+    pub expires_at: String,
+}
+
+/// Who this token belongs to.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct AccountStatus {
+    pub family_id: String,
+    pub family_name: String,
+    pub device_id: String,
+    #[serde(default)]
+    pub account_id: Option<String>,
+    #[serde(default)]
+    pub email: Option<String>,
+}
+
+/// One device of the family.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct DeviceView {
+    pub id: String,
+    pub name: String,
+    /// `parent` (signed in with a password) or `paired` (joined with a code).
+    pub kind: String,
+    /// RFC 3339 UTC.
+    pub created_at: String,
+    #[serde(default)]
+    pub last_seen_at: Option<String>,
+}
+
+/// The kinds of record that sync.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordKind {
+    /// A recitation attempt: append-only, never conflicts.
+    Attempt,
+    /// A child's profile: mutable, last writer by hybrid logical clock wins.
+    Profile,
+    /// A custom material: mutable, last writer wins.
+    Material,
+}
+
+impl RecordKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RecordKind::Attempt => "attempt",
+            RecordKind::Profile => "profile",
+            RecordKind::Material => "material",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<RecordKind> {
+        match s {
+            "attempt" => Some(RecordKind::Attempt),
+            "profile" => Some(RecordKind::Profile),
+            "material" => Some(RecordKind::Material),
+            _ => None,
+        }
+    }
+}
+
+/// One edit of one record, as a device pushes it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Change {
+    /// UUIDv7 of this change; the idempotency key.
+    pub change_id: String,
+    pub kind: RecordKind,
+    /// UUIDv7 of the record changed.
+    pub record_id: String,
+    /// Hybrid logical clock of the edit (`Hlc` text form, sorts as text).
+    pub hlc: String,
+    /// `true` when the record was deleted; `body` is then `null`.
+    #[serde(default)]
+    pub deleted: bool,
+    /// The record's full new state.
+    pub body: serde_json::Value,
+}
+
+/// A batch of changes from one device.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PushRequest {
+    pub changes: Vec<Change>,
+}
+
+/// How a push went.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct PushResponse {
+    /// Changes stored for the first time.
+    pub accepted: u32,
+    /// Changes the server already had (a replay); nothing was written for them.
+    pub duplicates: u32,
+}
+
+/// A change as the server hands it out, numbered in the family's log.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct StoredChange {
+    pub seq: i64,
+    /// The device that pushed it.
+    pub device_id: String,
+    #[serde(flatten)]
+    pub change: Change,
+}
+
+/// A page of the family's change log after a cursor.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PullResponse {
+    pub changes: Vec<StoredChange>,
+    /// Pass as `after` to get the next page (equals the request's `after`
+    /// when nothing is new).
+    pub cursor: i64,
+    /// More changes wait after this page.
+    pub more: bool,
+}
+
+/// The largest page a pull returns and the largest batch a push accepts.
+pub const MAX_PAGE: usize = 500;

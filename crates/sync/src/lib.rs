@@ -1,0 +1,329 @@
+//! `deskmate-sync`: keeps a family's devices in step through the family sync
+//! server (`server/`, `deskmate-server`).
+//!
+//! Every change to a synced record (profiles, custom materials, recitation
+//! attempts) writes an outbox entry in the same SQLite transaction — the
+//! store's triggers (migration 0012) do it, so no code path can forget.
+//! [`Sync::sync_now`] pushes the outbox in batches (each change keeps the
+//! UUIDv7 it was first sent with, so a retry is a no-op on the server) and
+//! pulls the family's log by the server's cursor, in pages, applying each
+//! page in one transaction with its cursor. Attempts are append-only;
+//! profiles and custom materials resolve last-writer-wins by a hybrid
+//! logical clock. Sync is off until a parent turns it on ([`Sync::enable`]);
+//! API keys, audio and (unless enabled) transcripts never leave the device.
+//! Tokens live in a [`TokenVault`] — the OS keyring in the app.
+
+pub mod local;
+pub mod vault;
+
+use deskmate_protocol::sync::{
+    AccountStatus, DeviceView, LoginRequest, PairRequest, PairingCode, PullResponse, PushRequest,
+    PushResponse, RefreshRequest, SignupRequest, TokenPair, MAX_PAGE,
+};
+use deskmate_store::Store;
+use reqwest::StatusCode;
+use serde::de::DeserializeOwned;
+
+pub use local::LocalState;
+pub use vault::{KeyringVault, MemoryVault, TokenVault};
+
+/// What sync can fail with, in plain words.
+#[derive(Debug, thiserror::Error)]
+pub enum SyncError {
+    #[error("this device is not signed in to a sync server; run `deskmate account login` or `deskmate devices pair`")]
+    NotSignedIn,
+    #[error("sync is off; a parent turns it on with `deskmate sync on`")]
+    Off,
+    #[error(
+        "the sync server cannot be reached ({0}); changes wait in the outbox and go next time"
+    )]
+    Offline(String),
+    #[error("the sync server refused: {0}")]
+    Refused(String),
+    #[error("the keyring: {0}")]
+    Keyring(String),
+    #[error("{0}")]
+    Invalid(String),
+    #[error(transparent)]
+    Store(#[from] deskmate_store::StoreError),
+}
+
+impl From<rusqlite::Error> for SyncError {
+    fn from(e: rusqlite::Error) -> Self {
+        SyncError::Store(e.into())
+    }
+}
+
+pub type SyncResult<T> = Result<T, SyncError>;
+
+/// How one round went.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SyncReport {
+    /// Changes the server stored for the first time.
+    pub pushed: u32,
+    /// Changes the server already had (a retried batch).
+    pub duplicates: u32,
+    /// Changes pulled from the family's other devices and applied here.
+    pub applied: usize,
+    pub cursor: i64,
+}
+
+/// A device's sync: its store, its token vault, an HTTP client.
+pub struct Sync<V: TokenVault> {
+    store: Store,
+    vault: V,
+    http: reqwest::Client,
+}
+
+fn offline(e: reqwest::Error) -> SyncError {
+    SyncError::Offline(e.to_string())
+}
+
+async fn answer<T: DeserializeOwned>(r: reqwest::Response) -> SyncResult<T> {
+    let status = r.status();
+    if status.is_success() {
+        return r.json().await.map_err(offline);
+    }
+    let body: serde_json::Value = r.json().await.unwrap_or_default();
+    let message = body["message"]
+        .as_str()
+        .unwrap_or("no reason given")
+        .to_string();
+    Err(SyncError::Refused(message))
+}
+
+impl<V: TokenVault> Sync<V> {
+    pub fn new(store: Store, vault: V) -> Self {
+        let http = reqwest::Client::builder()
+            .timeout(std::time::Duration::from_secs(30))
+            .build()
+            .unwrap_or_default();
+        Sync { store, vault, http }
+    }
+
+    /// This device's sync state (no secrets).
+    pub fn state(&self) -> SyncResult<LocalState> {
+        Ok(self
+            .store
+            .with_conn(|c| local::state(c).map_err(store_err))?)
+    }
+
+    fn url(server: &str, path: &str) -> String {
+        format!("{}{path}", server.trim_end_matches('/'))
+    }
+
+    async fn joined(&self, server: &str, tokens: TokenPair) -> SyncResult<TokenPair> {
+        let vault_id = uuid::Uuid::new_v4().to_string();
+        self.vault.save(&vault_id, &tokens)?;
+        let old = self.state()?.vault_id;
+        self.store.with_conn(|c| {
+            local::set_account(c, server, &vault_id, &tokens.family_id, &tokens.device_id)
+                .map_err(store_err)
+        })?;
+        if let Some(old) = old {
+            self.vault.delete(&old)?;
+        }
+        Ok(tokens)
+    }
+
+    /// Creates a parent account and family, and signs this device in.
+    pub async fn signup(&self, server: &str, req: SignupRequest) -> SyncResult<TokenPair> {
+        let r = self
+            .http
+            .post(Self::url(server, "/v1/accounts/signup"))
+            .json(&req)
+            .send()
+            .await
+            .map_err(offline)?;
+        let tokens = answer(r).await?;
+        self.joined(server, tokens).await
+    }
+
+    /// Signs this device in with a parent's email and password.
+    pub async fn login(&self, server: &str, req: LoginRequest) -> SyncResult<TokenPair> {
+        let r = self
+            .http
+            .post(Self::url(server, "/v1/accounts/login"))
+            .json(&req)
+            .send()
+            .await
+            .map_err(offline)?;
+        let tokens = answer(r).await?;
+        self.joined(server, tokens).await
+    }
+
+    /// Joins the family with a code a parent's device shows.
+    pub async fn pair(&self, server: &str, req: PairRequest) -> SyncResult<TokenPair> {
+        let r = self
+            .http
+            .post(Self::url(server, "/v1/devices/pair"))
+            .json(&req)
+            .send()
+            .await
+            .map_err(offline)?;
+        let tokens = answer(r).await?;
+        self.joined(server, tokens).await
+    }
+
+    fn account(&self) -> SyncResult<(String, String, TokenPair)> {
+        let s = self.state()?;
+        let (Some(server), Some(vault_id)) = (s.server_url, s.vault_id) else {
+            return Err(SyncError::NotSignedIn);
+        };
+        let tokens = self.vault.load(&vault_id)?.ok_or(SyncError::NotSignedIn)?;
+        Ok((server, vault_id, tokens))
+    }
+
+    /// Sends a request with the access token; on 401 refreshes once and retries.
+    async fn authed<T: DeserializeOwned>(
+        &self,
+        build: impl Fn(&reqwest::Client, &str) -> reqwest::RequestBuilder,
+    ) -> SyncResult<T> {
+        let (server, vault_id, tokens) = self.account()?;
+        let r = build(&self.http, &server)
+            .bearer_auth(&tokens.access_token)
+            .send()
+            .await
+            .map_err(offline)?;
+        if r.status() != StatusCode::UNAUTHORIZED {
+            return answer(r).await;
+        }
+        let refreshed = self
+            .http
+            .post(Self::url(&server, "/v1/tokens/refresh"))
+            .json(&RefreshRequest {
+                refresh_token: tokens.refresh_token.clone(),
+            })
+            .send()
+            .await
+            .map_err(offline)?;
+        if refreshed.status() == StatusCode::UNAUTHORIZED {
+            return Err(SyncError::NotSignedIn);
+        }
+        let fresh: TokenPair = answer(refreshed).await?;
+        self.vault.save(&vault_id, &fresh)?;
+        let r = build(&self.http, &server)
+            .bearer_auth(&fresh.access_token)
+            .send()
+            .await
+            .map_err(offline)?;
+        answer(r).await
+    }
+
+    /// Who this device is signed in as.
+    pub async fn status(&self) -> SyncResult<AccountStatus> {
+        self.authed(|h, s| h.get(Self::url(s, "/v1/accounts/me")))
+            .await
+    }
+
+    /// Signs out on the server and forgets the tokens; sync turns off.
+    pub async fn logout(&self) -> SyncResult<()> {
+        let (_, vault_id, _) = self.account()?;
+        let out: SyncResult<serde_json::Value> = self
+            .authed(|h, s| h.post(Self::url(s, "/v1/accounts/logout")))
+            .await;
+        // Forget locally even when the server is away: the session expires.
+        self.vault.delete(&vault_id)?;
+        self.store
+            .with_conn(|c| local::clear_account(c).map_err(store_err))?;
+        match out {
+            Ok(_) | Err(SyncError::Offline(_)) | Err(SyncError::NotSignedIn) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub async fn pairing_code(&self) -> SyncResult<PairingCode> {
+        self.authed(|h, s| h.post(Self::url(s, "/v1/pairing-codes")))
+            .await
+    }
+
+    pub async fn devices(&self) -> SyncResult<Vec<DeviceView>> {
+        self.authed(|h, s| h.get(Self::url(s, "/v1/devices"))).await
+    }
+
+    pub async fn remove_device(&self, id: &str) -> SyncResult<()> {
+        let _: serde_json::Value = self
+            .authed(|h, s| h.delete(Self::url(s, &format!("/v1/devices/{id}"))))
+            .await?;
+        Ok(())
+    }
+
+    /// Turns sync on (queuing what exists); returns how many records were queued.
+    pub fn enable(&self, transcripts: bool) -> SyncResult<usize> {
+        Ok(self
+            .store
+            .with_conn(|c| local::enable(c, transcripts).map_err(store_err))?)
+    }
+
+    /// Turns sync off; nothing is sent or received until it is on again.
+    pub fn disable(&self) -> SyncResult<()> {
+        Ok(self
+            .store
+            .with_conn(|c| local::disable(c).map_err(store_err))?)
+    }
+
+    /// One round: push the whole outbox, then pull every new page.
+    pub async fn sync_now(&self) -> SyncResult<SyncReport> {
+        let result = self.round().await;
+        let error = result.as_ref().err().map(|e| e.to_string());
+        self.store
+            .with_conn(|c| local::record_round(c, error.as_deref()).map_err(store_err))?;
+        result
+    }
+
+    async fn round(&self) -> SyncResult<SyncReport> {
+        let state = self.state()?;
+        if !state.enabled {
+            return Err(SyncError::Off);
+        }
+        let mut report = SyncReport::default();
+        loop {
+            let batch = self
+                .store
+                .with_conn(|c| local::next_batch(c, MAX_PAGE).map_err(store_err))?;
+            if batch.is_empty() {
+                break;
+            }
+            let ids: Vec<i64> = batch.iter().map(|(id, _)| *id).collect();
+            let body = PushRequest {
+                changes: batch.into_iter().map(|(_, c)| c).collect(),
+            };
+            let pushed: PushResponse = self
+                .authed(|h, s| h.post(Self::url(s, "/v1/sync/push")).json(&body))
+                .await?;
+            report.pushed += pushed.accepted;
+            report.duplicates += pushed.duplicates;
+            self.store
+                .with_conn(|c| local::mark_pushed(c, &ids).map_err(store_err))?;
+        }
+        let mut cursor = state.cursor;
+        loop {
+            let after = cursor;
+            let page: PullResponse = self
+                .authed(|h, s| {
+                    h.get(Self::url(s, "/v1/sync/pull")).query(&[
+                        ("after", after.to_string()),
+                        ("limit", MAX_PAGE.to_string()),
+                    ])
+                })
+                .await?;
+            report.applied += self.store.with_conn(|c| {
+                local::apply_page(c, &page.changes, page.cursor).map_err(store_err)
+            })?;
+            cursor = page.cursor;
+            if !page.more {
+                break;
+            }
+        }
+        report.cursor = cursor;
+        Ok(report)
+    }
+}
+
+/// Carries a sync error through the store's closure type.
+fn store_err(e: SyncError) -> deskmate_store::StoreError {
+    match e {
+        SyncError::Store(s) => s,
+        other => deskmate_store::StoreError::Invalid(other.to_string()),
+    }
+}

@@ -1,0 +1,434 @@
+//! The device's side of sync, in SQLite: the sync state row, the outbox the
+//! store's triggers fill (migration 0012), the bodies sent for each record,
+//! and applying pulled changes — attempts inserted once, profiles and
+//! custom materials last-writer-wins by hybrid logical clock — with the
+//! `applying` flag on so the triggers do not echo them back.
+
+use deskmate_protocol::sync::{Change, RecordKind, StoredChange};
+use rusqlite::types::{Value as SqlValue, ValueRef};
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use serde_json::{Map, Value};
+
+use crate::{SyncError, SyncResult};
+
+/// What `sync_state` holds.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct LocalState {
+    pub enabled: bool,
+    pub transcripts: bool,
+    pub server_url: Option<String>,
+    pub vault_id: Option<String>,
+    pub family_id: Option<String>,
+    pub device_id: Option<String>,
+    pub cursor: i64,
+    pub last_sync_at: Option<String>,
+    pub last_error: Option<String>,
+    /// Changes waiting in the outbox.
+    pub pending: i64,
+}
+
+pub fn state(conn: &Connection) -> SyncResult<LocalState> {
+    let mut s = conn.query_row(
+        "SELECT enabled, transcripts, server_url, vault_id, family_id, device_id, cursor,
+                last_sync_at, last_error FROM sync_state WHERE id = 1",
+        [],
+        |r| {
+            Ok(LocalState {
+                enabled: r.get(0)?,
+                transcripts: r.get(1)?,
+                server_url: r.get(2)?,
+                vault_id: r.get(3)?,
+                family_id: r.get(4)?,
+                device_id: r.get(5)?,
+                cursor: r.get(6)?,
+                last_sync_at: r.get(7)?,
+                last_error: r.get(8)?,
+                pending: 0,
+            })
+        },
+    )?;
+    s.pending = conn.query_row("SELECT count(*) FROM sync_outbox", [], |r| r.get(0))?;
+    Ok(s)
+}
+
+/// Remembers the account this device joined (not the tokens).
+pub fn set_account(
+    conn: &Connection,
+    server_url: &str,
+    vault_id: &str,
+    family_id: &str,
+    device_id: &str,
+) -> SyncResult<()> {
+    conn.execute(
+        "UPDATE sync_state SET server_url = ?1, vault_id = ?2, family_id = ?3, device_id = ?4,
+                cursor = CASE WHEN family_id IS ?3 THEN cursor ELSE 0 END
+         WHERE id = 1",
+        params![server_url, vault_id, family_id, device_id],
+    )?;
+    Ok(())
+}
+
+/// Forgets the account; sync turns off. The outbox is kept for next time.
+pub fn clear_account(conn: &Connection) -> SyncResult<()> {
+    conn.execute(
+        "UPDATE sync_state SET enabled = 0, server_url = NULL, vault_id = NULL, device_id = NULL
+         WHERE id = 1",
+        [],
+    )?;
+    Ok(())
+}
+
+/// Turns sync on and, the first time, queues every existing synced record
+/// (profiles, custom materials, then attempts) in one transaction.
+pub fn enable(conn: &mut Connection, transcripts: bool) -> SyncResult<usize> {
+    let tx = conn.transaction()?;
+    let was: bool = tx.query_row("SELECT enabled FROM sync_state WHERE id = 1", [], |r| {
+        r.get(0)
+    })?;
+    tx.execute(
+        "UPDATE sync_state SET enabled = 1, transcripts = ?1 WHERE id = 1",
+        params![transcripts],
+    )?;
+    let mut queued = 0;
+    if !was {
+        for (kind, sql) in [
+            ("profile", "SELECT id FROM profiles ORDER BY created_at, id"),
+            (
+                "material",
+                "SELECT id FROM materials WHERE source = 'custom' ORDER BY created_at, id",
+            ),
+            (
+                "attempt",
+                "SELECT id FROM recite_attempts ORDER BY created_at, id",
+            ),
+        ] {
+            let ids: Vec<String> = tx
+                .prepare(sql)?
+                .query_map([], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            for id in ids {
+                let hlc = tick(&tx)?;
+                let known = tx
+                    .query_row(
+                        "SELECT 1 FROM sync_outbox WHERE kind = ?1 AND record_id = ?2",
+                        params![kind, id],
+                        |_| Ok(()),
+                    )
+                    .optional()?
+                    .is_some();
+                if known {
+                    continue;
+                }
+                tx.execute(
+                    "INSERT INTO sync_outbox (kind, record_id, hlc) VALUES (?1, ?2, ?3)",
+                    params![kind, id, hlc],
+                )?;
+                if kind != "attempt" {
+                    tx.execute(
+                        "INSERT OR REPLACE INTO sync_records (kind, record_id, hlc) VALUES (?1, ?2, ?3)",
+                        params![kind, id, hlc],
+                    )?;
+                }
+                queued += 1;
+            }
+        }
+    }
+    tx.commit()?;
+    Ok(queued)
+}
+
+pub fn disable(conn: &Connection) -> SyncResult<()> {
+    conn.execute("UPDATE sync_state SET enabled = 0 WHERE id = 1", [])?;
+    Ok(())
+}
+
+/// One tick of the hybrid logical clock, as text that sorts in clock order.
+fn tick(tx: &Transaction<'_>) -> SyncResult<String> {
+    tx.execute(
+        "UPDATE sync_state SET
+            hlc_counter = CASE WHEN (SELECT now_ms FROM sync_tick) > hlc_ms THEN 0 ELSE hlc_counter + 1 END,
+            hlc_ms = max(hlc_ms, (SELECT now_ms FROM sync_tick))
+         WHERE id = 1",
+        [],
+    )?;
+    Ok(tx.query_row(
+        "SELECT printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1",
+        [],
+        |r| r.get(0),
+    )?)
+}
+
+/// The wall-clock part of a clock text.
+fn hlc_ms(hlc: &str) -> Option<i64> {
+    hlc.split('-').next()?.parse().ok()
+}
+
+fn table(kind: RecordKind) -> &'static str {
+    match kind {
+        RecordKind::Attempt => "recite_attempts",
+        RecordKind::Profile => "profiles",
+        RecordKind::Material => "materials",
+    }
+}
+
+/// Columns that stay on the device: a PIN and its lock are per device.
+fn local_only(kind: RecordKind, column: &str) -> bool {
+    matches!(
+        (kind, column),
+        (
+            RecordKind::Profile,
+            "pin_hash" | "failed_pin_tries" | "locked_until"
+        )
+    )
+}
+
+fn to_json(v: ValueRef<'_>) -> Value {
+    match v {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) => Value::from(i),
+        ValueRef::Real(f) => Value::from(f),
+        ValueRef::Text(t) => Value::from(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(_) => Value::Null,
+    }
+}
+
+fn to_sql(v: &Value) -> SqlValue {
+    match v {
+        Value::Null => SqlValue::Null,
+        Value::Bool(b) => SqlValue::Integer(i64::from(*b)),
+        Value::Number(n) => n
+            .as_i64()
+            .map(SqlValue::Integer)
+            .or_else(|| n.as_f64().map(SqlValue::Real))
+            .unwrap_or(SqlValue::Null),
+        Value::String(s) => SqlValue::Text(s.clone()),
+        other => SqlValue::Text(other.to_string()),
+    }
+}
+
+/// A record's current state as the body of a change; `None` when it is gone.
+fn body(
+    conn: &Connection,
+    kind: RecordKind,
+    id: &str,
+    transcripts: bool,
+) -> SyncResult<Option<Value>> {
+    let sql = format!("SELECT * FROM {} WHERE id = ?1", table(kind));
+    let mut stmt = conn.prepare(&sql)?;
+    let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+    let row = stmt
+        .query_row([id], |r| {
+            let mut map = Map::new();
+            for (i, name) in names.iter().enumerate() {
+                if local_only(kind, name) {
+                    continue;
+                }
+                map.insert(name.clone(), to_json(r.get_ref(i)?));
+            }
+            Ok(map)
+        })
+        .optional()?;
+    Ok(row.map(|mut map| {
+        // Transcripts stay on the device unless a parent lets them sync.
+        if kind == RecordKind::Attempt && !transcripts {
+            map.insert("transcript".into(), Value::from(""));
+        }
+        Value::Object(map)
+    }))
+}
+
+/// The next batch to push, oldest first. Each entry gets its change id
+/// (UUIDv7) written down before it is ever sent, so a retry sends the same id.
+pub fn next_batch(conn: &mut Connection, max: usize) -> SyncResult<Vec<(i64, Change)>> {
+    let tx = conn.transaction()?;
+    let transcripts: bool =
+        tx.query_row("SELECT transcripts FROM sync_state WHERE id = 1", [], |r| {
+            r.get(0)
+        })?;
+    let rows: Vec<(i64, Option<String>, String, String, bool, String)> = tx
+        .prepare(
+            "SELECT id, change_id, kind, record_id, deleted, hlc FROM sync_outbox ORDER BY id LIMIT ?1",
+        )?
+        .query_map([i64::try_from(max).unwrap_or(i64::MAX)], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
+        })?
+        .collect::<Result<_, _>>()?;
+    let mut batch = Vec::with_capacity(rows.len());
+    for (outbox_id, change_id, kind, record_id, deleted, hlc) in rows {
+        let kind = RecordKind::parse(&kind)
+            .ok_or_else(|| SyncError::Invalid(format!("unknown kind {kind} in the outbox")))?;
+        let change_id = match change_id {
+            Some(id) => id,
+            None => {
+                let id = uuid::Uuid::now_v7().to_string();
+                tx.execute(
+                    "UPDATE sync_outbox SET change_id = ?1 WHERE id = ?2",
+                    params![id, outbox_id],
+                )?;
+                id
+            }
+        };
+        let body = if deleted {
+            Value::Null
+        } else {
+            match body(&tx, kind, &record_id, transcripts)? {
+                Some(b) => b,
+                None => {
+                    // Deleted since; the delete's own entry follows.
+                    tx.execute("DELETE FROM sync_outbox WHERE id = ?1", [outbox_id])?;
+                    continue;
+                }
+            }
+        };
+        batch.push((
+            outbox_id,
+            Change {
+                change_id,
+                kind,
+                record_id,
+                hlc,
+                deleted,
+                body,
+            },
+        ));
+    }
+    tx.commit()?;
+    Ok(batch)
+}
+
+/// Drops outbox entries the server has stored.
+pub fn mark_pushed(conn: &Connection, outbox_ids: &[i64]) -> SyncResult<()> {
+    for id in outbox_ids {
+        conn.execute("DELETE FROM sync_outbox WHERE id = ?1", [id])?;
+    }
+    Ok(())
+}
+
+/// Applies one pulled page in one transaction and moves the cursor past it.
+/// Returns how many changes changed something here.
+pub fn apply_page(
+    conn: &mut Connection,
+    changes: &[StoredChange],
+    cursor: i64,
+) -> SyncResult<usize> {
+    let tx = conn.transaction()?;
+    tx.execute("UPDATE sync_state SET applying = 1 WHERE id = 1", [])?;
+    let me: Option<String> =
+        tx.query_row("SELECT device_id FROM sync_state WHERE id = 1", [], |r| {
+            r.get(0)
+        })?;
+    let mut applied = 0;
+    for c in changes {
+        if let Some(ms) = hlc_ms(&c.change.hlc) {
+            // Receiving a clock moves ours forward: a later local edit wins.
+            tx.execute(
+                "UPDATE sync_state SET hlc_counter = CASE WHEN ?1 > hlc_ms THEN 0 ELSE hlc_counter END,
+                        hlc_ms = max(hlc_ms, ?1) WHERE id = 1",
+                [ms],
+            )?;
+        }
+        if me.as_deref() == Some(c.device_id.as_str()) {
+            continue;
+        }
+        if apply_one(&tx, &c.change)? {
+            applied += 1;
+        }
+    }
+    tx.execute(
+        "UPDATE sync_state SET applying = 0, cursor = ?1 WHERE id = 1",
+        [cursor],
+    )?;
+    tx.commit()?;
+    Ok(applied)
+}
+
+fn apply_one(tx: &Transaction<'_>, c: &Change) -> SyncResult<bool> {
+    let kind = c.kind;
+    let table = table(kind);
+    if kind != RecordKind::Attempt {
+        let known: Option<String> = tx
+            .query_row(
+                "SELECT hlc FROM sync_records WHERE kind = ?1 AND record_id = ?2",
+                params![kind.as_str(), c.record_id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if known.is_some_and(|k| k.as_str() >= c.hlc.as_str()) {
+            return Ok(false); // an edit at least as new is already here
+        }
+        tx.execute(
+            "INSERT OR REPLACE INTO sync_records (kind, record_id, hlc) VALUES (?1, ?2, ?3)",
+            params![kind.as_str(), c.record_id, c.hlc],
+        )?;
+    }
+    if c.deleted {
+        let n = tx.execute(
+            &format!("DELETE FROM {table} WHERE id = ?1"),
+            [&c.record_id],
+        )?;
+        return Ok(n > 0);
+    }
+    let Value::Object(body) = &c.body else {
+        return Err(SyncError::Invalid(format!(
+            "change {} has no body",
+            c.change_id
+        )));
+    };
+    // Only columns this build knows, never the device-only ones.
+    let columns: Vec<String> = tx
+        .prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut names = Vec::new();
+    let mut values = Vec::new();
+    for col in &columns {
+        if local_only(kind, col) {
+            continue;
+        }
+        if let Some(v) = body.get(col) {
+            names.push(col.clone());
+            values.push(to_sql(v));
+        }
+    }
+    if !names.iter().any(|n| n == "id") {
+        return Err(SyncError::Invalid(format!(
+            "change {} has no record id",
+            c.change_id
+        )));
+    }
+    let marks: Vec<String> = (1..=names.len()).map(|i| format!("?{i}")).collect();
+    let sql = if kind == RecordKind::Attempt {
+        format!(
+            "INSERT OR IGNORE INTO {table} ({}) VALUES ({})",
+            names.join(", "),
+            marks.join(", ")
+        )
+    } else {
+        let sets: Vec<String> = names
+            .iter()
+            .filter(|n| *n != "id")
+            .map(|n| format!("{n} = excluded.{n}"))
+            .collect();
+        format!(
+            "INSERT INTO {table} ({}) VALUES ({}) ON CONFLICT(id) DO UPDATE SET {}",
+            names.join(", "),
+            marks.join(", "),
+            sets.join(", ")
+        )
+    };
+    let n = tx.execute(&sql, rusqlite::params_from_iter(values.iter()))?;
+    Ok(n > 0)
+}
+
+/// Notes how the last round went.
+pub fn record_round(conn: &Connection, error: Option<&str>) -> SyncResult<()> {
+    match error {
+        None => conn.execute(
+            "UPDATE sync_state SET last_sync_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), last_error = NULL
+             WHERE id = 1",
+            [],
+        )?,
+        Some(e) => conn.execute("UPDATE sync_state SET last_error = ?1 WHERE id = 1", [e])?,
+    };
+    Ok(())
+}

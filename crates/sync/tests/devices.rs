@@ -1,0 +1,199 @@
+//! Two devices (two data directories) through a real sync server on a real
+//! throwaway PostgreSQL: an attempt made on one appears on the other,
+//! concurrent edits converge by clock, and a push that fails while the
+//! server is down is retried later with nothing lost or doubled.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use deskmate_protocol::sync::{PairRequest, SignupRequest};
+use deskmate_server::{serve, ServerConfig};
+use deskmate_store::NewProfile;
+use deskmate_store::Store;
+use deskmate_sync::{MemoryVault, Sync, SyncError};
+use deskmate_testkit::family::add_jing_ye_si;
+use deskmate_testkit::postgres::{cluster, free_port};
+
+/// The server in this process, on `port`; abort the handle to take it down.
+async fn start_server(db: &str, port: u16) -> tokio::task::JoinHandle<()> {
+    let config = ServerConfig {
+        database_url: db.to_string(),
+        bind: SocketAddr::from(([127, 0, 0, 1], port)),
+        access_ttl: Duration::from_secs(900),
+        refresh_ttl: Duration::from_secs(86_400),
+        pool_size: 4,
+    };
+    let handle = tokio::spawn(async move {
+        serve(config).await.unwrap();
+    });
+    for _ in 0..100 {
+        if reqwest::get(format!("http://127.0.0.1:{port}/health"))
+            .await
+            .is_ok()
+        {
+            return handle;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the sync server did not start");
+}
+
+fn device(dir: &tempfile::TempDir, name: &str) -> (Store, Sync<MemoryVault>) {
+    let store = Store::open(&dir.path().join(format!("{name}.sqlite"))).unwrap();
+    (store.clone(), Sync::new(store, MemoryVault::default()))
+}
+
+fn add_attempt(store: &Store, profile: &str, material: &str, transcript: &str) -> String {
+    let id = uuid::Uuid::now_v7().to_string();
+    store
+        .with_conn(|c| {
+            c.execute(
+                "INSERT INTO recite_attempts (id, profile_id, material_id, mode, lang, transcript, units,
+                    correct, accuracy, pass_threshold, passed, duration_ms, session_id, attempt_no,
+                    purpose, created_at)
+                 VALUES (?1, ?2, ?3, 'text', 'zh', ?4, 20, 18, 90.0, 85.0, 1, 30000, ?5, 1, 'learn',
+                    strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
+                rusqlite::params![id, profile, material, transcript, uuid::Uuid::now_v7().to_string()],
+            )?;
+            Ok(())
+        })
+        .unwrap();
+    id
+}
+
+fn attempts(store: &Store) -> Vec<(String, String)> {
+    store
+        .with_conn(|c| {
+            let mut s = c.prepare("SELECT id, transcript FROM recite_attempts ORDER BY id")?;
+            let rows = s
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(rows)
+        })
+        .unwrap()
+}
+
+fn rename(store: &Store, id: &str, name: &str) {
+    store
+        .with_conn(|c| {
+            c.execute(
+                "UPDATE profiles SET name = ?2, name_key = ?2 WHERE id = ?1",
+                rusqlite::params![id, name],
+            )?;
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_attempt_on_the_tablet_reaches_the_desktop_and_edits_converge() {
+    let db = cluster().database();
+    let port = free_port();
+    let server = start_server(&db, port).await;
+    let url = format!("http://127.0.0.1:{port}");
+    let dir = tempfile::tempdir().unwrap();
+    let (desk_store, desk) = device(&dir, "desktop");
+    let (tab_store, tablet) = device(&dir, "tablet");
+
+    // Records made before sync is on are queued when a parent turns it on.
+    let child = desk_store
+        .profiles()
+        .add(NewProfile {
+            name: "小明".into(),
+            grade: Some(2),
+            ..Default::default()
+        })
+        .unwrap();
+    let poem = add_jing_ye_si(&desk_store);
+    desk.signup(
+        &url,
+        SignupRequest {
+            email: "li@example.com".into(),
+            password: "correct horse".into(),
+            family_name: None,
+            device_name: "desktop".into(),
+        },
+    )
+    .await
+    .unwrap();
+    // Off until a parent turns it on.
+    assert!(matches!(desk.sync_now().await, Err(SyncError::Off)));
+    assert_eq!(desk.enable(false).unwrap(), 2);
+    let code = desk.pairing_code().await.unwrap();
+    tablet
+        .pair(
+            &url,
+            PairRequest {
+                code: code.code,
+                device_name: "tablet".into(),
+            },
+        )
+        .await
+        .unwrap();
+    tablet.enable(false).unwrap();
+    let first = desk.sync_now().await.unwrap();
+    assert_eq!(first.pushed, 2);
+    let got = tablet.sync_now().await.unwrap();
+    assert_eq!(got.applied, 2, "the child and the poem reach the tablet");
+    assert_eq!(tab_store.profiles().get(&child.id).unwrap().name, "小明");
+
+    // The child recites on the tablet; the transcript stays there.
+    let attempt = add_attempt(&tab_store, &child.id, &poem.id, "床前明月光");
+    assert_eq!(
+        tab_store
+            .with_conn(|c| Ok(deskmate_sync::local::state(c).unwrap().pending))
+            .unwrap(),
+        1
+    );
+    let pushed = tablet.sync_now().await.unwrap();
+    assert_eq!(pushed.pushed, 1);
+    let pulled = desk.sync_now().await.unwrap();
+    assert_eq!(pulled.applied, 1);
+    assert_eq!(
+        attempts(&desk_store),
+        vec![(attempt.clone(), String::new())]
+    );
+    assert_eq!(
+        attempts(&tab_store),
+        vec![(attempt, "床前明月光".to_string())]
+    );
+
+    // Both rename the child offline; the later edit wins on both.
+    rename(&desk_store, &child.id, "明明");
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    rename(&tab_store, &child.id, "小小明");
+    desk.sync_now().await.unwrap();
+    tablet.sync_now().await.unwrap();
+    desk.sync_now().await.unwrap();
+    assert_eq!(desk_store.profiles().get(&child.id).unwrap().name, "小小明");
+    assert_eq!(tab_store.profiles().get(&child.id).unwrap().name, "小小明");
+
+    // The server goes away mid-life: the push fails, the outbox keeps it.
+    server.abort();
+    let _ = server.await;
+    let lost = add_attempt(&tab_store, &child.id, &poem.id, "");
+    let err = tablet.sync_now().await.unwrap_err();
+    assert!(matches!(err, SyncError::Offline(_)), "{err}");
+    assert_eq!(tablet.state().unwrap().pending, 1);
+    assert!(tablet.state().unwrap().last_error.is_some());
+    let _server = start_server(&db, port).await;
+    let retried = tablet.sync_now().await.unwrap();
+    assert_eq!(retried.pushed + retried.duplicates, 1);
+    assert_eq!(tablet.state().unwrap().pending, 0);
+    desk.sync_now().await.unwrap();
+    let on_desk: Vec<String> = attempts(&desk_store)
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(on_desk.len(), 2);
+    assert!(on_desk.contains(&lost));
+
+    // The desktop lists both devices; removing the tablet signs it out.
+    let devices = desk.devices().await.unwrap();
+    assert_eq!(devices.len(), 2);
+    let tab_id = tablet.state().unwrap().device_id.unwrap();
+    desk.remove_device(&tab_id).await.unwrap();
+    assert!(tablet.sync_now().await.is_err());
+}
