@@ -228,6 +228,53 @@ pub(crate) fn apply(
     }
 }
 
+/// Recomputes a child's card for a material from every attempt at it, in
+/// the order they were made, inside the caller's transaction. Sync calls it
+/// after attempts from another device arrive, so two devices practising
+/// offline both count and agree on one schedule. A paused card stays paused.
+pub fn rebuild(tx: &Transaction<'_>, profile_id: &str, material_id: &str) -> StoreResult<()> {
+    let status = load(tx, profile_id, material_id)?.map(|c| c.status);
+    tx.execute(
+        "DELETE FROM recite_reviews WHERE profile_id = ?1 AND material_id = ?2",
+        params![profile_id, material_id],
+    )?;
+    let attempts: Vec<(f64, f64, bool, i64, i64, String)> = tx
+        .prepare(
+            "SELECT accuracy, pass_threshold, passed, error_count, attempt_no, created_at
+             FROM recite_attempts WHERE profile_id = ?1 AND material_id = ?2
+             ORDER BY created_at, id",
+        )?
+        .query_map(params![profile_id, material_id], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        })?
+        .collect::<Result<_, _>>()?;
+    for (accuracy, threshold, passed, errors, attempt_no, created_at) in attempts {
+        let card = load(tx, profile_id, material_id)?;
+        let perfect = accuracy >= 100.0 && errors == 0;
+        let graded = Graded {
+            rating: rating_for(accuracy, threshold, perfect),
+            passed,
+            first_in_session: attempt_no == 1,
+            at: parse_ts(&created_at)?,
+        };
+        apply(tx, card.as_ref(), profile_id, material_id, graded)?;
+    }
+    if let Some(status) = status {
+        tx.execute(
+            "UPDATE recite_reviews SET status = ?3 WHERE profile_id = ?1 AND material_id = ?2",
+            params![profile_id, material_id, status],
+        )?;
+    }
+    Ok(())
+}
+
 /// Puts a child's card for a material back as it was (`None`: there was
 /// none), inside the caller's transaction — before a re-take grades the
 /// same attempt again.

@@ -2,7 +2,9 @@
 //! store's triggers fill (migration 0012), the bodies sent for each record,
 //! and applying pulled changes — attempts inserted once, profiles and
 //! custom materials last-writer-wins by hybrid logical clock — with the
-//! `applying` flag on so the triggers do not echo them back.
+//! `applying` flag on so the triggers do not echo them back. After new
+//! attempts arrive, the review schedule of each child and material they
+//! touch is recomputed from all its attempts (`deskmate_recite::schedule::rebuild`).
 
 use deskmate_protocol::sync::{Change, RecordKind, StoredChange};
 use rusqlite::types::{Value as SqlValue, ValueRef};
@@ -318,6 +320,7 @@ pub fn apply_page(
             r.get(0)
         })?;
     let mut applied = 0;
+    let mut touched: Vec<(String, String)> = Vec::new();
     for c in changes {
         if let Some(ms) = hlc_ms(&c.change.hlc) {
             // Receiving a clock moves ours forward: a later local edit wins.
@@ -332,7 +335,18 @@ pub fn apply_page(
         }
         if apply_one(&tx, &c.change)? {
             applied += 1;
+            if c.change.kind == RecordKind::Attempt {
+                let field = |k: &str| c.change.body[k].as_str().unwrap_or_default().to_string();
+                let key = (field("profile_id"), field("material_id"));
+                if !touched.contains(&key) {
+                    touched.push(key);
+                }
+            }
         }
+    }
+    // Review state is not synced: it is recomputed from the merged attempts.
+    for (profile, material) in &touched {
+        deskmate_recite::schedule::rebuild(&tx, profile, material)?;
     }
     tx.execute(
         "UPDATE sync_state SET applying = 0, cursor = ?1 WHERE id = 1",

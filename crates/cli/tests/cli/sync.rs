@@ -94,6 +94,23 @@ fn an_attempt_on_the_tablet_appears_in_the_desktops_report() {
         .args(["--at", "2026-03-02T04:00:00Z"])
         .assert()
         .success();
+    // Offline, the desktop practises the same poem three days later.
+    deskmate(desk.path())
+        .args([
+            "recite",
+            "attempt",
+            "--profile",
+            "小明",
+            "--material",
+            "静夜思",
+        ])
+        .args([
+            "--transcript",
+            "床前明月光，疑是地上霜。举头望明月，低头思故乡。",
+        ])
+        .args(["--at", "2026-03-05T04:00:00Z"])
+        .assert()
+        .success();
     let out = deskmate(tablet.path())
         .args(["sync", "now", "--json"])
         .assert()
@@ -104,6 +121,33 @@ fn an_attempt_on_the_tablet_appears_in_the_desktops_report() {
         .assert()
         .success();
     assert_eq!(json(&out.get_output().stdout)["applied"], 1);
+    let out = deskmate(tablet.path())
+        .args(["sync", "now", "--json"])
+        .assert()
+        .success();
+    assert_eq!(json(&out.get_output().stdout)["applied"], 1);
+    // Both attempts count, and both devices hold one and the same schedule:
+    // learnt on 2 March (tablet), reviewed on 5 March (desktop).
+    let card = |dir: &std::path::Path| {
+        let c = rusqlite::Connection::open(dir.join("deskmate.sqlite3")).unwrap();
+        c.query_row(
+            "SELECT reps, last_review_at, next_review_at, stability FROM recite_reviews",
+            [],
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, f64>(3)?,
+                ))
+            },
+        )
+        .unwrap()
+    };
+    let on_desk = card(desk.path());
+    assert_eq!(on_desk, card(tablet.path()));
+    assert_eq!(on_desk.0, 2, "{on_desk:?}");
+    assert!(on_desk.1.starts_with("2026-03-05"), "{on_desk:?}");
 
     let out = deskmate(desk.path())
         .args(["report", "daily", "--profile", "小明"])
