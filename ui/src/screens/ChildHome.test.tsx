@@ -245,48 +245,37 @@ describe("child home: the library", () => {
 
   it("a question about going elsewhere is answered with the screen's yes button, through the one entry", async () => {
     const view = practiceView({ id: "p11" });
-    const base = {
-      confidence: "mid" as const,
-      material: { id: view.material.id, title: view.material.title },
-      heard: null,
-      error: null,
-      due: [],
-      plan: null,
-      needs_model: false,
-      handoff: false,
-      session_id: "s1",
-      phase: "idle",
-      need_tts: false,
-      lamp: [],
-      suggestions: [],
-      timings: { speech_us: 0, route_us: 1, decide_us: 1, act_us: 1, total_us: 3 },
-    };
-    vi.mocked(api.say).mockResolvedValue({
-      ...base,
-      trace_id: "t5",
-      scene: "chat",
-      intent: "recite",
-      decision: { decision: "ask_switch", to: "recite", material_id: view.material.id },
-      reason: "another scene, not clearly asked for: ask first",
-      suggestions: [
-        { label_zh: "好的", label_en: "Yes", button: "screen:yes", says: null },
-        { label_zh: "不用了", label_en: "No, thanks", button: "screen:no", says: null },
-      ],
-      text_zh: "要去背《静夜思》吗？",
-      text_en: "Shall we recite 静夜思?",
-      practice: null,
-    });
-    vi.mocked(api.sayButton).mockResolvedValue({
-      ...base,
-      trace_id: "t6",
-      scene: "recite",
-      intent: "continue_current",
-      decision: { decision: "switch", to: "recite", material_id: view.material.id },
-      reason: "the switch asked about was accepted",
-      text_zh: "我们来背《静夜思》吧！",
-      text_en: "Let's recite 静夜思!",
-      practice: view,
-    });
+    const material = { id: view.material.id, title: view.material.title };
+    vi.mocked(api.say).mockResolvedValue(
+      sayResponse({
+        material,
+        confidence: "mid",
+        trace_id: "t5",
+        scene: "chat",
+        intent: "recite",
+        decision: { decision: "ask_switch", to: "recite", material_id: view.material.id },
+        reason: "another scene, not clearly asked for: ask first",
+        suggestions: [
+          { label_zh: "好的", label_en: "Yes", button: "screen:yes", says: null },
+          { label_zh: "不用了", label_en: "No, thanks", button: "screen:no", says: null },
+        ],
+        text_zh: "要去背《静夜思》吗？",
+        text_en: "Shall we recite 静夜思?",
+      }),
+    );
+    vi.mocked(api.sayButton).mockResolvedValue(
+      sayResponse({
+        material,
+        trace_id: "t6",
+        scene: "recite",
+        intent: "continue_current",
+        decision: { decision: "switch", to: "recite", material_id: view.material.id },
+        reason: "the switch asked about was accepted",
+        text_zh: "我们来背《静夜思》吧！",
+        text_en: "Let's recite 静夜思!",
+        practice: view,
+      }),
+    );
     const user = userEvent.setup();
     renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
     await screen.findAllByTestId("material-card");
