@@ -126,43 +126,38 @@ impl<V: TokenVault> Sync<V> {
         Ok(tokens)
     }
 
-    /// Creates a parent account and family, and signs this device in.
-    pub async fn signup(&self, server: &str, req: SignupRequest) -> SyncResult<TokenPair> {
+    /// Posts a sign-in request (signup, login or pairing) and keeps the
+    /// tokens it answers with: this device is then signed in.
+    async fn sign_in(
+        &self,
+        server: &str,
+        path: &str,
+        body: &impl serde::Serialize,
+    ) -> SyncResult<TokenPair> {
         let r = self
             .http
-            .post(Self::url(server, "/v1/accounts/signup"))
-            .json(&req)
+            .post(Self::url(server, path))
+            .json(body)
             .send()
             .await
             .map_err(offline)?;
         let tokens = answer(r).await?;
         self.joined(server, tokens).await
+    }
+
+    /// Creates a parent account and family, and signs this device in.
+    pub async fn signup(&self, server: &str, req: SignupRequest) -> SyncResult<TokenPair> {
+        self.sign_in(server, "/v1/accounts/signup", &req).await
     }
 
     /// Signs this device in with a parent's email and password.
     pub async fn login(&self, server: &str, req: LoginRequest) -> SyncResult<TokenPair> {
-        let r = self
-            .http
-            .post(Self::url(server, "/v1/accounts/login"))
-            .json(&req)
-            .send()
-            .await
-            .map_err(offline)?;
-        let tokens = answer(r).await?;
-        self.joined(server, tokens).await
+        self.sign_in(server, "/v1/accounts/login", &req).await
     }
 
     /// Joins the family with a code a parent's device shows.
     pub async fn pair(&self, server: &str, req: PairRequest) -> SyncResult<TokenPair> {
-        let r = self
-            .http
-            .post(Self::url(server, "/v1/devices/pair"))
-            .json(&req)
-            .send()
-            .await
-            .map_err(offline)?;
-        let tokens = answer(r).await?;
-        self.joined(server, tokens).await
+        self.sign_in(server, "/v1/devices/pair", &req).await
     }
 
     fn account(&self) -> SyncResult<(String, String, TokenPair)> {
