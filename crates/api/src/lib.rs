@@ -57,6 +57,7 @@ pub fn router(app: Deskmate, security: Security) -> Router {
         )
         .merge(langgraph::routes())
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(Api {
             app,
             runs: langgraph::RunBook::default(),
@@ -95,6 +96,16 @@ async fn info() -> axum::Json<serde_json::Value> {
 
 async fn not_found(uri: axum::http::Uri) -> ApiError {
     ApiError::not_found(format!("no route {}", uri.path()))
+}
+
+/// A known path asked with another method: the error shape, not axum's
+/// empty 405.
+async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!("{} does not answer {method}", uri.path()),
+    )
 }
 
 /// Runs `f` on the blocking pool: SQLite never blocks the executor.

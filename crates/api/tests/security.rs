@@ -238,6 +238,14 @@ async fn an_unknown_thread_is_404_and_a_run_on_it_stores_nothing() {
     )
     .await;
     assert_eq!((status, body["code"].as_str()), (404, Some("not_found")));
+    // A known path with another method: 405 in the same shape.
+    let (status, body) = send(s.addr, "PUT", "/threads", &[("x-api-key", TOKEN)], b"").await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (405, Some("method_not_allowed")),
+        "{body}"
+    );
+    assert!(body["message"].as_str().unwrap().contains("PUT"), "{body}");
     assert_eq!(threads(&s.app), 0);
     let runs: i64 = s
         .app
