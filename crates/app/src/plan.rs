@@ -120,5 +120,24 @@ mod tests {
         let parse = traces[0].spans.iter().find(|s| s.name == "parse").unwrap();
         assert_eq!(parse.error_code.as_deref(), Some("homework.not_an_image"));
         assert_eq!(traces[1].trace_id, second.trace_id);
+        // The refused requests are found through the roots' index, not a scan of every span.
+        let plan: Vec<String> = app
+            .store()
+            .with_conn(|c| {
+                let mut stmt = c.prepare(&format!(
+                    "EXPLAIN QUERY PLAN {}",
+                    crate::practice::REFUSED_ROOTS
+                ))?;
+                let rows = stmt
+                    .query_map(rusqlite::params![child, 10], |r| r.get::<_, String>(3))?
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(rows)
+            })
+            .unwrap();
+        assert!(
+            plan.iter()
+                .any(|d| d.contains("USING INDEX trace_spans_root_profile")),
+            "{plan:?}"
+        );
     }
 }

@@ -228,12 +228,7 @@ impl Deskmate {
                     (at, id)
                 })
                 .collect::<Vec<_>>();
-            let mut stmt = c.prepare(
-                "SELECT trace_id, started_at FROM trace_spans
-                 WHERE parent_span_id IS NULL AND json_extract(attributes, '$.profile') = ?1
-                   AND trace_id NOT IN (SELECT id FROM scene_decisions)
-                 ORDER BY started_at DESC LIMIT ?2",
-            )?;
+            let mut stmt = c.prepare(REFUSED_ROOTS)?;
             ids.extend(
                 stmt.query_map(rusqlite::params![profile_id, most], |r| {
                     Ok((r.get::<_, i64>(1)?, r.get::<_, String>(0)?))
@@ -254,3 +249,10 @@ impl Deskmate {
             .with_otlp(self.otlp_endpoint())
     }
 }
+
+/// A child's newest requests refused before a decision: their root spans
+/// only (read through the `trace_spans_root_profile` index, migration 0014).
+pub(crate) const REFUSED_ROOTS: &str = "SELECT trace_id, started_at FROM trace_spans
+     WHERE parent_span_id IS NULL AND json_extract(attributes, '$.profile') = ?1
+       AND trace_id NOT IN (SELECT id FROM scene_decisions)
+     ORDER BY started_at DESC LIMIT ?2";

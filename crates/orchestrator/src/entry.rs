@@ -542,19 +542,14 @@ impl Entry {
         if let (Some(first), Some(e)) = (recorded.first_mut(), &r.error) {
             first.error_code = Some(e.code.clone());
         }
-        match self
+        if let Err(e) = self
             .store
-            .with_conn(|c| Ok(crate::trace::write(c, &recorded)))
+            .with_conn(|c| Ok(crate::trace::write(c, &recorded)?))
         {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => tracing::warn!(
+            tracing::warn!(
                 "the spans of refused request {} could not be stored: {e}",
                 r.trace_id
-            ),
-            Err(e) => tracing::warn!(
-                "the spans of refused request {} could not be stored: {e}",
-                r.trace_id
-            ),
+            );
         }
         if let Some(endpoint) = &self.otlp_endpoint {
             crate::trace::otlp::export(endpoint, recorded);

@@ -21,6 +21,7 @@ const SCHEMA: &[&str] = &[
     include_str!("../migrations/0011_trace_spans.sql"),
     include_str!("../migrations/0012_sync.sql"),
     include_str!("../migrations/0013_thread_metadata.sql"),
+    include_str!("../migrations/0014_trace_roots.sql"),
 ];
 
 fn all() -> Migrations<'static> {
