@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::Subcommand;
 use deskmate_app::Deskmate;
 use deskmate_protocol::sync::{LoginRequest, PairRequest, SignupRequest};
+use deskmate_sync::background::{Cadence, Round};
 use deskmate_sync::{KeyringVault, Sync};
 
 use crate::output;
@@ -95,6 +96,14 @@ pub enum SyncCmd {
     },
     /// Turn sync off; nothing is sent or received.
     Off,
+    /// Keep this device in step until stopped (Ctrl-C): a change goes out
+    /// within seconds, the family's are pulled every few minutes, and while
+    /// the server cannot be reached the tries back off (30 s doubling to 30 min).
+    Run {
+        /// One line of JSON per round instead of words.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -290,6 +299,58 @@ pub fn run_sync(app: &Deskmate, cmd: SyncCmd) -> anyhow::Result<ExitCode> {
             sync.disable()?;
             println!("sync is off");
         }
+        SyncCmd::Run { json } => {
+            let rounds = deskmate_sync::background::run(&sync, Cadence::default(), |round| {
+                print_round(&round, json)
+            });
+            runtime()?.block_on(async {
+                tokio::select! {
+                    () = rounds => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            });
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One line per background round: what went, what came, or why not.
+fn print_round(round: &Round, json: bool) {
+    let line = match (round, json) {
+        (Round::Synced(r), true) => serde_json::json!({"round": "synced", "report": r}).to_string(),
+        (Round::Idle(e), true) => {
+            serde_json::json!({"round": "idle", "why": e.to_string()}).to_string()
+        }
+        (
+            Round::Failed {
+                error,
+                failures,
+                retry_in,
+            },
+            true,
+        ) => serde_json::json!({
+            "round": "failed",
+            "error": error.to_string(),
+            "failures": failures,
+            "retry_in_ms": u64::try_from(retry_in.as_millis()).unwrap_or(u64::MAX),
+        })
+        .to_string(),
+        (Round::Synced(r), false) => format!(
+            "synced: sent {} change(s), applied {} from the family",
+            r.pushed, r.applied
+        ),
+        (Round::Idle(e), false) => format!("waiting: {e}"),
+        (
+            Round::Failed {
+                error,
+                failures,
+                retry_in,
+            },
+            false,
+        ) => format!(
+            "not synced ({failures} in a row): {error}; trying again in {} s",
+            retry_in.as_secs()
+        ),
+    };
+    println!("{line}");
 }

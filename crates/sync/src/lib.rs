@@ -13,6 +13,7 @@
 //! API keys, audio and (unless enabled) transcripts never leave the device.
 //! Tokens live in a [`TokenVault`] — the OS keyring in the app.
 
+pub mod background;
 pub mod local;
 pub mod vault;
 

@@ -197,3 +197,130 @@ async fn an_attempt_on_the_tablet_reaches_the_desktop_and_edits_converge() {
     desk.remove_device(&tab_id).await.unwrap();
     assert!(tablet.sync_now().await.is_err());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn background_sync_backs_off_while_offline_and_sends_a_change_without_being_asked() {
+    use deskmate_sync::background::{run, Cadence, Round};
+
+    let db = cluster().database();
+    let port = free_port();
+    let server = start_server(&db, port).await;
+    let url = format!("http://127.0.0.1:{port}");
+    let dir = tempfile::tempdir().unwrap();
+    let (desk_store, desk) = device(&dir, "desktop");
+    let (tab_store, tablet) = device(&dir, "tablet");
+    let child = desk_store
+        .profiles()
+        .add(NewProfile {
+            name: "小红".into(),
+            grade: Some(1),
+            ..Default::default()
+        })
+        .unwrap();
+    let poem = add_jing_ye_si(&desk_store);
+    desk.signup(
+        &url,
+        SignupRequest {
+            email: "bg@example.com".into(),
+            password: "correct horse".into(),
+            family_name: None,
+            device_name: "desktop".into(),
+        },
+    )
+    .await
+    .unwrap();
+    desk.enable(false).unwrap();
+    let code = desk.pairing_code().await.unwrap();
+    tablet
+        .pair(
+            &url,
+            PairRequest {
+                code: code.code,
+                device_name: "tablet".into(),
+            },
+        )
+        .await
+        .unwrap();
+    tablet.enable(false).unwrap();
+    desk.sync_now().await.unwrap();
+    tablet.sync_now().await.unwrap();
+
+    // The server goes away; the tablet keeps practising.
+    server.abort();
+    let _ = server.await;
+    let attempt = add_attempt(&tab_store, &child.id, &poem.id, "");
+    let cadence = Cadence {
+        check_every: Duration::from_millis(50),
+        every: Duration::from_secs(60),
+        first_backoff: Duration::from_millis(100),
+        max_backoff: Duration::from_millis(400),
+    };
+    let (rounds, mut heard) = tokio::sync::mpsc::unbounded_channel();
+    let background = async {
+        run(&tablet, cadence, |round| {
+            let _ = rounds.send(round);
+        })
+        .await
+    };
+    let watch = async {
+        // Four failures in a row, each retried later than the one before, up to the cap.
+        let mut waits = Vec::new();
+        while waits.len() < 4 {
+            match heard.recv().await.unwrap() {
+                Round::Failed {
+                    error,
+                    failures,
+                    retry_in,
+                } => {
+                    assert!(matches!(error, SyncError::Offline(_)), "{error}");
+                    assert_eq!(failures as usize, waits.len() + 1);
+                    waits.push(retry_in.as_millis());
+                }
+                other => panic!("a round worked with the server down: {other:?}"),
+            }
+        }
+        assert_eq!(waits, [100, 200, 400, 400]);
+        assert_eq!(tablet.state().unwrap().pending, 1);
+        // The server is back: the next try sends the attempt with nobody asking.
+        let _server = start_server(&db, port).await;
+        loop {
+            match heard.recv().await.unwrap() {
+                Round::Synced(report) => {
+                    assert_eq!(report.pushed, 1);
+                    break;
+                }
+                Round::Failed { .. } => continue,
+                Round::Idle(e) => panic!("idle while signed in and on: {e}"),
+            }
+        }
+        assert_eq!(tablet.state().unwrap().pending, 0);
+        // A change made now goes out within the outbox check, long before a
+        // full round is due (a minute away).
+        let second = add_attempt(&tab_store, &child.id, &poem.id, "");
+        let report = tokio::time::timeout(Duration::from_secs(5), async {
+            loop {
+                if let Round::Synced(r) = heard.recv().await.unwrap() {
+                    return r;
+                }
+            }
+        })
+        .await
+        .expect("the change waited for the full round");
+        assert_eq!(report.pushed, 1);
+        desk.sync_now().await.unwrap();
+        let on_desk: Vec<String> = attempts(&desk_store)
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        assert!(
+            on_desk.contains(&attempt) && on_desk.contains(&second),
+            "{on_desk:?}"
+        );
+    };
+    tokio::select! {
+        _ = background => panic!("the background loop ended by itself"),
+        caught_up = tokio::time::timeout(Duration::from_secs(60), watch) => {
+            caught_up.expect("background sync did not catch up within a minute");
+        }
+    }
+}
