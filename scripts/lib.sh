@@ -14,8 +14,9 @@ APP_PACKAGES=(build-essential curl wget file pkg-config libwebkit2gtk-4.1-dev li
   cmake clang libclang-dev espeak-ng python3-venv fonts-noto-cjk)
 # Extra packages for the test suite: a virtual display, the WebKit WebDriver,
 # a session D-Bus with a keyring, screenshots, socat for serial tests, and
-# PostgreSQL for the sync server's tests (a throwaway cluster per test binary).
-TEST_PACKAGES=(xvfb webkit2gtk-driver dbus-x11 gnome-keyring imagemagick socat xauth postgresql)
+# PostgreSQL for the sync server's tests (a throwaway cluster per test binary),
+# and libfaketime for the sync test of a device whose clock is a day ahead.
+TEST_PACKAGES=(xvfb webkit2gtk-driver dbus-x11 gnome-keyring imagemagick socat xauth postgresql faketime)
 
 # Installs the Debian packages that are missing. Elsewhere it prints what to install.
 ensure_packages() {

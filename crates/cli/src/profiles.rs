@@ -19,6 +19,17 @@ pub enum ProfilesCmd {
     Add(AddArgs),
     /// First-run setup, as the window's welcome screen: a parent with a PIN and a first child, together.
     Setup(SetupArgs),
+    /// Give a profile a new name (a synced device sends the change to the family).
+    Rename {
+        /// The profile (id or name).
+        #[arg(long)]
+        profile: String,
+        /// Its new name.
+        #[arg(long)]
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Open the parent area: check a parent's PIN (wrong tries are counted and lock it for a while).
     Unlock {
         /// The parent's profile (id or name).
@@ -121,6 +132,19 @@ pub fn run(app: &Deskmate, cmd: ProfilesCmd) -> anyhow::Result<ExitCode> {
                 for p in made {
                     println!("added {} {} ({})", p.kind.as_str(), p.name, p.id);
                 }
+            }
+        }
+        ProfilesCmd::Rename {
+            profile,
+            name,
+            json,
+        } => {
+            let found = app.find_profile(&profile)?;
+            let renamed = app.store().profiles().rename(&found.id, &name)?;
+            if json {
+                output::json(&renamed)?;
+            } else {
+                println!("{} is now {}", found.name, renamed.name);
             }
         }
         ProfilesCmd::Unlock { profile, pin } => {

@@ -131,9 +131,9 @@ struct ProfileRow {
     pin_hash: Option<String>,
 }
 
-fn prepare(new: NewProfile) -> StoreResult<ProfileRow> {
-    let kind = new.kind.unwrap_or(ProfileKind::Child);
-    let name = new.name.trim().to_string();
+/// A profile's name, trimmed: not empty, at most [`NAME_MAX_CHARS`].
+fn checked_name(name: &str) -> StoreResult<String> {
+    let name = name.trim().to_string();
     if name.is_empty() {
         return Err(StoreError::Invalid("a profile needs a name".into()));
     }
@@ -142,6 +142,12 @@ fn prepare(new: NewProfile) -> StoreResult<ProfileRow> {
             "a name is at most {NAME_MAX_CHARS} characters"
         )));
     }
+    Ok(name)
+}
+
+fn prepare(new: NewProfile) -> StoreResult<ProfileRow> {
+    let kind = new.kind.unwrap_or(ProfileKind::Child);
+    let name = checked_name(&new.name)?;
     if let Some(g) = new.grade {
         if !(1..=12).contains(&g) {
             return Err(StoreError::Invalid("grade must be between 1 and 12".into()));
@@ -228,6 +234,28 @@ impl<'s> Profiles<'s> {
             Ok(())
         })?;
         rows.iter().map(|r| self.get(&r.id)).collect()
+    }
+
+    /// Gives a profile a new name (unique as in [`Profiles::add`]).
+    pub fn rename(&self, id: &str, name: &str) -> StoreResult<Profile> {
+        let name = checked_name(name)?;
+        let changed = self.store.with_conn(|c| {
+            match c.execute(
+                "UPDATE profiles SET name = ?2, name_key = ?3, updated_at = ?4 WHERE id = ?1",
+                params![id, name, name_key(&name), now_utc()],
+            ) {
+                Err(rusqlite::Error::SqliteFailure(f, _))
+                    if f.code == rusqlite::ErrorCode::ConstraintViolation =>
+                {
+                    Err(StoreError::NameTaken { name: name.clone() })
+                }
+                other => Ok(other?),
+            }
+        })?;
+        if changed == 0 {
+            return Err(StoreError::NotFound(format!("profile {id}")));
+        }
+        self.get(id)
     }
 
     pub fn get(&self, id: &str) -> StoreResult<Profile> {
@@ -354,6 +382,36 @@ mod tests {
             all.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
             ["Mum", "Xiaoming"]
         );
+    }
+
+    #[test]
+    fn a_rename_is_trimmed_unique_and_needs_the_profile() {
+        let s = Store::open_in_memory().unwrap();
+        let mum = s.profiles().add(parent("Mum")).unwrap();
+        let kid = s
+            .profiles()
+            .add(NewProfile {
+                name: "Lily".into(),
+                ..Default::default()
+            })
+            .unwrap();
+        let renamed = s.profiles().rename(&kid.id, "  Lili ").unwrap();
+        assert_eq!(renamed.name, "Lili");
+        assert_eq!(s.profiles().get(&kid.id).unwrap().name, "Lili");
+        let err = s.profiles().rename(&kid.id, "mum").unwrap_err();
+        assert_eq!(err.code(), "profile.name_taken", "{err}");
+        assert!(matches!(
+            s.profiles().rename(&kid.id, "   "),
+            Err(StoreError::Invalid(_))
+        ));
+        assert!(matches!(
+            s.profiles().rename("no-such-id", "Momo"),
+            Err(StoreError::NotFound(_))
+        ));
+        // Nothing else changed: the parent keeps its name and PIN.
+        let still = s.profiles().get(&mum.id).unwrap();
+        assert_eq!((still.name.as_str(), still.has_pin), ("Mum", true));
+        assert_eq!(s.profiles().get(&kid.id).unwrap().name, "Lili");
     }
 
     #[test]

@@ -76,6 +76,18 @@ pub struct Sync<V: TokenVault> {
     http: reqwest::Client,
 }
 
+/// How far the server's clock may be from this device's before changes are
+/// stamped with the server's time instead (ms).
+pub const CLOCK_TOLERANCE_MS: i64 = 60_000;
+
+/// Milliseconds since the Unix epoch (negative before it).
+fn millis(t: std::time::SystemTime) -> i64 {
+    match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
+        Err(e) => -i64::try_from(e.duration().as_millis()).unwrap_or(i64::MAX),
+    }
+}
+
 fn offline(e: reqwest::Error) -> SyncError {
     SyncError::Offline(e.to_string())
 }
@@ -113,6 +125,30 @@ impl<V: TokenVault> Sync<V> {
         format!("{}{path}", server.trim_end_matches('/'))
     }
 
+    /// Learns how far the server's clock is from this device's, from an
+    /// answer's `Date`, and keeps it for the clock changes are stamped with
+    /// (migration 0015). Within [`CLOCK_TOLERANCE_MS`] the device's clock is
+    /// taken as right: `Date` has whole seconds and a request takes time.
+    fn learn_clock(&self, r: &reqwest::Response) -> SyncResult<()> {
+        let Some(server) = r
+            .headers()
+            .get(reqwest::header::DATE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| httpdate::parse_http_date(v).ok())
+        else {
+            return Ok(());
+        };
+        let offset = millis(server) - millis(std::time::SystemTime::now());
+        let offset = if offset.abs() < CLOCK_TOLERANCE_MS {
+            0
+        } else {
+            offset
+        };
+        self.store
+            .with_conn(|c| local::set_clock_offset(c, offset).map_err(store_err))?;
+        Ok(())
+    }
+
     async fn joined(&self, server: &str, tokens: TokenPair) -> SyncResult<TokenPair> {
         let vault_id = uuid::Uuid::new_v4().to_string();
         self.vault.save(&vault_id, &tokens)?;
@@ -142,6 +178,7 @@ impl<V: TokenVault> Sync<V> {
             .send()
             .await
             .map_err(offline)?;
+        self.learn_clock(&r)?;
         let tokens = answer(r).await?;
         self.joined(server, tokens).await
     }
@@ -181,6 +218,7 @@ impl<V: TokenVault> Sync<V> {
             .send()
             .await
             .map_err(offline)?;
+        self.learn_clock(&r)?;
         if r.status() != StatusCode::UNAUTHORIZED {
             return answer(r).await;
         }

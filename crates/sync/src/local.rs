@@ -27,12 +27,15 @@ pub struct LocalState {
     pub last_error: Option<String>,
     /// Changes waiting in the outbox.
     pub pending: i64,
+    /// How far the server's clock is from this device's (ms, server minus
+    /// device; 0 within a minute): added to the clock changes are stamped with.
+    pub clock_offset_ms: i64,
 }
 
 pub fn state(conn: &Connection) -> SyncResult<LocalState> {
     let mut s = conn.query_row(
         "SELECT enabled, transcripts, server_url, vault_id, family_id, device_id, cursor,
-                last_sync_at, last_error FROM sync_state WHERE id = 1",
+                last_sync_at, last_error, clock_offset_ms FROM sync_state WHERE id = 1",
         [],
         |r| {
             Ok(LocalState {
@@ -46,11 +49,21 @@ pub fn state(conn: &Connection) -> SyncResult<LocalState> {
                 last_sync_at: r.get(7)?,
                 last_error: r.get(8)?,
                 pending: 0,
+                clock_offset_ms: r.get(9)?,
             })
         },
     )?;
     s.pending = conn.query_row("SELECT count(*) FROM sync_outbox", [], |r| r.get(0))?;
     Ok(s)
+}
+
+/// Keeps how far the server's clock is from this device's.
+pub fn set_clock_offset(conn: &Connection, offset_ms: i64) -> SyncResult<()> {
+    conn.execute(
+        "UPDATE sync_state SET clock_offset_ms = ?1 WHERE id = 1",
+        params![offset_ms],
+    )?;
+    Ok(())
 }
 
 /// Remembers the account this device joined (not the tokens).

@@ -4,6 +4,8 @@
 //! shows in the desktop's report. Tokens go to the OS keyring, so this runs
 //! where one is unlocked (scripts/test-suites.sh starts one).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use deskmate_testkit::cli::{add_child, deskmate, json};
 use deskmate_testkit::postgres::{cluster, SyncServer};
 
@@ -213,4 +215,117 @@ fn background_round(dir: &std::path::Path) -> serde_json::Value {
     run.kill().unwrap();
     run.wait().unwrap();
     synced.unwrap_or_else(|| panic!("sync run ended without a round: {rounds:?}"))
+}
+
+/// libfaketime (Debian's `faketime`, in the test packages): the wrong clock
+/// of the test below is the process's real clock, moved a day ahead.
+const FAKETIME_LIB: &str = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+
+/// `deskmate` on a device whose clock is a day ahead.
+fn deskmate_a_day_ahead(dir: &std::path::Path) -> assert_cmd::Command {
+    assert!(
+        std::path::Path::new(FAKETIME_LIB).exists(),
+        "{FAKETIME_LIB} is missing: apt-get install faketime (scripts/test.sh does)"
+    );
+    let mut c = deskmate(dir);
+    c.env("LD_PRELOAD", FAKETIME_LIB)
+        .env("FAKETIME", "+1d")
+        .env("FAKETIME_DONT_FAKE_MONOTONIC", "1");
+    c
+}
+
+#[test]
+fn a_tablet_whose_clock_is_a_day_ahead_does_not_overwrite_a_newer_edit() {
+    let server = SyncServer::start(&server_bin(), &cluster().database(), &[]);
+    let desk = tempfile::tempdir().unwrap();
+    let tablet = tempfile::tempdir().unwrap();
+    add_child(desk.path());
+    deskmate(desk.path())
+        .args(["account", "signup", "--server", &server.url])
+        .args(["--email", "zhou@example.com", "--password", "correct horse"])
+        .assert()
+        .success();
+    deskmate(desk.path())
+        .args(["sync", "on"])
+        .assert()
+        .success();
+    let out = deskmate(desk.path())
+        .args(["devices", "pair", "--json"])
+        .assert()
+        .success();
+    let code = json(&out.get_output().stdout)["code"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // The tablet's clock says tomorrow; it learns the server's when it pairs.
+    let out = deskmate_a_day_ahead(tablet.path())
+        .args(["devices", "pair", "--server", &server.url, "--code", &code])
+        .assert()
+        .success();
+    assert!(!out.get_output().stdout.is_empty());
+    deskmate_a_day_ahead(tablet.path())
+        .args(["sync", "on"])
+        .assert()
+        .success();
+    let out = deskmate_a_day_ahead(tablet.path())
+        .args(["sync", "status", "--json"])
+        .assert()
+        .success();
+    let offset = json(&out.get_output().stdout)["clock_offset_ms"]
+        .as_i64()
+        .unwrap();
+    assert!(
+        (offset + 86_400_000).abs() < 120_000,
+        "the tablet's clock is a day ahead, but the offset it learnt is {offset} ms"
+    );
+    deskmate(desk.path())
+        .args(["sync", "now"])
+        .assert()
+        .success();
+    deskmate_a_day_ahead(tablet.path())
+        .args(["sync", "now"])
+        .assert()
+        .success();
+
+    // The tablet renames the child first; the parent renames it after.
+    deskmate_a_day_ahead(tablet.path())
+        .args([
+            "profiles",
+            "rename",
+            "--profile",
+            "小明",
+            "--name",
+            "小小明",
+        ])
+        .assert()
+        .success();
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    deskmate(desk.path())
+        .args(["profiles", "rename", "--profile", "小明", "--name", "明明"])
+        .assert()
+        .success();
+    for _ in 0..2 {
+        deskmate_a_day_ahead(tablet.path())
+            .args(["sync", "now"])
+            .assert()
+            .success();
+        deskmate(desk.path())
+            .args(["sync", "now"])
+            .assert()
+            .success();
+    }
+    // The newer edit (the parent's) wins on both, the tablet's clock notwithstanding.
+    for (dir, who) in [(desk.path(), "desktop"), (tablet.path(), "tablet")] {
+        let out = deskmate(dir)
+            .args(["profiles", "list", "--json"])
+            .assert()
+            .success();
+        let names: Vec<String> = json(&out.get_output().stdout)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(names, ["明明"], "on the {who}");
+    }
 }
