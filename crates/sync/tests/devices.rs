@@ -45,6 +45,35 @@ fn device(dir: &tempfile::TempDir, name: &str) -> (Store, Sync<MemoryVault>) {
     (store.clone(), Sync::new(store, MemoryVault::default()))
 }
 
+/// The desktop signs up and turns sync on; the tablet pairs with its code
+/// and turns sync on too.
+async fn join_family(url: &str, email: &str, desk: &Sync<MemoryVault>, tablet: &Sync<MemoryVault>) {
+    desk.signup(
+        url,
+        SignupRequest {
+            email: email.into(),
+            password: "correct horse".into(),
+            family_name: None,
+            device_name: "desktop".into(),
+        },
+    )
+    .await
+    .unwrap();
+    desk.enable(false).unwrap();
+    let code = desk.pairing_code().await.unwrap();
+    tablet
+        .pair(
+            url,
+            PairRequest {
+                code: code.code,
+                device_name: "tablet".into(),
+            },
+        )
+        .await
+        .unwrap();
+    tablet.enable(false).unwrap();
+}
+
 fn add_attempt(store: &Store, profile: &str, material: &str, transcript: &str) -> String {
     let id = uuid::Uuid::now_v7().to_string();
     store
@@ -218,30 +247,7 @@ async fn background_sync_backs_off_while_offline_and_sends_a_change_without_bein
         })
         .unwrap();
     let poem = add_jing_ye_si(&desk_store);
-    desk.signup(
-        &url,
-        SignupRequest {
-            email: "bg@example.com".into(),
-            password: "correct horse".into(),
-            family_name: None,
-            device_name: "desktop".into(),
-        },
-    )
-    .await
-    .unwrap();
-    desk.enable(false).unwrap();
-    let code = desk.pairing_code().await.unwrap();
-    tablet
-        .pair(
-            &url,
-            PairRequest {
-                code: code.code,
-                device_name: "tablet".into(),
-            },
-        )
-        .await
-        .unwrap();
-    tablet.enable(false).unwrap();
+    join_family(&url, "bg@example.com", &desk, &tablet).await;
     desk.sync_now().await.unwrap();
     tablet.sync_now().await.unwrap();
 

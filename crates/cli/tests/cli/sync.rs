@@ -21,55 +21,13 @@ fn an_attempt_on_the_tablet_appears_in_the_desktops_report() {
     let tablet = tempfile::tempdir().unwrap();
     add_child(desk.path());
 
-    let out = deskmate(desk.path())
-        .args([
-            "account",
-            "signup",
-            "--server",
-            &server.url,
-            "--email",
-            "li@example.com",
-        ])
-        .args(["--password", "correct horse", "--json"])
-        .assert()
-        .success();
-    let family = json(&out.get_output().stdout)["family_id"].clone();
-    // Sync is off until a parent turns it on.
-    let off = deskmate(desk.path())
-        .args(["sync", "now"])
-        .assert()
-        .failure();
-    assert!(String::from_utf8_lossy(&off.get_output().stderr).contains("sync is off"));
-    deskmate(desk.path())
-        .args(["sync", "on"])
-        .assert()
-        .success();
-
-    let out = deskmate(desk.path())
-        .args(["devices", "pair", "--json"])
-        .assert()
-        .success();
-    let code = json(&out.get_output().stdout)["code"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let out = deskmate(tablet.path())
-        .args([
-            "devices",
-            "pair",
-            "--server",
-            &server.url,
-            "--code",
-            &code,
-            "--json",
-        ])
-        .assert()
-        .success();
-    assert_eq!(json(&out.get_output().stdout)["family_id"], family);
-    deskmate(tablet.path())
-        .args(["sync", "on"])
-        .assert()
-        .success();
+    family_of_two(
+        &server,
+        "li@example.com",
+        desk.path(),
+        tablet.path(),
+        deskmate,
+    );
 
     deskmate(desk.path())
         .args(["sync", "now"])
@@ -240,33 +198,14 @@ fn a_tablet_whose_clock_is_a_day_ahead_does_not_overwrite_a_newer_edit() {
     let desk = tempfile::tempdir().unwrap();
     let tablet = tempfile::tempdir().unwrap();
     add_child(desk.path());
-    deskmate(desk.path())
-        .args(["account", "signup", "--server", &server.url])
-        .args(["--email", "zhou@example.com", "--password", "correct horse"])
-        .assert()
-        .success();
-    deskmate(desk.path())
-        .args(["sync", "on"])
-        .assert()
-        .success();
-    let out = deskmate(desk.path())
-        .args(["devices", "pair", "--json"])
-        .assert()
-        .success();
-    let code = json(&out.get_output().stdout)["code"]
-        .as_str()
-        .unwrap()
-        .to_string();
     // The tablet's clock says tomorrow; it learns the server's when it pairs.
-    let out = deskmate_a_day_ahead(tablet.path())
-        .args(["devices", "pair", "--server", &server.url, "--code", &code])
-        .assert()
-        .success();
-    assert!(!out.get_output().stdout.is_empty());
-    deskmate_a_day_ahead(tablet.path())
-        .args(["sync", "on"])
-        .assert()
-        .success();
+    family_of_two(
+        &server,
+        "zhou@example.com",
+        desk.path(),
+        tablet.path(),
+        deskmate_a_day_ahead,
+    );
     let out = deskmate_a_day_ahead(tablet.path())
         .args(["sync", "status", "--json"])
         .assert()
@@ -328,4 +267,48 @@ fn a_tablet_whose_clock_is_a_day_ahead_does_not_overwrite_a_newer_edit() {
             .collect();
         assert_eq!(names, ["明明"], "on the {who}");
     }
+}
+
+/// The desktop signs up as a parent and turns sync on (refused before);
+/// the tablet, whose commands `tablet_cmd` makes, pairs with a code from the
+/// desktop, joins the same family and turns sync on.
+fn family_of_two(
+    server: &SyncServer,
+    email: &str,
+    desk: &std::path::Path,
+    tablet: &std::path::Path,
+    tablet_cmd: fn(&std::path::Path) -> assert_cmd::Command,
+) {
+    let out = deskmate(desk)
+        .args([
+            "account",
+            "signup",
+            "--server",
+            &server.url,
+            "--email",
+            email,
+        ])
+        .args(["--password", "correct horse", "--json"])
+        .assert()
+        .success();
+    let family = json(&out.get_output().stdout)["family_id"].clone();
+    // Sync is off until a parent turns it on.
+    let off = deskmate(desk).args(["sync", "now"]).assert().failure();
+    assert!(String::from_utf8_lossy(&off.get_output().stderr).contains("sync is off"));
+    deskmate(desk).args(["sync", "on"]).assert().success();
+    let out = deskmate(desk)
+        .args(["devices", "pair", "--json"])
+        .assert()
+        .success();
+    let code = json(&out.get_output().stdout)["code"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let out = tablet_cmd(tablet)
+        .args(["devices", "pair", "--server", &server.url, "--code", &code])
+        .arg("--json")
+        .assert()
+        .success();
+    assert_eq!(json(&out.get_output().stdout)["family_id"], family);
+    tablet_cmd(tablet).args(["sync", "on"]).assert().success();
 }
