@@ -1,7 +1,7 @@
 //! One entry for what a child says (issue 16): [`Entry::process`] takes
 //! typed words, a button, or a voice recording ([`Input`]) — a recording is heard
 //! offline first, on the same whisper pipeline the practice scene listens
-//! with ([`Hearing`], implemented by the scene's [`Microphone`]) — then
+//! with ([`Hearing`], implemented by the scene's [`crate::scene::Microphone`]) — then
 //! routes the words ([`crate::router`]), lets the guardrails decide
 //! ([`crate::guardrails`]), acts in the scene it lands in, stores the
 //! child's session and logs the decision, and answers in one shape
@@ -32,7 +32,7 @@
 //! day has changed since they last spoke: yesterday's recitation is not
 //! today's.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -40,8 +40,6 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deskmate_protocol::WireError;
 use deskmate_recite::Mode;
-use deskmate_speech::asr::{Lang as AsrLang, MANDARIN_PROMPT};
-use deskmate_speech::attempt::NotAnAttempt;
 use deskmate_store::{MaterialFilter, Store};
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
@@ -52,14 +50,12 @@ use crate::homework::photo::Photo;
 use crate::homework::{HomeworkCard, Step, Worksheet};
 use crate::plan::{self, Plan, TaskKind};
 use crate::router::{route, Catalog, CatalogEntry, Confidence, Intent, Scene};
-use crate::scene::{
-    Listened, ListeningSink, Microphone, PracticeScene, PracticeView, SceneError, SceneResult,
-    Speech,
-};
+use crate::scene::{PracticeScene, PracticeView, SceneError, SceneResult, Speech};
 use crate::trace::{Outcome, Spans};
-use deskmate_speech::listen::Release;
 
 mod button;
+mod hearing;
+mod refused;
 mod shape;
 mod talk;
 use crate::chat::{ChatEvent, ChatStep};
@@ -67,6 +63,8 @@ use crate::guardrails::Decided;
 use crate::router::Routed;
 use crate::PracticeState;
 pub use button::{ButtonFrom, Pressed, BUTTON_MARK};
+use hearing::asr_lang;
+pub use hearing::Hearing;
 pub use shape::{LampCue, Suggestion};
 pub use talk::{Listen, Talking};
 
@@ -108,95 +106,6 @@ impl From<&str> for Input {
     fn from(text: &str) -> Self {
         Self::Text(text.to_string())
     }
-}
-
-/// How the entry hears a recording: the words said in it. Fails with a
-/// coded [`SceneError`] when no words can be heard.
-pub trait Hearing: Send + Sync + std::fmt::Debug {
-    fn words(&self, recording: &Path, lang: AsrLang) -> SceneResult<String>;
-
-    /// Listens to the microphone until the child falls silent (or
-    /// `release`); levels and partial texts go to `report`. Without a
-    /// microphone to listen with, `models.needed`.
-    fn listen(
-        &self,
-        _lang: AsrLang,
-        _release: &Release,
-        _report: ListeningSink,
-    ) -> SceneResult<Listened> {
-        Err(SceneError::ModelsNeeded(
-            "nothing here can listen to a microphone".into(),
-        ))
-    }
-
-    /// The words in speech the microphone heard.
-    fn words_in(&self, _speech: &Speech, _lang: AsrLang) -> SceneResult<String> {
-        Err(SceneError::ModelsNeeded(
-            "nothing here can transcribe speech".into(),
-        ))
-    }
-}
-
-/// The practice scene's ears hear what is said to the entry too: the same
-/// models, loaded once, the same voice detector cutting the speech out, the
-/// same whisper worker.
-impl Hearing for Microphone {
-    fn words(&self, recording: &Path, lang: AsrLang) -> SceneResult<String> {
-        let heard = self.pipeline()?.hear_file(recording, lang, None)?;
-        words_heard(heard.transcript)
-    }
-
-    fn listen(
-        &self,
-        lang: AsrLang,
-        release: &Release,
-        report: ListeningSink,
-    ) -> SceneResult<Listened> {
-        self.listen_for_speech(lang, None, release, report)
-    }
-
-    fn words_in(&self, speech: &Speech, lang: AsrLang) -> SceneResult<String> {
-        if speech.samples.is_empty() {
-            return Err(SceneError::NotAnAttempt(NotAnAttempt::NothingHeard));
-        }
-        words_heard(Some(self.transcribe_speech(speech, lang)?))
-    }
-}
-
-/// The words whisper heard, or why there are none a child said.
-fn words_heard(transcript: Option<deskmate_speech::asr::Transcript>) -> SceneResult<String> {
-    let Some(transcript) = transcript else {
-        return Err(SceneError::NotAnAttempt(NotAnAttempt::NothingHeard));
-    };
-    let words = transcript.text.trim();
-    if words.is_empty() {
-        return Err(SceneError::NotAnAttempt(
-            if transcript.raw_text.trim().is_empty() {
-                NotAnAttempt::NothingHeard
-            } else {
-                NotAnAttempt::OnlyPunctuation
-            },
-        ));
-    }
-    // Whisper giving back its own neutral prompt heard no words it trusts.
-    let hanzi: String = words.chars().filter(|c| is_hanzi(*c)).collect();
-    if hanzi.chars().count() >= 4 && MANDARIN_PROMPT.contains(&hanzi) {
-        return Err(SceneError::NotAnAttempt(NotAnAttempt::PromptEcho));
-    }
-    Ok(words.to_string())
-}
-
-/// Whisper's language for a child speaking `locale`.
-fn asr_lang(locale: &str) -> AsrLang {
-    if locale.starts_with("en") {
-        AsrLang::En
-    } else {
-        AsrLang::Zh
-    }
-}
-
-fn is_hanzi(c: char) -> bool {
-    matches!(c, '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}')
 }
 
 /// How long each stage took, in microseconds (`speech_us` is 0 for typed
@@ -446,149 +355,6 @@ impl Entry {
             Input::Speech(speech) => hearing.words_in(speech, lang),
             Input::Photos { text, .. } => Ok(text.clone()),
             Input::Button(pressed) => Ok(pressed.logged()),
-        }
-    }
-
-    /// The answer to a recording that could not be heard: the child stays
-    /// where they are, told why in plain words; nothing is stored.
-    fn not_heard(session: &Session, error: &SceneError, speech_us: u64, total_us: u64) -> Response {
-        let words = match error.code() {
-            "speech.nothing_heard" | "speech.unclear" | "speech.not_the_material" => said(
-                "没听清楚，靠近麦克风再说一次吧。",
-                "I didn't catch that. Say it again, a little closer to the microphone?",
-            ),
-            "speech.audio" => said(
-                "这段录音打不开，再录一次吧。",
-                format!("That recording can't be read ({error}). Record it again?"),
-            ),
-            "speech.microphone" | "speech.microphone_lost" => said(
-                "没找到能用的麦克风，请家长看看麦克风接好了没有。打字也可以哦。",
-                format!("I can't hear you: no microphone works here ({error}). Ask a parent to check it, or type instead."),
-            ),
-            "models.needed" | "models.missing" | "models.checksum" | "models.format" => said(
-                "现在还听不了语音：需要家长先在设置里下载离线语音模型。打字也可以哦。",
-                "I can't listen yet: a parent needs to fetch the offline speech models in Settings. You can type instead.",
-            ),
-            _ => said(
-                "刚才没听成，再说一次吧。",
-                format!("Listening failed ({error}). Say it again?"),
-            ),
-        };
-        let mut r = Self::refused(session, error, words, "the recording could not be heard");
-        r.timings = Timings {
-            speech_us,
-            total_us,
-            ..Timings::default()
-        };
-        r
-    }
-
-    /// The answer to photos that could not be checked (a file that is not
-    /// a photo, the model failing or answering out of shape): the child
-    /// stays where they are, told why; nothing is stored.
-    fn not_checked(session: &Session, error: &SceneError, total_us: u64) -> Response {
-        let words = match error.code() {
-            "homework.not_an_image" => said(
-                "这个文件不是照片，换一张作业的照片吧。",
-                format!("That file is not a photo ({error}). Send a photo of the homework?"),
-            ),
-            "homework.photo_too_large" => said(
-                "这张照片太大了，拍小一点再发吧。",
-                format!("That photo is too large ({error})."),
-            ),
-            "homework.too_many_photos" => said(
-                "一次最多发四张照片哦。",
-                format!("Too many photos at once ({error})."),
-            ),
-            "homework.photo_unreadable" => said(
-                "这张照片打不开，再拍一次吧。",
-                format!("That photo can't be opened ({error}). Take it again?"),
-            ),
-            "homework.model_reply" => said(
-                "这次没看明白你的作业，拍清楚一点再发一次吧。",
-                format!("I couldn't make out the homework ({error}). Send a clearer photo?"),
-            ),
-            _ => said(
-                "现在检查不了作业，等一下再试，或者请家长看看模型设置。",
-                format!("I can't check homework right now ({error}). Try again later, or ask a parent to look at the model settings."),
-            ),
-        };
-        let mut r = Self::refused(session, error, words, "the photos could not be checked");
-        r.timings.total_us = total_us;
-        r
-    }
-
-    /// A request refused before any decision (nothing heard, photos that
-    /// cannot be used or checked) keeps its spans all the same — no
-    /// decision, no session change, nothing of the child's — so a parent's
-    /// "what happened" and `deskmate trace show` can say why it failed. The
-    /// root span carries the child, the scene, what the child was told and
-    /// the refusal's code.
-    fn keep_refused(
-        &self,
-        spans: &Spans,
-        profile_id: &str,
-        session: &Session,
-        spoken: bool,
-        mut r: Response,
-    ) -> Response {
-        r.trace_id = spans.trace_id().to_string();
-        shape::shape(&mut r, session, spoken);
-        let mut root = serde_json::Map::new();
-        root.insert("profile".into(), profile_id.into());
-        root.insert("scene".into(), scene_name(r.scene).into());
-        root.insert("said".into(), r.text_zh.clone().into());
-        let mut recorded = spans.finish(crate::trace::Outcome::Error, root);
-        if let (Some(first), Some(e)) = (recorded.first_mut(), &r.error) {
-            first.error_code = Some(e.code.clone());
-        }
-        if let Err(e) = self
-            .store
-            .with_conn(|c| Ok(crate::trace::write(c, &recorded)?))
-        {
-            tracing::warn!(
-                "the spans of refused request {} could not be stored: {e}",
-                r.trace_id
-            );
-        }
-        if let Some(endpoint) = &self.otlp_endpoint {
-            crate::trace::otlp::export(endpoint, recorded);
-        }
-        r
-    }
-
-    fn refused(
-        session: &Session,
-        error: &SceneError,
-        (zh, en): (String, String),
-        why: &str,
-    ) -> Response {
-        Response {
-            trace_id: uuid::Uuid::now_v7().to_string(),
-            scene: session.active,
-            intent: Intent::ContinueCurrent,
-            confidence: Confidence::Low,
-            decision: Decision::Reject {
-                reason: error.to_string(),
-            },
-            reason: why.into(),
-            heard: None,
-            error: Some(error.wire()),
-            text_zh: zh,
-            text_en: en,
-            material: None,
-            practice: None,
-            due: Vec::new(),
-            plan: None,
-            homework: None,
-            needs_model: false,
-            handoff: false,
-            session_id: String::new(),
-            phase: String::new(),
-            need_tts: false,
-            lamp: Vec::new(),
-            suggestions: Vec::new(),
-            timings: Timings::default(),
         }
     }
 

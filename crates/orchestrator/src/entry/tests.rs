@@ -4,6 +4,9 @@
 use super::*;
 use crate::scene::tests::fixture;
 use chrono::TimeZone;
+use deskmate_speech::asr::Lang as AsrLang;
+use deskmate_speech::attempt::NotAnAttempt;
+use std::path::Path;
 
 fn at(day: u32, hour: u32) -> DateTime<Utc> {
     // Asia/Shanghai is UTC+8: 16:00 UTC is midnight there.
