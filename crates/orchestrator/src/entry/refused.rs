@@ -9,7 +9,12 @@ use super::*;
 impl Entry {
     /// The answer to a recording that could not be heard: the child stays
     /// where they are, told why in plain words; nothing is stored.
-    pub(super) fn not_heard(session: &Session, error: &SceneError, speech_us: u64, total_us: u64) -> Response {
+    pub(super) fn not_heard(
+        session: &Session,
+        error: &SceneError,
+        speech_us: u64,
+        total_us: u64,
+    ) -> Response {
         let words = match error.code() {
             "speech.nothing_heard" | "speech.unclear" | "speech.not_the_material" => said(
                 "没听清楚，靠近麦克风再说一次吧。",
