@@ -6,6 +6,7 @@
 mod background;
 mod runs;
 mod shape;
+mod translate;
 
 pub(crate) use background::RunBook;
 
