@@ -6,6 +6,7 @@ import subprocess
 import time
 import wave
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
@@ -29,7 +30,11 @@ def shot(drv, name):
 
 
 def wait(drv, cond, timeout=WAIT):
-    return WebDriverWait(drv, timeout).until(cond)
+    """Polls `cond` until it holds. WebKitWebDriver can report an element
+    as stale when the page removes it while a query is being answered (CI
+    saw it on `find_elements` as the retake's listening mark went away):
+    that poll does not count and the next one looks again, until `timeout`."""
+    return WebDriverWait(drv, timeout, ignored_exceptions=(StaleElementReferenceException,)).until(cond)
 
 
 def visible(drv, locator, timeout=WAIT):
