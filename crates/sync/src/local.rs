@@ -57,10 +57,11 @@ pub fn state(conn: &Connection) -> SyncResult<LocalState> {
     Ok(s)
 }
 
-/// Keeps how far the server's clock is from this device's.
+/// Keeps how far the server's clock is from this device's. Every answer
+/// of the server is measured, so the row is written only when it changed.
 pub fn set_clock_offset(conn: &Connection, offset_ms: i64) -> SyncResult<()> {
     conn.execute(
-        "UPDATE sync_state SET clock_offset_ms = ?1 WHERE id = 1",
+        "UPDATE sync_state SET clock_offset_ms = ?1 WHERE id = 1 AND clock_offset_ms != ?1",
         params![offset_ms],
     )?;
     Ok(())
