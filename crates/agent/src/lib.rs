@@ -30,7 +30,7 @@ pub use runtime::{
     recover_interrupted_runs, thread_dir, workspace_dir, Agent, AgentConfig, PreparedRun,
     RunOutcome, RunRequest,
 };
-pub use sandbox::{Sandbox, SandboxError, SpecialKind, WorkspacePath};
+pub use sandbox::{Sandbox, SandboxError, Seed, SpecialKind, WorkspacePath};
 pub use skills::{Skill, SkillLibrary, SkillProblem};
 pub use tokio_util::sync::CancellationToken;
 pub use tools::{SearchConfig, ThreadState, Todo, TodoStatus, ToolSet, ToolTimeLimits};

@@ -372,12 +372,12 @@ impl Agent {
         first_step: u32,
     ) -> AgentResult<PreparedRun> {
         let store = &self.inner.store;
-        let sandbox = Arc::new(Sandbox::open(&workspace_dir(
-            &self.inner.threads_dir,
-            &thread.id,
-        ))?);
-        // The skills as they are now; a run before may have had others.
-        self.inner.config.skills.install(&sandbox)?;
+        // Made when a tool first uses it, with the skills as they are now
+        // (a run before may have had others).
+        let sandbox = Arc::new(Sandbox::deferred(
+            &workspace_dir(&self.inner.threads_dir, &thread.id),
+            Arc::clone(&self.inner.config.skills).seed(),
+        ));
         // From the newest summary on, when the conversation was summarized.
         let history: Vec<Message> = persist::model_history(store, &thread.id)?;
         let known_call_ids = persist::all_tool_calls(store, &thread.id)?

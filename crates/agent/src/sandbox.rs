@@ -9,6 +9,7 @@
 mod handles;
 
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use cap_fs_ext::DirExt;
 use cap_std::fs::Dir;
@@ -67,18 +68,35 @@ impl WorkspacePath {
     }
 }
 
+/// What a deferred workspace is filled with when a tool first uses it
+/// (the skills): given the sandbox, for checking paths, and the freshly
+/// opened folder to write into.
+pub type Seed = Box<dyn Fn(&Sandbox, &Dir) -> Result<(), SandboxError> + Send + Sync>;
+
 /// One thread's workspace.
-#[derive(Debug)]
 pub struct Sandbox {
     root: PathBuf,
     /// The workspace folder, opened once without following a link: every
-    /// file tool starts from this handle, never from `root`'s text.
-    dir: Dir,
+    /// file tool starts from this handle, never from `root`'s text. Empty
+    /// until first used when the sandbox was made with [`Sandbox::deferred`].
+    dir: OnceLock<Dir>,
+    /// What to put in the folder when it is first opened; the lock also
+    /// makes two first uses at once open it only once.
+    seed: Mutex<Option<Seed>>,
     /// Serializes changes (write, edit) so parallel tool calls do not
     /// interleave read-modify-write cycles on a file. Taken on the blocking
     /// thread that does the work, so a call abandoned at its time limit
     /// keeps it until its work is really over.
     pub(crate) write_lock: std::sync::Mutex<()>,
+}
+
+impl std::fmt::Debug for Sandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sandbox")
+            .field("root", &self.root)
+            .field("opened", &self.dir.get().is_some())
+            .finish()
+    }
 }
 
 const MAX_COMPONENT: usize = 255;
@@ -89,37 +107,51 @@ impl Sandbox {
     /// symbolic link is refused: following it would make wherever it points
     /// the workspace.
     pub fn open(root: &Path) -> Result<Self, SandboxError> {
-        let fail = |e: &dyn std::fmt::Display| {
-            SandboxError::Root(root.display().to_string(), e.to_string())
-        };
-        match std::fs::symlink_metadata(root) {
-            Ok(m) if m.file_type().is_symlink() => {
-                return Err(fail(&"it is a symbolic link; give the real folder"))
-            }
-            Ok(_) => {}
-            Err(_) => std::fs::create_dir_all(root).map_err(|e| fail(&e))?,
-        }
-        let (parent, name) = match (root.parent(), root.file_name()) {
-            (Some(p), Some(n)) if !p.as_os_str().is_empty() => (p, n),
-            (_, Some(n)) => (Path::new("."), n),
-            _ => return Err(fail(&"give the path of a folder by its name")),
-        };
-        let above =
-            Dir::open_ambient_dir(parent, cap_std::ambient_authority()).map_err(|e| fail(&e))?;
-        // The last name is opened without following a link, so a link
-        // swapped in after the check above is refused too.
-        let dir = above
-            .open_dir_nofollow(name)
-            .map_err(|e| match handles::is_link_error(&e) {
-                true => fail(&"it is a symbolic link; give the real folder"),
-                false => fail(&e),
-            })?;
-        let root = parent.canonicalize().map_err(|e| fail(&e))?.join(name);
+        let (dir, root) = open_folder(root)?;
         Ok(Self {
             root,
-            dir,
+            dir: OnceLock::from(dir),
+            seed: Mutex::new(None),
             write_lock: std::sync::Mutex::new(()),
         })
+    }
+
+    /// The workspace at `root`, made and filled by `seed` only when a tool
+    /// first uses it: most turns of a chat never touch a file, and making
+    /// the folder and copying the skills into it was a third of a run's
+    /// time (see the API's benchmark). The same checks as [`Sandbox::open`]
+    /// apply then; a failure is the tool call's error, and the next use
+    /// tries again.
+    pub fn deferred(root: &Path, seed: Seed) -> Self {
+        Self {
+            root: std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()),
+            dir: OnceLock::new(),
+            seed: Mutex::new(Some(seed)),
+            write_lock: std::sync::Mutex::new(()),
+        }
+    }
+
+    /// The opened workspace folder, opening (and seeding) it on first use.
+    pub(crate) fn handle(&self) -> Result<&Dir, SandboxError> {
+        if let Some(dir) = self.dir.get() {
+            return Ok(dir);
+        }
+        let mut seed = self.seed.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(dir) = self.dir.get() {
+            return Ok(dir);
+        }
+        let (dir, _) = open_folder(&self.root)?;
+        if let Some(fill) = seed.as_ref() {
+            fill(self, &dir)?;
+        }
+        *seed = None;
+        Ok(self.dir.get_or_init(|| dir))
+    }
+
+    /// Whether the workspace folder has been opened (always, for
+    /// [`Sandbox::open`]; after the first use, for [`Sandbox::deferred`]).
+    pub fn is_opened(&self) -> bool {
+        self.dir.get().is_some()
     }
 
     /// The workspace folder on the host.
@@ -190,6 +222,37 @@ impl Sandbox {
             .collect();
         format!("/{}", parts.join("/"))
     }
+}
+
+/// Opens (creating if needed) the folder at `root` without following a
+/// link as its last step; answers the handle and the folder's host path.
+fn open_folder(root: &Path) -> Result<(Dir, PathBuf), SandboxError> {
+    let fail =
+        |e: &dyn std::fmt::Display| SandboxError::Root(root.display().to_string(), e.to_string());
+    match std::fs::symlink_metadata(root) {
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err(fail(&"it is a symbolic link; give the real folder"))
+        }
+        Ok(_) => {}
+        Err(_) => std::fs::create_dir_all(root).map_err(|e| fail(&e))?,
+    }
+    let (parent, name) = match (root.parent(), root.file_name()) {
+        (Some(p), Some(n)) if !p.as_os_str().is_empty() => (p, n),
+        (_, Some(n)) => (Path::new("."), n),
+        _ => return Err(fail(&"give the path of a folder by its name")),
+    };
+    let above =
+        Dir::open_ambient_dir(parent, cap_std::ambient_authority()).map_err(|e| fail(&e))?;
+    // The last name is opened without following a link, so a link
+    // swapped in after the check above is refused too.
+    let dir = above
+        .open_dir_nofollow(name)
+        .map_err(|e| match handles::is_link_error(&e) {
+            true => fail(&"it is a symbolic link; give the real folder"),
+            false => fail(&e),
+        })?;
+    let root = parent.canonicalize().map_err(|e| fail(&e))?.join(name);
+    Ok((dir, root))
 }
 
 #[cfg(test)]

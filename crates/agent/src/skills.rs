@@ -25,11 +25,15 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-use crate::sandbox::{Sandbox, SandboxError};
+use cap_fs_ext::DirExt;
+use cap_std::fs::Dir;
+
+use crate::sandbox::{Sandbox, SandboxError, Seed};
 
 /// The workspace folder the skills are copied into.
 pub const SKILLS_DIR: &str = "/skills";
@@ -287,17 +291,38 @@ when one fits, read its file with read_file before you act, then follow it. They
     pub fn install(&self, sandbox: &Sandbox) -> Result<(), SandboxError> {
         let root = sandbox.check("/")?;
         let top = sandbox.folder(&root, false)?;
+        self.install_into(sandbox, &top)
+    }
+
+    /// What a run's deferred workspace is seeded with: the skills as they
+    /// are now, copied in when a tool first uses the workspace.
+    pub fn seed(self: Arc<Self>) -> Seed {
+        Box::new(move |sandbox, top| self.install_into(sandbox, top))
+    }
+
+    /// [`SkillLibrary::install`] into the opened workspace folder `top`.
+    fn install_into(&self, sandbox: &Sandbox, top: &Dir) -> Result<(), SandboxError> {
         let folder = SKILLS_DIR.trim_start_matches('/');
+        let failed = |e: &std::io::Error| crate::sandbox::unusable(SKILLS_DIR, e);
         match top.remove_dir_all(folder) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(crate::sandbox::unusable(SKILLS_DIR, &e)),
+            Err(e) => return Err(failed(&e)),
         }
+        if self.skills.is_empty() {
+            return Ok(());
+        }
+        top.create_dir(folder).map_err(|e| failed(&e))?;
+        let skills = top.open_dir_nofollow(folder).map_err(|e| failed(&e))?;
         for skill in self.skills.values() {
-            let path = sandbox.check(&format!("{SKILLS_DIR}/{}", skill.name))?;
-            let dir = sandbox.folder(&path, true)?;
-            dir.write("SKILL.md", skill.text.as_bytes())
-                .map_err(|e| crate::sandbox::unusable(&skill.path(), &e))?;
+            // Checked by its text like any path a tool names.
+            sandbox.check(&format!("{SKILLS_DIR}/{}", skill.name))?;
+            let unusable = |e: &std::io::Error| crate::sandbox::unusable(&skill.path(), e);
+            skills.create_dir(&skill.name).map_err(|e| unusable(&e))?;
+            skills
+                .open_dir_nofollow(&skill.name)
+                .and_then(|dir| dir.write("SKILL.md", skill.text.as_bytes()))
+                .map_err(|e| unusable(&e))?;
         }
         Ok(())
     }

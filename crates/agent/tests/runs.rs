@@ -741,3 +741,56 @@ async fn the_api_key_never_reaches_the_database() {
     let runs = persist::runs(&e.store, &out.thread_id).unwrap();
     assert!(runs[0].error.as_deref().unwrap().contains("[redacted]"));
 }
+
+#[tokio::test]
+async fn the_workspace_is_made_only_when_a_tool_first_uses_it() {
+    use deskmate_agent::skills::{SkillFile, SkillSource};
+    let e = env();
+    let skill = |folder: &str| SkillFile {
+        folder: folder.into(),
+        source: SkillSource::BuiltIn,
+        text: format!("---\nname: {folder}\ndescription: how to {folder}\n---\n# Steps\n"),
+    };
+    let server = ScriptedServer::start(vec![
+        openai::tool_calls(
+            None,
+            &[(
+                "c1",
+                "write_todos",
+                r#"{"todos":[{"content":"读","status":"pending"}]}"#,
+            )],
+        ),
+        openai::text("好"),
+        openai::tool_calls(None, &[("c2", "ls", r#"{"path":"/skills"}"#)]),
+        openai::text("看过了"),
+    ])
+    .unwrap();
+    let config = AgentConfig {
+        skills: std::sync::Arc::new(SkillLibrary::new(
+            vec![skill("poem-explanation"), skill("study-plans")],
+            vec![],
+        )),
+        ..AgentConfig::default()
+    };
+    let agent = e.agent(&server, "openai:m", config);
+    // A turn with no file tool leaves the disk alone.
+    let (first, _) = run(&agent, None, "plan").await;
+    assert_eq!(first.status, RunStatus::Completed, "{first:?}");
+    let ws = workspace_dir(&e.threads(), &first.thread_id);
+    assert!(!ws.exists(), "no file tool ran, yet {ws:?} was made");
+    // The first file tool makes it, with the skills as they are now.
+    let (second, events) = run(&agent, Some(first.thread_id.clone()), "skills?").await;
+    assert_eq!(second.status, RunStatus::Completed, "{second:?}");
+    let listed = events
+        .iter()
+        .find_map(|e| match e {
+            AgUiEvent::ToolCallResult { content, .. } => Some(content.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(
+        listed.contains("poem-explanation") && listed.contains("study-plans"),
+        "{listed}"
+    );
+    assert!(ws.join("skills/study-plans/SKILL.md").is_file());
+}

@@ -163,6 +163,7 @@ pub struct Chat {
     config: Config,
     runs: ChatRuns,
     lamp: ConnectedLamp,
+    pub(crate) skills: crate::skills::LoadedSkills,
 }
 
 impl ChatRuns {
@@ -323,6 +324,7 @@ impl Chat {
             config,
             runs: ChatRuns::default(),
             lamp,
+            skills: crate::skills::LoadedSkills::default(),
         }
     }
 
@@ -399,7 +401,7 @@ impl Chat {
             subagent_depth,
             prices,
             system_prompt,
-            skills: Arc::new(self.skills()),
+            skills: self.current_skills(),
             approvals: context
                 .approvals
                 .clone()

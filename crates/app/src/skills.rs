@@ -3,10 +3,14 @@
 //! per subagent). The skills: the ones bundled with the app (the repository's
 //! `skills/` folder, compiled in by `build.rs`) and a parent's own in
 //! `<data dir>/skills/<name>/SKILL.md`, which replace a bundled one of the
-//! same name. Loaded when a chat starts, so a parent's new skill counts
-//! from the next message; `deskmate doctor` lists the ones skipped.
+//! same name. Looked at when a chat starts, so a parent's new skill counts
+//! from the next message; `deskmate doctor` lists the ones skipped. Both are
+//! parsed once and kept: the team for the process, the skills until a
+//! parent's skill file is added, removed or changed.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::SystemTime;
 
 use deskmate_agent::skills::{read_dir, SkillFile, SkillSource};
 use deskmate_agent::team::Team;
@@ -24,13 +28,33 @@ impl Chat {
         self.config().data_dir.join("skills")
     }
 
-    /// The companion's team as bundled from `agents/`.
+    /// The companion's team as bundled from `agents/` (parsed once).
     pub fn team(&self) -> Team {
-        Team::new(
-            bundled::AGENTS
-                .iter()
-                .map(|(folder, text)| (*folder, *text)),
-        )
+        static TEAM: OnceLock<Team> = OnceLock::new();
+        TEAM.get_or_init(|| {
+            Team::new(
+                bundled::AGENTS
+                    .iter()
+                    .map(|(folder, text)| (*folder, *text)),
+            )
+        })
+        .clone()
+    }
+
+    /// The skills for a run: the library loaded before while the parent's
+    /// folder looks the same (each skill file's size and time), else loaded
+    /// afresh. A run used to parse every skill's front matter again.
+    pub(crate) fn current_skills(&self) -> Arc<SkillLibrary> {
+        let look = folder_look(&self.parent_skills_dir());
+        let mut kept = self.skills.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((seen, library)) = kept.as_ref() {
+            if *seen == look {
+                return Arc::clone(library);
+            }
+        }
+        let library = Arc::new(self.skills());
+        *kept = Some((look, Arc::clone(&library)));
+        library
     }
 
     /// The bundled skills and the parent's, checked.
@@ -47,6 +71,33 @@ impl Chat {
         let (parent, unreadable) = read_dir(&dir, SkillSource::Parent(dir.clone()));
         SkillLibrary::new(built_in, parent).with_problems(unreadable)
     }
+}
+
+/// The skills loaded last and the look of the parent's folder then.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LoadedSkills(Arc<Mutex<Option<Loaded>>>);
+
+/// A library and the look of the parent's folder it was loaded from.
+type Loaded = (FolderLook, Arc<SkillLibrary>);
+
+/// Each entry of a skills folder with its `SKILL.md`'s size and time.
+type FolderLook = Vec<(std::ffi::OsString, Option<(u64, SystemTime)>)>;
+
+fn folder_look(dir: &Path) -> FolderLook {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut look: FolderLook = entries
+        .flatten()
+        .map(|e| {
+            let file = std::fs::metadata(e.path().join("SKILL.md"))
+                .ok()
+                .and_then(|m| Some((m.len(), m.modified().ok()?)));
+            (e.file_name(), file)
+        })
+        .collect();
+    look.sort();
+    look
 }
 
 #[cfg(test)]
@@ -139,5 +190,38 @@ mod tests {
         assert_eq!(lib.skills().count(), bundled.skills().count());
         assert_eq!(lib.problems().len(), 1);
         assert!(lib.problems()[0].origin.contains("broken"));
+    }
+
+    #[test]
+    fn skills_are_kept_until_a_parent_s_folder_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
+        let first = app.chat().current_skills();
+        let again = app.chat().current_skills();
+        assert!(std::sync::Arc::ptr_eq(&first, &again), "parsed twice");
+        assert!(first.get("family-rules").is_none());
+        let mine = app.chat().parent_skills_dir().join("family-rules");
+        std::fs::create_dir_all(&mine).unwrap();
+        let write = |description: &str| {
+            std::fs::write(
+                mine.join("SKILL.md"),
+                format!("---\nname: family-rules\ndescription: {description}\n---\n先读三遍。\n"),
+            )
+            .unwrap()
+        };
+        write("我们家的约定");
+        let added = app.chat().current_skills();
+        assert_eq!(
+            added.get("family-rules").unwrap().description,
+            "我们家的约定"
+        );
+        write("我们家的学习约定和休息时间");
+        let edited = app.chat().current_skills();
+        assert_eq!(
+            edited.get("family-rules").unwrap().description,
+            "我们家的学习约定和休息时间"
+        );
+        std::fs::remove_dir_all(&mine).unwrap();
+        assert!(app.chat().current_skills().get("family-rules").is_none());
     }
 }

@@ -135,7 +135,7 @@ impl Sandbox {
     }
 
     fn descend(&self, names: &[String], create: bool) -> Result<Dir, SandboxError> {
-        let mut dir = self.dir.try_clone().map_err(|e| unusable("/", &e))?;
+        let mut dir = self.handle()?.try_clone().map_err(|e| unusable("/", &e))?;
         let mut shown = String::from("/");
         for name in names {
             shown = child(&shown, name);
