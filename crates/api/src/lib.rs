@@ -75,6 +75,14 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     security: Security,
 ) -> std::io::Result<()> {
+    use axum::serve::ListenerExt;
+    // Events are small writes; with Nagle's algorithm on, each one after
+    // the first waited for the client's delayed ACK (~40 ms on Linux).
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!("cannot turn off Nagle's algorithm on a connection: {e}");
+        }
+    });
     axum::serve(listener, router(app, security)).await
 }
 

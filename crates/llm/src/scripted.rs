@@ -124,6 +124,11 @@ impl ScriptedServer {
                         return;
                     };
                     let app = axum::Router::new().fallback(handle).with_state(state);
+                    // Like a provider's server: no Nagle delay on the small
+                    // writes of a stream.
+                    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                        let _ = tcp.set_nodelay(true);
+                    });
                     tokio::select! {
                         _ = axum::serve(listener, app) => {}
                         _ = stopped => {}
