@@ -112,7 +112,7 @@ pub fn hear_all(
             let _ = judge_with_fit(reference, t, timed, &fit);
         }
         let to_verdict_ms = started.elapsed().as_millis() as u64;
-        if let (Some(t), Some(reference)) = (&heard.transcript, &reference) {
+        if let (Fits::Sweep, Some(t), Some(reference)) = (fits, &heard.transcript, &reference) {
             // Every score any settings of the grid may ask for (not timed),
             // with whisper's expectation of each text alone (the prior).
             let fit = recording_fit(pipeline, t, &measured, 1.0);

@@ -31,10 +31,12 @@ fn agree(pipeline: &SpeechPipeline, label: &str, dir: &Path, clips_in_set: usize
         Fits::Default,
         &mut |i, h| {
             eprintln!(
-                "[{label}] {:>3} {:<14} asr {:>5} ms  {}",
+                "[{label}] {:>3} {:<14} asr {:>5} ms  verdict {:>5} ms  re-examined {:>3}  {}",
                 i + 1,
                 h.clip.id,
                 h.asr_ms,
+                h.to_verdict_ms,
+                h.fits.len(),
                 h.transcript
                     .as_ref()
                     .map(|t| t.text.as_str())
