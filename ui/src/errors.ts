@@ -242,6 +242,10 @@ export const CORE_ERROR_WORDS: Partial<Record<ErrorCode, Words>> = {
     "zh-CN": "台灯模拟器的链接位置已经被别的文件占用了。",
     en: "The lamp simulator's link path is taken by another file.",
   },
+  "mcp.server_failed": {
+    "zh-CN": "工具服务器（MCP）没能启动或没有回应。请家长检查它的命令或地址。",
+    en: "A tool server (MCP) could not be started or did not answer. A parent can check its command or address.",
+  },
   "plan.goal_unreadable": {
     "zh-CN": "看不懂这个目标：“{words}”。可以这样写：每天背一首新诗、每周复习三次；或者选好种类再填数字。",
     en: "Deskmate can't read the goal \"{words}\". Say it like 每天背一首新诗 or 每周复习三次 (\"1 new poem a day\", \"3 reviews a week\"), or pick a kind and a number.",

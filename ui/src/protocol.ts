@@ -738,6 +738,7 @@ export const ERROR_CODES = [
   "llm.server",
   "material.body_empty",
   "material.body_too_long",
+  "mcp.server_failed",
   "models.checksum",
   "models.download",
   "models.fetch_failed",

@@ -9,6 +9,7 @@
 mod error;
 pub mod events;
 mod large_results;
+pub mod mcp;
 pub mod persist;
 mod prompt;
 mod run_lock;

@@ -17,6 +17,10 @@ use deskmate_llm::{ApiKey, LlmClient, LlmConfig, ModelSpec, RetryPolicy};
 use deskmate_store::Store;
 use serde_json::{json, Value};
 
+#[cfg(unix)]
+#[path = "plugin_tools/mcp.rs"]
+mod mcp;
+
 /// When each nap began and ended, by label.
 type Log = Arc<Mutex<Vec<(String, Instant, Option<Instant>)>>>;
 
@@ -95,6 +99,16 @@ impl Env {
     }
 
     fn agent_with(&self, server: &ScriptedServer, config: AgentConfig) -> Agent {
+        self.agent_with_tools(server, config, Vec::new())
+    }
+
+    /// An agent with the built-in tools, the test plug-ins and `more`.
+    fn agent_with_tools(
+        &self,
+        server: &ScriptedServer,
+        config: AgentConfig,
+        more: Vec<Arc<dyn Tool>>,
+    ) -> Agent {
         let mut c = LlmConfig::new(ModelSpec::parse("openai:m").unwrap());
         c.base_url = Some(server.base_url());
         c.api_key = Some(ApiKey::new("sk-plugin-test").unwrap());
@@ -105,6 +119,9 @@ impl Env {
             log: Arc::clone(&self.log),
         }));
         tools.add(Arc::new(Buggy));
+        for t in more {
+            tools.add(t);
+        }
         Agent::with_tools(
             self.store.clone(),
             LlmClient::new(c).unwrap(),

@@ -367,7 +367,12 @@ impl Chat {
         Ok(())
     }
 
-    fn agent(&self, opts: &ChatOptions, profile_id: Option<&str>) -> AppResult<Agent> {
+    fn agent(
+        &self,
+        opts: &ChatOptions,
+        profile_id: Option<&str>,
+        mcp: crate::mcp::RunTools,
+    ) -> AppResult<Agent> {
         // The run's context beats the profile's, which beats the defaults.
         let stored = match profile_id {
             Some(p) => self.context(p)?.unwrap_or_default(),
@@ -397,6 +402,12 @@ impl Chat {
                 "the chat context's subagent_depth must be from 1 to {MAX_SUBAGENT_DEPTH} (1: subagents cannot start their own), not {subagent_depth}; to turn subagents off set \"subagents\": false"
             )));
         }
+        // An untrusted MCP server's tools wait for a parent, like the
+        // tools the context names; each MCP tool has its server's limit.
+        let mut tool_time_limits = deskmate_agent::ToolTimeLimits::default();
+        for (name, limit) in &mcp.limits {
+            tool_time_limits = tool_time_limits.with(name.clone(), *limit);
+        }
         let config = AgentConfig {
             subagent_depth,
             prices,
@@ -407,7 +418,9 @@ impl Chat {
                 .clone()
                 .unwrap_or_default()
                 .into_iter()
+                .chain(mcp.approvals)
                 .collect(),
+            tool_time_limits,
             ..AgentConfig::default()
         };
         let subagents = match context.subagents {
@@ -415,6 +428,9 @@ impl Chat {
             None => self.subagents()?,
         };
         let mut tools = self.tools();
+        for tool in mcp.tools {
+            tools.add(tool);
+        }
         if let Some(names) = &context.tools {
             let known = tools.names();
             if let Some(unknown) = names
@@ -712,8 +728,10 @@ impl Chat {
         opts: &ChatOptions,
         profile_id: Option<String>,
     ) -> AppResult<Agent> {
+        // The MCP servers this run may use are started first (asynchronously).
+        let mcp = crate::mcp::run_tools(self.store(), profile_id.as_deref()).await?;
         let (app, opts) = (self.clone(), opts.clone());
-        tokio::task::spawn_blocking(move || app.agent(&opts, profile_id.as_deref()))
+        tokio::task::spawn_blocking(move || app.agent(&opts, profile_id.as_deref(), mcp))
             .await
             .map_err(|e| AppError::Thread {
                 what: "cannot set up the companion",

@@ -67,6 +67,9 @@ pub enum AppError {
     /// reviews-a-week one.
     #[error("{words:?} is not a goal Deskmate knows: say it like 每天背一首新诗 or 每周复习三次, or give new_per_day N or reviews_per_week N")]
     GoalUnreadable { words: String },
+    /// An MCP server could not be started or reached, or failed.
+    #[error("{0}")]
+    Mcp(String),
 }
 
 pub type AppResult<T> = Result<T, AppError>;
@@ -83,6 +86,7 @@ const OWN_CODES: &[&str] = &[
     "internal.poisoned",
     "internal.thread",
     "plan.goal_unreadable",
+    "mcp.server_failed",
 ];
 
 impl AppError {
@@ -108,6 +112,7 @@ impl AppError {
             Self::Thread { .. } => "internal.thread",
             Self::Invalid(_) => "invalid",
             Self::GoalUnreadable { .. } => "plan.goal_unreadable",
+            Self::Mcp(_) => "mcp.server_failed",
         }
     }
 

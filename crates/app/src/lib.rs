@@ -11,6 +11,7 @@ pub mod family;
 pub mod handoff;
 pub mod lamp;
 pub mod library;
+pub mod mcp;
 pub mod models;
 pub mod photos;
 pub mod plan;

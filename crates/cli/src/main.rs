@@ -7,6 +7,7 @@ mod events;
 mod lamp;
 mod llm;
 mod materials;
+mod mcp;
 mod models;
 mod output;
 mod plan;
@@ -67,6 +68,9 @@ enum Command {
     /// Choose the chat model provider, save its key, test the connection.
     #[command(subcommand)]
     Llm(llm::LlmCmd),
+    /// MCP servers as the companion's tool sources: add, list, tools, allow per child, remove.
+    #[command(subcommand)]
+    Mcp(mcp::McpCmd),
     /// Check a recitation, or record a child's attempt at a material.
     #[command(subcommand)]
     Recite(recite::ReciteCmd),
@@ -165,6 +169,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Threads(cmd) => threads::run(&app, cmd),
         Command::Runs(cmd) => runs::run(&app, cmd),
         Command::Llm(cmd) => llm::run(&app, cmd),
+        Command::Mcp(cmd) => mcp::run(&app, cmd),
         Command::Recite(cmd) => recite::run(&app, cmd),
         Command::Reviews(cmd) => recite::run_reviews(&app, cmd),
         Command::Report(args) => recite::run_report(&app, args),

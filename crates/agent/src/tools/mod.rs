@@ -141,8 +141,10 @@ pub type ToolFuture = Pin<Box<dyn Future<Output = ToolOutput> + Send>>;
 
 /// A tool the model may call.
 pub trait Tool: Send + Sync {
-    fn name(&self) -> &'static str;
-    fn description(&self) -> &'static str;
+    /// The name the model calls it by: a built-in tool's is fixed, an MCP
+    /// server's tool's is made at run time (`mcp__<server>__<tool>`).
+    fn name(&self) -> &str;
+    fn description(&self) -> &str;
     /// JSON Schema of the arguments.
     fn parameters(&self) -> Value;
     fn call(&self, ctx: ToolContext, args: Value) -> ToolFuture;
@@ -156,7 +158,7 @@ pub trait Tool: Send + Sync {
 /// The tools of an agent, by name.
 #[derive(Clone, Default)]
 pub struct ToolSet {
-    tools: BTreeMap<&'static str, Arc<dyn Tool>>,
+    tools: BTreeMap<String, Arc<dyn Tool>>,
     time_limits: ToolTimeLimits,
 }
 
@@ -182,7 +184,7 @@ impl ToolSet {
     }
 
     pub fn add(&mut self, tool: Arc<dyn Tool>) {
-        self.tools.insert(tool.name(), tool);
+        self.tools.insert(tool.name().to_string(), tool);
     }
 
     /// Sets how long each tool's calls may take.
@@ -198,8 +200,8 @@ impl ToolSet {
         self.tools.get(name)
     }
 
-    pub fn names(&self) -> Vec<&'static str> {
-        self.tools.keys().copied().collect()
+    pub fn names(&self) -> Vec<&str> {
+        self.tools.keys().map(String::as_str).collect()
     }
 
     /// Specifications to send to the model.

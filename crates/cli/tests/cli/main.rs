@@ -7,6 +7,7 @@ mod chat;
 mod events;
 mod foundation;
 mod lamp;
+mod mcp;
 mod plan;
 mod practice;
 mod probe;
