@@ -169,17 +169,7 @@ impl Deskmate {
         profile_id: &str,
         input: deskmate_orchestrator::entry::Input,
     ) -> crate::AppResult<deskmate_orchestrator::entry::Response> {
-        let model_ready = self.chat().llm_settings()?.model.is_some();
-        let mut entry = self.entry();
-        // Homework is checked with the configured model; without one (or
-        // without its key) the scene says a parent needs to set it up.
-        if model_ready {
-            if let Ok(client) = self.chat().llm_client(&crate::chat::ChatOptions::default()) {
-                entry = entry.with_checker(Arc::new(
-                    deskmate_orchestrator::homework::model::ModelChecker::new(client),
-                ));
-            }
-        }
+        let (entry, model_ready) = self.answering_entry()?;
         let response = entry.process(profile_id, input, chrono::Utc::now(), model_ready)?;
         self.lamp().act_out(&response.lamp);
         Ok(response)
@@ -241,6 +231,59 @@ impl Deskmate {
         ids.truncate(limit);
         let entry = self.entry();
         ids.iter().map(|(_, id)| Ok(entry.trace(id)?)).collect()
+    }
+
+    /// The entry with the configured model behind it, and whether one is
+    /// set up: homework is checked with it, and what the offline router is
+    /// not sure of is classified by it (waited for at most the
+    /// `router.model_limit_ms` setting, 3 s unless set); without one (or
+    /// without its key) the entry works offline and the scenes that need a
+    /// model say a parent needs to set it up.
+    pub(crate) fn answering_entry(
+        &self,
+    ) -> crate::AppResult<(deskmate_orchestrator::entry::Entry, bool)> {
+        let model_ready = self.chat().llm_settings()?.model.is_some();
+        let mut entry = self.entry();
+        if model_ready {
+            if let Ok(client) = self.chat().llm_client(&crate::chat::ChatOptions::default()) {
+                entry = entry
+                    .with_checker(Arc::new(
+                        deskmate_orchestrator::homework::model::ModelChecker::new(client.clone()),
+                    ))
+                    .with_intent_model(
+                        Arc::new(deskmate_orchestrator::intent_model::LlmIntentModel::new(
+                            client,
+                        )),
+                        self.router_model_limit(),
+                    );
+            }
+        }
+        Ok((entry, model_ready))
+    }
+
+    /// How long the entry waits for the model's classification: the
+    /// `router.model_limit_ms` setting (100 ms to 30 s), else 3 s; a value
+    /// out of range or unreadable is named in the log and the default used.
+    pub fn router_model_limit(&self) -> std::time::Duration {
+        let default = deskmate_orchestrator::intent_model::DEFAULT_LIMIT;
+        match self
+            .store()
+            .settings()
+            .get::<u64>(None, crate::settings::ROUTER_MODEL_LIMIT_MS)
+        {
+            Ok(None) => default,
+            Ok(Some(ms)) if (100..=30_000).contains(&ms) => std::time::Duration::from_millis(ms),
+            Ok(Some(ms)) => {
+                tracing::warn!(
+                    "router.model_limit_ms = {ms} is not between 100 and 30000; using 3000"
+                );
+                default
+            }
+            Err(e) => {
+                tracing::warn!("router.model_limit_ms cannot be read ({e}); using 3000");
+                default
+            }
+        }
     }
 
     pub(crate) fn entry(&self) -> deskmate_orchestrator::entry::Entry {

@@ -22,6 +22,11 @@ pub const CHAT_SUBAGENTS: &str = "chat.subagents";
 /// A profile's chat context (model, prompt, tools, subagents), JSON.
 pub const CHAT_CONTEXT: &str = "chat.context";
 
+/// How long the one entry waits for the model's classification of what
+/// the offline router is not sure of, in milliseconds (100 to 30000; 3000
+/// unless set).
+pub const ROUTER_MODEL_LIMIT_MS: &str = "router.model_limit_ms";
+
 /// The OpenTelemetry collector (OTLP/HTTP) each request's spans are sent
 /// to; unset, nothing leaves the device (`OTEL_EXPORTER_OTLP_ENDPOINT`
 /// stands in when set).

@@ -50,13 +50,11 @@ impl Deskmate {
         profile_id: &str,
         report: impl Fn(Talking) + Send + Sync + 'static,
     ) -> AppResult<Response> {
-        let model_ready = self.chat().llm_settings()?.model.is_some();
+        let (entry, model_ready) = self.answering_entry()?;
         let listen = Listen::new(report);
         self.talks.begin(profile_id, &listen.release)?;
         self.voice_out.interrupt();
-        let answered = self
-            .entry()
-            .talk(profile_id, &listen, chrono::Utc::now(), model_ready);
+        let answered = entry.talk(profile_id, &listen, chrono::Utc::now(), model_ready);
         self.talks.end(profile_id);
         let response = answered?;
         self.lamp().act_out(&response.lamp);

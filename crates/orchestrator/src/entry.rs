@@ -34,7 +34,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
@@ -48,6 +48,7 @@ use crate::guardrails::{decide, Decision, Session};
 use crate::homework::model::Checker;
 use crate::homework::photo::Photo;
 use crate::homework::{HomeworkCard, Step, Worksheet};
+use crate::intent_model::{classification, Ask, IntentModel};
 use crate::plan::{self, Plan, TaskKind};
 use crate::router::{route, Catalog, CatalogEntry, Confidence, Intent, Scene};
 use crate::scene::{PracticeScene, PracticeView, SceneError, SceneResult, Speech};
@@ -195,6 +196,9 @@ pub struct Entry {
     practice: PracticeScene,
     hearing: Option<Arc<dyn Hearing>>,
     checker: Option<Arc<dyn Checker>>,
+    /// The model that classifies what the rules are not sure of, and how
+    /// long it is waited for ([`crate::intent_model`]).
+    intent_model: Option<(Arc<dyn IntentModel>, Duration)>,
     /// The OpenTelemetry collector each request's spans are sent to.
     otlp_endpoint: Option<String>,
 }
@@ -246,6 +250,61 @@ fn route_input(text: &str, scene: Option<Scene>, catalog: &Catalog) -> crate::ro
     route(text, scene, catalog)
 }
 
+/// Asks `model` to classify `ask`, waiting at most `ask.limit` (the call
+/// runs on a thread of its own; a late one is left to end by itself), as a
+/// `model.call` span of the request: the reply, if any, and the
+/// classification read from it or why there is none.
+fn ask_model(
+    spans: &Spans,
+    model: &Arc<dyn IntentModel>,
+    ask: &Ask,
+    catalog: &Catalog,
+) -> (
+    Option<String>,
+    Result<crate::intent_model::Classified, String>,
+) {
+    let mut span = spans.open("model.call");
+    span.attr("model", model.name()).attr("purpose", "route");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (m, a) = (model.clone(), ask.clone());
+    let spawned = std::thread::Builder::new()
+        .name("intent-model".into())
+        .spawn(move || {
+            let _ = tx.send(m.classify(&a));
+        });
+    let reply = match spawned {
+        Err(e) => Err(format!("no thread for the call: {e}")),
+        Ok(_) => match rx.recv_timeout(ask.limit) {
+            Ok(r) => r,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                Err(format!("no answer within {} ms", ask.limit.as_millis()))
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                Err("the call ended without an answer".into())
+            }
+        },
+    };
+    let classified = reply
+        .as_ref()
+        .map_err(Clone::clone)
+        .and_then(|raw| classification(raw, catalog));
+    match &classified {
+        Ok(c) => {
+            span.attr("intent", c.intent.as_str())
+                .attr("confidence", format!("{:?}", c.confidence).to_lowercase());
+            if let Some(m) = &c.material_dropped {
+                span.attr("material_dropped", m.as_str());
+            }
+            span.ok();
+        }
+        Err(why) => {
+            span.attr("error", why.as_str());
+            span.fail("router.model_unavailable");
+        }
+    }
+    (reply.ok(), classified)
+}
+
 /// What the entry makes of a logged input in the session it came in:
 /// routed and decided the same way by [`Entry::process`] and the replay.
 struct Judged {
@@ -258,7 +317,18 @@ struct Judged {
     unmeant: bool,
 }
 
-fn judge(before: &Session, input: &str, catalog: &Catalog, now: i64) -> Judged {
+/// A second opinion on what the rules were not sure of: given the words,
+/// the scene and the offline result, the model's classification in its
+/// place (or `None`: the offline result stands).
+type SecondOpinion<'a> = &'a mut dyn FnMut(&str, Option<Scene>, &Routed) -> Option<Routed>;
+
+fn judge(
+    before: &Session,
+    input: &str,
+    catalog: &Catalog,
+    now: i64,
+    second: SecondOpinion<'_>,
+) -> Judged {
     let scene = Some(before.active).filter(|s| *s != Scene::Chat);
     if let Some(pressed) = Pressed::from_logged(input) {
         let Some(words) = pressed.words(before) else {
@@ -297,7 +367,17 @@ fn judge(before: &Session, input: &str, catalog: &Catalog, now: i64) -> Judged {
     } else {
         input.to_string()
     };
-    let routed = route_input(&words, scene, catalog);
+    let mut routed = route_input(&words, scene, catalog);
+    let said = words.trim().chars().count();
+    if routed.confidence != Confidence::High
+        && !crate::chat::is_vague(&words, &routed)
+        && !crate::guardrails::answers_pending(before, &words)
+        && (1..=crate::guardrails::MAX_INPUT_CHARS).contains(&said)
+    {
+        if let Some(r) = second(&words, scene, &routed) {
+            routed = r;
+        }
+    }
     let decided = decide(before, &words, &routed, now);
     Judged {
         routed,
@@ -314,8 +394,19 @@ impl Entry {
             practice,
             hearing: None,
             checker: None,
+            intent_model: None,
             otlp_endpoint: None,
         }
+    }
+
+    /// What the offline router classifies with MID or LOW confidence (not
+    /// a scene-local reply, a button, photos, vague words or an answer to
+    /// a pending switch) is classified by `model`, waited for at most
+    /// `limit`; a model that fails, is late or answers out of shape leaves
+    /// the offline result, the reason recorded in the `route` span.
+    pub fn with_intent_model(mut self, model: Arc<dyn IntentModel>, limit: Duration) -> Self {
+        self.intent_model = Some((model, limit));
+        self
     }
 
     /// Each request's spans are also sent to the OpenTelemetry collector
@@ -564,16 +655,50 @@ impl Entry {
         let text = text.as_str();
         let t = Instant::now();
         let mut span = spans.open("route");
+        let catalog = self.catalog()?;
+        // The model's reply (kept for the replay) or why there is none.
+        let mut model_reply: Option<String> = None;
+        let mut fallback: Option<String> = None;
+        let judged = {
+            let mut second = |words: &str, scene: Option<Scene>, offline: &Routed| {
+                let (model, limit) = self.intent_model.as_ref()?;
+                let ask = Ask::new(words, scene, &catalog, *limit);
+                let (reply, classified) = ask_model(spans, model, &ask, &catalog);
+                model_reply = reply;
+                match classified {
+                    Ok(c) => Some(c.over(offline)),
+                    Err(why) => {
+                        fallback = Some(format!("model unavailable: {why}"));
+                        None
+                    }
+                }
+            };
+            judge(&before, text, &catalog, now.timestamp(), &mut second)
+        };
         let Judged {
             routed,
             mut decided,
             words,
             unmeant,
-        } = judge(&before, text, &self.catalog()?, now.timestamp());
+        } = judged;
         span.attr("intent", routed.intent.as_str()).attr(
             "confidence",
             format!("{:?}", routed.confidence).to_lowercase(),
         );
+        span.attr(
+            "by",
+            if fallback.is_none() && model_reply.is_some() {
+                "model"
+            } else {
+                "rules"
+            },
+        );
+        if let Some(reply) = &model_reply {
+            span.attr("model_reply", reply.as_str());
+        }
+        if let Some(why) = &fallback {
+            span.attr("fallback", why.as_str());
+        }
         span.ok();
         let route_us = us(t);
         // Photos are checked before anything is decided or stored: a

@@ -131,6 +131,12 @@ fn reply_is(text: &str, words: &[&str]) -> bool {
         .any(|w| t == *w || (w.chars().count() >= 2 && t.starts_with(w)))
 }
 
+/// Whether `text` answers the switch `session` waits on (yes or no): a
+/// scene-local reply, decided without asking a model.
+pub fn answers_pending(session: &Session, text: &str) -> bool {
+    session.pending.is_some() && (reply_is(text, YES) || reply_is(text, NO))
+}
+
 /// Decides what to do with `text`, which the router made `routed` of, for a
 /// child in `session` at `now` (Unix seconds). See the module comment.
 pub fn decide(session: &Session, text: &str, routed: &Routed, now: i64) -> Decided {

@@ -11,6 +11,7 @@ pub mod chat;
 pub mod entry;
 pub mod guardrails;
 pub mod homework;
+pub mod intent_model;
 pub mod plan;
 pub mod practice;
 pub mod router;

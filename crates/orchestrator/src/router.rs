@@ -224,6 +224,21 @@ impl Catalog {
             _ => Err(()),
         }
     }
+
+    /// The material a model named (model-backed routing,
+    /// [`crate::intent_model`]): by id, title, first line or an author with
+    /// one material; `None` when the library has no such material.
+    pub fn find(&self, name: &str) -> Option<&CatalogEntry> {
+        if let Some(k) = self.entries.iter().find(|k| k.entry.id == name.trim()) {
+            return Some(&k.entry);
+        }
+        self.named(&fold(name)).ok().flatten()
+    }
+
+    /// Every material's title, in library order.
+    pub fn titles(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|k| k.entry.title.as_str())
+    }
 }
 
 const HOMEWORK: &[&str] = &[

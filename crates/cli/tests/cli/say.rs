@@ -551,6 +551,15 @@ fn a_chat_request_goes_to_the_companion_and_its_calls_join_the_requests_trace() 
     let dir = tempfile::tempdir().unwrap();
     add_child(dir.path());
     let server = ScriptedServer::start(vec![
+        // The offline router calls a question LOW: the model classifies it first.
+        openai::tool_calls(
+            None,
+            &[(
+                "call_r",
+                "classify_intent",
+                r#"{"intent": "chat", "confidence": "high", "slots": {}}"#,
+            )],
+        ),
         openai::tool_calls(
             Some("我先记下来。"),
             &[(
@@ -591,8 +600,13 @@ fn a_chat_request_goes_to_the_companion_and_its_calls_join_the_requests_trace() 
             .contains("玉兔捣药"),
         "{r}"
     );
-    // The companion got the child's own words.
-    let user = &server.requests()[0].body["messages"];
+    // The router's call asked for the classification; the companion got
+    // the child's own words.
+    assert_eq!(
+        server.requests()[0].body["tools"][0]["function"]["name"],
+        "classify_intent"
+    );
+    let user = &server.requests()[1].body["messages"];
     assert!(user.to_string().contains("月亮上有兔子吗"), "{user}");
     // Nothing waits in chat once the companion answered.
     assert_eq!(chat_step(dir.path()), "idle");
@@ -613,8 +627,15 @@ fn a_chat_request_goes_to_the_companion_and_its_calls_join_the_requests_trace() 
     assert_eq!(run[0]["parent_span_id"], root);
     assert_eq!(run[0]["outcome"], "ok");
     assert_eq!(run[0]["attributes"]["run_id"], r["companion"]["run_id"]);
-    let calls = by_name("model.call");
+    let route = by_name("route");
+    assert_eq!(route[0]["attributes"]["by"], "model", "{t}");
+    let routed = by_name("model.call");
+    let (calls, routing): (Vec<_>, Vec<_>) = routed
+        .into_iter()
+        .partition(|c| c["parent_span_id"] == run[0]["span_id"]);
     assert_eq!(calls.len(), 2, "{t}");
+    assert_eq!(routing.len(), 1, "{t}");
+    assert_eq!(routing[0]["attributes"]["purpose"], "route");
     assert!(calls
         .iter()
         .all(|c| c["parent_span_id"] == run[0]["span_id"]
@@ -636,6 +657,34 @@ fn a_chat_request_goes_to_the_companion_and_its_calls_join_the_requests_trace() 
     let r = json(&out.stdout);
     assert_eq!(r["handoff"], true, "{r}");
     assert!(r.get("companion").is_none(), "{r}");
-    assert_eq!(server.request_count(), 2);
+    // The script had run out: the router's call failed, the rules stood.
+    assert_eq!(server.request_count(), 4);
+    let shown = deskmate(dir.path())
+        .args(["trace", "show", r["trace_id"].as_str().unwrap(), "--json"])
+        .assert()
+        .success();
+    let t = json(&shown.get_output().stdout);
+    let route = t["spans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "route")
+        .unwrap();
+    assert_eq!(route["attributes"]["by"], "rules", "{t}");
+    assert!(route["attributes"]["fallback"]
+        .as_str()
+        .unwrap()
+        .starts_with("model unavailable: "));
+    // Replayed: the logged classification is reused, no model is asked.
+    let replay = deskmate(dir.path())
+        .args(["trace", "replay"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&replay.get_output().stdout).to_string();
+    assert!(
+        text.contains("2 decisions replayed, 0 would change"),
+        "{text}"
+    );
+    assert_eq!(server.request_count(), 4);
     assert_eq!(chat_step(dir.path()), "handoff_wait");
 }

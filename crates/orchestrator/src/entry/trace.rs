@@ -10,7 +10,8 @@ use serde::Serialize;
 
 use super::Entry;
 use crate::guardrails::{Decision, Session};
-use crate::router::Intent;
+use crate::intent_model::classification;
+use crate::router::{Intent, Routed};
 use crate::scene::{SceneError, SceneResult};
 use crate::trace::Span;
 use deskmate_store::StoreError;
@@ -51,6 +52,9 @@ pub struct Replayed {
     pub decision_then: Decision,
     pub decision_now: Decision,
     pub reason_now: String,
+    /// Where today's classification came from: `rules`, or `model` (the
+    /// model's logged reply, reused: a replay never asks a model).
+    pub routed_by: String,
     /// The intent or the decision would differ today.
     pub changed: bool,
 }
@@ -93,12 +97,22 @@ impl Entry {
             let stored: Decision =
                 serde_json::from_str(&decision).map_err(|e| damaged("decision", &e))?;
             let now = DateTime::parse_from_rfc3339(&at).map_err(|e| damaged("time", &e))?;
+            // The model's logged reply stands in for the model: read again
+            // against today's library, never asked again.
+            let model_reply = self.logged_model_reply(&trace_id)?;
+            let mut by_model = false;
+            let mut second = |_: &str, _: Option<crate::router::Scene>, offline: &Routed| {
+                let c = classification(model_reply.as_deref()?, &catalog).ok()?;
+                by_model = true;
+                Some(c.over(offline))
+            };
             let super::Judged {
                 routed,
                 decided: again,
                 ..
-            } = super::judge(&before, &input, &catalog, now.timestamp());
+            } = super::judge(&before, &input, &catalog, now.timestamp(), &mut second);
             out.push(Replayed {
+                routed_by: if by_model { "model" } else { "rules" }.to_string(),
                 changed: routed.intent.as_str() != intent || again.decision != stored,
                 trace_id,
                 input,
@@ -110,6 +124,22 @@ impl Entry {
             });
         }
         Ok(out)
+    }
+
+    /// The model's reply logged with request `trace_id` (its `route`
+    /// span's `model_reply`), if the model was asked and answered.
+    fn logged_model_reply(&self, trace_id: &str) -> SceneResult<Option<String>> {
+        let attributes: Option<String> = self.store.with_conn(|c| {
+            Ok(c.query_row(
+                "SELECT attributes FROM trace_spans WHERE trace_id = ?1 AND name = 'route' LIMIT 1",
+                [trace_id],
+                |r| r.get(0),
+            )
+            .optional()?)
+        })?;
+        Ok(attributes
+            .and_then(|a| serde_json::from_str::<serde_json::Value>(&a).ok())
+            .and_then(|v| v.get("model_reply")?.as_str().map(str::to_string)))
     }
 
     /// One request's trace: what was said, how it was classified and
