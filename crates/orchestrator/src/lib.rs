@@ -11,6 +11,7 @@ pub mod chat;
 pub mod entry;
 pub mod guardrails;
 pub mod homework;
+pub mod memory;
 pub mod plan;
 pub mod practice;
 pub mod router;
