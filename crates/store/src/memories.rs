@@ -301,7 +301,9 @@ mod tests {
             .unwrap();
         let all = m.list(&child).unwrap();
         assert_eq!(all.len(), 2);
-        assert!(all.iter().any(|x| x.id == b.id && x.thread_id.as_deref() == Some("t1")));
+        assert!(all
+            .iter()
+            .any(|x| x.id == b.id && x.thread_id.as_deref() == Some("t1")));
         let e = m
             .edit(&a.id, "喜欢霸王龙", Some(MemoryKind::Other))
             .unwrap();
@@ -321,7 +323,13 @@ mod tests {
         let long = "字".repeat(MEMORY_MAX_CHARS + 1);
         let e = m.add(&child, MemoryKind::Likes, &long, MemorySource::Parent, None);
         assert!(e.unwrap_err().to_string().contains("at most 500"));
-        let e = m.add(&parent, MemoryKind::Likes, "咖啡", MemorySource::Parent, None);
+        let e = m.add(
+            &parent,
+            MemoryKind::Likes,
+            "咖啡",
+            MemorySource::Parent,
+            None,
+        );
         assert!(e.unwrap_err().to_string().contains("is a parent"));
         assert!("finds-hard".parse::<MemoryKind>().is_ok());
         assert!("hates".parse::<MemoryKind>().is_err());
@@ -332,7 +340,13 @@ mod tests {
     fn memories_go_with_the_child() {
         let (s, child, _) = store_with_child();
         s.memories()
-            .add(&child, MemoryKind::Likes, "恐龙", MemorySource::Explicit, None)
+            .add(
+                &child,
+                MemoryKind::Likes,
+                "恐龙",
+                MemorySource::Explicit,
+                None,
+            )
             .unwrap();
         s.with_conn(|c| {
             c.execute("DELETE FROM profiles WHERE id = ?1", [&child])?;
