@@ -372,6 +372,7 @@ impl Chat {
         opts: &ChatOptions,
         profile_id: Option<&str>,
         mcp: crate::mcp::RunTools,
+        said: &str,
     ) -> AppResult<Agent> {
         // The run's context beats the profile's, which beats the defaults.
         let stored = match profile_id {
@@ -392,10 +393,21 @@ impl Chat {
             .system_prompt
             .clone()
             .or_else(|| team.lead.as_ref().map(|l| l.instructions.clone()));
-        let system_prompt = match instructions {
+        let mut system_prompt = match instructions {
             Some(text) => format!("{}\n\n{text}", deskmate_agent::BASE_PROMPT),
             None => deskmate_agent::BASE_PROMPT.to_string(),
         };
+        // What is remembered about the child, most relevant to what was said.
+        if let Some(p) = profile_id {
+            let memories = self.store().memories().list(p)?;
+            let ranking = deskmate_orchestrator::memory::Overlap;
+            if let Some(block) =
+                deskmate_orchestrator::memory::prompt_block(&ranking, &memories, said)
+            {
+                system_prompt.push_str("\n\n");
+                system_prompt.push_str(&block);
+            }
+        }
         let subagent_depth = context.subagent_depth.unwrap_or(1);
         if !(1..=MAX_SUBAGENT_DEPTH).contains(&subagent_depth) {
             return Err(AppError::Invalid(format!(
@@ -681,7 +693,9 @@ impl Chat {
             Some(key) => Some(crate::recite::find_profile(self.store(), key)?.id),
             None => None,
         };
-        let agent = self.agent_off_executor(opts, profile_id.clone()).await?;
+        let agent = self
+            .agent_off_executor(opts, profile_id.clone(), msg.text.clone())
+            .await?;
         let mut content = vec![ContentPart::Text { text: msg.text }];
         content.extend(msg.images.into_iter().map(|i| ContentPart::Image {
             media_type: i.media_type,
@@ -716,7 +730,9 @@ impl Chat {
             what: "cannot read the run",
             reason: e.to_string(),
         })??;
-        let agent = self.agent_off_executor(opts, profile_id).await?;
+        let agent = self
+            .agent_off_executor(opts, profile_id, String::new())
+            .await?;
         let prepared = agent.prepare_resume(run_id).await.map_err(agent_error)?;
         Ok(self.spawn_run(prepared, events))
     }
@@ -727,11 +743,12 @@ impl Chat {
         &self,
         opts: &ChatOptions,
         profile_id: Option<String>,
+        said: String,
     ) -> AppResult<Agent> {
         // The MCP servers this run may use are started first (asynchronously).
         let mcp = crate::mcp::run_tools(self.store(), profile_id.as_deref()).await?;
         let (app, opts) = (self.clone(), opts.clone());
-        tokio::task::spawn_blocking(move || app.agent(&opts, profile_id.as_deref(), mcp))
+        tokio::task::spawn_blocking(move || app.agent(&opts, profile_id.as_deref(), mcp, &said))
             .await
             .map_err(|e| AppError::Thread {
                 what: "cannot set up the companion",

@@ -1026,6 +1026,11 @@ impl Entry {
                     }
                 }
             }
+            Scene::Chat if crate::memory::Request::parse(text).is_some() => {
+                // Remembering and recalling need no model: answered here.
+                session.chat = session.chat.apply(ChatEvent::Left);
+                self.memory_request(profile_id, text)?
+            }
             Scene::Chat if vague => {
                 session.chat = session.chat.apply(ChatEvent::Vague(text));
                 said(
@@ -1046,6 +1051,35 @@ impl Entry {
                     )
                 }
             }
+        })
+    }
+
+    /// "记住我喜欢恐龙" remembered, or "你记得我什么?" answered with the list.
+    fn memory_request(&self, profile_id: &str, text: &str) -> SceneResult<(String, String)> {
+        use crate::memory::{recall_answer, Request};
+        use deskmate_store::{MemorySource, ProfileKind};
+        let Some(request) = Request::parse(text) else {
+            return Ok(said("", ""));
+        };
+        if self.store.profiles().get(profile_id)?.kind != ProfileKind::Child {
+            return Ok(said(
+                "我只记关于孩子的事。家长可以在家长页面里管理孩子的记忆。",
+                "I only remember things about children. Parents manage a child's memories in the parent screens.",
+            ));
+        }
+        let memories = self.store.memories();
+        Ok(match request {
+            Request::Remember { kind, text } => {
+                let known = memories.list(profile_id)?;
+                if !known.iter().any(|m| m.text == text) {
+                    memories.add(profile_id, kind, &text, MemorySource::Explicit, None)?;
+                }
+                said(
+                    format!("好的，我记住了：{text}。"),
+                    format!("OK, I'll remember that: {text}."),
+                )
+            }
+            Request::Recall => recall_answer(&memories.list(profile_id)?),
         })
     }
 

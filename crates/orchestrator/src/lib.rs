@@ -12,6 +12,7 @@ pub mod entry;
 pub mod guardrails;
 pub mod homework;
 pub mod intent_model;
+pub mod memory;
 pub mod plan;
 pub mod practice;
 pub mod router;

@@ -10,6 +10,7 @@
 mod error;
 mod goals;
 mod materials;
+mod memories;
 mod migrations;
 mod profiles;
 mod settings;
@@ -24,6 +25,7 @@ pub use goals::{Goal, GoalKind, Goals, GOAL_TARGET_MAX};
 pub use materials::{
     builtin_id, Material, MaterialFilter, MaterialSource, Materials, NewMaterial, BODY_MAX_CHARS,
 };
+pub use memories::{Memories, Memory, MemoryKind, MemorySource, MEMORY_MAX_CHARS};
 pub use migrations::schema_version_known;
 pub use profiles::{NewProfile, Profile, ProfileKind, Profiles, PIN_MAX_TRIES};
 pub use settings::Settings;
@@ -134,6 +136,11 @@ impl Store {
     /// A parent's learning goals for each child.
     pub fn goals(&self) -> Goals<'_> {
         Goals::new(self)
+    }
+
+    /// What the companion remembers about each child.
+    pub fn memories(&self) -> Memories<'_> {
+        Memories::new(self)
     }
 }
 

@@ -23,6 +23,7 @@ const SCHEMA: &[&str] = &[
     include_str!("../migrations/0013_thread_metadata.sql"),
     include_str!("../migrations/0014_trace_roots.sql"),
     include_str!("../migrations/0015_sync_clock.sql"),
+    include_str!("../migrations/0017_memories.sql"),
 ];
 
 fn all() -> Migrations<'static> {

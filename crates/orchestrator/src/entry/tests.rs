@@ -764,4 +764,49 @@ mod model_routing {
         }
         assert_eq!(server.request_count(), 1);
     }
+
+#[test]
+fn the_chat_scene_remembers_and_recalls_without_a_model() {
+    let f = fixture();
+    let entry = Entry::new(f.store.clone(), f.scene.clone());
+    let r = entry
+        .process(&f.child, "你记得我什么?".into(), at(2, 2), false)
+        .unwrap();
+    assert_eq!(r.scene, Scene::Chat);
+    assert!(!r.needs_model);
+    assert!(r.text_zh.contains("还没有记住"), "{}", r.text_zh);
+    let r = entry
+        .process(&f.child, "记住我喜欢恐龙".into(), at(2, 2), false)
+        .unwrap();
+    assert_eq!((r.scene, r.needs_model), (Scene::Chat, false));
+    assert!(r.text_zh.contains("记住了：我喜欢恐龙"), "{}", r.text_zh);
+    let r = entry
+        .process(
+            &f.child,
+            "Remember that I find fractions hard".into(),
+            at(2, 2),
+            true,
+        )
+        .unwrap();
+    assert!(!r.needs_model, "answered without the companion");
+    assert!(r.text_en.contains("I find fractions hard"), "{}", r.text_en);
+    // Said twice, kept once.
+    entry
+        .process(&f.child, "记住我喜欢恐龙".into(), at(2, 2), false)
+        .unwrap();
+    let kept = f.store.memories().list(&f.child).unwrap();
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert!(kept
+        .iter()
+        .any(|m| m.kind == deskmate_store::MemoryKind::FindsHard));
+    let r = entry
+        .process(
+            &f.child,
+            "what do you remember about me?".into(),
+            at(2, 2),
+            false,
+        )
+        .unwrap();
+    assert!(r.text_zh.contains("我喜欢恐龙"), "{}", r.text_zh);
+    assert!(r.text_en.contains("I find fractions hard"), "{}", r.text_en);
 }
