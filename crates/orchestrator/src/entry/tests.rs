@@ -764,6 +764,7 @@ mod model_routing {
         }
         assert_eq!(server.request_count(), 1);
     }
+}
 
 #[test]
 fn the_chat_scene_remembers_and_recalls_without_a_model() {
