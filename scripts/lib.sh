@@ -150,3 +150,19 @@ ensure_e2e_python() {
     echo "$sum" >"$stamp"
   fi
 }
+
+# The pinned packages of the one-time model conversions (models/requirements.txt)
+# in the same .venv; scripts/fetch-models.sh calls it before converting.
+ensure_models_python() {
+  local venv="$REPO/.venv"
+  local req="$REPO/models/requirements.txt"
+  local stamp="$venv/.deskmate-models-req-sha"
+  local sum
+  sum=$(sha256_of "$req")
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$sum" ]; then
+    say "installing the model conversion packages into .venv"
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv" || die "python3 -m venv failed (apt-get install python3-venv)"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$req" || die "pip install failed"
+    echo "$sum" >"$stamp"
+  fi
+}

@@ -493,6 +493,7 @@ mod tests {
             }],
             sources: Vec::new(),
             convert: None,
+            made_by: None,
         };
         let c = check_model(dir.path(), &m);
         assert_eq!(c.status, Status::Warn);

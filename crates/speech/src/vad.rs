@@ -28,10 +28,14 @@ pub enum VadError {
     Inference(String),
 }
 
-/// The ONNX Runtime environment: loaded once per process from the library path.
+/// The ONNX Runtime environment: loaded once per process from the library path
+/// (ONNX Runtime allows one per process, so every model shares it).
 static ENVIRONMENT: OnceLock<Result<ort::environment::Environment, String>> = OnceLock::new();
 
-fn environment(library: &Path) -> Result<&'static ort::environment::Environment, VadError> {
+/// The process's ONNX Runtime environment, loaded from `library` on the first
+/// call; every ONNX model of the app (Silero VAD, the knowledge base's
+/// sentence encoder) builds its sessions on it.
+pub fn environment(library: &Path) -> Result<&'static ort::environment::Environment, VadError> {
     let env = ENVIRONMENT.get_or_init(|| {
         if !library.is_file() {
             return Err("file not found".to_string());

@@ -14,6 +14,7 @@ mod memories;
 mod migrations;
 mod profiles;
 mod settings;
+pub mod vector;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -48,12 +49,14 @@ impl Store {
     /// schema up to date. A database written by a newer Deskmate is refused
     /// untouched.
     pub fn open(path: &Path) -> StoreResult<Self> {
+        vector::register();
         let conn = Connection::open(path).map_err(|e| StoreError::open(path, e))?;
         Self::init(conn, Some(path.to_path_buf()))
     }
 
     /// An in-memory database, for tests and one-shot checks.
     pub fn open_in_memory() -> StoreResult<Self> {
+        vector::register();
         let conn = Connection::open_in_memory()?;
         Self::init(conn, None)
     }

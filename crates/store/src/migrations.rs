@@ -23,6 +23,7 @@ const SCHEMA: &[&str] = &[
     include_str!("../migrations/0013_thread_metadata.sql"),
     include_str!("../migrations/0014_trace_roots.sql"),
     include_str!("../migrations/0015_sync_clock.sql"),
+    include_str!("../migrations/0016_knowledge.sql"),
     include_str!("../migrations/0017_memories.sql"),
 ];
 
@@ -63,6 +64,7 @@ mod tests {
 
     #[test]
     fn migration_count_matches_list() {
+        crate::vector::register();
         let mut conn = Connection::open_in_memory().unwrap();
         all().to_latest(&mut conn).unwrap();
         assert_eq!(current_version(&conn).unwrap(), schema_version_known());
@@ -70,6 +72,7 @@ mod tests {
 
     #[test]
     fn migrations_are_valid() {
+        crate::vector::register();
         all().validate().unwrap();
     }
 }

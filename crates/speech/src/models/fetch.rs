@@ -124,8 +124,12 @@ fn fetch_model(
     let mut files = Vec::new();
     for f in &model.files {
         let path = dir.join(&f.path);
-        let sum = sha256_file(&path).map_err(|e| {
-            ModelError::Missing(format!("{} was not produced ({e})", path.display()))
+        let sum = sha256_file(&path).map_err(|e| match &model.made_by {
+            Some(script) => ModelError::Missing(format!(
+                "{} is made by {script}, which scripts/fetch-models.sh runs ({e})",
+                path.display()
+            )),
+            None => ModelError::Missing(format!("{} was not produced ({e})", path.display())),
         })?;
         if !sum.eq_ignore_ascii_case(&f.sha256) {
             // Never leave a wrong file under the name the app loads.

@@ -71,6 +71,10 @@ pub struct ModelEntry {
     #[serde(default)]
     pub sources: Vec<Source>,
     pub convert: Option<Conversion>,
+    /// A script of the repository that makes the files (run by
+    /// scripts/fetch-models.sh before `deskmate models fetch` checks them).
+    #[serde(default)]
+    pub made_by: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
