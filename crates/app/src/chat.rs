@@ -300,6 +300,23 @@ pub(crate) fn llm_settings(store: &Store) -> AppResult<LlmSettings> {
 
 /// A client for the model configured in `store`, with `opts` laid over it.
 pub(crate) fn llm_client(store: &Store, opts: &ChatOptions) -> AppResult<LlmClient> {
+    LlmClient::new(llm_config(store, opts)?).map_err(llm_error)
+}
+
+/// The configured model's client with no retries: for a call with a short
+/// budget of its own (the router's classification), where waiting to try
+/// again would only use the budget up.
+pub(crate) fn llm_client_without_retries(
+    store: &Store,
+    opts: &ChatOptions,
+) -> AppResult<LlmClient> {
+    let mut config = llm_config(store, opts)?;
+    config.retry.max_retries = 0;
+    LlmClient::new(config).map_err(llm_error)
+}
+
+/// What a client of the configured (or the run's) model is made from.
+fn llm_config(store: &Store, opts: &ChatOptions) -> AppResult<LlmConfig> {
     let settings = llm_settings(store)?;
     let model = opts
         .model
@@ -310,7 +327,7 @@ pub(crate) fn llm_client(store: &Store, opts: &ChatOptions) -> AppResult<LlmClie
     let mut config = LlmConfig::new(spec.clone());
     config.base_url = opts.base_url.clone().or(settings.base_url);
     config.api_key = key_store().resolve(&spec.provider).map(|(k, _)| k);
-    LlmClient::new(config).map_err(llm_error)
+    Ok(config)
 }
 
 pub(crate) fn key_store() -> KeyStore {

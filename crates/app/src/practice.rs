@@ -245,17 +245,20 @@ impl Deskmate {
         let model_ready = self.chat().llm_settings()?.model.is_some();
         let mut entry = self.entry();
         if model_ready {
-            if let Ok(client) = self.chat().llm_client(&crate::chat::ChatOptions::default()) {
-                entry = entry
-                    .with_checker(Arc::new(
-                        deskmate_orchestrator::homework::model::ModelChecker::new(client.clone()),
-                    ))
-                    .with_intent_model(
-                        Arc::new(deskmate_orchestrator::intent_model::LlmIntentModel::new(
-                            client,
-                        )),
-                        self.router_model_limit(),
-                    );
+            let opts = crate::chat::ChatOptions::default();
+            if let Ok(client) = self.chat().llm_client(&opts) {
+                entry = entry.with_checker(Arc::new(
+                    deskmate_orchestrator::homework::model::ModelChecker::new(client),
+                ));
+            }
+            // The router's call has its own short limit: no retries in it.
+            if let Ok(client) = crate::chat::llm_client_without_retries(self.store(), &opts) {
+                entry = entry.with_intent_model(
+                    Arc::new(deskmate_orchestrator::intent_model::LlmIntentModel::new(
+                        client,
+                    )),
+                    self.router_model_limit(),
+                );
             }
         }
         Ok((entry, model_ready))
