@@ -4,7 +4,11 @@
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export REPO
 
-say() { printf '\033[1;34m==>\033[0m %s\n' "$*" >&2; }
+# Each step says how long the run has taken so far (seconds since the first
+# script started; exported so the suites' lines count from the same start),
+# which is where CI's time goes when a run is read back.
+export DESKMATE_RUN_START="${DESKMATE_RUN_START:-$(date +%s)}"
+say() { printf '\033[1;34m==>\033[0m [%4ss] %s\n' "$(( $(date +%s) - DESKMATE_RUN_START ))" "$*" >&2; }
 die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }
 
 # Debian packages the app needs to build and run (Tauri 2 + WebKitGTK, audio,

@@ -132,6 +132,7 @@ read -r p f < <(junit_counts "$art/e2e.xml")
 passed=$((passed + p)); failed=$((failed + f))
 [ "$e2e_rc" -eq 0 ] || { suites_failed+=(e2e); [ "$f" -gt 0 ] || failed=$((failed + 1)); }
 
+say "all suites ran"
 echo
 [ ${#suites_failed[@]} -eq 0 ] || echo "failed suites: ${suites_failed[*]} (logs in test-artifacts/)"
 echo "total: $passed passed, $failed failed"
