@@ -14,6 +14,7 @@ pub mod events;
 pub mod lamp;
 pub mod models;
 pub mod practice;
+pub mod routine;
 pub mod settings;
 pub mod status;
 pub mod sync;

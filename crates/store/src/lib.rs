@@ -13,6 +13,7 @@ mod materials;
 mod memories;
 mod migrations;
 mod profiles;
+mod routines;
 mod settings;
 pub mod vector;
 
@@ -29,6 +30,7 @@ pub use materials::{
 pub use memories::{Memories, Memory, MemoryKind, MemorySource, MEMORY_MAX_CHARS};
 pub use migrations::schema_version_known;
 pub use profiles::{NewProfile, Profile, ProfileKind, Profiles, PIN_MAX_TRIES};
+pub use routines::{RoutineRow, RoutineRunRow, Routines};
 pub use settings::Settings;
 
 /// A handle on the database. Cheap to clone; all clones share one connection.
@@ -144,6 +146,11 @@ impl Store {
     /// What the companion remembers about each child.
     pub fn memories(&self) -> Memories<'_> {
         Memories::new(self)
+    }
+
+    /// Parents' routines and their runs.
+    pub fn routines(&self) -> Routines<'_> {
+        Routines::new(self)
     }
 }
 

@@ -25,6 +25,7 @@ const SCHEMA: &[&str] = &[
     include_str!("../migrations/0015_sync_clock.sql"),
     include_str!("../migrations/0016_knowledge.sql"),
     include_str!("../migrations/0017_memories.sql"),
+    include_str!("../migrations/0020_routines.sql"),
 ];
 
 fn all() -> Migrations<'static> {
