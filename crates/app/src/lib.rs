@@ -19,6 +19,7 @@ pub mod practice;
 pub mod recite;
 pub mod report_attempts;
 pub mod review_reminders;
+pub mod routines;
 pub mod settings;
 pub mod skills;
 mod study_tools;

@@ -4,9 +4,9 @@
 //! subagents that need them (the recitation coach, the progress reader, …).
 //!
 //! Whose data: in a child's thread, always that child's — a child cannot
-//! read a sibling's history. In a parent's thread (or one with no profile)
-//! the `child` argument names the child (name or id); it may be left out
-//! when the family has exactly one child.
+//! read a sibling's history. In a parent's thread, one with no profile, or
+//! none (a routine's tool node) the `child` argument names the child (name
+//! or id); it may be left out when the family has exactly one child.
 
 use std::sync::Arc;
 
@@ -128,10 +128,14 @@ impl Tool for StudyTool {
 
 /// The child whose data a call reads (see the module docs).
 fn whose(store: &Store, thread_id: &str, asked: Option<&str>) -> Result<String, String> {
-    let thread =
-        deskmate_agent::persist::get_thread(store, thread_id).map_err(|e| e.to_string())?;
-    if let Some(pid) = &thread.profile_id {
-        let profile = store.profiles().get(pid).map_err(|e| e.to_string())?;
+    // No thread: a routine's tool node, which names its child in `child`.
+    let thread = if thread_id.is_empty() {
+        None
+    } else {
+        Some(deskmate_agent::persist::get_thread(store, thread_id).map_err(|e| e.to_string())?)
+    };
+    if let Some(pid) = thread.and_then(|t| t.profile_id) {
+        let profile = store.profiles().get(&pid).map_err(|e| e.to_string())?;
         if profile.kind == ProfileKind::Child {
             return Ok(profile.id);
         }

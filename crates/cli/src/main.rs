@@ -22,6 +22,7 @@ mod speech;
 mod sync;
 mod threads;
 mod trace;
+mod workflows;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -92,6 +93,9 @@ enum Command {
     /// A child's plan for today with progress, and the goals a parent sets (每天背一首新诗, 每周复习三次).
     #[command(subcommand)]
     Plan(plan::PlanCmd),
+    /// Routines a parent designs (start → agents, tools, conditions, a recitation, a note → end): save from JSON, list, show, delete, run for a child.
+    #[command(subcommand)]
+    Workflows(workflows::WorkflowsCmd),
     /// The entry's logged decisions: replay them against today's rules.
     #[command(subcommand)]
     Trace(trace::TraceCmd),
@@ -178,6 +182,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Events(args) => events::run(&app, args),
         Command::Say(args) => say::run(&app, args),
         Command::Plan(cmd) => plan::run(&app, cmd),
+        Command::Workflows(cmd) => workflows::run(&app, cmd),
         Command::Trace(cmd) => trace::run(&app, cmd),
         Command::Serve(args) => serve::run(&app, args),
         Command::Account(cmd) => sync::run_account(&app, cmd),

@@ -15,8 +15,8 @@ pub mod intent_model;
 pub mod memory;
 pub mod plan;
 pub mod practice;
-pub mod routine;
 pub mod router;
+pub mod routine;
 pub mod scene;
 pub mod trace;
 

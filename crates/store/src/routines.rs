@@ -121,9 +121,8 @@ impl<'s> Routines<'s> {
     /// Every routine, by name.
     pub fn list(&self) -> StoreResult<Vec<RoutineRow>> {
         self.store.with_conn(|c| {
-            let mut stmt = c.prepare(
-                "SELECT name, spec, created_at, updated_at FROM routines ORDER BY name",
-            )?;
+            let mut stmt =
+                c.prepare("SELECT name, spec, created_at, updated_at FROM routines ORDER BY name")?;
             let rows = stmt.query_map([], routine_row)?;
             Ok(rows.collect::<Result<Vec<_>, _>>()?)
         })
@@ -214,19 +213,28 @@ mod tests {
             r.create("evening", "{}"),
             Err(StoreError::Invalid(m)) if m.contains("already exists")
         ));
-        assert!(matches!(r.create("x", "not json"), Err(StoreError::Invalid(_))));
+        assert!(matches!(
+            r.create("x", "not json"),
+            Err(StoreError::Invalid(_))
+        ));
         let names: Vec<String> = r.list().unwrap().into_iter().map(|x| x.name).collect();
         assert_eq!(names, ["evening", "morning"]);
         r.update("evening", r#"{"nodes": [2]}"#).unwrap();
         assert_eq!(r.get("evening").unwrap().spec, r#"{"nodes": [2]}"#);
-        assert!(matches!(r.update("nope", "{}"), Err(StoreError::NotFound(_))));
+        assert!(matches!(
+            r.update("nope", "{}"),
+            Err(StoreError::NotFound(_))
+        ));
 
         r.save_run("run1", "evening", None, "running", r#"{"at": "a"}"#)
             .unwrap();
         r.save_run("run1", "evening", None, "waiting", r#"{"at": "b"}"#)
             .unwrap();
         let run = r.run("run1").unwrap();
-        assert_eq!((run.status.as_str(), run.state.as_str()), ("waiting", r#"{"at": "b"}"#));
+        assert_eq!(
+            (run.status.as_str(), run.state.as_str()),
+            ("waiting", r#"{"at": "b"}"#)
+        );
         assert_eq!(r.runs(Some("evening")).unwrap().len(), 1);
         assert!(r.save_run("run2", "gone", None, "running", "{}").is_err());
 

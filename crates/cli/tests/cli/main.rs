@@ -18,6 +18,7 @@ mod settings;
 mod speech;
 mod sync;
 mod team;
+mod workflows;
 
 /// Tests that run whisper take turns. Each transcription uses both cores, and
 /// the live ones (a partial transcript while the child speaks, the end of

@@ -67,12 +67,12 @@ impl Supervised {
     pub fn ending_text(&self) -> String {
         match &self.ending {
             Ending::Done => "The supervisor finished the conversation.".into(),
-            Ending::RoundLimit => format!(
-                "Stopped after {MAX_ROUNDS} hand-offs without the supervisor finishing."
-            ),
-            Ending::NoChoice(reply) => format!(
-                "Stopped: the supervisor named no agent of the team ({reply})."
-            ),
+            Ending::RoundLimit => {
+                format!("Stopped after {MAX_ROUNDS} hand-offs without the supervisor finishing.")
+            }
+            Ending::NoChoice(reply) => {
+                format!("Stopped: the supervisor named no agent of the team ({reply}).")
+            }
         }
     }
 }
@@ -84,10 +84,7 @@ pub fn request(agents: &[(String, String)], turns: &[Turn]) -> ChatRequest {
         .map(|(n, _)| Value::String(n.clone()))
         .chain([Value::String(END.into())])
         .collect();
-    let roster: Vec<String> = agents
-        .iter()
-        .map(|(n, d)| format!("- {n}: {d}"))
-        .collect();
+    let roster: Vec<String> = agents.iter().map(|(n, d)| format!("- {n}: {d}")).collect();
     let conversation: Vec<String> = turns
         .iter()
         .map(|t| format!("[{}] {}", t.speaker, t.text))
@@ -234,8 +231,7 @@ mod tests {
 
     #[test]
     fn the_supervisor_hands_the_conversation_on_until_it_ends_it() {
-        let server =
-            ScriptedServer::start(vec![next("poet"), next("quizzer"), next(END)]).unwrap();
+        let server = ScriptedServer::start(vec![next("poet"), next("quizzer"), next(END)]).unwrap();
         let mut team = Scripted { asked: vec![] };
         let mut events = vec![];
         let done = block_on(supervise(
@@ -294,7 +290,10 @@ mod tests {
             choice(r#"Sure: {"next": "poet"}"#, &agents).as_deref(),
             Some("poet")
         );
-        assert_eq!(choice(r#"{"next": "__end__"}"#, &agents).as_deref(), Some(END));
+        assert_eq!(
+            choice(r#"{"next": "__end__"}"#, &agents).as_deref(),
+            Some(END)
+        );
         assert_eq!(choice(r#"{"next": "Poet"}"#, &agents), None);
         assert_eq!(choice("poet", &agents), None);
     }

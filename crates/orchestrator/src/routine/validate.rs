@@ -126,11 +126,7 @@ pub fn validate(routine: &Routine) -> Vec<RoutineProblem> {
             _ => None,
         };
         if let Some(what) = missing {
-            say(
-                "incomplete",
-                Some(id),
-                format!("\"{id}\" needs {what}."),
-            );
+            say("incomplete", Some(id), format!("\"{id}\" needs {what}."));
         }
         for to in successors(node) {
             if !ids.contains_key(to) {
@@ -313,7 +309,10 @@ mod tests {
         ])
     }
 
-    fn codes(r: &Routine) -> Vec<(String, Option<String>)> {
+    /// Each problem's code and node.
+    type Found = Vec<(String, Option<String>)>;
+
+    fn codes(r: &Routine) -> Found {
         validate(r)
             .into_iter()
             .map(|p| {
@@ -323,7 +322,7 @@ mod tests {
             .collect()
     }
 
-    fn one(code: &str, node: Option<&str>) -> Vec<(String, Option<String>)> {
+    fn one(code: &str, node: Option<&str>) -> Found {
         vec![(format!("routine.{code}"), node.map(str::to_string))]
     }
 
@@ -335,7 +334,7 @@ mod tests {
     /// Each rule, broken alone, gives its own problem on the node at fault.
     #[test]
     fn each_rule_has_its_problem_and_node() {
-        let mut cases: Vec<(&str, Routine, Vec<(String, Option<String>)>)> = Vec::new();
+        let mut cases: Vec<(&str, Routine, Found)> = Vec::new();
 
         let mut r = good();
         r.name = " ".into();
@@ -395,7 +394,11 @@ mod tests {
         r.nodes[3].kind = NodeKind::Recite {
             material: " ".into(),
         };
-        cases.push(("recite without material", r, one("incomplete", Some("recite"))));
+        cases.push((
+            "recite without material",
+            r,
+            one("incomplete", Some("recite")),
+        ));
 
         let mut r = good();
         r.nodes.retain(|n| n.id != "end");
@@ -406,8 +409,7 @@ mod tests {
             },
             Some("recite"),
         ));
-        // Without an end every other reference still resolves through "end"…
-        // so point them at "done" and make a loop through it.
+        // No end: what led to it now leads to a note to the parent.
         r.nodes[3].next = Some("done".into());
         if let NodeKind::Condition { default, .. } = &mut r.nodes[2].kind {
             *default = Some("done".into());

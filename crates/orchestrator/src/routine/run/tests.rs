@@ -181,7 +181,16 @@ fn the_condition_picks_the_branch_whose_keyword_the_last_message_has() {
     assert_eq!(done.status, RunStatus::Finished);
     assert_eq!(
         visited(&done),
-        ["start", "plan", "due", "agent_choice", "choose", "recite", "note", "end"]
+        [
+            "start",
+            "plan",
+            "due",
+            "agent_choice",
+            "choose",
+            "recite",
+            "note",
+            "end"
+        ]
     );
     assert_eq!(work.notes, ["今晚: 静夜思: 100 分, 没有错"]);
 
@@ -196,7 +205,16 @@ fn the_condition_picks_the_branch_whose_keyword_the_last_message_has() {
     .unwrap();
     assert_eq!(
         visited(&done),
-        ["start", "plan", "due", "agent_choice", "choose", "quiz", "note", "end"]
+        [
+            "start",
+            "plan",
+            "due",
+            "agent_choice",
+            "choose",
+            "quiz",
+            "note",
+            "end"
+        ]
     );
     assert_eq!(work.notes, ["今晚: quizzer answers 出三道题"]);
 }
@@ -242,12 +260,7 @@ fn a_recitation_not_yet_done_makes_the_run_wait_and_it_goes_on_once_it_is() {
     let routine = evening();
     let mut work = Scripted::default();
     work.answers.insert("背诵还是测验?".into(), "背诵".into());
-    let waiting = block_on(run(
-        &routine,
-        RunState::new("r", &routine, "hi"),
-        &mut work,
-    ))
-    .unwrap();
+    let waiting = block_on(run(&routine, RunState::new("r", &routine, "hi"), &mut work)).unwrap();
     assert_eq!(waiting.status, RunStatus::Waiting);
     assert_eq!(waiting.at.as_deref(), Some("recite"));
     assert!(matches!(
@@ -313,12 +326,7 @@ fn a_failing_tool_fails_the_run_with_its_words_and_keeps_the_steps_before() {
         *tool = "weather".into();
     }
     let mut work = Scripted::default();
-    let failed = block_on(run(
-        &routine,
-        RunState::new("r", &routine, "hi"),
-        &mut work,
-    ))
-    .unwrap();
+    let failed = block_on(run(&routine, RunState::new("r", &routine, "hi"), &mut work)).unwrap();
     assert_eq!(failed.status, RunStatus::Failed);
     assert_eq!(failed.at.as_deref(), Some("due"));
     assert_eq!(failed.error.as_deref(), Some("no tool called weather"));
@@ -335,7 +343,13 @@ fn a_failing_tool_fails_the_run_with_its_words_and_keeps_the_steps_before() {
 /// strays happen and the validator must refuse them).
 fn graph(n: usize) -> impl Strategy<Value = Routine> {
     let nodes = prop::collection::vec(
-        (0u8..5, 0..n, 0..n, prop::bool::ANY, prop::bool::weighted(0.7)),
+        (
+            0u8..5,
+            0..n,
+            0..n,
+            prop::bool::ANY,
+            prop::bool::weighted(0.7),
+        ),
         n,
     );
     nodes.prop_map(move |drawn| {

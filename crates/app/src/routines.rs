@@ -1,0 +1,327 @@
+//! Parents' routines (issue 21) for the front ends: saved only when the
+//! orchestrator's validator finds no problem, run for a child node by node
+//! with the run saved after each, resumed after a crash or once a
+//! recitation it waits for is done. The graph walking is
+//! `deskmate_orchestrator::routine`; this module is the work its nodes do
+//! here:
+//! - `agent`: the team member of that name (the `agents/` folder; the lead
+//!   is `companion`) answers on the configured model, with its
+//!   instructions, the node's prompt and the run's messages;
+//! - `tool`: one of the companion's study tools (`due_reviews`,
+//!   `recent_attempts`, …), for the run's child;
+//! - `recite`: the child's first attempt at the material since the run
+//!   began (the run waits until there is one);
+//! - `notify_parent`: a note kept with the run's steps (`deskmate
+//!   workflows show`).
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use deskmate_agent::tools::{ToolContext, ToolSet};
+use deskmate_agent::Sandbox;
+use deskmate_llm::{ChatRequest, LlmClient, Message};
+use deskmate_orchestrator::routine::run::Done;
+use deskmate_orchestrator::routine::{self, RoutineWork, RunState};
+use deskmate_protocol::routine::{Routine, RoutineEvent, RoutineRunView};
+use deskmate_recite::history::{self, HistoryFilter};
+use deskmate_store::Store;
+
+use crate::chat::ChatOptions;
+use crate::{AppError, AppResult, Deskmate};
+
+/// The lead's name in an `agent` node.
+pub const LEAD: &str = "companion";
+
+impl Deskmate {
+    /// Every saved routine.
+    pub fn routines(&self) -> AppResult<Vec<Routine>> {
+        self.store()
+            .routines()
+            .list()?
+            .into_iter()
+            .map(|row| parse(&row.spec))
+            .collect()
+    }
+
+    /// The routine `name`.
+    pub fn routine(&self, name: &str) -> AppResult<Routine> {
+        parse(&self.store().routines().get(name)?.spec)
+    }
+
+    /// Saves a new routine (`update`: replaces the one of that name) after
+    /// checking it; a routine with problems is refused with all of them.
+    pub fn save_routine(&self, routine: &Routine, update: bool) -> AppResult<Routine> {
+        let problems = routine::validate(routine);
+        if !problems.is_empty() {
+            let lines: Vec<String> = problems
+                .iter()
+                .map(|p| format!("- {} ({})", p.message, p.code))
+                .collect();
+            return Err(AppError::Invalid(format!(
+                "the routine {:?} cannot be saved:\n{}",
+                routine.name,
+                lines.join("\n")
+            )));
+        }
+        let spec = serde_json::to_string(routine)
+            .map_err(|e| AppError::Invalid(format!("the routine cannot be written: {e}")))?;
+        let store = self.store().routines();
+        if update {
+            store.update(&routine.name, &spec)?;
+        } else {
+            store.create(&routine.name, &spec)?;
+        }
+        self.routine(&routine.name)
+    }
+
+    /// Deletes the routine `name` and its runs.
+    pub fn delete_routine(&self, name: &str) -> AppResult<()> {
+        Ok(self.store().routines().delete(name)?)
+    }
+
+    /// The runs of `routine` (all when `None`), newest first.
+    pub fn routine_runs(&self, routine: Option<&str>) -> AppResult<Vec<RoutineRunView>> {
+        self.store()
+            .routines()
+            .runs(routine)?
+            .into_iter()
+            .map(|row| Ok(view(&row.routine, &run_state(&row.state)?)))
+            .collect()
+    }
+
+    /// Starts a run of `name` for the child `profile_id` on `input`; every
+    /// node's start, output and end go to `emit`. Returns when the run
+    /// finishes, fails or waits (for a recitation: run
+    /// [`Deskmate::resume_routine_run`] after it).
+    pub async fn run_routine(
+        &self,
+        name: &str,
+        profile_id: &str,
+        input: &str,
+        emit: &mut dyn FnMut(RoutineEvent),
+    ) -> AppResult<RoutineRunView> {
+        let routine = self.routine(name)?;
+        self.store().profiles().get(profile_id)?;
+        let id = uuid::Uuid::now_v7().to_string();
+        let state = RunState::new(&id, &routine, input);
+        self.go_on(&routine, state, Some(profile_id.to_string()), emit)
+            .await
+    }
+
+    /// Goes on with the run `run_id` from where it was saved (after a crash,
+    /// or to look again whether the recitation it waits for is done).
+    pub async fn resume_routine_run(
+        &self,
+        run_id: &str,
+        emit: &mut dyn FnMut(RoutineEvent),
+    ) -> AppResult<RoutineRunView> {
+        let row = self.store().routines().run(run_id)?;
+        let routine = self.routine(&row.routine)?;
+        let state = run_state(&row.state)?;
+        self.go_on(&routine, state, row.profile_id, emit).await
+    }
+
+    async fn go_on(
+        &self,
+        routine: &Routine,
+        state: RunState,
+        profile_id: Option<String>,
+        emit: &mut dyn FnMut(RoutineEvent),
+    ) -> AppResult<RoutineRunView> {
+        let begun = run_begun(&state.id);
+        let sandbox_dir = self.config().data_dir.join("routines").join(&state.id);
+        let mut tools = ToolSet::default();
+        crate::study_tools::add_study_tools(self.store(), &mut tools);
+        let mut work = AppWork {
+            store: self.store().clone(),
+            routine: routine.name.clone(),
+            profile_id,
+            begun,
+            model: crate::chat::llm_client(self.store(), &ChatOptions::default()).ok(),
+            team: self.chat().team(),
+            tools,
+            sandbox: Arc::new(Sandbox::deferred(&sandbox_dir, Box::new(|_, _| Ok(())))),
+            emit,
+        };
+        let done = routine::run(routine, state, &mut work)
+            .await
+            .map_err(AppError::Invalid)?;
+        Ok(view(&routine.name, &done))
+    }
+}
+
+fn parse(spec: &str) -> AppResult<Routine> {
+    serde_json::from_str(spec)
+        .map_err(|e| AppError::Invalid(format!("a stored routine cannot be read: {e}")))
+}
+
+fn run_state(state: &str) -> AppResult<RunState> {
+    serde_json::from_str(state)
+        .map_err(|e| AppError::Invalid(format!("a stored routine run cannot be read: {e}")))
+}
+
+/// When the run `id` (a UUIDv7) began: its first 48 bits are Unix ms.
+fn run_begun(id: &str) -> DateTime<Utc> {
+    uuid::Uuid::parse_str(id)
+        .ok()
+        .and_then(|u| u.get_timestamp())
+        .map(|t| t.to_unix())
+        .and_then(|(s, ns)| DateTime::from_timestamp(i64::try_from(s).ok()?, ns))
+        .unwrap_or_else(Utc::now)
+}
+
+fn view(routine: &str, state: &RunState) -> RoutineRunView {
+    RoutineRunView {
+        id: state.id.clone(),
+        routine: routine.to_string(),
+        input: state.input.clone(),
+        status: state.status.as_str().into(),
+        at: state.at.clone(),
+        steps: state.steps.clone(),
+    }
+}
+
+/// The work of a run's nodes in the app.
+struct AppWork<'e> {
+    store: Store,
+    routine: String,
+    profile_id: Option<String>,
+    begun: DateTime<Utc>,
+    model: Option<LlmClient>,
+    team: deskmate_agent::team::Team,
+    tools: ToolSet,
+    sandbox: Arc<Sandbox>,
+    emit: &'e mut dyn FnMut(RoutineEvent),
+}
+
+impl RoutineWork for AppWork<'_> {
+    async fn agent(
+        &mut self,
+        agent: &str,
+        prompt: &str,
+        messages: &[String],
+    ) -> Result<String, String> {
+        let instructions = if agent == LEAD {
+            self.team.lead.as_ref().map(|a| a.instructions.clone())
+        } else {
+            self.team.subagent(agent).map(|a| a.instructions.clone())
+        }
+        .ok_or_else(|| {
+            let names: Vec<&str> = std::iter::once(LEAD)
+                .chain(self.team.subagents().map(|a| a.name.as_str()))
+                .collect();
+            format!(
+                "the team has no agent called {agent:?} (it has {})",
+                names.join(", ")
+            )
+        })?;
+        let model = self.model.as_ref().ok_or(
+            "no chat model is configured: a parent sets one with `deskmate llm set` before a routine's agent can answer",
+        )?;
+        let conversation = messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| format!("[{}] {m}", if i == 0 { "input" } else { "step" }))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let req = ChatRequest {
+            system: Some(format!(
+                "{instructions}\n\nYou are one step of a routine a parent set up for their child."
+            )),
+            messages: vec![Message::user(format!(
+                "{conversation}\n\nYour task in this step: {prompt}"
+            ))],
+            tools: vec![],
+            max_tokens: Some(800),
+            temperature: None,
+        };
+        let reply = model
+            .complete(&req)
+            .await
+            .map_err(|e| format!("{agent} could not answer: {e}"))?;
+        Ok(reply.text)
+    }
+
+    async fn tool(&mut self, tool: &str, args: &serde_json::Value) -> Result<String, String> {
+        let found = self.tools.get(tool).cloned().ok_or_else(|| {
+            format!(
+                "no study tool called {tool:?} (there are {})",
+                self.tools.names().join(", ")
+            )
+        })?;
+        let mut args = args.clone();
+        if let (Some(child), Some(obj)) = (&self.profile_id, args.as_object_mut()) {
+            obj.entry("child")
+                .or_insert_with(|| serde_json::Value::String(child.clone()));
+        } else if args.is_null() {
+            args = serde_json::json!({ "child": self.profile_id });
+        }
+        let ctx = ToolContext {
+            sandbox: Arc::clone(&self.sandbox),
+            thread_id: String::new(),
+            tool_call_id: format!("routine-{}", self.routine),
+            run: None,
+        };
+        let out = found.call(ctx, args).await;
+        if out.is_error {
+            Err(format!("{tool}: {}", out.content))
+        } else {
+            Ok(out.content)
+        }
+    }
+
+    fn recite(&mut self, _run_id: &str, material: &str) -> Result<Done, String> {
+        let child = self
+            .profile_id
+            .as_deref()
+            .ok_or("a recitation needs the child the routine runs for")?;
+        let found =
+            crate::recite::find_material(&self.store, material).map_err(|e| e.to_string())?;
+        let attempts = history::list(
+            &self.store,
+            child,
+            &HistoryFilter {
+                material_id: Some(found.id.clone()),
+                from: Some(self.begun),
+                to: None,
+                limit: 100,
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        // The first attempt since the run began (the list is newest first).
+        Ok(match attempts.last() {
+            Some(a) => Done::Output(format!(
+                "{}: {:.0}% {}",
+                found.title,
+                a.accuracy,
+                if a.passed { "passed" } else { "not passed yet" }
+            )),
+            None => Done::Waiting(format!("waiting for {} to be recited", found.title)),
+        })
+    }
+
+    fn notify_parent(&mut self, _message: &str) -> Result<(), String> {
+        // The note is the node's output, kept with the run's steps, which
+        // the parent reads (`deskmate workflows show`).
+        tracing::info!(routine = %self.routine, "a note to the parent");
+        Ok(())
+    }
+
+    fn save(&mut self, state: &RunState) -> Result<(), String> {
+        let text = serde_json::to_string(state).map_err(|e| e.to_string())?;
+        self.store
+            .routines()
+            .save_run(
+                &state.id,
+                &self.routine,
+                self.profile_id.as_deref(),
+                state.status.as_str(),
+                &text,
+            )
+            .map_err(|e| format!("the run could not be saved: {e}"))
+    }
+
+    fn event(&mut self, event: RoutineEvent) {
+        (self.emit)(event);
+    }
+}

@@ -1,0 +1,219 @@
+//! `deskmate workflows`: a parent's routine saved from a file (refused with
+//! every problem when the graph is wrong), run for a child against the
+//! scripted model — the condition picks the branch from the agent's
+//! answer, a study tool's output joins the messages, the run waits for the
+//! recitation and goes on once the child has recited — and deleted.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use assert_cmd::Command;
+
+use deskmate_llm::scripted::{openai, ScriptedServer};
+use deskmate_testkit::cli::{add_child, json};
+use serde_json::{json, Value};
+
+fn deskmate(dir: &std::path::Path) -> Command {
+    let mut cmd = deskmate_testkit::cli::deskmate(dir);
+    cmd.env("DESKMATE_LLM_API_KEY", "sk-routine-test");
+    cmd
+}
+
+/// The evening review: the due reviews are looked up, the companion says
+/// what to do, a recitation or a quiz by its answer, a note to the parent.
+fn evening() -> Value {
+    json!({
+        "name": "evening",
+        "description": "晚上的复习",
+        "nodes": [
+            {"id": "start", "type": "start", "next": "due"},
+            {"id": "due", "type": "tool", "tool": "due_reviews", "args": {}, "next": "ask"},
+            {"id": "ask", "type": "agent", "agent": "companion", "prompt": "背诵还是测验?", "next": "choose"},
+            {"id": "choose", "type": "condition",
+             "branches": [{"keyword": "没有", "to": "recite"}], "default": "quiz"},
+            {"id": "recite", "type": "recite", "material": "静夜思", "next": "note"},
+            {"id": "quiz", "type": "agent", "agent": "companion", "prompt": "出一道题", "next": "note"},
+            {"id": "note", "type": "notify_parent", "message": "今晚: {last}", "next": "end"},
+            {"id": "end", "type": "end"}
+        ]
+    })
+}
+
+fn write(dir: &std::path::Path, name: &str, v: &Value) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, v.to_string()).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+fn events(stdout: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+#[test]
+fn a_routine_with_problems_is_refused_with_each_of_them_and_nothing_is_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut broken = evening();
+    // No default on the condition, and the quiz leads nowhere known.
+    broken["nodes"][3]
+        .as_object_mut()
+        .unwrap()
+        .remove("default");
+    broken["nodes"][5]["next"] = json!("bedtime");
+    let file = write(dir.path(), "broken.json", &broken);
+    let out = deskmate(dir.path())
+        .args(["workflows", "create", "--file", &file])
+        .assert()
+        .failure();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("routine.no_default"), "{err}");
+    assert!(err.contains("\"bedtime\""), "{err}");
+    let out = deskmate(dir.path())
+        .args(["workflows", "list", "--json"])
+        .assert()
+        .success();
+    assert_eq!(json(&out.get_output().stdout), json!([]));
+
+    let not_json = write(dir.path(), "x.json", &json!("just a string"));
+    let out = deskmate(dir.path())
+        .args(["workflows", "create", "--file", &not_json])
+        .assert()
+        .failure();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("is not a routine"), "{err}");
+}
+
+#[test]
+fn a_routine_runs_waits_for_the_recitation_and_goes_on_once_it_is_done() {
+    let dir = tempfile::tempdir().unwrap();
+    add_child(dir.path());
+    let server = ScriptedServer::start(vec![openai::text("今天没有测验, 我们背诵吧")]).unwrap();
+    deskmate(dir.path())
+        .args([
+            "llm",
+            "set",
+            "--model",
+            "openai:gpt-4o-mini",
+            "--base-url",
+            &server.base_url(),
+        ])
+        .assert()
+        .success();
+    let file = write(dir.path(), "evening.json", &evening());
+    deskmate(dir.path())
+        .args(["workflows", "create", "--file", &file])
+        .assert()
+        .success();
+    // Saving it again is refused: update is for that.
+    deskmate(dir.path())
+        .args(["workflows", "create", "--file", &file])
+        .assert()
+        .failure();
+
+    let out = deskmate(dir.path())
+        .args(["workflows", "run", "evening", "--events", "晚上好"])
+        .output()
+        .unwrap();
+    let evs = events(&out.stdout);
+    assert!(out.status.success(), "{evs:?}");
+    let started: Vec<&str> = evs
+        .iter()
+        .filter(|e| e["type"] == "node_started")
+        .map(|e| e["node"].as_str().unwrap())
+        .collect();
+    assert_eq!(started, ["start", "due", "ask", "choose", "recite"]);
+    let waiting = evs.last().unwrap();
+    assert_eq!(waiting["type"], "waiting", "{evs:?}");
+    let run_id = waiting["run_id"].as_str().unwrap().to_string();
+    // The study tool's answer (nothing due for a new child: an empty list)
+    // is a step, and the model saw it with the input and the step's task.
+    let due = evs
+        .iter()
+        .find(|e| e["type"] == "node_output" && e["node"] == "due")
+        .unwrap();
+    assert_eq!(due["text"], "[]");
+    let asked = server.requests()[0].body.to_string();
+    assert!(
+        asked.contains("晚上好") && asked.contains("背诵还是测验?"),
+        "{asked}"
+    );
+    assert!(asked.contains("[step] []"), "{asked}");
+
+    // Looked at again before the child recited: still waiting.
+    let out = deskmate(dir.path())
+        .args(["workflows", "resume", &run_id, "--json"])
+        .assert()
+        .success();
+    assert_eq!(json(&out.get_output().stdout)["status"], "waiting");
+
+    deskmate(dir.path())
+        .args([
+            "recite",
+            "attempt",
+            "--profile",
+            "小明",
+            "--material",
+            "静夜思",
+            "--transcript",
+            "床前明月光疑是地上霜举头望明月低头思故乡",
+        ])
+        .assert()
+        .success();
+    let out = deskmate(dir.path())
+        .args(["workflows", "resume", &run_id, "--json"])
+        .assert()
+        .success();
+    let run = json(&out.get_output().stdout);
+    assert_eq!(run["status"], "finished", "{run}");
+    let note = run["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["node"] == "note")
+        .unwrap();
+    assert!(
+        note["output"]
+            .as_str()
+            .unwrap()
+            .starts_with("今晚: 静夜思: 100% passed"),
+        "{note}"
+    );
+    // One model call in all: resuming did not ask the agent again.
+    assert_eq!(server.request_count(), 1);
+
+    let out = deskmate(dir.path())
+        .args(["workflows", "show", "evening", "--json"])
+        .assert()
+        .success();
+    let shown = json(&out.get_output().stdout);
+    assert_eq!(shown["runs"][0]["id"], run_id.as_str());
+    deskmate(dir.path())
+        .args(["workflows", "delete", "evening"])
+        .assert()
+        .success();
+    deskmate(dir.path())
+        .args(["workflows", "resume", &run_id])
+        .assert()
+        .failure();
+}
+
+#[test]
+fn without_a_model_an_agent_node_fails_the_run_in_plain_words() {
+    let dir = tempfile::tempdir().unwrap();
+    add_child(dir.path());
+    let file = write(dir.path(), "evening.json", &evening());
+    deskmate(dir.path())
+        .args(["workflows", "create", "--file", &file])
+        .assert()
+        .success();
+    let out = deskmate(dir.path())
+        .args(["workflows", "run", "evening", "--json", "hi"])
+        .assert()
+        .failure();
+    let run = json(&out.get_output().stdout);
+    assert_eq!(run["status"], "failed");
+    assert_eq!(run["at"], "ask");
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("deskmate llm set"), "{err}");
+}
