@@ -164,6 +164,7 @@ pub struct Chat {
     runs: ChatRuns,
     lamp: ConnectedLamp,
     pub(crate) skills: crate::skills::LoadedSkills,
+    knowledge: crate::knowledge::Knowledge,
 }
 
 impl ChatRuns {
@@ -336,12 +337,14 @@ pub(crate) fn key_store() -> KeyStore {
 
 impl Chat {
     pub(crate) fn new(store: Store, config: Config, lamp: ConnectedLamp) -> Self {
+        let knowledge = crate::knowledge::Knowledge::new(store.clone(), config.models_dir.clone());
         Self {
             store,
             config,
             runs: ChatRuns::default(),
             lamp,
             skills: crate::skills::LoadedSkills::default(),
+            knowledge,
         }
     }
 
@@ -351,6 +354,12 @@ impl Chat {
 
     pub(crate) fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// The family's knowledge bases (their encoder is shared with the
+    /// lead's `rag_retrieval`).
+    pub fn knowledge(&self) -> &crate::knowledge::Knowledge {
+        &self.knowledge
     }
 
     fn chat_runs(&self) -> &ChatRuns {

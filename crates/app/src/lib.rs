@@ -9,6 +9,7 @@ mod error;
 pub mod events;
 pub mod family;
 pub mod handoff;
+pub mod knowledge;
 pub mod lamp;
 pub mod library;
 pub mod mcp;

@@ -6,6 +6,7 @@ mod approvals;
 mod chat;
 mod events;
 mod foundation;
+mod kb;
 mod lamp;
 mod mcp;
 mod plan;
