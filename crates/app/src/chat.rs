@@ -812,6 +812,27 @@ impl Chat {
         if let Some(lamp) = self.lamp.current() {
             crate::lamp::add_lamp_tools(&lamp, &mut tools);
         }
+        // Searching the knowledge bases, when there is something to find
+        // and the encoder to find it with.
+        if self.knowledge.encoder_installed() {
+            match self.knowledge.bases() {
+                Ok(bases) if bases.iter().any(|b| b.documents > 0) => {
+                    let names: Vec<String> = bases
+                        .into_iter()
+                        .filter(|b| b.documents > 0)
+                        .map(|b| b.name)
+                        .collect();
+                    tools.add(Arc::new(crate::knowledge::tool::RagRetrieval::new(
+                        self.knowledge.clone(),
+                        &names,
+                    )));
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!("the knowledge bases cannot be read, so no rag_retrieval: {e}")
+                }
+            }
+        }
         tools
     }
 

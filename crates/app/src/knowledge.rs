@@ -22,6 +22,8 @@ use deskmate_store::Store;
 
 use crate::{AppError, AppResult, Deskmate};
 
+pub(crate) mod tool;
+
 pub use deskmate_knowledge::shelf::DEFAULT_BASE;
 
 /// Passages a search returns when the caller does not say.

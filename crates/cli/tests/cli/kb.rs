@@ -253,3 +253,106 @@ fn a_damaged_or_unsupported_file_is_refused_and_the_base_stays_as_it_was() {
         before
     );
 }
+
+/// Whether the model was offered the tool `name` in request `r`.
+fn offers(r: &deskmate_llm::scripted::RecordedRequest, name: &str) -> bool {
+    r.body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|t| t["function"]["name"] == name)
+}
+
+#[test]
+fn the_lead_searches_the_knowledge_base_and_reads_the_passages() {
+    use deskmate_llm::scripted::{openai, ScriptedServer};
+
+    let dir = tempfile::tempdir().unwrap();
+    let (md, txt) = documents(dir.path());
+    let chat = |server: &ScriptedServer, models: &Path| {
+        deskmate(dir.path())
+            .env("DESKMATE_MODELS_DIR", models)
+            .env("DESKMATE_LLM_API_KEY", "sk-kb-test")
+            .args([
+                "chat",
+                "--model",
+                "openai:gpt-4o-mini",
+                "--base-url",
+                &server.base_url(),
+                "霸王龙吃什么？",
+            ])
+            .output()
+            .unwrap()
+    };
+    let models = deskmate_testkit::clips::models_dir();
+
+    // No document yet: nothing to search, so no tool.
+    let server = ScriptedServer::start(vec![openai::text("我们一起查一查。")]).unwrap();
+    assert!(chat(&server, &models).status.success());
+    assert!(offers(&server.requests()[0], "write_file"));
+    assert!(!offers(&server.requests()[0], "rag_retrieval"));
+
+    deskmate(dir.path())
+        .args(["kb", "add", "--base", "science", &md, &txt])
+        .assert()
+        .success();
+    // Documents but no encoder: still no tool.
+    let server = ScriptedServer::start(vec![openai::text("我们一起查一查。")]).unwrap();
+    assert!(chat(&server, &dir.path().join("no-models"))
+        .status
+        .success());
+    assert!(!offers(&server.requests()[0], "rag_retrieval"));
+
+    let server = ScriptedServer::start(vec![
+        openai::tool_calls(
+            None,
+            &[(
+                "call_kb",
+                "rag_retrieval",
+                r#"{"query": "霸王龙吃什么", "base": "science", "top_k": 2}"#,
+            )],
+        ),
+        openai::text("霸王龙是肉食性恐龙，主要捕食其他恐龙。"),
+    ])
+    .unwrap();
+    let out = chat(&server, &models);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("肉食性恐龙"));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(offers(&requests[0], "rag_retrieval"));
+    let description = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "rag_retrieval")
+        .unwrap()["function"]["description"]
+        .to_string();
+    assert!(
+        description.contains("Knowledge bases: science"),
+        "{description}"
+    );
+    // The passages went back to the model as the call's result.
+    let result = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == "call_kb")
+        .unwrap_or_else(|| panic!("no result: {}", requests[1].body["messages"]))["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let passages: Value = serde_json::from_str(&result).unwrap_or_else(|e| panic!("{e}: {result}"));
+    let passages = passages["passages"].as_array().unwrap();
+    assert_eq!(passages.len(), 2, "{result}");
+    assert_eq!(passages[0]["source"], "dinosaurs.md");
+    assert_eq!(passages[0]["knowledge_base"], "science");
+    assert!(passages[0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("大型肉食性恐龙"));
+}
