@@ -13,6 +13,7 @@ pub mod knowledge;
 pub mod lamp;
 pub mod library;
 pub mod mcp;
+pub mod memories;
 pub mod models;
 pub mod photos;
 pub mod plan;

@@ -9,6 +9,7 @@ mod lamp;
 mod llm;
 mod materials;
 mod mcp;
+mod memory;
 mod models;
 mod output;
 mod plan;
@@ -72,6 +73,9 @@ enum Command {
     /// Knowledge bases the companion answers from: add documents, list, search, remove.
     #[command(subcommand)]
     Kb(kb::KbCmd),
+    /// What the companion remembers about a child: list, add, edit, delete.
+    #[command(subcommand)]
+    Memory(memory::MemoryCmd),
     /// MCP servers as the companion's tool sources: add, list, tools, allow per child, remove.
     #[command(subcommand)]
     Mcp(mcp::McpCmd),
@@ -175,6 +179,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Llm(cmd) => llm::run(&app, cmd),
         Command::Kb(cmd) => kb::run(&app, cmd),
         Command::Mcp(cmd) => mcp::run(&app, cmd),
+        Command::Memory(cmd) => memory::run(&app, cmd),
         Command::Recite(cmd) => recite::run(&app, cmd),
         Command::Reviews(cmd) => recite::run_reviews(&app, cmd),
         Command::Report(args) => recite::run_report(&app, args),

@@ -9,6 +9,7 @@ mod foundation;
 mod kb;
 mod lamp;
 mod mcp;
+mod memory;
 mod plan;
 mod practice;
 mod probe;
