@@ -164,6 +164,7 @@ pub struct Chat {
     runs: ChatRuns,
     lamp: ConnectedLamp,
     pub(crate) skills: crate::skills::LoadedSkills,
+    knowledge: crate::knowledge::Knowledge,
 }
 
 impl ChatRuns {
@@ -336,12 +337,14 @@ pub(crate) fn key_store() -> KeyStore {
 
 impl Chat {
     pub(crate) fn new(store: Store, config: Config, lamp: ConnectedLamp) -> Self {
+        let knowledge = crate::knowledge::Knowledge::new(store.clone(), config.models_dir.clone());
         Self {
             store,
             config,
             runs: ChatRuns::default(),
             lamp,
             skills: crate::skills::LoadedSkills::default(),
+            knowledge,
         }
     }
 
@@ -351,6 +354,12 @@ impl Chat {
 
     pub(crate) fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// The family's knowledge bases (their encoder is shared with the
+    /// lead's `rag_retrieval`).
+    pub fn knowledge(&self) -> &crate::knowledge::Knowledge {
+        &self.knowledge
     }
 
     fn chat_runs(&self) -> &ChatRuns {
@@ -802,6 +811,27 @@ impl Chat {
         crate::study_tools::add_study_tools(self.store(), &mut tools);
         if let Some(lamp) = self.lamp.current() {
             crate::lamp::add_lamp_tools(&lamp, &mut tools);
+        }
+        // Searching the knowledge bases, when there is something to find
+        // and the encoder to find it with.
+        if self.knowledge.encoder_installed() {
+            match self.knowledge.bases() {
+                Ok(bases) if bases.iter().any(|b| b.documents > 0) => {
+                    let names: Vec<String> = bases
+                        .into_iter()
+                        .filter(|b| b.documents > 0)
+                        .map(|b| b.name)
+                        .collect();
+                    tools.add(Arc::new(crate::knowledge::tool::RagRetrieval::new(
+                        self.knowledge.clone(),
+                        &names,
+                    )));
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!("the knowledge bases cannot be read, so no rag_retrieval: {e}")
+                }
+            }
         }
         tools
     }

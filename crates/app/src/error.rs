@@ -1,6 +1,6 @@
 //! The app's error: one variant per source (the store, recitation, the model
 //! provider, the agent, speech, the speech models, the practice scene, the
-//! lamp, spoken feedback) and a few of the app's own. [`AppError::code`] hands each
+//! lamp, spoken feedback, knowledge bases) and a few of the app's own. [`AppError::code`] hands each
 //! source's stable code through, so a front end can say the failure in the
 //! user's language; [`AppError::CODES`] lists every code the core can send
 //! (the UI's words are checked against it).
@@ -70,6 +70,10 @@ pub enum AppError {
     /// An MCP server could not be started or reached, or failed.
     #[error("{0}")]
     Mcp(String),
+    /// A knowledge base's work: a document that cannot be read, a base
+    /// that does not exist, the sentence encoder missing.
+    #[error(transparent)]
+    Knowledge(deskmate_knowledge::KnowledgeError),
 }
 
 pub type AppResult<T> = Result<T, AppError>;
@@ -113,6 +117,7 @@ impl AppError {
             Self::Invalid(_) => "invalid",
             Self::GoalUnreadable { .. } => "plan.goal_unreadable",
             Self::Mcp(_) => "mcp.server_failed",
+            Self::Knowledge(e) => knowledge_code(e),
         }
     }
 
@@ -164,6 +169,20 @@ impl AppError {
             message: self.to_string(),
             params: self.params(),
         }
+    }
+}
+
+/// A knowledge base's failure under the codes the front ends already
+/// have words for (the message is the knowledge crate's own).
+fn knowledge_code(e: &deskmate_knowledge::KnowledgeError) -> &'static str {
+    use deskmate_knowledge::KnowledgeError as K;
+    match e {
+        K::ModelMissing(_) => "models.missing",
+        K::Encoder(_) => "error",
+        K::Unreadable { .. } | K::Unsupported { .. } | K::Empty { .. } | K::Invalid(_) => "invalid",
+        K::Duplicate { .. } | K::BuiltIn(_) => "conflict",
+        K::NoSuchBase(_) | K::NoSuchDocument { .. } => "not_found",
+        K::Store(s) => s.code(),
     }
 }
 
@@ -234,6 +253,13 @@ mod tests {
             AppError::GoalUnreadable { words: "w".into() },
             AppError::NoModel,
             AppError::from(AgentError::EmptyMessage),
+            AppError::Knowledge(deskmate_knowledge::KnowledgeError::ModelMissing("m".into())),
+            AppError::Knowledge(deskmate_knowledge::KnowledgeError::Encoder("e".into())),
+            AppError::Knowledge(deskmate_knowledge::KnowledgeError::Unsupported {
+                path: "p".into(),
+            }),
+            AppError::Knowledge(deskmate_knowledge::KnowledgeError::NoSuchBase("b".into())),
+            AppError::Knowledge(deskmate_knowledge::KnowledgeError::BuiltIn("b".into())),
         ];
         for e in &samples {
             assert!(

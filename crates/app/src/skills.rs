@@ -134,7 +134,8 @@ mod tests {
                 "{name} cannot start subagents"
             );
         }
-        // Every tool the files name exists (the lamp's while one is connected).
+        // Every tool the files name exists (the lamp's while one is
+        // connected, rag_retrieval while a knowledge base has documents).
         let mut known: Vec<String> = app
             .chat()
             .tools()
@@ -143,6 +144,7 @@ mod tests {
             .map(|n| n.to_string())
             .collect();
         known.push("task".into());
+        known.push("rag_retrieval".into());
         known.extend(
             [
                 deskmate_lamp::tools::SET_LIGHT,

@@ -4,10 +4,12 @@
 mod chat;
 mod doctor;
 mod events;
+mod kb;
 mod lamp;
 mod llm;
 mod materials;
 mod mcp;
+mod memory;
 mod models;
 mod output;
 mod plan;
@@ -69,6 +71,12 @@ enum Command {
     /// Choose the chat model provider, save its key, test the connection.
     #[command(subcommand)]
     Llm(llm::LlmCmd),
+    /// Knowledge bases the companion answers from: add documents, list, search, remove.
+    #[command(subcommand)]
+    Kb(kb::KbCmd),
+    /// What the companion remembers about a child: list, add, edit, delete.
+    #[command(subcommand)]
+    Memory(memory::MemoryCmd),
     /// MCP servers as the companion's tool sources: add, list, tools, allow per child, remove.
     #[command(subcommand)]
     Mcp(mcp::McpCmd),
@@ -173,7 +181,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Threads(cmd) => threads::run(&app, cmd),
         Command::Runs(cmd) => runs::run(&app, cmd),
         Command::Llm(cmd) => llm::run(&app, cmd),
+        Command::Kb(cmd) => kb::run(&app, cmd),
         Command::Mcp(cmd) => mcp::run(&app, cmd),
+        Command::Memory(cmd) => memory::run(&app, cmd),
         Command::Recite(cmd) => recite::run(&app, cmd),
         Command::Reviews(cmd) => recite::run_reviews(&app, cmd),
         Command::Report(args) => recite::run_report(&app, args),

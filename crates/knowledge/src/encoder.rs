@@ -60,6 +60,20 @@ impl SentenceEncoder {
         )
     }
 
+    /// Whether the encoder's files (graph, tokenizer, ONNX Runtime) are in
+    /// `models_dir`; nothing is loaded.
+    pub fn installed(models_dir: &Path) -> bool {
+        deskmate_speech::ModelPaths::in_dir(models_dir).is_ok_and(|paths| {
+            [
+                paths.onnxruntime,
+                models_dir.join(MODEL_FILE),
+                models_dir.join(TOKENIZER_FILE),
+            ]
+            .iter()
+            .all(|p| p.is_file())
+        })
+    }
+
     /// Loads ONNX Runtime from `onnxruntime` (shared with the speech
     /// models), the graph and the tokenizer.
     pub fn load(onnxruntime: &Path, model: &Path, tokenizer: &Path) -> KnowledgeResult<Self> {

@@ -11,6 +11,7 @@ pub mod chat;
 pub mod check;
 pub mod error;
 pub mod events;
+pub mod knowledge;
 pub mod lamp;
 pub mod models;
 pub mod practice;
@@ -30,6 +31,7 @@ pub use chat::{
 pub use check::{CheckedError, CheckedLine, LineFailure, StageTimings};
 pub use error::WireError;
 pub use events::{AppEvent, ReminderEvent};
+pub use knowledge::{KnowledgeBaseView, KnowledgeDocumentView, KnowledgePassage};
 pub use models::{ModelPhase, ModelProgress, ModelStatus};
 pub use practice::{
     FeedbackView, LevelEvent, PartialEvent, PracticeResult, ReviewsDueEvent, TaskEvent, TaskId,
