@@ -53,9 +53,13 @@ say "Rust tests"
 # clippy-driver compile the workspace's crates, so this build is also the lint
 # pass; its diagnostics (cargo's JSON, replayed for crates already built) go to
 # build.json for the lint suite below. Then the tests run on what it built.
-limited 30m cargo test --workspace --all-targets --no-run --message-format=json \
+# --timings keeps cargo's report of what each crate cost to build
+# (test-artifacts/cargo-timing-*.html, with the first build's from
+# scripts/test.sh): where a slower CI's time went.
+limited 30m cargo test --workspace --all-targets --no-run --message-format=json --timings \
   > "$art/build.json" 2> "$art/build.log"
 build_rc=$?
+cp target/cargo-timings/cargo-timing-*.html "$art/" 2>/dev/null || true
 [ "$build_rc" -eq 0 ] || tail -n 40 "$art/build.log"
 limited 35m cargo test --workspace --no-fail-fast 2>&1 | tee "$art/cargo-test.log"
 rust_rc=${PIPESTATUS[0]}

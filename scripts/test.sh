@@ -44,7 +44,9 @@ fi
 build_ui
 ensure_client_test_deps
 say "building"
-(cd "$REPO" && cargo build --workspace --bins)
+# --timings: cargo's report of each crate's build time, kept in
+# test-artifacts/ by the suites (where a cold CI run's time goes).
+(cd "$REPO" && cargo build --workspace --bins --timings)
 if [ -n "$models_download" ] && ! wait "$models_download"; then
   cat "$models_log" >&2
   die "downloading the speech models failed (log above)"

@@ -13,6 +13,9 @@
 //!   began (the run waits until there is one);
 //! - `notify_parent`: a note kept with the run's steps (`deskmate
 //!   workflows show`).
+//!
+//! Supervisor mode ([`Deskmate::supervise`]) hands a conversation to the
+//! same team's members in turn.
 
 use std::sync::Arc;
 
@@ -21,6 +24,7 @@ use deskmate_agent::tools::{ToolContext, ToolSet};
 use deskmate_agent::Sandbox;
 use deskmate_llm::{ChatRequest, LlmClient, Message};
 use deskmate_orchestrator::routine::run::Done;
+use deskmate_orchestrator::routine::supervisor::{supervise, Supervised, Team as Supervisor, Turn};
 use deskmate_orchestrator::routine::{self, RoutineWork, RunState};
 use deskmate_protocol::routine::{Routine, RoutineEvent, RoutineRunView};
 use deskmate_recite::history::{self, HistoryFilter};
@@ -323,5 +327,70 @@ impl RoutineWork for AppWork<'_> {
 
     fn event(&mut self, event: RoutineEvent) {
         (self.emit)(event);
+    }
+}
+
+/// The team as the supervisor sees it: each subagent of `agents/` answers
+/// on the configured model with its instructions and the conversation.
+struct SupervisedTeam {
+    team: deskmate_agent::team::Team,
+    model: LlmClient,
+}
+
+impl Supervisor for SupervisedTeam {
+    fn agents(&self) -> Vec<(String, String)> {
+        self.team
+            .subagents()
+            .map(|a| (a.name.clone(), a.description.clone()))
+            .collect()
+    }
+
+    async fn turn(&mut self, agent: &str, conversation: &[Turn]) -> Result<String, String> {
+        let instructions = self
+            .team
+            .subagent(agent)
+            .map(|a| a.instructions.clone())
+            .ok_or_else(|| format!("the team has no agent called {agent:?}"))?;
+        let said: Vec<String> = conversation
+            .iter()
+            .map(|t| format!("[{}] {}", t.speaker, t.text))
+            .collect();
+        let req = ChatRequest {
+            system: Some(format!(
+                "{instructions}\n\nYou are one member of a team answering a child together; \
+                 a supervisor handed the conversation to you. Add your part only."
+            )),
+            messages: vec![Message::user(said.join("\n"))],
+            tools: vec![],
+            max_tokens: Some(800),
+            temperature: None,
+        };
+        self.model
+            .complete(&req)
+            .await
+            .map(|r| r.text)
+            .map_err(|e| format!("{agent} could not answer: {e}"))
+    }
+}
+
+impl Deskmate {
+    /// A conversation in supervisor mode: a supervisor on the configured
+    /// model (`opts` laid over it) hands `input` to the team's agents in
+    /// turn until it ends it (at most 25 hand-offs); each hand-off is a
+    /// `STEP_STARTED` / `STEP_FINISHED` pair sent to `emit`.
+    pub async fn supervise(
+        &self,
+        input: &str,
+        opts: &ChatOptions,
+        emit: &mut dyn FnMut(deskmate_protocol::AgUiEvent),
+    ) -> AppResult<Supervised> {
+        let model = crate::chat::llm_client(self.store(), opts)?;
+        let mut team = SupervisedTeam {
+            team: self.chat().team(),
+            model: model.clone(),
+        };
+        supervise(&model, &mut team, input, emit)
+            .await
+            .map_err(AppError::Invalid)
     }
 }

@@ -31,6 +31,11 @@ pub struct ChatArgs {
     /// "approvals": ["write_file"], "subagent_depth": 1}.
     #[arg(long, value_name = "JSON")]
     context: Option<String>,
+    /// agent: the companion answers (with its subagents); supervisor: a
+    /// supervisor hands the message to the team's agents in turn until it
+    /// is answered (at most 25 hand-offs; nothing is stored as a thread).
+    #[arg(long, value_parser = ["agent", "supervisor"], default_value = "agent")]
+    mode: String,
     /// Print every AG-UI event as one JSON line instead of the answer.
     #[arg(long)]
     events: bool,
@@ -60,6 +65,9 @@ async fn chat(app: &Deskmate, args: ChatArgs) -> anyhow::Result<ExitCode> {
         base_url: args.base_url,
         context,
     };
+    if args.mode == "supervisor" {
+        return supervised(app, &args.message.join(" "), &opts, args.events).await;
+    }
     let msg = ChatMessage {
         thread_id: args.thread,
         profile_id: args.profile,
@@ -159,4 +167,29 @@ pub(crate) async fn follow_outcome(
         }
     };
     Ok((outcome, code))
+}
+
+/// Supervisor mode: each agent's turn as it ends (`[agent] …`), or with
+/// `events` each hand-off as AG-UI step events; then how it ended.
+async fn supervised(
+    app: &Deskmate,
+    input: &str,
+    opts: &ChatOptions,
+    events: bool,
+) -> anyhow::Result<ExitCode> {
+    let mut emit = |e: AgUiEvent| {
+        if events {
+            if let Ok(line) = serde_json::to_string(&e) {
+                println!("{line}");
+            }
+        }
+    };
+    let done = app.supervise(input, opts, &mut emit).await?;
+    if !events {
+        for t in done.turns.iter().skip(1) {
+            println!("[{}] {}", t.speaker, t.text);
+        }
+    }
+    eprintln!("{}", done.ending_text());
+    Ok(ExitCode::SUCCESS)
 }

@@ -217,3 +217,67 @@ fn without_a_model_an_agent_node_fails_the_run_in_plain_words() {
     let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     assert!(err.contains("deskmate llm set"), "{err}");
 }
+
+#[test]
+fn in_supervisor_mode_the_supervisor_hands_the_message_to_the_teams_agents() {
+    let dir = tempfile::tempdir().unwrap();
+    let next = |agent: &str| {
+        openai::tool_calls(
+            None,
+            &[("c", "choose_next", &format!(r#"{{"next": "{agent}"}}"#))],
+        )
+    };
+    let server = ScriptedServer::start(vec![
+        next("poetry-tutor"),
+        openai::text("《静夜思》写的是想家。"),
+        next("__end__"),
+    ])
+    .unwrap();
+    let out = deskmate(dir.path())
+        .args([
+            "chat",
+            "--mode",
+            "supervisor",
+            "--events",
+            "--model",
+            "openai:gpt-4o-mini",
+            "--base-url",
+            &server.base_url(),
+            "静夜思讲的是什么",
+        ])
+        .assert()
+        .success();
+    let evs = events(&out.get_output().stdout);
+    let steps: Vec<String> = evs
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}",
+                e["type"].as_str().unwrap(),
+                e["stepName"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        ["STEP_STARTED poetry-tutor", "STEP_FINISHED poetry-tutor"]
+    );
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("finished the conversation"), "{err}");
+    // The supervisor was shown the team, and the agent's turn in the end.
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    let first = requests[0].body.to_string();
+    assert!(
+        first.contains("poetry-tutor") && first.contains("__end__"),
+        "{first}"
+    );
+    let last = requests[2].body.to_string();
+    assert!(last.contains("写的是想家"), "{last}");
+    // The agent answered with its own instructions from agents/.
+    let agent = requests[1].body.to_string();
+    assert!(
+        agent.contains("a supervisor handed the conversation to you"),
+        "{agent}"
+    );
+}
