@@ -430,6 +430,28 @@ mod tests {
         }
     }
 
+    /// The examples in the repository's `routines/` folder pass, and their
+    /// agent nodes name members of the team in `agents/`.
+    #[test]
+    fn the_example_routines_are_valid() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        for name in ["evening-review", "weekend-reading"] {
+            let text =
+                std::fs::read_to_string(root.join(format!("routines/{name}.json"))).unwrap();
+            let routine: Routine = serde_json::from_str(&text).unwrap();
+            assert_eq!(routine.name, name);
+            assert_eq!(validate(&routine), vec![], "{name}");
+            for n in &routine.nodes {
+                if let NodeKind::Agent { agent, .. } = &n.kind {
+                    assert!(
+                        root.join("agents").join(agent).join("AGENTS.md").is_file(),
+                        "{name}: no agent {agent} in agents/"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_self_loop_is_a_cycle() {
         let r = routine(vec![
