@@ -13,6 +13,7 @@ pub mod error;
 mod events;
 mod langgraph;
 pub mod openapi;
+mod routines;
 mod scenes;
 pub mod security;
 
@@ -54,6 +55,18 @@ pub fn router(app: Deskmate, security: Security) -> Router {
         .route(
             "/recitation/check",
             axum::routing::post(scenes::recitation_check),
+        )
+        .route("/workflows", get(routines::list).post(routines::create))
+        .route(
+            "/workflows/{name}",
+            get(routines::get)
+                .put(routines::update)
+                .delete(routines::delete),
+        )
+        .route("/workflows/{name}/runs", axum::routing::post(routines::run))
+        .route(
+            "/workflow-runs/{run_id}/resume",
+            axum::routing::post(routines::resume),
         )
         .merge(langgraph::routes())
         .fallback(not_found)

@@ -127,6 +127,33 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
         "/recitation/check",
         "Check a recitation synchronously",
     ),
+    ("get", "/workflows", "Parents' routines"),
+    (
+        "post",
+        "/workflows",
+        "Save a routine (checked first: 422 with every problem)",
+    ),
+    ("get", "/workflows/{name}", "A routine and its runs"),
+    (
+        "put",
+        "/workflows/{name}",
+        "Replace a routine (checked first)",
+    ),
+    (
+        "delete",
+        "/workflows/{name}",
+        "Delete a routine and its runs",
+    ),
+    (
+        "post",
+        "/workflows/{name}/runs",
+        "Run a routine for a child until it finishes, fails or waits",
+    ),
+    (
+        "post",
+        "/workflow-runs/{run_id}/resume",
+        "Go on with a run that waits or was cut short",
+    ),
 ];
 
 /// The document.

@@ -278,7 +278,8 @@ async fn every_route_in_the_openapi_document_is_served() {
         let concrete = path
             .replace("{thread_id}", id)
             .replace("{run_id}", id)
-            .replace("{assistant_id}", id);
+            .replace("{assistant_id}", id)
+            .replace("{name}", "evening");
         let body: &[u8] = if matches!(*method, "post" | "put" | "patch") {
             b"{}"
         } else {

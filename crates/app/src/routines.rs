@@ -102,7 +102,7 @@ impl Deskmate {
         name: &str,
         profile_id: &str,
         input: &str,
-        emit: &mut dyn FnMut(RoutineEvent),
+        emit: &mut (dyn FnMut(RoutineEvent) + Send),
     ) -> AppResult<RoutineRunView> {
         let routine = self.routine(name)?;
         self.store().profiles().get(profile_id)?;
@@ -117,7 +117,7 @@ impl Deskmate {
     pub async fn resume_routine_run(
         &self,
         run_id: &str,
-        emit: &mut dyn FnMut(RoutineEvent),
+        emit: &mut (dyn FnMut(RoutineEvent) + Send),
     ) -> AppResult<RoutineRunView> {
         let row = self.store().routines().run(run_id)?;
         let routine = self.routine(&row.routine)?;
@@ -130,7 +130,7 @@ impl Deskmate {
         routine: &Routine,
         state: RunState,
         profile_id: Option<String>,
-        emit: &mut dyn FnMut(RoutineEvent),
+        emit: &mut (dyn FnMut(RoutineEvent) + Send),
     ) -> AppResult<RoutineRunView> {
         let begun = run_begun(&state.id);
         let sandbox_dir = self.config().data_dir.join("routines").join(&state.id);
@@ -195,7 +195,7 @@ struct AppWork<'e> {
     team: deskmate_agent::team::Team,
     tools: ToolSet,
     sandbox: Arc<Sandbox>,
-    emit: &'e mut dyn FnMut(RoutineEvent),
+    emit: &'e mut (dyn FnMut(RoutineEvent) + Send),
 }
 
 impl RoutineWork for AppWork<'_> {

@@ -436,8 +436,7 @@ mod tests {
     fn the_example_routines_are_valid() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         for name in ["evening-review", "weekend-reading"] {
-            let text =
-                std::fs::read_to_string(root.join(format!("routines/{name}.json"))).unwrap();
+            let text = std::fs::read_to_string(root.join(format!("routines/{name}.json"))).unwrap();
             let routine: Routine = serde_json::from_str(&text).unwrap();
             assert_eq!(routine.name, name);
             assert_eq!(validate(&routine), vec![], "{name}");
