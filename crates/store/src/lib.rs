@@ -7,6 +7,7 @@
 //! Every write is a single statement or a transaction, so a process killed
 //! mid-write leaves a database that opens cleanly.
 
+mod child_data;
 mod error;
 mod goals;
 mod materials;
@@ -21,6 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use rusqlite::Connection;
 
+pub use child_data::{ChildColumn, ChildData, ChildDeleted, ChildRows, ChildTable, CHILD_TABLES};
 pub use error::{StoreError, StoreResult};
 pub use goals::{Goal, GoalKind, Goals, GOAL_TARGET_MAX};
 pub use materials::{
@@ -144,6 +146,11 @@ impl Store {
     /// What the companion remembers about each child.
     pub fn memories(&self) -> Memories<'_> {
         Memories::new(self)
+    }
+
+    /// A child's data as a whole: export and delete.
+    pub fn child_data(&self) -> ChildData<'_> {
+        ChildData::new(self)
     }
 }
 
