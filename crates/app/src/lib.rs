@@ -3,6 +3,7 @@
 //! holds the services they all call. Nothing here depends on Tauri.
 
 pub mod chat;
+mod child_data;
 mod config;
 pub mod doctor;
 mod error;

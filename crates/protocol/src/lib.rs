@@ -11,6 +11,7 @@ pub mod chat;
 pub mod check;
 pub mod error;
 pub mod events;
+pub mod family;
 pub mod lamp;
 pub mod models;
 pub mod practice;

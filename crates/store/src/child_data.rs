@@ -249,68 +249,85 @@ impl<'s> ChildData<'s> {
     /// to the outbox (the store's trigger), so the family's other devices
     /// delete the child too; pending changes of the child's records are
     /// dropped.
+    ///
+    /// The freed pages are overwritten (`secure_delete`) and the write-ahead
+    /// log is folded into the file and emptied, so the deleted words do not
+    /// linger in the database's files either.
     pub fn delete(&self, profile_id: &str) -> StoreResult<ChildDeleted> {
         self.store.with_conn(|conn| {
-            let tx = conn.transaction()?;
-            let name = child_of(&tx, profile_id)?;
-            let running: i64 = tx.query_row(
-                &format!("SELECT count(*) FROM runs WHERE status = 'running' AND {THREADS_OF}"),
-                [profile_id],
-                |r| r.get(0),
-            )?;
-            if running > 0 {
-                return Err(StoreError::Conflict(format!(
-                    "{name} has a chat answer being written; wait for it or stop it, then delete again"
-                )));
+            conn.pragma_update(None, "secure_delete", true)?;
+            let deleted = delete_in(conn, profile_id);
+            conn.pragma_update(None, "secure_delete", false)?;
+            if deleted.is_ok() {
+                // Readers elsewhere may hold the log for now; it is folded
+                // in by the next checkpoint then.
+                let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
             }
-            let rows = counts(&tx, profile_id)?
-                .into_iter()
-                .filter(|(_, n)| *n > 0)
-                .collect();
-            let thread_ids: Vec<String> = tx
-                .prepare("SELECT id FROM threads WHERE profile_id = ?1 ORDER BY id")?
-                .query_map([profile_id], |r| r.get(0))?
-                .collect::<Result<_, _>>()?;
-            let sent_to_family: bool =
-                tx.query_row("SELECT enabled = 1 FROM sync_state WHERE id = 1", [], |r| {
-                    r.get(0)
-                })?;
-
-            // What no foreign key removes with the profile row.
-            for t in ["trace_spans", "sync_outbox", "settings", "threads"] {
-                let rows_of = CHILD_TABLES
-                    .iter()
-                    .find(|c| c.table == t)
-                    .map(|c| c.rows_of)
-                    .ok_or_else(|| StoreError::Invalid(format!("no rows of a child in {t}")))?;
-                tx.execute(&format!("DELETE FROM {t} WHERE {rows_of}"), [profile_id])?;
-            }
-            forget_in_settings(&tx, profile_id)?;
-            // The rest goes with the profile (ON DELETE CASCADE; a material
-            // the child added stays in the library, `created_by` cleared);
-            // the sync trigger writes the deletion for the other devices.
-            tx.execute("DELETE FROM profiles WHERE id = ?1", [profile_id])?;
-
-            let left: Vec<String> = counts(&tx, profile_id)?
-                .into_iter()
-                .filter(|(t, n)| *n > 0 && !(sent_to_family && t.starts_with("sync_")))
-                .map(|(t, n)| format!("{t} ({n})"))
-                .collect();
-            if !left.is_empty() {
-                return Err(StoreError::Invalid(format!(
-                    "deleting {name} would leave rows behind in {}; nothing was deleted",
-                    left.join(", ")
-                )));
-            }
-            tx.commit()?;
-            Ok(ChildDeleted {
-                rows,
-                thread_ids,
-                sent_to_family,
-            })
+            deleted
         })
     }
 }
+
+fn delete_in(conn: &mut rusqlite::Connection, profile_id: &str) -> StoreResult<ChildDeleted> {
+    let tx = conn.transaction()?;
+    let name = child_of(&tx, profile_id)?;
+    let running: i64 = tx.query_row(
+        &format!("SELECT count(*) FROM runs WHERE status = 'running' AND {THREADS_OF}"),
+        [profile_id],
+        |r| r.get(0),
+    )?;
+    if running > 0 {
+        return Err(StoreError::Conflict(format!(
+            "{name} has a chat answer being written; wait for it or stop it, then delete again"
+        )));
+    }
+    let rows = counts(&tx, profile_id)?
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    let thread_ids: Vec<String> = tx
+        .prepare("SELECT id FROM threads WHERE profile_id = ?1 ORDER BY id")?
+        .query_map([profile_id], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let sent_to_family: bool =
+        tx.query_row("SELECT enabled = 1 FROM sync_state WHERE id = 1", [], |r| {
+            r.get(0)
+        })?;
+
+    // What no foreign key removes with the profile row.
+    for t in ["trace_spans", "sync_outbox", "settings", "threads"] {
+        let rows_of = CHILD_TABLES
+            .iter()
+            .find(|c| c.table == t)
+            .map(|c| c.rows_of)
+            .ok_or_else(|| StoreError::Invalid(format!("no rows of a child in {t}")))?;
+        tx.execute(&format!("DELETE FROM {t} WHERE {rows_of}"), [profile_id])?;
+    }
+    forget_in_settings(&tx, profile_id)?;
+    // The rest goes with the profile (ON DELETE CASCADE; a material
+    // the child added stays in the library, `created_by` cleared);
+    // the sync trigger writes the deletion for the other devices.
+    tx.execute("DELETE FROM profiles WHERE id = ?1", [profile_id])?;
+
+    let left: Vec<String> = counts(&tx, profile_id)?
+        .into_iter()
+        .filter(|(t, n)| *n > 0 && !(sent_to_family && t.starts_with("sync_")))
+        .map(|(t, n)| format!("{t} ({n})"))
+        .collect();
+    if !left.is_empty() {
+        return Err(StoreError::Invalid(format!(
+            "deleting {name} would leave rows behind in {}; nothing was deleted",
+            left.join(", ")
+        )));
+    }
+    tx.commit()?;
+    Ok(ChildDeleted {
+        rows,
+        thread_ids,
+        sent_to_family,
+    })
+}
+
 
 /// The child's name; a parent or an unknown id is refused.
 fn child_of(tx: &Transaction<'_>, profile_id: &str) -> StoreResult<String> {

@@ -11,6 +11,7 @@ mod mcp;
 mod plan;
 mod practice;
 mod probe;
+mod profiles;
 mod recite;
 mod say;
 mod serve;
