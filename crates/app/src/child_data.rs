@@ -66,7 +66,12 @@ impl Deskmate {
     /// lock). The rows go in one transaction (nothing is deleted when any
     /// part fails); then the child's chat folders and the voice cache are
     /// removed. With sync on, the family's other devices learn the deletion.
-    pub fn delete_child(&self, profile: &str, parent_id: &str, pin: &str) -> AppResult<ChildDeleted> {
+    pub fn delete_child(
+        &self,
+        profile: &str,
+        parent_id: &str,
+        pin: &str,
+    ) -> AppResult<ChildDeleted> {
         let child = self.find_profile(profile)?;
         self.unlock_parent(parent_id, pin)?;
         let gone = self.store().child_data().delete(&child.id)?;
@@ -117,8 +122,7 @@ fn io_error(path: &Path, e: &dyn std::fmt::Display) -> AppError {
 fn write_zip(path: &Path, name: &str, tables: &[ChildRows], threads_dir: &Path) -> AppResult<u64> {
     let file = std::fs::File::create(path).map_err(|e| io_error(path, &e))?;
     let mut zip = zip::ZipWriter::new(file);
-    let options =
-        SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    let options = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
     let fail = |e: &dyn std::fmt::Display| io_error(path, e);
     let put = |zip: &mut zip::ZipWriter<std::fs::File>, name: &str, bytes: &[u8]| {
         zip.start_file(name, options).map_err(|e| fail(&e))?;
@@ -270,7 +274,11 @@ mod tests {
                 })
                 .collect(),
             rows: vec![
-                vec![Value::from("1"), Value::from("恐龙, \"大\"\n的"), Value::Null],
+                vec![
+                    Value::from("1"),
+                    Value::from("恐龙, \"大\"\n的"),
+                    Value::Null,
+                ],
                 vec![Value::from("2"), Value::from("星星"), Value::from(3)],
             ],
         }

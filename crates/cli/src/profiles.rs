@@ -219,8 +219,12 @@ fn delete(app: &Deskmate, a: DeleteArgs) -> anyhow::Result<ExitCode> {
                 .collect();
             match <[_; 1]>::try_from(parents) {
                 Ok([p]) => p,
-                Err(v) if v.is_empty() => anyhow::bail!("there is no parent on this device to give a PIN for"),
-                Err(_) => anyhow::bail!("there are several parents: say whose PIN it is with --parent NAME"),
+                Err(v) if v.is_empty() => {
+                    anyhow::bail!("there is no parent on this device to give a PIN for")
+                }
+                Err(_) => anyhow::bail!(
+                    "there are several parents: say whose PIN it is with --parent NAME"
+                ),
             }
         }
     };

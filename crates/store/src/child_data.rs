@@ -212,7 +212,8 @@ impl<'s> ChildData<'s> {
             let mut out = Vec::with_capacity(CHILD_TABLES.len());
             for t in CHILD_TABLES {
                 let columns = columns(&tx, t.table)?;
-                let mut stmt = tx.prepare(&format!("SELECT * FROM {} WHERE {}", t.table, t.rows_of))?;
+                let mut stmt =
+                    tx.prepare(&format!("SELECT * FROM {} WHERE {}", t.table, t.rows_of))?;
                 let n = stmt.column_count();
                 let rows = stmt
                     .query_map([profile_id], |r| {
@@ -327,7 +328,6 @@ fn delete_in(conn: &mut rusqlite::Connection, profile_id: &str) -> StoreResult<C
         sent_to_family,
     })
 }
-
 
 /// The child's name; a parent or an unknown id is refused.
 fn child_of(tx: &Transaction<'_>, profile_id: &str) -> StoreResult<String> {
@@ -578,9 +578,11 @@ mod tests {
         // Only the deletion itself is left, for the other devices.
         let outbox: Vec<(String, String, bool)> = store
             .with_conn(|c| {
-                Ok(c.prepare("SELECT kind, record_id, deleted FROM sync_outbox")?
-                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-                    .collect::<Result<_, _>>()?)
+                Ok(
+                    c.prepare("SELECT kind, record_id, deleted FROM sync_outbox")?
+                        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                        .collect::<Result<_, _>>()?,
+                )
             })
             .unwrap();
         assert_eq!(outbox, vec![("profile".to_string(), a.clone(), true)]);

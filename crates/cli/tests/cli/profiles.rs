@@ -29,7 +29,14 @@ fn fill(dir: &Path, name: &str, likes: &str, server: &ScriptedServer) -> String 
         (JING_YE_SI, "2026-03-02T08:05:00+08:00"),
     ] {
         deskmate(dir)
-            .args(["recite", "attempt", "--profile", name, "--material", "静夜思"])
+            .args([
+                "recite",
+                "attempt",
+                "--profile",
+                name,
+                "--material",
+                "静夜思",
+            ])
             .args(["--transcript", text, "--at", at, "--duration-secs", "12"])
             .assert()
             .success();
@@ -44,7 +51,11 @@ fn fill(dir: &Path, name: &str, likes: &str, server: &ScriptedServer) -> String 
         .args(["--base-url", &server.base_url(), &format!("{name}的计划")])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let said = deskmate(dir)
         .env_remove("DESKMATE_LLM_API_KEY")
         .args(["say", "--profile", name, &format!("记住我喜欢{likes}")])
@@ -91,9 +102,11 @@ fn rows_holding(db: &Path, needle: &str) -> BTreeMap<String, usize> {
             .collect::<Vec<_>>()
             .join(" OR ");
         let n: i64 = conn
-            .query_row(&format!("SELECT count(*) FROM \"{t}\" WHERE {any}"), [needle], |r| {
-                r.get(0)
-            })
+            .query_row(
+                &format!("SELECT count(*) FROM \"{t}\" WHERE {any}"),
+                [needle],
+                |r| r.get(0),
+            )
             .unwrap();
         let n = usize::try_from(n).unwrap();
         if n > 0 {
@@ -136,7 +149,14 @@ fn a_child_is_exported_whole_and_deleted_without_a_trace() {
     let data = dir.path().join("data");
     let made = json(
         &deskmate(&data)
-            .args(["profiles", "setup", "--parent-name", "妈妈", "--pin", "1357"])
+            .args([
+                "profiles",
+                "setup",
+                "--parent-name",
+                "妈妈",
+                "--pin",
+                "1357",
+            ])
             .args(["--child-name", "小明", "--grade", "2", "--json"])
             .assert()
             .success()
@@ -146,7 +166,9 @@ fn a_child_is_exported_whole_and_deleted_without_a_trace() {
     let a = made[1]["id"].as_str().unwrap().to_string();
     let b = json(
         &deskmate(&data)
-            .args(["profiles", "add", "--name", "小红", "--kind", "child", "--json"])
+            .args([
+                "profiles", "add", "--name", "小红", "--kind", "child", "--json",
+            ])
             .assert()
             .success()
             .get_output()
@@ -189,7 +211,10 @@ fn a_child_is_exported_whole_and_deleted_without_a_trace() {
         "scene_decisions",
         "trace_spans",
     ] {
-        assert!(of_a.contains_key(t), "no {t} row of 小明 to test with: {of_a:?}");
+        assert!(
+            of_a.contains_key(t),
+            "no {t} row of 小明 to test with: {of_a:?}"
+        );
     }
     let of_b_before = rows_holding(&db, &b);
 
@@ -227,12 +252,23 @@ fn a_child_is_exported_whole_and_deleted_without_a_trace() {
             assert_eq!(csv.lines().count(), rows.len() + 1, "{table}");
         }
         // …every field is described, and nothing of 小红 came along.
-        assert!(readme.contains(&format!("{table}.json, {table}.csv: ")), "{table}");
-        for field in rows.first().and_then(Value::as_object).into_iter().flat_map(|o| o.keys()) {
+        assert!(
+            readme.contains(&format!("{table}.json, {table}.csv: ")),
+            "{table}"
+        );
+        for field in rows
+            .first()
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|o| o.keys())
+        {
             assert!(readme.contains(&format!("  {field} (")), "{table}.{field}");
         }
         let text = String::from_utf8_lossy(&files[&format!("{table}.json")]).into_owned();
-        assert!(!text.contains(&b) && !text.contains("小红") && !text.contains("星星"), "{table}");
+        assert!(
+            !text.contains(&b) && !text.contains("小红") && !text.contains("星星"),
+            "{table}"
+        );
     }
     let count = |table: &str| -> i64 {
         conn.query_row(
@@ -270,7 +306,10 @@ fn a_child_is_exported_whole_and_deleted_without_a_trace() {
         .unwrap();
     assert!(!unconfirmed.status.success());
     let err = String::from_utf8_lossy(&unconfirmed.stderr);
-    assert!(err.contains("stdin is not a terminal") && err.contains("--yes"), "{err}");
+    assert!(
+        err.contains("stdin is not a terminal") && err.contains("--yes"),
+        "{err}"
+    );
     let wrong = deskmate(&data)
         .args(["profiles", "delete", "小明", "--yes", "--pin", "0000"])
         .output()
@@ -281,7 +320,9 @@ fn a_child_is_exported_whole_and_deleted_without_a_trace() {
 
     let deleted = json(
         &deskmate(&data)
-            .args(["profiles", "delete", "小明", "--yes", "--pin", "1357", "--json"])
+            .args([
+                "profiles", "delete", "小明", "--yes", "--pin", "1357", "--json",
+            ])
             .assert()
             .success()
             .get_output()
@@ -303,7 +344,10 @@ fn a_child_is_exported_whole_and_deleted_without_a_trace() {
             let bytes = std::fs::read(&f).unwrap();
             let text = String::from_utf8_lossy(&bytes);
             assert!(!text.contains(&a), "{name} still holds 小明's id");
-            assert!(!text.contains("小明的秘密计划"), "{name} still holds 小明's words");
+            assert!(
+                !text.contains("小明的秘密计划"),
+                "{name} still holds 小明's words"
+            );
         }
     }
     // 小红 is untouched.
