@@ -14,6 +14,7 @@ mod materials;
 mod memories;
 mod migrations;
 mod profiles;
+mod read_only;
 mod settings;
 pub mod vector;
 
@@ -31,6 +32,7 @@ pub use materials::{
 pub use memories::{Memories, Memory, MemoryKind, MemorySource, MEMORY_MAX_CHARS};
 pub use migrations::schema_version_known;
 pub use profiles::{NewProfile, Profile, ProfileKind, Profiles, PIN_MAX_TRIES};
+pub use read_only::{ReadOnlySql, SqlRows, VIEWS as READ_ONLY_VIEWS};
 pub use settings::Settings;
 
 /// A handle on the database. Cheap to clone; all clones share one connection.
