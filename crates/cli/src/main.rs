@@ -1,6 +1,7 @@
 //! The `deskmate` command line: the same services as the app window, for
 //! scripts, tests and power users. Each subcommand lives in its own module.
 
+mod ask;
 mod chat;
 mod doctor;
 mod events;
@@ -92,6 +93,8 @@ enum Command {
     /// A child's plan for today with progress, and the goals a parent sets (每天背一首新诗, 每周复习三次).
     #[command(subcommand)]
     Plan(plan::PlanCmd),
+    /// A parent's question about a child's progress, answered with a chart (这周背得怎么样?).
+    Ask(ask::AskArgs),
     /// The entry's logged decisions: replay them against today's rules.
     #[command(subcommand)]
     Trace(trace::TraceCmd),
@@ -179,6 +182,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Say(args) => say::run(&app, args),
         Command::Plan(cmd) => plan::run(&app, cmd),
         Command::Trace(cmd) => trace::run(&app, cmd),
+        Command::Ask(args) => ask::run(&app, args),
         Command::Serve(args) => serve::run(&app, args),
         Command::Account(cmd) => sync::run_account(&app, cmd),
         Command::Devices(cmd) => sync::run_devices(&app, cmd),

@@ -1,6 +1,7 @@
 //! A parent's actions on a child's data as a whole: what an export wrote and
-//! what a deletion removed (`deskmate profiles export|delete --json`).
-//! Serde only, no TypeScript yet (the window has no screen for them).
+//! what a deletion removed (`deskmate profiles export|delete --json`), and
+//! the answer to a question about a child's progress with its chart
+//! (`deskmate ask --json`). Serde only, no TypeScript yet (the window has no screen for them).
 
 use serde::{Deserialize, Serialize};
 
@@ -36,4 +37,40 @@ pub struct ChildDeleted {
     /// True when sync is on: the deletion waits in the outbox for the
     /// family's other devices.
     pub sent_to_family: bool,
+}
+
+/// The kind of chart an answer is drawn as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChartKind {
+    Line,
+    Bar,
+    Pie,
+}
+
+/// One series of a chart: a value per label.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChartSeries {
+    pub name: String,
+    pub values: Vec<f64>,
+}
+
+/// A small chart spec a front end draws: labels on one axis (or the
+/// slices of a pie) and one or more series.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chart {
+    pub kind: ChartKind,
+    pub title: String,
+    pub labels: Vec<String>,
+    pub series: Vec<ChartSeries>,
+}
+
+/// The answer to a parent's question about a child's progress
+/// (`deskmate ask --json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProgressAnswer {
+    /// Which built-in question answered it (`accuracy_this_week`, …).
+    pub question: String,
+    pub text: String,
+    pub chart: Option<Chart>,
 }

@@ -3,6 +3,7 @@
 //! through `deskmate_testkit::cli`, with a data directory of its own.
 
 mod approvals;
+mod ask;
 mod chat;
 mod events;
 mod foundation;
