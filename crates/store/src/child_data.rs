@@ -282,7 +282,19 @@ fn delete_in(conn: &mut rusqlite::Connection, profile_id: &str) -> StoreResult<C
             "{name} has a chat answer being written; wait for it or stop it, then delete again"
         )));
     }
-    let rows = counts(&tx, profile_id)?
+    let deleted = delete_child_rows(&tx, profile_id)?;
+    tx.commit()?;
+    Ok(deleted)
+}
+
+/// Deletes the child `profile_id` and every row of theirs inside the
+/// caller's transaction (the sync client applies a pulled deletion with it,
+/// in the pull's transaction); what [`ChildData::delete`] does without its
+/// own transaction, the running-chat check and the file scrubbing pragmas.
+/// A parent's profile is refused.
+pub fn delete_child_rows(tx: &Transaction<'_>, profile_id: &str) -> StoreResult<ChildDeleted> {
+    let name = child_of(tx, profile_id)?;
+    let rows = counts(tx, profile_id)?
         .into_iter()
         .filter(|(_, n)| *n > 0)
         .collect();
@@ -304,13 +316,13 @@ fn delete_in(conn: &mut rusqlite::Connection, profile_id: &str) -> StoreResult<C
             .ok_or_else(|| StoreError::Invalid(format!("no rows of a child in {t}")))?;
         tx.execute(&format!("DELETE FROM {t} WHERE {rows_of}"), [profile_id])?;
     }
-    forget_in_settings(&tx, profile_id)?;
+    forget_in_settings(tx, profile_id)?;
     // The rest goes with the profile (ON DELETE CASCADE; a material
     // the child added stays in the library, `created_by` cleared);
     // the sync trigger writes the deletion for the other devices.
     tx.execute("DELETE FROM profiles WHERE id = ?1", [profile_id])?;
 
-    let left: Vec<String> = counts(&tx, profile_id)?
+    let left: Vec<String> = counts(tx, profile_id)?
         .into_iter()
         .filter(|(t, n)| *n > 0 && !(sent_to_family && t.starts_with("sync_")))
         .map(|(t, n)| format!("{t} ({n})"))
@@ -321,7 +333,6 @@ fn delete_in(conn: &mut rusqlite::Connection, profile_id: &str) -> StoreResult<C
             left.join(", ")
         )));
     }
-    tx.commit()?;
     Ok(ChildDeleted {
         rows,
         thread_ids,

@@ -23,7 +23,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use rusqlite::Connection;
 
-pub use child_data::{ChildColumn, ChildData, ChildDeleted, ChildRows, ChildTable, CHILD_TABLES};
+pub use child_data::{
+    delete_child_rows, ChildColumn, ChildData, ChildDeleted, ChildRows, ChildTable, CHILD_TABLES,
+};
 pub use error::{StoreError, StoreResult};
 pub use goals::{Goal, GoalKind, Goals, GOAL_TARGET_MAX};
 pub use materials::{
