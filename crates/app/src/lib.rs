@@ -2,7 +2,9 @@
 //! front end — the Tauri shell, the `deskmate` CLI and the local HTTP API — and
 //! holds the services they all call. Nothing here depends on Tauri.
 
+pub mod ask;
 pub mod chat;
+mod child_data;
 mod config;
 pub mod doctor;
 mod error;

@@ -1,6 +1,7 @@
 //! The `deskmate` command line: the same services as the app window, for
 //! scripts, tests and power users. Each subcommand lives in its own module.
 
+mod ask;
 mod chat;
 mod doctor;
 mod events;
@@ -101,9 +102,14 @@ enum Command {
     /// A child's plan for today with progress, and the goals a parent sets (每天背一首新诗, 每周复习三次).
     #[command(subcommand)]
     Plan(plan::PlanCmd),
+<<<<<<< HEAD
     /// Routines a parent designs (start → agents, tools, conditions, a recitation, a note → end): save from JSON, list, show, delete, run for a child.
     #[command(subcommand)]
     Workflows(workflows::WorkflowsCmd),
+=======
+    /// A parent's question about a child's progress, answered with a chart (这周背得怎么样?).
+    Ask(ask::AskArgs),
+>>>>>>> wt-b
     /// The entry's logged decisions: replay them against today's rules.
     #[command(subcommand)]
     Trace(trace::TraceCmd),
@@ -194,6 +200,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Plan(cmd) => plan::run(&app, cmd),
         Command::Workflows(cmd) => workflows::run(&app, cmd),
         Command::Trace(cmd) => trace::run(&app, cmd),
+        Command::Ask(args) => ask::run(&app, args),
         Command::Serve(args) => serve::run(&app, args),
         Command::Account(cmd) => sync::run_account(&app, cmd),
         Command::Devices(cmd) => sync::run_devices(&app, cmd),

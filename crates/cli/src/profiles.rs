@@ -1,5 +1,9 @@
-//! `deskmate profiles`: list and add the people who use this device.
+//! `deskmate profiles`: list and add the people who use this device;
+//! export a child's data to a zip, or delete a child with all their data
+//! (a parent's PIN and a typed confirmation first).
 
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
@@ -38,6 +42,35 @@ pub enum ProfilesCmd {
         #[arg(long)]
         pin: String,
     },
+    /// Export everything stored about a child: JSON and CSV per table in a zip, with a README.txt of the fields.
+    Export {
+        /// The child (id or name).
+        name: String,
+        /// The zip file to write (must not exist yet).
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete a child with all their data on this device (and, when synced, on the family's other devices).
+    Delete(DeleteArgs),
+}
+
+#[derive(Args)]
+pub struct DeleteArgs {
+    /// The child (id or name).
+    name: String,
+    /// Do not ask to type the name (needed when stdin is not a terminal).
+    #[arg(long)]
+    yes: bool,
+    /// The parent whose PIN is given (id or name); the only parent when left out.
+    #[arg(long)]
+    parent: Option<String>,
+    /// The parent's PIN (wrong tries count towards the lock, as in the parent area).
+    #[arg(long)]
+    pin: String,
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -152,6 +185,82 @@ pub fn run(app: &Deskmate, cmd: ProfilesCmd) -> anyhow::Result<ExitCode> {
             app.unlock_parent(&parent.id, &pin)?;
             println!("the parent area is open for {}", parent.name);
         }
+        ProfilesCmd::Export { name, out, json } => {
+            let done = app.export_child(&name, &out)?;
+            if json {
+                output::json(&done)?;
+            } else {
+                let rows: u64 = done.tables.iter().map(|t| t.rows).sum();
+                println!(
+                    "exported {} to {}: {rows} rows in {} tables, {} workspace files",
+                    done.name,
+                    done.file,
+                    done.tables.iter().filter(|t| t.rows > 0).count(),
+                    done.workspace_files
+                );
+            }
+        }
+        ProfilesCmd::Delete(a) => return delete(app, a),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn delete(app: &Deskmate, a: DeleteArgs) -> anyhow::Result<ExitCode> {
+    let child = app.find_profile(&a.name)?;
+    let parent = match &a.parent {
+        Some(p) => app.find_profile(p)?,
+        None => {
+            let parents: Vec<_> = app
+                .store()
+                .profiles()
+                .list()?
+                .into_iter()
+                .filter(|p| p.kind == ProfileKind::Parent)
+                .collect();
+            match <[_; 1]>::try_from(parents) {
+                Ok([p]) => p,
+                Err(v) if v.is_empty() => {
+                    anyhow::bail!("there is no parent on this device to give a PIN for")
+                }
+                Err(_) => anyhow::bail!(
+                    "there are several parents: say whose PIN it is with --parent NAME"
+                ),
+            }
+        }
+    };
+    if !a.yes {
+        if !std::io::stdin().is_terminal() {
+            anyhow::bail!(
+                "refusing to delete {} without a confirmation: stdin is not a terminal, so pass --yes to confirm",
+                child.name
+            );
+        }
+        eprint!(
+            "This deletes {} and everything stored about them, for good. Type the name to confirm: ",
+            child.name
+        );
+        std::io::stderr().flush()?;
+        let mut typed = String::new();
+        std::io::stdin().lock().read_line(&mut typed)?;
+        if typed.trim() != child.name {
+            anyhow::bail!("the name did not match; nothing was deleted");
+        }
+    }
+    let done = app.delete_child(&child.id, &parent.id, &a.pin)?;
+    if a.json {
+        output::json(&done)?;
+    } else {
+        let rows: u64 = done.tables.iter().map(|t| t.rows).sum();
+        println!(
+            "deleted {} ({rows} rows, {} folders){}",
+            done.name,
+            done.paths_removed.len(),
+            if done.sent_to_family {
+                "; the family's other devices delete them at their next sync"
+            } else {
+                ""
+            }
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

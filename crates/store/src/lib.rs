@@ -7,12 +7,14 @@
 //! Every write is a single statement or a transaction, so a process killed
 //! mid-write leaves a database that opens cleanly.
 
+mod child_data;
 mod error;
 mod goals;
 mod materials;
 mod memories;
 mod migrations;
 mod profiles;
+mod read_only;
 mod routines;
 mod settings;
 pub mod vector;
@@ -22,6 +24,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use rusqlite::Connection;
 
+pub use child_data::{
+    delete_child_rows, ChildColumn, ChildData, ChildDeleted, ChildRows, ChildTable, CHILD_TABLES,
+};
 pub use error::{StoreError, StoreResult};
 pub use goals::{Goal, GoalKind, Goals, GOAL_TARGET_MAX};
 pub use materials::{
@@ -30,6 +35,7 @@ pub use materials::{
 pub use memories::{Memories, Memory, MemoryKind, MemorySource, MEMORY_MAX_CHARS};
 pub use migrations::schema_version_known;
 pub use profiles::{NewProfile, Profile, ProfileKind, Profiles, PIN_MAX_TRIES};
+pub use read_only::{ReadOnlySql, SqlRows, VIEWS as READ_ONLY_VIEWS};
 pub use routines::{RoutineRow, RoutineRunRow, Routines};
 pub use settings::Settings;
 
@@ -151,6 +157,11 @@ impl Store {
     /// Parents' routines and their runs.
     pub fn routines(&self) -> Routines<'_> {
         Routines::new(self)
+    }
+
+    /// A child's data as a whole: export and delete.
+    pub fn child_data(&self) -> ChildData<'_> {
+        ChildData::new(self)
     }
 }
 

@@ -389,6 +389,22 @@ fn apply_one(tx: &Transaction<'_>, c: &Change) -> SyncResult<bool> {
             params![kind.as_str(), c.record_id, c.hlc],
         )?;
     }
+    if c.deleted && kind == RecordKind::Profile {
+        // A child goes with everything of theirs on this device too (chat
+        // threads, spans, settings: rows no foreign key removes), as on the
+        // device where a parent deleted them.
+        let is_child: Option<bool> = tx
+            .query_row(
+                "SELECT kind = 'child' FROM profiles WHERE id = ?1",
+                [&c.record_id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if is_child == Some(true) {
+            deskmate_store::delete_child_rows(tx, &c.record_id)?;
+            return Ok(true);
+        }
+    }
     if c.deleted {
         let n = tx.execute(
             &format!("DELETE FROM {table} WHERE id = ?1"),

@@ -330,3 +330,121 @@ async fn background_sync_backs_off_while_offline_and_sends_a_change_without_bein
         }
     }
 }
+
+/// Rows per table of `store` with any column holding `needle`.
+fn rows_holding(store: &Store, needle: &str) -> Vec<(String, i64)> {
+    store
+        .with_conn(|c| {
+            let tables: Vec<String> = c
+                .prepare(
+                    "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%'",
+                )?
+                .query_map([], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            let mut found = Vec::new();
+            for t in tables {
+                let cols: Vec<String> = c
+                    .prepare(&format!("SELECT name FROM pragma_table_info('{t}')"))?
+                    .query_map([], |r| r.get(0))?
+                    .collect::<Result<_, _>>()?;
+                let any = cols
+                    .iter()
+                    .map(|col| format!("instr(CAST(\"{col}\" AS TEXT), ?1) > 0"))
+                    .collect::<Vec<_>>()
+                    .join(" OR ");
+                let n: i64 = c.query_row(
+                    &format!("SELECT count(*) FROM \"{t}\" WHERE {any}"),
+                    [needle],
+                    |r| r.get(0),
+                )?;
+                if n > 0 {
+                    found.push((t, n));
+                }
+            }
+            Ok(found)
+        })
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_child_deleted_on_one_device_goes_with_their_data_on_the_other() {
+    let db = cluster().database();
+    let port = free_port();
+    let _server = start_server(&db, port).await;
+    let url = format!("http://127.0.0.1:{port}");
+    let dir = tempfile::tempdir().unwrap();
+    let (desk_store, desk) = device(&dir, "desktop");
+    let (tab_store, tablet) = device(&dir, "tablet");
+    let child = desk_store
+        .profiles()
+        .add(NewProfile {
+            name: "小明".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    let sister = desk_store
+        .profiles()
+        .add(NewProfile {
+            name: "小红".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    let poem = add_jing_ye_si(&desk_store);
+    join_family(&url, "del@example.com", &desk, &tablet).await;
+    desk.sync_now().await.unwrap();
+    tablet.sync_now().await.unwrap();
+    // On the tablet: an attempt (synced), and what stays on the tablet
+    // only — a chat thread, a memory, a setting of the child's.
+    add_attempt(&tab_store, &child.id, &poem.id, "床前明月光");
+    add_attempt(&tab_store, &sister.id, &poem.id, "床前明月光");
+    tab_store
+        .with_conn(|c| {
+            c.execute(
+                "INSERT INTO threads (id, profile_id, title, created_at, updated_at)
+                 VALUES ('t-1', ?1, '小明的计划', 'now', 'now')",
+                [&child.id],
+            )?;
+            Ok(())
+        })
+        .unwrap();
+    tab_store
+        .memories()
+        .add(
+            &child.id,
+            deskmate_store::MemoryKind::Likes,
+            "恐龙",
+            deskmate_store::MemorySource::Explicit,
+            None,
+        )
+        .unwrap();
+    tab_store
+        .settings()
+        .set(Some(&child.id), "chat.context", &serde_json::json!({}))
+        .unwrap();
+    tablet.sync_now().await.unwrap();
+    desk.sync_now().await.unwrap();
+    assert_eq!(attempts(&desk_store).len(), 2);
+
+    // A parent deletes 小明 on the desktop: the deletion goes out…
+    let gone = desk_store.child_data().delete(&child.id).unwrap();
+    assert!(gone.sent_to_family);
+    assert_eq!(desk.sync_now().await.unwrap().pushed, 1);
+    // …and the tablet deletes 小明 with everything of theirs, its own rows too.
+    tablet.sync_now().await.unwrap();
+    assert!(tab_store.profiles().get(&child.id).is_err());
+    let left = rows_holding(&tab_store, &child.id);
+    assert_eq!(
+        left,
+        vec![("sync_records".to_string(), 1)],
+        "only the deletion's clock stays"
+    );
+    let threads: i64 = tab_store
+        .with_conn(|c| Ok(c.query_row("SELECT count(*) FROM threads", [], |r| r.get(0))?))
+        .unwrap();
+    assert_eq!(
+        threads, 0,
+        "the child's chat went too, not left without an owner"
+    );
+    assert_eq!(attempts(&tab_store).len(), 1, "小红's attempt stays");
+    assert!(tab_store.profiles().get(&sister.id).is_ok());
+}

@@ -3,6 +3,7 @@
 //! through `deskmate_testkit::cli`, with a data directory of its own.
 
 mod approvals;
+mod ask;
 mod chat;
 mod events;
 mod foundation;
@@ -13,6 +14,7 @@ mod memory;
 mod plan;
 mod practice;
 mod probe;
+mod profiles;
 mod recite;
 mod say;
 mod serve;

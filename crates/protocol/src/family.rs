@@ -1,0 +1,76 @@
+//! A parent's actions on a child's data as a whole: what an export wrote and
+//! what a deletion removed (`deskmate profiles export|delete --json`), and
+//! the answer to a question about a child's progress with its chart
+//! (`deskmate ask --json`). Serde only, no TypeScript yet (the window has no screen for them).
+
+use serde::{Deserialize, Serialize};
+
+/// How many rows of a child one table held.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableRowCount {
+    pub table: String,
+    pub rows: u64,
+}
+
+/// A child's data written to a zip file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChildExported {
+    pub profile_id: String,
+    pub name: String,
+    /// The zip file written.
+    pub file: String,
+    /// Rows per table (every table that can hold a child's rows, empty ones too).
+    pub tables: Vec<TableRowCount>,
+    /// Files of the child's chat workspaces put in the zip.
+    pub workspace_files: u64,
+}
+
+/// A child deleted with all their data.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChildDeleted {
+    pub profile_id: String,
+    pub name: String,
+    /// Rows removed per table (tables that held none left out).
+    pub tables: Vec<TableRowCount>,
+    /// Folders and files removed from the data directory.
+    pub paths_removed: Vec<String>,
+    /// True when sync is on: the deletion waits in the outbox for the
+    /// family's other devices.
+    pub sent_to_family: bool,
+}
+
+/// The kind of chart an answer is drawn as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChartKind {
+    Line,
+    Bar,
+    Pie,
+}
+
+/// One series of a chart: a value per label.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChartSeries {
+    pub name: String,
+    pub values: Vec<f64>,
+}
+
+/// A small chart spec a front end draws: labels on one axis (or the
+/// slices of a pie) and one or more series.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chart {
+    pub kind: ChartKind,
+    pub title: String,
+    pub labels: Vec<String>,
+    pub series: Vec<ChartSeries>,
+}
+
+/// The answer to a parent's question about a child's progress
+/// (`deskmate ask --json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProgressAnswer {
+    /// Which built-in question answered it (`accuracy_this_week`, …).
+    pub question: String,
+    pub text: String,
+    pub chart: Option<Chart>,
+}
