@@ -102,14 +102,11 @@ enum Command {
     /// A child's plan for today with progress, and the goals a parent sets (每天背一首新诗, 每周复习三次).
     #[command(subcommand)]
     Plan(plan::PlanCmd),
-<<<<<<< HEAD
     /// Routines a parent designs (start → agents, tools, conditions, a recitation, a note → end): save from JSON, list, show, delete, run for a child.
     #[command(subcommand)]
     Workflows(workflows::WorkflowsCmd),
-=======
     /// A parent's question about a child's progress, answered with a chart (这周背得怎么样?).
     Ask(ask::AskArgs),
->>>>>>> wt-b
     /// The entry's logged decisions: replay them against today's rules.
     #[command(subcommand)]
     Trace(trace::TraceCmd),

@@ -11,11 +11,8 @@ pub mod chat;
 pub mod check;
 pub mod error;
 pub mod events;
-<<<<<<< HEAD
-pub mod knowledge;
-=======
 pub mod family;
->>>>>>> wt-b
+pub mod knowledge;
 pub mod lamp;
 pub mod models;
 pub mod practice;
