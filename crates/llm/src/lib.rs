@@ -34,3 +34,29 @@ pub use message::{
 pub use model::{ModelSpec, ProviderInfo, Wire, PROVIDERS};
 pub use pricing::{Price, PriceTable};
 pub use retry::RetryPolicy;
+
+/// The crate's example above, compiled as a unit test: the suite runs no
+/// doc tests (see scripts/test-suites.sh). Only built, never called: it
+/// would reach a model server.
+#[cfg(test)]
+mod example {
+    #[allow(dead_code)]
+    async fn demo() -> Result<(), crate::LlmError> {
+        use crate::{ChatRequest, LlmClient, LlmConfig, Message, ModelSpec};
+        let client = LlmClient::new(LlmConfig::new(ModelSpec::parse("ollama:qwen2.5")?))?;
+        let reply = client
+            .complete(&ChatRequest {
+                messages: vec![Message::user("你好")],
+                ..Default::default()
+            })
+            .await?;
+        println!("{}", reply.text);
+        Ok(())
+    }
+
+    #[test]
+    fn the_crate_example_builds_its_client() {
+        let spec = crate::ModelSpec::parse("ollama:qwen2.5");
+        assert!(spec.is_ok_and(|s| crate::LlmClient::new(crate::LlmConfig::new(s)).is_ok()));
+    }
+}

@@ -209,3 +209,24 @@ pub fn check_text(
     let reference = Reference::new(reference, lang)?;
     check(&reference, &Transcript::new(transcript), mode)
 }
+
+/// The crate's example above, as a unit test: the suite runs no doc tests
+/// (see scripts/test-suites.sh), so the example is checked here.
+#[cfg(test)]
+mod example {
+    use crate::{check, CheckError, Mode, Reference, Transcript};
+
+    #[test]
+    fn the_crate_example_holds() -> Result<(), CheckError> {
+        let reference = Reference::new("床前明月光，疑是地上霜。举头望明月，低头思故乡。", None)?;
+        let verdict = check(
+            &reference,
+            &Transcript::new("床前明越光，疑是地上霜，举偷望明月"),
+            Mode::Voice,
+        )?;
+        assert_eq!(verdict.units, 20);
+        assert_eq!(verdict.correct, 14);
+        assert!(!verdict.passed(85.0));
+        Ok(())
+    }
+}
