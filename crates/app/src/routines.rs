@@ -228,22 +228,14 @@ impl RoutineWork for AppWork<'_> {
             .map(|(i, m)| format!("[{}] {m}", if i == 0 { "input" } else { "step" }))
             .collect::<Vec<_>>()
             .join("\n");
-        let req = ChatRequest {
-            system: Some(format!(
-                "{instructions}\n\nYou are one step of a routine a parent set up for their child."
-            )),
-            messages: vec![Message::user(format!(
-                "{conversation}\n\nYour task in this step: {prompt}"
-            ))],
-            tools: vec![],
-            max_tokens: Some(800),
-            temperature: None,
-        };
-        let reply = model
-            .complete(&req)
-            .await
-            .map_err(|e| format!("{agent} could not answer: {e}"))?;
-        Ok(reply.text)
+        answer_as(
+            model,
+            agent,
+            &instructions,
+            "You are one step of a routine a parent set up for their child.",
+            format!("{conversation}\n\nYour task in this step: {prompt}"),
+        )
+        .await
     }
 
     async fn tool(&mut self, tool: &str, args: &serde_json::Value) -> Result<String, String> {
@@ -355,22 +347,40 @@ impl Supervisor for SupervisedTeam {
             .iter()
             .map(|t| format!("[{}] {}", t.speaker, t.text))
             .collect();
-        let req = ChatRequest {
-            system: Some(format!(
-                "{instructions}\n\nYou are one member of a team answering a child together; \
-                 a supervisor handed the conversation to you. Add your part only."
-            )),
-            messages: vec![Message::user(said.join("\n"))],
-            tools: vec![],
-            max_tokens: Some(800),
-            temperature: None,
-        };
-        self.model
-            .complete(&req)
-            .await
-            .map(|r| r.text)
-            .map_err(|e| format!("{agent} could not answer: {e}"))
+        answer_as(
+            &self.model,
+            agent,
+            &instructions,
+            "You are one member of a team answering a child together; \
+             a supervisor handed the conversation to you. Add your part only.",
+            said.join("\n"),
+        )
+        .await
     }
+}
+
+/// One team member's answer on `model`: its `instructions` with what its
+/// part is (`role`), given `said`. Used by a routine's agent node and by a
+/// supervisor's hand-off.
+async fn answer_as(
+    model: &LlmClient,
+    agent: &str,
+    instructions: &str,
+    role: &str,
+    said: String,
+) -> Result<String, String> {
+    let req = ChatRequest {
+        system: Some(format!("{instructions}\n\n{role}")),
+        messages: vec![Message::user(said)],
+        tools: vec![],
+        max_tokens: Some(800),
+        temperature: None,
+    };
+    model
+        .complete(&req)
+        .await
+        .map(|r| r.text)
+        .map_err(|e| format!("{agent} could not answer: {e}"))
 }
 
 impl Deskmate {
