@@ -44,9 +44,15 @@ fi
 build_ui
 ensure_client_test_deps
 say "building"
+# The one build of every target, the same command the Rust suite starts
+# with (there it is a no-op that replays the diagnostics for the lints). A
+# separate `cargo build --bins` resolved features without the
+# dev-dependencies, so the workspace's libraries were compiled twice on a
+# cold machine; the binaries the window tests and fetch-models.sh use come
+# out of this build too (the shell's is built for src-tauri/tests).
 # --timings: cargo's report of each crate's build time, kept in
 # test-artifacts/ by the suites (where a cold CI run's time goes).
-(cd "$REPO" && cargo build --workspace --bins --timings)
+(cd "$REPO" && cargo test --workspace --all-targets --no-run --timings)
 if [ -n "$models_download" ] && ! wait "$models_download"; then
   cat "$models_log" >&2
   die "downloading the speech models failed (log above)"
