@@ -461,6 +461,8 @@ export type Intent = "chat" | "recite" | "homework" | "plan" | "continue_current
 
 export type Confidence = "low" | "mid" | "high";
 
+export type RoutedBy = "rules" | "model";
+
 export type Scene = "chat" | "recite" | "homework" | "plan";
 
 export type Decision = { "decision": "continue" } | { "decision": "switch", to: Scene, material_id: string | null, } | { "decision": "ask_switch", to: Scene, material_id: string | null, } | { "decision": "exit" } | { "decision": "reject", reason: string, };
@@ -550,7 +552,11 @@ trace_id: string,
 /**
  * The scene the child is in now.
  */
-scene: Scene, intent: Intent, confidence: Confidence, decision: Decision, 
+scene: Scene, intent: Intent, confidence: Confidence, 
+/**
+ * Where the intent came from: the offline rules or the model.
+ */
+routed_by: RoutedBy, decision: Decision, 
 /**
  * Why, in the guardrails' words (for parents and traces).
  */

@@ -96,6 +96,7 @@ fn generated() -> String {
         .raw("// The one entry for what a child says (deskmate-orchestrator)")
         .add::<deskmate_orchestrator::router::Intent>()
         .add::<deskmate_orchestrator::router::Confidence>()
+        .add::<deskmate_orchestrator::router::RoutedBy>()
         .add::<deskmate_orchestrator::router::Scene>()
         .add::<deskmate_orchestrator::guardrails::Decision>()
         .add::<deskmate_orchestrator::entry::Timings>()

@@ -130,10 +130,11 @@ pub fn run(app: &Deskmate, args: SayArgs) -> anyhow::Result<ExitCode> {
         println!("{}", r.text_zh);
         println!("{}", r.text_en);
         eprintln!(
-            "scene {:?} · intent {} ({:?}) · {} · trace {}",
+            "scene {:?} · intent {} ({:?}, by the {}) · {} · trace {}",
             r.scene,
             r.intent.as_str(),
             r.confidence,
+            r.routed_by.as_str(),
             r.reason,
             r.trace_id
         );

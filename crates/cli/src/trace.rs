@@ -67,20 +67,27 @@ pub fn run(app: &Deskmate, cmd: TraceCmd) -> anyhow::Result<ExitCode> {
             let changed: Vec<_> = replayed.iter().filter(|r| r.changed).collect();
             for r in &changed {
                 println!(
-                    "{} {:?}: then {} {:?}; now {} {:?} ({})",
+                    "{} {:?}: then {} {:?}; now {} by {} {:?} ({})",
                     r.trace_id,
                     r.input,
                     r.intent_then,
                     r.decision_then,
                     r.intent_now.as_str(),
+                    r.routed_by.as_str(),
                     r.decision_now,
                     r.reason_now
                 );
             }
+            let by_model = replayed
+                .iter()
+                .filter(|r| r.routed_by.as_str() == "model")
+                .count();
             println!(
-                "{} decisions replayed, {} would change",
+                "{} decisions replayed, {} would change ({} routed by the rules, {} by the model's logged reply)",
                 replayed.len(),
-                changed.len()
+                changed.len(),
+                replayed.len() - by_model,
+                by_model
             );
             Ok(ExitCode::SUCCESS)
         }

@@ -50,7 +50,7 @@ use crate::homework::photo::Photo;
 use crate::homework::{HomeworkCard, Step, Worksheet};
 use crate::intent_model::{classification, Ask, IntentModel};
 use crate::plan::{self, Plan, TaskKind};
-use crate::router::{route, Catalog, CatalogEntry, Confidence, Intent, Scene};
+use crate::router::{route, Catalog, CatalogEntry, Confidence, Intent, RoutedBy, Scene};
 use crate::scene::{PracticeScene, PracticeView, SceneError, SceneResult, Speech};
 use crate::trace::{Outcome, Spans};
 
@@ -139,6 +139,8 @@ pub struct Response {
     pub scene: Scene,
     pub intent: Intent,
     pub confidence: Confidence,
+    /// Where the intent came from: the offline rules or the model.
+    pub routed_by: RoutedBy,
     pub decision: Decision,
     /// Why, in the guardrails' words (for parents and traces).
     pub reason: String,
@@ -685,14 +687,12 @@ impl Entry {
             "confidence",
             format!("{:?}", routed.confidence).to_lowercase(),
         );
-        span.attr(
-            "by",
-            if fallback.is_none() && model_reply.is_some() {
-                "model"
-            } else {
-                "rules"
-            },
-        );
+        let routed_by = if fallback.is_none() && model_reply.is_some() {
+            RoutedBy::Model
+        } else {
+            RoutedBy::Rules
+        };
+        span.attr("by", routed_by.as_str());
         if let Some(reply) = &model_reply {
             span.attr("model_reply", reply.as_str());
         }
@@ -733,6 +733,7 @@ impl Entry {
             scene: decided.session.active,
             intent: routed.intent,
             confidence: routed.confidence,
+            routed_by,
             decision: decided.decision.clone(),
             reason: decided.reason.to_string(),
             heard,

@@ -72,6 +72,27 @@ pub enum Confidence {
     High,
 }
 
+/// Where a classification came from: the offline rules (also when nothing
+/// was routed, e.g. a refused request), or a configured model's structured
+/// output (live, or its logged reply read again by a replay).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum RoutedBy {
+    Rules,
+    Model,
+}
+
+impl RoutedBy {
+    /// The name written in traces and printed by the CLI.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Rules => "rules",
+            Self::Model => "model",
+        }
+    }
+}
+
 /// The scene a child is in when they speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

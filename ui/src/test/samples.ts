@@ -144,6 +144,7 @@ export function sayResponse(over: Partial<SayResponse> = {}): SayResponse {
     scene: "chat",
     intent: "chat",
     confidence: "high",
+    routed_by: "rules",
     decision: { decision: "continue" },
     reason: "already in that scene",
     text_zh: "",

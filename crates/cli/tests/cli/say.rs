@@ -629,6 +629,7 @@ fn a_chat_request_goes_to_the_companion_and_its_calls_join_the_requests_trace() 
     assert_eq!(run[0]["attributes"]["run_id"], r["companion"]["run_id"]);
     let route = by_name("route");
     assert_eq!(route[0]["attributes"]["by"], "model", "{t}");
+    assert_eq!(r["routed_by"], "model", "{r}");
     let routed = by_name("model.call");
     let (calls, routing): (Vec<_>, Vec<_>) = routed
         .into_iter()
@@ -671,6 +672,7 @@ fn a_chat_request_goes_to_the_companion_and_its_calls_join_the_requests_trace() 
         .find(|s| s["name"] == "route")
         .unwrap();
     assert_eq!(route["attributes"]["by"], "rules", "{t}");
+    assert_eq!(r["routed_by"], "rules", "{r}");
     assert!(route["attributes"]["fallback"]
         .as_str()
         .unwrap()
@@ -682,7 +684,9 @@ fn a_chat_request_goes_to_the_companion_and_its_calls_join_the_requests_trace() 
         .success();
     let text = String::from_utf8_lossy(&replay.get_output().stdout).to_string();
     assert!(
-        text.contains("2 decisions replayed, 0 would change"),
+        text.contains(
+            "2 decisions replayed, 0 would change (1 routed by the rules, 1 by the model's logged reply)"
+        ),
         "{text}"
     );
     assert_eq!(server.request_count(), 4);

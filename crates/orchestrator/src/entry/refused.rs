@@ -131,6 +131,7 @@ impl Entry {
             scene: session.active,
             intent: Intent::ContinueCurrent,
             confidence: Confidence::Low,
+            routed_by: RoutedBy::Rules,
             decision: Decision::Reject {
                 reason: error.to_string(),
             },

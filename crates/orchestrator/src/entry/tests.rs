@@ -673,7 +673,7 @@ mod model_routing {
         let replayed = offline_entry.replay(Some(&f.child)).unwrap();
         assert_eq!(replayed.len(), 1);
         assert!(!replayed[0].changed, "{replayed:#?}");
-        assert_eq!(replayed[0].routed_by, "model");
+        assert_eq!(replayed[0].routed_by, RoutedBy::Model);
         assert_eq!(
             replayed[0].decision_now,
             Decision::Switch {
@@ -726,7 +726,7 @@ mod model_routing {
             .unwrap();
         assert!(replayed
             .iter()
-            .all(|r| !r.changed && r.routed_by == "rules"));
+            .all(|r| !r.changed && r.routed_by == RoutedBy::Rules));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::Entry;
 use crate::guardrails::{Decision, Session};
 use crate::intent_model::classification;
-use crate::router::{Intent, Routed};
+use crate::router::{Intent, Routed, RoutedBy};
 use crate::scene::{SceneError, SceneResult};
 use crate::trace::Span;
 use deskmate_store::StoreError;
@@ -54,7 +54,7 @@ pub struct Replayed {
     pub reason_now: String,
     /// Where today's classification came from: `rules`, or `model` (the
     /// model's logged reply, reused: a replay never asks a model).
-    pub routed_by: String,
+    pub routed_by: RoutedBy,
     /// The intent or the decision would differ today.
     pub changed: bool,
 }
@@ -112,7 +112,11 @@ impl Entry {
                 ..
             } = super::judge(&before, &input, &catalog, now.timestamp(), &mut second);
             out.push(Replayed {
-                routed_by: if by_model { "model" } else { "rules" }.to_string(),
+                routed_by: if by_model {
+                    RoutedBy::Model
+                } else {
+                    RoutedBy::Rules
+                },
                 changed: routed.intent.as_str() != intent || again.decision != stored,
                 trace_id,
                 input,
