@@ -125,7 +125,22 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     (
         "post",
         "/recitation/check",
-        "Check a recitation synchronously",
+        "Check a recitation synchronously (JSON with a transcript, or a form with the recording)",
+    ),
+    (
+        "post",
+        "/recitation/tasks",
+        "Start a recitation check as a task (202 with its id)",
+    ),
+    (
+        "get",
+        "/recitation/tasks/{task_id}",
+        "A recitation task: status, progress, result or error",
+    ),
+    (
+        "get",
+        "/recitation/tasks/{task_id}/stream",
+        "A recitation task's progress as server-sent events, ending with the result",
     ),
     ("get", "/workflows", "Parents' routines"),
     (

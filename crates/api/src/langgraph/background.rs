@@ -69,6 +69,11 @@ impl RunBook {
 
 /// A stored run as LangGraph's `Run`.
 fn run_json(run: &persist::Run) -> Value {
+    run_json_with(run, "reject")
+}
+
+/// A stored run as LangGraph's `Run`, started with `strategy`.
+fn run_json_with(run: &persist::Run, strategy: &str) -> Value {
     json!({
         "run_id": run.id,
         "thread_id": run.thread_id,
@@ -78,7 +83,7 @@ fn run_json(run: &persist::Run) -> Value {
         "status": status_name(run.status),
         "metadata": {},
         "kwargs": {},
-        "multitask_strategy": "reject",
+        "multitask_strategy": strategy,
     })
 }
 
@@ -118,6 +123,7 @@ pub(crate) async fn create(
         None => Modes::all(),
         Some(ref m) => Modes::parse(Some(m))?,
     };
+    let strategy = if body.enqueues() { "enqueue" } else { "reject" };
     let started = start(&api, &thread_id, &body).await?;
     let run_id = started.0.run_id.clone();
     let (progress, _) = watch::channel((0, false));
@@ -156,7 +162,7 @@ pub(crate) async fn create(
         rec.progress.send_replace((n, true));
     });
     let run = blocking(&api.app, move |app| lead_run(&app, &thread_id, &run_id)).await?;
-    Ok(Json(run_json(&run)))
+    Ok(Json(run_json_with(&run, strategy)))
 }
 
 /// `GET /threads/{id}/runs`: the thread's runs, newest first.

@@ -47,6 +47,10 @@ pub(crate) struct RunCreate {
     /// A stateless run's thread afterwards: `delete` (the default) or `keep`.
     #[serde(default)]
     on_completion: Option<String>,
+    /// A run on a busy thread: `enqueue` waits its turn; `reject` (the
+    /// default, and any other value) is refused 409 `chat.busy`.
+    #[serde(default)]
+    pub(crate) multitask_strategy: Option<String>,
 }
 
 impl RunCreate {
@@ -54,6 +58,74 @@ impl RunCreate {
     /// stream mode is the deep-agents dialect; otherwise it is LangGraph's.
     pub(crate) fn is_deep_agents(&self) -> bool {
         self.assistant_id.is_none() && self.stream_mode.is_none()
+    }
+
+    /// Whether a run on a busy thread waits its turn (`enqueue`).
+    pub(crate) fn enqueues(&self) -> bool {
+        self.multitask_strategy.as_deref() == Some("enqueue")
+    }
+}
+
+/// How often a run waiting its turn looks whether the thread is free.
+const TURN_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// The runs of this server waiting their turn on a thread (`enqueue`), in
+/// the order they came: only the first of a thread tries to start, the
+/// others wait behind it (tokio's mutex is fair), so they start in order.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ThreadTurns {
+    queues:
+        std::sync::Arc<std::sync::Mutex<HashMap<String, std::sync::Arc<tokio::sync::Mutex<()>>>>>,
+}
+
+impl ThreadTurns {
+    fn queue(&self, thread_id: &str) -> std::sync::Arc<tokio::sync::Mutex<()>> {
+        match self.queues.lock() {
+            Ok(mut q) => {
+                // Queues nobody waits in go (only this map holds them).
+                q.retain(|_, m| std::sync::Arc::strong_count(m) > 1);
+                q.entry(thread_id.to_string()).or_default().clone()
+            }
+            Err(_) => std::sync::Arc::default(),
+        }
+    }
+}
+
+/// Starts a new message's run on `thread_id`; with `enqueue`, waits while
+/// another run holds the thread (whoever started it: this server, the
+/// window, the CLI) and runs before it in this server's queue.
+async fn start_in_turn(
+    api: &Api,
+    thread_id: &str,
+    msg: ChatMessage,
+    opts: &ChatOptions,
+    tx: mpsc::UnboundedSender<AgUiEvent>,
+    enqueue: bool,
+) -> ApiResult<ChatRun> {
+    if !enqueue {
+        return Ok(api.app.chat().start(msg, opts, tx).await?);
+    }
+    let queue = api.turns.queue(thread_id);
+    let _first = queue.lock().await;
+    loop {
+        match api.app.chat().start(msg.clone(), opts, tx.clone()).await {
+            Err(e) if e.code() == "chat.busy" => {}
+            other => return Ok(other?),
+        }
+        // Busy: wait until no run of the thread is going on, then try again.
+        loop {
+            tokio::time::sleep(TURN_POLL).await;
+            let id = thread_id.to_string();
+            let running = blocking(&api.app, move |app| {
+                Ok(!persist::running_runs(app.store(), Some(&id))
+                    .map_err(deskmate_app::AppError::from)?
+                    .is_empty())
+            })
+            .await?;
+            if !running {
+                break;
+            }
+        }
     }
 }
 
@@ -337,7 +409,7 @@ pub(crate) async fn start(api: &Api, thread_id: &str, body: &RunCreate) -> ApiRe
                 )
             })?;
             let msg = message_of(&id, input)?;
-            let run = api.app.chat().start(msg, &opts, tx).await?;
+            let run = start_in_turn(api, &id, msg, &opts, tx, body.enqueues()).await?;
             Ok((run, rx, false))
         }
     }
