@@ -308,18 +308,20 @@ impl ReadyCheck {
         let attempt = match (&self.profile, &self.material) {
             (Some(p), Some(m)) => {
                 progress(CheckPhase::Recording);
-                Some(app.record_attempt(NewAttempt {
-                    profile_id: p.id.clone(),
-                    material_id: m.id.clone(),
-                    transcript: voice.record_transcript(transcript, &settings),
-                    mode: Mode::Voice,
-                    at: chrono::Utc::now(),
-                    duration_ms: heard
-                        .speech_end_ms
-                        .zip(heard.speech_start_ms)
-                        .map(|(e, s)| e.saturating_sub(s)),
-                    session_id: None,
-                })?)
+                Some(
+                    app.record_attempt(NewAttempt {
+                        profile_id: p.id.clone(),
+                        material_id: m.id.clone(),
+                        transcript: voice.record_transcript(transcript, &settings),
+                        mode: Mode::Voice,
+                        at: chrono::Utc::now(),
+                        duration_ms: heard
+                            .speech_end_ms
+                            .zip(heard.speech_start_ms)
+                            .map(|(e, s)| e.saturating_sub(s)),
+                        session_id: None,
+                    })?,
+                )
             }
             _ => None,
         };

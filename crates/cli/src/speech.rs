@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use clap::{Args, Subcommand};
-use deskmate_app::voice_out::CloudVoice;
 use deskmate_app::recording::{heard_text, RecordingCheck};
+use deskmate_app::voice_out::CloudVoice;
 use deskmate_app::Deskmate;
 use deskmate_protocol::check::{self, Transcription};
 use deskmate_protocol::voice::{PlaybackEvent, SpokenPhrase, VoiceNotice, VoiceSetting};
@@ -290,7 +290,10 @@ pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<Ex
         return Ok(ExitCode::SUCCESS);
     }
     let (Some(transcript), Some(judged)) = (&checked.transcript, &checked.verdict) else {
-        let why = checked.message.as_deref().unwrap_or("没听清楚，请靠近麦克风再背一遍。");
+        let why = checked
+            .message
+            .as_deref()
+            .unwrap_or("没听清楚，请靠近麦克风再背一遍。");
         let en = match checked.not_an_attempt {
             Some(check::NotAnAttempt::NothingHeard) | None => NotAnAttempt::NothingHeard,
             Some(check::NotAnAttempt::PromptEcho) => NotAnAttempt::PromptEcho,
