@@ -112,7 +112,9 @@ fn lead_run(
     Ok(run)
 }
 
-/// `POST /threads/{id}/runs`: starts a run in the background.
+/// `POST /threads/{id}/runs`: starts a run in the background. With
+/// `multitask_strategy: enqueue` on a busy thread it is answered once its
+/// turn has come and it has started (the core names a run only then).
 pub(crate) async fn create(
     State(api): State<Api>,
     Path(thread_id): Path<String>,

@@ -5,7 +5,9 @@
 //! companion's run (`Chat::start`, or `Chat::resume` for a
 //! `command: {resume: …}` answering the approval feature's waiting calls);
 //! its AG-UI events are translated here, and `values`/`updates` are read
-//! back from what the run stored after each step.
+//! back from what the run stored after each step. A run on a busy thread
+//! is refused (`reject`) or, with `multitask_strategy: enqueue`, waits its
+//! turn ([`ThreadTurns`]).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
