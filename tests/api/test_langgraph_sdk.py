@@ -203,12 +203,15 @@ def test_a_run_on_a_busy_thread_is_refused_or_waits_its_turn_with_enqueue(client
         ("human", model_server.SLOW_QUESTION), ("ai", model_server.SLOW_ANSWER),
         ("human", "你好"), ("ai", "pong")]
     assert client.runs.get(tid, first["run_id"])["status"] == "success"
-    # enqueue in the background: started when its turn comes, then joined.
+    # enqueue in the background: answered at once as pending, started when
+    # its turn comes, joined under the id it was given.
     client.runs.create(tid, "companion", input=slow)
     queued = client.runs.create(tid, "companion", input=USER_INPUT, multitask_strategy="enqueue")
-    assert queued["multitask_strategy"] == "enqueue"
+    assert (queued["status"], queued["multitask_strategy"]) == ("pending", "enqueue")
     final = client.runs.join(tid, queued["run_id"])
-    assert texts(final)[-3:] == [("ai", model_server.SLOW_ANSWER), ("human", "你好"), ("ai", "pong")]
+    assert texts(final)[-4:] == [("human", model_server.SLOW_QUESTION), ("ai", model_server.SLOW_ANSWER),
+                                 ("human", "你好"), ("ai", "pong")]
+    assert client.runs.get(tid, queued["run_id"])["status"] == "success"
 
 
 def test_a_stateless_run_leaves_no_thread_unless_kept(client):

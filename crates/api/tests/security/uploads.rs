@@ -481,8 +481,10 @@ async fn enqueue_waits_its_turn_on_a_busy_thread_and_reject_refuses() {
         "the second run came after the first had ended"
     );
 
-    // Enqueue in the background: answered once it has started, then joined.
-    let (status, _, _) = send_typed(s.addr, "POST", &runs, json, &run_body("慢慢说", None)).await;
+    // Enqueue in the background: answered at once as pending, started when
+    // its turn comes, then joined under the id it was given.
+    let (status, slow, _) =
+        send_typed(s.addr, "POST", &runs, json, &run_body("慢慢说", None)).await;
     assert_eq!(status, 200);
     let (status, queued, _) = send_typed(
         s.addr,
@@ -493,8 +495,33 @@ async fn enqueue_waits_its_turn_on_a_busy_thread_and_reject_refuses() {
     )
     .await;
     assert_eq!(status, 200, "{queued}");
-    assert_eq!(queued["multitask_strategy"], "enqueue");
-    let rid = queued["run_id"].as_str().unwrap();
+    assert_eq!(
+        (
+            queued["status"].as_str(),
+            queued["multitask_strategy"].as_str()
+        ),
+        (Some("pending"), Some("enqueue")),
+        "{queued}"
+    );
+    let rid = queued["run_id"].as_str().unwrap().to_string();
+    assert_ne!(rid, slow["run_id"].as_str().unwrap());
+    // A third, called off while it waits: it never runs.
+    let (_, dropped, _) = send_typed(
+        s.addr,
+        "POST",
+        &runs,
+        json,
+        &run_body("不用了", Some("enqueue")),
+    )
+    .await;
+    assert_eq!(dropped["status"], "pending", "{dropped}");
+    let did = dropped["run_id"].as_str().unwrap();
+    let (status, _, _) =
+        send_typed(s.addr, "POST", &format!("{runs}/{did}/cancel"), json, b"").await;
+    assert_eq!(status, 204);
+    let (_, gone, _) = send_typed(s.addr, "GET", &format!("{runs}/{did}"), None, b"").await;
+    assert_eq!(gone["status"], "interrupted", "{gone}");
+
     let (status, values, _) =
         send_typed(s.addr, "GET", &format!("{runs}/{rid}/join"), None, b"").await;
     assert_eq!(status, 200, "{values}");
@@ -509,5 +536,28 @@ async fn enqueue_waits_its_turn_on_a_busy_thread_and_reject_refuses() {
         (Some("ai"), Some("pong"))
     );
     let (_, run, _) = send_typed(s.addr, "GET", &format!("{runs}/{rid}"), None, b"").await;
-    assert_eq!(run["status"], "success", "{run}");
+    assert_eq!(
+        (run["run_id"].as_str(), run["status"].as_str()),
+        (Some(rid.as_str()), Some("success")),
+        "{run}"
+    );
+    // Its stream, replayed under the same id: the core's run, ended well.
+    let (_, _, raw) = send_typed(s.addr, "GET", &format!("{runs}/{rid}/stream"), None, b"").await;
+    let events = sse(&raw);
+    assert_eq!(events.last().unwrap().1["status"], "success", "{raw}");
+    let said: Vec<String> = values["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        !said.iter().any(|m| m == "不用了"),
+        "the called-off run never ran: {said:?}"
+    );
+    assert_eq!(
+        said[said.len() - 4..],
+        ["慢慢说", "好的，慢慢来。", "再说一次", "pong"],
+        "the queued run came after the slow one had ended"
+    );
 }
