@@ -194,6 +194,12 @@ pub fn document() -> Value {
         if *path == "/ok" {
             op["security"] = json!([]);
         }
+        if (*method, *path) == ("post", "/recitation/tasks") {
+            op["responses"] = json!({
+                "202": {"description": "Accepted: {task_id, status}"},
+                "default": op["responses"]["default"].clone(),
+            });
+        }
         let entry = paths.entry(path.to_string()).or_insert_with(|| json!({}));
         entry[*method] = op;
     }

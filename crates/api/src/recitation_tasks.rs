@@ -296,3 +296,51 @@ pub(crate) async fn stream(
     });
     Ok(Sse::new(events).keep_alive(KeepAlive::default()))
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_book_is_capped_and_finished_tasks_expire() {
+        let book = TaskBook::default();
+        let first = book.file(false).unwrap();
+        let first_id = first.state.borrow().task_id.clone();
+        for _ in 1..MAX_TASKS {
+            book.file(false).unwrap();
+        }
+        // Full of unfinished tasks: refused.
+        let refused = book.file(true).unwrap_err();
+        assert_eq!(
+            (refused.status, refused.code.as_str()),
+            (StatusCode::CONFLICT, "recitation.tasks_full")
+        );
+        // One finished: it makes room for the next.
+        first.update(|s| s.status = Status::Done);
+        assert!(first.finished.lock().unwrap().is_some());
+        let next = book.file(true).unwrap();
+        assert_eq!(next.state.borrow().progress["records"], true);
+        assert_eq!(
+            book.get(&first_id).unwrap_err().status,
+            StatusCode::NOT_FOUND
+        );
+        // A task finished longer ago than TASK_TTL is gone.
+        let next_id = next.state.borrow().task_id.clone();
+        next.update(|s| s.status = Status::Failed);
+        assert!(book.get(&next_id).is_ok());
+        *next.finished.lock().unwrap() =
+            Instant::now().checked_sub(TASK_TTL + Duration::from_secs(1));
+        assert_eq!(
+            book.get(&next_id).unwrap_err().status,
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(book.tasks.lock().unwrap().len(), MAX_TASKS);
+        book.file(false).unwrap();
+        assert_eq!(
+            book.tasks.lock().unwrap().len(),
+            MAX_TASKS,
+            "the expired one went first"
+        );
+    }
+}
