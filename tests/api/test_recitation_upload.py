@@ -2,11 +2,12 @@
 静夜思 (the manifest's case with its second line left out) sent as a form
 to `POST /recitation/check`, judged by the same function `deskmate recite
 audio --json` runs, and then as a recitation task for the child, polled
-and streamed to its end — its attempt recorded once. Also the refusals a
+and streamed to its end — its attempt recorded once; the same clip through
+the one entry (`POST /orchestrator/process`), heard as words. Also the refusals a
 client meets first: a form without the recording, a file that is no
 recording, an unknown task. The speech models come from
 DESKMATE_MODELS_DIR (the server inherits it); each check is one whisper
-decode of a six-second clip."""
+decode of a five-second clip."""
 import json
 import os
 import sqlite3
@@ -122,6 +123,20 @@ def test_a_recording_is_checked_then_run_as_a_task_polled_and_streamed(api):
             late = [line for line in s.iter_lines() if line.startswith("event:")]
         assert late == ["event: done"]
     assert attempts(data) == before + 1, "the task recorded one attempt"
+
+
+def test_a_recording_goes_through_the_one_entry(api):
+    data = api[3]
+    child(data)
+    case, wav = clip()
+    with http(api) as c:
+        r = c.post("/orchestrator/process", data={"profile": "小明"},
+                   files={"audio": (case["wav"], wav, "audio/wav")})
+        assert r.status_code == 200, r.text
+        said = r.json()
+        assert said["error"] is None and said["trace_id"], said
+        assert "月" in (said["heard"] or ""), said["heard"]
+    assert not (data / "inbox").exists() or list((data / "inbox").glob("*")) == []
 
 
 def test_uploads_without_a_recording_are_refused_and_store_nothing(api):
