@@ -1,7 +1,9 @@
 //! Uploads, recitation tasks and `multitask_strategy: enqueue` over a real
 //! socket: a recitation form without its recording, with a file that is no
 //! recording, or with a body that is neither JSON nor a form is refused
-//! with its documented code and nothing is stored or left in `inbox/`; a
+//! with its documented code and nothing is stored or left in `inbox/` (a
+//! photo in the entry's form that is no photo is the entry's coded error,
+//! as in JSON); a
 //! typed check runs as a task (polled and streamed, a late client getting
 //! the current state first) and a dev clip as a task for a child (one
 //! whisper decode), its attempt recorded; unknown tasks are 404; a second
@@ -259,6 +261,32 @@ async fn bad_uploads_are_refused_with_their_codes_and_store_nothing() {
     assert_eq!(
         decisions, 0,
         "the entry logged nothing for a refused upload"
+    );
+    // The entry's form: a photo that is not one is the entry's coded error
+    // (as in JSON); a recording and a photo at once are refused.
+    let (kind, bytes) = form(
+        &[("profile", "小明"), ("text", "帮我看看作业")],
+        &[("image", "sheet.jpg", b"not an image at all")],
+    );
+    let (status, body, _) =
+        send_typed(s.addr, "POST", "/orchestrator/process", Some(&kind), &bytes).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["error"]["code"], "homework.not_an_image", "{body}");
+    let (kind, bytes) = form(
+        &[("profile", "小明")],
+        &[("image", "sheet.jpg", b"x"), ("audio", "said.wav", b"y")],
+    );
+    let (status, body, _) =
+        send_typed(s.addr, "POST", "/orchestrator/process", Some(&kind), &bytes).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (422, Some("invalid")),
+        "{body}"
+    );
+    assert_eq!(
+        inbox(&s.app),
+        Vec::<std::path::PathBuf>::new(),
+        "the photo went too"
     );
 }
 
