@@ -186,6 +186,34 @@ def test_a_background_run_is_joined_replayed_and_another_cancelled(client, api):
     assert e.value.response.status_code == 409
 
 
+def test_a_run_on_a_busy_thread_is_refused_or_waits_its_turn_with_enqueue(client):
+    tid = client.threads.create()["thread_id"]
+    slow = {"messages": [{"role": "user", "content": model_server.SLOW_QUESTION}]}
+    first = client.runs.create(tid, "companion", input=slow)
+    # reject, the default: refused while the first run goes on.
+    with pytest.raises(httpx.HTTPStatusError) as e:
+        client.runs.create(tid, "companion", input=USER_INPUT, multitask_strategy="reject")
+    assert e.value.response.status_code == 409
+    # enqueue, streamed: it waits for the first run, then runs after it.
+    parts = list(client.runs.stream(tid, "companion", input=USER_INPUT, stream_mode="values",
+                                    multitask_strategy="enqueue"))
+    assert parts[0].event == "metadata" and parts[0].data["run_id"] != first["run_id"]
+    assert parts[-1].data["status"] == "success"
+    assert texts([p.data for p in parts if p.event == "values"][-1]) == [
+        ("human", model_server.SLOW_QUESTION), ("ai", model_server.SLOW_ANSWER),
+        ("human", "你好"), ("ai", "pong")]
+    assert client.runs.get(tid, first["run_id"])["status"] == "success"
+    # enqueue in the background: answered at once as pending, started when
+    # its turn comes, joined under the id it was given.
+    client.runs.create(tid, "companion", input=slow)
+    queued = client.runs.create(tid, "companion", input=USER_INPUT, multitask_strategy="enqueue")
+    assert (queued["status"], queued["multitask_strategy"]) == ("pending", "enqueue")
+    final = client.runs.join(tid, queued["run_id"])
+    assert texts(final)[-4:] == [("human", model_server.SLOW_QUESTION), ("ai", model_server.SLOW_ANSWER),
+                                 ("human", "你好"), ("ai", "pong")]
+    assert client.runs.get(tid, queued["run_id"])["status"] == "success"
+
+
 def test_a_stateless_run_leaves_no_thread_unless_kept(client):
     before = {t["thread_id"] for t in client.threads.search(limit=1000)}
     parts = list(client.runs.stream(None, "companion", input=USER_INPUT, stream_mode="values"))

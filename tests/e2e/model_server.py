@@ -29,6 +29,10 @@ LANES_QUESTION = "请两位老师"
 CUT_QUESTION = "断电也不怕"
 CUT_ANSWER = "没关系，我们接着讲：床前明月光，疑是地上霜。"
 LEAD_PROMPT = "You are 同桌 (Deskmate)"
+# Asked this, the server answers slowly (about a second): a run that keeps
+# its thread busy for a while, then ends.
+SLOW_QUESTION = "慢慢说"
+SLOW_ANSWER = "好的，我们慢慢来。"
 MATH_ANSWER = "3×4=12，一共12个苹果。"
 POEM_ANSWER = "「举头望明月」就是抬起头看天上的月亮。"
 
@@ -77,6 +81,8 @@ def plan(body):
             ]}),
             chunk({}, "tool_calls"),
         ]
+    if last.get("role") == "user" and SLOW_QUESTION in asked:
+        return slowly(SLOW_ANSWER, pieces=3, pause=0.3)
     if last.get("role") == "user" and CUT_QUESTION in asked:
         return [chunk({"role": "assistant", "content": CUT_ANSWER[:6]}), chunk({"content": CUT_ANSWER[6:]}),
                 chunk({}, "stop")]

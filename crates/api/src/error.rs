@@ -58,8 +58,10 @@ pub fn status_of(code: &str) -> StatusCode {
         | "chat.awaiting_approval"
         | "chat.not_resumable"
         | "profile.name_taken"
-        | "llm.no_model" => StatusCode::CONFLICT,
-        "invalid" | "chat.empty_message" | "plan.goal_unreadable" => {
+        | "llm.no_model"
+        | "models.missing"
+        | "models.needed" => StatusCode::CONFLICT,
+        "invalid" | "chat.empty_message" | "plan.goal_unreadable" | "speech.audio" => {
             StatusCode::UNPROCESSABLE_ENTITY
         }
         c if c.ends_with(".not_found") => StatusCode::NOT_FOUND,
@@ -137,5 +139,10 @@ mod tests {
             StatusCode::INTERNAL_SERVER_ERROR
         );
         assert_eq!(status_of("db.error"), StatusCode::INTERNAL_SERVER_ERROR);
+        // A recording that cannot be read is the request's fault; speech
+        // models missing on the server are its state, like a missing model.
+        assert_eq!(status_of("speech.audio"), StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(status_of("models.needed"), StatusCode::CONFLICT);
+        assert_eq!(status_of("speech.asr"), StatusCode::INTERNAL_SERVER_ERROR);
     }
 }

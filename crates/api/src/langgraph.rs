@@ -9,6 +9,7 @@ mod shape;
 mod translate;
 
 pub(crate) use background::RunBook;
+pub(crate) use runs::ThreadTurns;
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;

@@ -13,9 +13,11 @@ pub mod error;
 mod events;
 mod langgraph;
 pub mod openapi;
+mod recitation_tasks;
 mod routines;
 mod scenes;
 pub mod security;
+mod upload;
 
 use axum::extract::DefaultBodyLimit;
 use axum::routing::get;
@@ -24,16 +26,21 @@ use deskmate_app::Deskmate;
 
 pub use error::{ApiError, ApiResult};
 pub use security::{load_or_create_token, Security, TOKEN_ENV, TOKEN_FILE};
+pub use upload::MAX_UPLOAD_BYTES;
 
 /// The largest request body the API reads (1 MiB); a larger one is
 /// answered 413 `body.too_large` before anything is stored.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
-/// What every handler reaches: the core, and the background runs' streams.
+/// What every handler reaches: the core, the background runs' streams,
+/// the runs waiting their turn and the recitation tasks.
 #[derive(Debug, Clone)]
 pub(crate) struct Api {
     pub app: Deskmate,
     pub runs: langgraph::RunBook,
+    /// The runs waiting their turn on a busy thread (`enqueue`).
+    pub turns: langgraph::ThreadTurns,
+    pub tasks: recitation_tasks::TaskBook,
 }
 
 /// The whole API on one router, guarded by `security`.
@@ -54,7 +61,18 @@ pub fn router(app: Deskmate, security: Security) -> Router {
         )
         .route(
             "/recitation/check",
-            axum::routing::post(scenes::recitation_check),
+            axum::routing::post(scenes::recitation_check)
+                .layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES)),
+        )
+        .route(
+            "/recitation/tasks",
+            axum::routing::post(recitation_tasks::create)
+                .layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES)),
+        )
+        .route("/recitation/tasks/{id}", get(recitation_tasks::get))
+        .route(
+            "/recitation/tasks/{id}/stream",
+            get(recitation_tasks::stream),
         )
         .route("/workflows", get(routines::list).post(routines::create))
         .route(
@@ -74,6 +92,8 @@ pub fn router(app: Deskmate, security: Security) -> Router {
         .with_state(Api {
             app,
             runs: langgraph::RunBook::default(),
+            turns: langgraph::ThreadTurns::default(),
+            tasks: recitation_tasks::TaskBook::default(),
         })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn_with_state(

@@ -125,7 +125,22 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     (
         "post",
         "/recitation/check",
-        "Check a recitation synchronously",
+        "Check a recitation synchronously (JSON with a transcript, or a form with the recording)",
+    ),
+    (
+        "post",
+        "/recitation/tasks",
+        "Start a recitation check as a task (202 with its id)",
+    ),
+    (
+        "get",
+        "/recitation/tasks/{task_id}",
+        "A recitation task: status, progress, result or error",
+    ),
+    (
+        "get",
+        "/recitation/tasks/{task_id}/stream",
+        "A recitation task's progress as server-sent events, ending with the result",
     ),
     ("get", "/workflows", "Parents' routines"),
     (
@@ -178,6 +193,12 @@ pub fn document() -> Value {
         }
         if *path == "/ok" {
             op["security"] = json!([]);
+        }
+        if (*method, *path) == ("post", "/recitation/tasks") {
+            op["responses"] = json!({
+                "202": {"description": "Accepted: {task_id, status}"},
+                "default": op["responses"]["default"].clone(),
+            });
         }
         let entry = paths.entry(path.to_string()).or_insert_with(|| json!({}));
         entry[*method] = op;

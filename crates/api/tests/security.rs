@@ -3,7 +3,9 @@
 //! answered with their documented status and `{code, message}`, and none of
 //! them stores anything. Also: every route the OpenAPI document lists is
 //! served, and the core's event stream arrives as server-sent events. Requests are written by hand (HTTP/1.1 on a
-//! `TcpStream`), so the headers are exactly the ones under test.
+//! `TcpStream`), so the headers are exactly the ones under test. The
+//! module [`uploads`] does the same for forms with recordings, recitation
+//! tasks and `multitask_strategy: enqueue`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -11,6 +13,9 @@ use deskmate_app::chat::agent::persist;
 use deskmate_app::{Config, Deskmate};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+#[path = "security/uploads.rs"]
+mod uploads;
 
 const TOKEN: &str = "test-token-0123456789";
 
@@ -279,6 +284,7 @@ async fn every_route_in_the_openapi_document_is_served() {
             .replace("{thread_id}", id)
             .replace("{run_id}", id)
             .replace("{assistant_id}", id)
+            .replace("{task_id}", id)
             .replace("{name}", "evening");
         let body: &[u8] = if matches!(*method, "post" | "put" | "patch") {
             b"{}"

@@ -21,6 +21,7 @@ pub mod photos;
 pub mod plan;
 pub mod practice;
 pub mod recite;
+pub mod recording;
 pub mod report_attempts;
 pub mod review_reminders;
 pub mod routines;
@@ -52,6 +53,8 @@ pub struct Deskmate {
     practice: deskmate_orchestrator::PracticeScene,
     /// The practice's microphone, whose speech models the entry hears with.
     ears: deskmate_orchestrator::scene::Microphone,
+    /// One recording heard and judged at a time (see [`recording`]).
+    hearing_turn: recording::HearingTurn,
     lamp: lamp::LampLink,
     voice_out: voice_out::FeedbackVoice,
     chat: chat::Chat,
@@ -81,6 +84,7 @@ impl Deskmate {
         let app = Self {
             practice,
             ears,
+            hearing_turn: recording::HearingTurn::default(),
             config,
             store,
             lamp,

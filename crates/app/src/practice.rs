@@ -113,6 +113,9 @@ impl Deskmate {
         profile_id: &str,
         recording: &std::path::Path,
     ) -> crate::AppResult<deskmate_orchestrator::entry::Response> {
+        // Not while a recorded recitation is judged: hearing this one would
+        // replace the recording the judge re-examines.
+        let _turn = self.hearing_turn.take()?;
         self.process_input(
             profile_id,
             deskmate_orchestrator::entry::Input::Voice(recording.to_path_buf()),

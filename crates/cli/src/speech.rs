@@ -8,19 +8,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use clap::{Args, Subcommand};
-use deskmate_app::recite::{
-    AttemptOutcome, Judgement, NewAttempt, Reference, DEFAULT_PASS_THRESHOLD,
-};
+use deskmate_app::recording::{heard_text, RecordingCheck};
 use deskmate_app::voice_out::CloudVoice;
-use deskmate_app::{events, Deskmate};
+use deskmate_app::Deskmate;
 use deskmate_protocol::check::{self, Transcription};
 use deskmate_protocol::voice::{PlaybackEvent, SpokenPhrase, VoiceNotice, VoiceSetting};
 use deskmate_protocol::AppEvent;
-use deskmate_speech::asr::{AudioContext, GuardFlag, HeardUnit};
-use deskmate_speech::attempt::{judge_recording, NotAnAttempt, RecordingVerdict};
-use deskmate_speech::audio::file;
-use deskmate_speech::fairness::{FairnessSettings, Rechecked, UncertainReason, UncertainSpan};
-use deskmate_speech::{AsrConfig, Lang, ModelPaths, SpeechPipeline, Transcript};
+use deskmate_speech::asr::AudioContext;
+use deskmate_speech::attempt::NotAnAttempt;
+use deskmate_speech::{AsrConfig, Lang, ModelPaths, SpeechPipeline};
 
 use crate::output;
 
@@ -271,231 +267,69 @@ pub struct ReciteAudioArgs {
     json: bool,
 }
 
-/// The stage timings `recite-audio --json` prints (a protocol type).
-type Timings = deskmate_protocol::StageTimings;
-
-/// What `deskmate recite audio --json` prints: the protocol's shape with
-/// the recitation checker's judgement and the recorded attempt.
-type HeardVerdict = check::HeardVerdict<Judgement, AttemptOutcome>;
-
-fn heard_unit(u: &HeardUnit) -> check::HeardUnit {
-    check::HeardUnit {
-        text: u.text.clone(),
-        confidence: u.confidence,
-        start_ms: u.start_ms,
-        end_ms: u.end_ms,
-    }
-}
-
-fn guard_flag(f: &GuardFlag) -> check::GuardFlag {
-    match f.clone() {
-        GuardFlag::StockPhrase { phrase } => check::GuardFlag::StockPhrase { phrase },
-        GuardFlag::Repetition { ngram, times } => check::GuardFlag::Repetition { ngram, times },
-        GuardFlag::TextOnSilence { text } => check::GuardFlag::TextOnSilence { text },
-        GuardFlag::TooLong { heard, expected } => check::GuardFlag::TooLong { heard, expected },
-    }
-}
-
-/// What whisper heard, in the protocol's shape.
-fn heard_text(t: &Transcript) -> check::HeardText {
-    check::HeardText {
-        text: t.text.clone(),
-        raw_text: t.raw_text.clone(),
-        units: t.units.iter().map(heard_unit).collect(),
-        flags: t.flags.iter().map(guard_flag).collect(),
-    }
-}
-
-fn not_an_attempt(why: NotAnAttempt) -> check::NotAnAttempt {
-    match why {
-        NotAnAttempt::NothingHeard => check::NotAnAttempt::NothingHeard,
-        NotAnAttempt::PromptEcho => check::NotAnAttempt::PromptEcho,
-        NotAnAttempt::OnlyPunctuation => check::NotAnAttempt::OnlyPunctuation,
-        NotAnAttempt::NotTheMaterial => check::NotAnAttempt::NotTheMaterial,
-    }
-}
-
-fn uncertain_span(u: &UncertainSpan) -> check::UncertainSpan {
-    check::UncertainSpan {
-        line: u.line,
-        offset: u.offset,
-        expected: u.expected.clone(),
-        heard: u.heard.clone(),
-        error_type: events::error_type(u.error_type),
-        reason: match u.reason {
-            UncertainReason::ToneOnly => check::UncertainReason::ToneOnly,
-            UncertainReason::LowConfidence => check::UncertainReason::LowConfidence,
-            UncertainReason::RecogniserGuard => check::UncertainReason::RecogniserGuard,
-            UncertainReason::AudioFitsText => check::UncertainReason::AudioFitsText,
-        },
-    }
-}
-
-fn rechecked(r: &Rechecked) -> check::Rechecked {
-    check::Rechecked {
-        error: r.error,
-        line: r.line,
-        error_type: events::error_type(r.error_type),
-        expected: r.expected.clone(),
-        heard: r.heard.clone(),
-        delta: r.delta,
-        alone: r.alone,
-        in_run: r.in_run,
-        in_material: r.in_material,
-    }
-}
-
 pub fn run_recite_audio(app: &Deskmate, a: ReciteAudioArgs) -> anyhow::Result<ExitCode> {
-    let material = match &a.material {
-        Some(key) => Some(app.find_material(key)?),
-        None => None,
-    };
-    if a.profile.is_some() && material.is_none() {
+    if a.profile.is_some() && a.material.is_none() {
         bail!("--profile records the attempt against a material: give --material instead of --reference");
     }
-    let profile = match &a.profile {
-        Some(p) => Some(app.find_profile(p)?),
-        None => None,
+    if a.material.is_none() && a.reference.is_none() {
+        bail!("give --material or --reference");
+    }
+    // One function checks a recording, here, in the API and (its judging)
+    // in the window.
+    let ask = RecordingCheck {
+        material: a.material.clone(),
+        reference: a.reference.clone(),
+        profile: a.profile.clone(),
+        lang: a.lang.clone(),
+        pass_threshold: None,
+        full_audio_ctx: a.full_audio_ctx,
     };
-    let (text, lang_code) = match (&material, &a.reference) {
-        (Some(m), _) => (
-            m.body.clone(),
-            a.lang.clone().unwrap_or_else(|| m.lang.clone()),
-        ),
-        (None, Some(r)) => (
-            r.clone(),
-            a.lang
-                .clone()
-                .unwrap_or_else(|| deskmate_app::recite::Lang::detect(r).as_str().to_string()),
-        ),
-        (None, None) => bail!("give --material or --reference"),
-    };
-    let lang = parse_lang(&lang_code)?;
-    let reference = Reference::new(&text, Some(lang_code.parse()?))?;
-
-    let loading = Instant::now();
-    let pipeline = pipeline(app, a.full_audio_ctx)?;
-    let load_ms = loading.elapsed().as_millis() as u64;
-
-    let started = Instant::now();
-    let clip = file::load(&a.file, file::DEFAULT_MAX_SECONDS)?;
-    let decode_ms = started.elapsed().as_millis() as u64;
-    let heard = pipeline.hear(&clip, lang, Some(reference.len()))?;
-    // One function judges a recording, here and in the window.
-    let settings = FairnessSettings::default();
-    let checking = Instant::now();
-    let judged = judge_recording(
-        &reference,
-        heard.transcript.as_ref(),
-        &settings,
-        Some(pipeline.asr()),
-    )?;
-    let (transcript, voice) = match (heard.transcript, judged) {
-        (Some(t), RecordingVerdict::Judged(v)) => (t, *v),
-        (transcript, RecordingVerdict::NotAnAttempt(why)) => {
-            let total_ms = started.elapsed().as_millis() as u64;
-            let timings = Timings {
-                decode_ms,
-                vad_ms: heard.vad_ms,
-                asr_ms: heard.asr_ms,
-                check_ms: 0,
-                total_ms,
-                load_ms,
-            };
-            if a.json {
-                output::json(&HeardVerdict {
-                    speech: transcript.is_some(),
-                    not_an_attempt: Some(not_an_attempt(why)),
-                    message: Some(why.message_zh().to_string()),
-                    transcript: transcript.as_ref().map(heard_text),
-                    verdict: None,
-                    uncertain: vec![],
-                    rechecked: vec![],
-                    fair_accuracy: None,
-                    timings,
-                    attempt: None,
-                })?;
-            } else {
-                println!("{} ({})", why.message_zh(), why.message_en());
-            }
-            return Ok(ExitCode::SUCCESS);
-        }
-        (None, RecordingVerdict::Judged(_)) => bail!("nothing was heard to judge"),
-    };
-    let check_ms = checking.elapsed().as_millis() as u64;
-    let total_ms = started.elapsed().as_millis() as u64;
-    // The child's own pass mark when the attempt is recorded for a child,
-    // so the verdict printed is the one stored.
-    let threshold = match &profile {
-        Some(p) => app.pass_threshold(&p.id)?,
-        None => DEFAULT_PASS_THRESHOLD,
-    };
-    let judged = Judgement::new(&reference, voice.verdict.clone(), threshold);
-    let verdict = &judged.verdict;
-    let attempt = match (&profile, &material) {
-        (Some(p), Some(m)) => Some(
-            app.record_attempt(NewAttempt {
-                profile_id: p.id.clone(),
-                material_id: m.id.clone(),
-                transcript: voice.record_transcript(&transcript, &settings),
-                mode: deskmate_app::recite::Mode::Voice,
-                at: chrono::Utc::now(),
-                duration_ms: heard
-                    .speech_end_ms
-                    .zip(heard.speech_start_ms)
-                    .map(|(e, s)| e.saturating_sub(s)),
-                session_id: None,
-            })?,
-        ),
-        _ => None,
-    };
-    let timings = Timings {
-        decode_ms,
-        vad_ms: heard.vad_ms,
-        asr_ms: heard.asr_ms,
-        check_ms,
-        total_ms,
-        load_ms,
-    };
+    let checked = app.check_recording(&ask, &a.file, &mut |_| {})?;
     if a.json {
-        output::json(&HeardVerdict {
-            speech: true,
-            not_an_attempt: None,
-            message: None,
-            transcript: Some(heard_text(&transcript)),
-            verdict: Some(judged.clone()),
-            uncertain: voice.uncertain.iter().map(uncertain_span).collect(),
-            rechecked: voice.rechecked.iter().map(rechecked).collect(),
-            fair_accuracy: Some(voice.fair_accuracy),
-            timings,
-            attempt,
-        })?;
-    } else {
-        println!("heard: {}", transcript.text);
+        output::json(&checked)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (Some(transcript), Some(judged)) = (&checked.transcript, &checked.verdict) else {
+        let why = checked
+            .message
+            .as_deref()
+            .unwrap_or("没听清楚，请靠近麦克风再背一遍。");
+        let en = match checked.not_an_attempt {
+            Some(check::NotAnAttempt::NothingHeard) | None => NotAnAttempt::NothingHeard,
+            Some(check::NotAnAttempt::PromptEcho) => NotAnAttempt::PromptEcho,
+            Some(check::NotAnAttempt::OnlyPunctuation) => NotAnAttempt::OnlyPunctuation,
+            Some(check::NotAnAttempt::NotTheMaterial) => NotAnAttempt::NotTheMaterial,
+        };
+        println!("{why} ({})", en.message_en());
+        return Ok(ExitCode::SUCCESS);
+    };
+    let verdict = &judged.verdict;
+    println!("heard: {}", transcript.text);
+    println!(
+        "accuracy {}% (fair, uncertain spans not counted: {}%)",
+        verdict.accuracy,
+        checked.fair_accuracy.unwrap_or(verdict.accuracy)
+    );
+    for e in verdict.errors.iter().filter(|e| !e.uncertain) {
         println!(
-            "accuracy {}% (fair, uncertain spans not counted: {}%)",
-            verdict.accuracy, voice.fair_accuracy
-        );
-        for e in voice.certain_errors() {
-            println!(
-                "  line {}: {} — expected {:?}, heard {:?}",
-                e.line, e.label_en, e.expected, e.actual
-            );
-        }
-        for u in &voice.uncertain {
-            println!(
-                "  line {}: not sure ({:?}) — expected {:?}, heard {:?}; ask to say it again",
-                u.line, u.reason, u.expected, u.heard
-            );
-        }
-        println!("{}", judged.feedback.zh);
-        if let Some(o) = &attempt {
-            println!("recorded attempt {} for {}", o.attempt_id, o.title);
-        }
-        println!(
-            "vad {} ms, asr {} ms, check {} ms, total {} ms",
-            heard.vad_ms, heard.asr_ms, check_ms, total_ms
+            "  line {}: {} — expected {:?}, heard {:?}",
+            e.line, e.label_en, e.expected, e.actual
         );
     }
+    for u in &checked.uncertain {
+        println!(
+            "  line {}: not sure ({:?}) — expected {:?}, heard {:?}; ask to say it again",
+            u.line, u.reason, u.expected, u.heard
+        );
+    }
+    println!("{}", judged.feedback.zh);
+    if let Some(o) = &checked.attempt {
+        println!("recorded attempt {} for {}", o.attempt_id, o.title);
+    }
+    let t = &checked.timings;
+    println!(
+        "vad {} ms, asr {} ms, check {} ms, total {} ms",
+        t.vad_ms, t.asr_ms, t.check_ms, t.total_ms
+    );
     Ok(ExitCode::SUCCESS)
 }

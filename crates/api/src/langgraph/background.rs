@@ -22,7 +22,10 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, watch};
 
-use super::runs::{follow, start, Modes, RunCreate};
+use super::runs::{
+    follow, launch, prepare_launch, start_in_turn, CallOff, Launch, Modes, NotStarted, RunCreate,
+    Started,
+};
 use super::shape::{self, ThreadFacts};
 use crate::error::{ApiError, ApiJson, ApiResult};
 use crate::{blocking, Api};
@@ -37,6 +40,58 @@ struct Recorded {
     parts: Mutex<Vec<(String, Value)>>,
     /// (parts recorded, finished): changes with every part.
     progress: watch::Sender<(usize, bool)>,
+    /// A background run with `enqueue` answered before it started: where
+    /// it is (its own id is the one the client was given).
+    queued: Option<Queued>,
+}
+
+impl Recorded {
+    fn new(thread_id: &str, queued: Option<Queued>) -> Self {
+        let (progress, _) = watch::channel((0, false));
+        Self {
+            thread_id: thread_id.to_string(),
+            parts: Mutex::new(Vec::new()),
+            progress,
+            queued,
+        }
+    }
+
+    /// Records one part of the stream.
+    fn push(&self, part: (String, Value)) {
+        let n = match self.parts.lock() {
+            Ok(mut parts) => {
+                parts.push(part);
+                parts.len()
+            }
+            Err(_) => return,
+        };
+        self.progress.send_replace((n, false));
+    }
+
+    /// Says the stream has ended.
+    fn finish(&self) {
+        let n = self.parts.lock().map(|p| p.len()).unwrap_or(0);
+        self.progress.send_replace((n, true));
+    }
+}
+
+/// A background run waiting its turn (`enqueue`): when it was asked for,
+/// how its waiting can be called off, and what became of it.
+#[derive(Debug)]
+struct Queued {
+    created_at: String,
+    off: Arc<CallOff>,
+    state: watch::Sender<QueuedState>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum QueuedState {
+    Waiting,
+    /// Started as the core's run with this id.
+    Started(String),
+    /// It could not start (the thread waits for a parent's approval, …).
+    Refused(ApiError),
+    CalledOff,
 }
 
 /// The recorded runs by id, and their ids oldest first.
@@ -69,6 +124,11 @@ impl RunBook {
 
 /// A stored run as LangGraph's `Run`.
 fn run_json(run: &persist::Run) -> Value {
+    run_json_with(run, "reject")
+}
+
+/// A stored run as LangGraph's `Run`, started with `strategy`.
+fn run_json_with(run: &persist::Run, strategy: &str) -> Value {
     json!({
         "run_id": run.id,
         "thread_id": run.thread_id,
@@ -78,7 +138,7 @@ fn run_json(run: &persist::Run) -> Value {
         "status": status_name(run.status),
         "metadata": {},
         "kwargs": {},
-        "multitask_strategy": "reject",
+        "multitask_strategy": strategy,
     })
 }
 
@@ -107,7 +167,10 @@ fn lead_run(
     Ok(run)
 }
 
-/// `POST /threads/{id}/runs`: starts a run in the background.
+/// `POST /threads/{id}/runs`: starts a run in the background. With
+/// `multitask_strategy: enqueue` on a busy thread it is answered at once as
+/// `pending` under an id of its own, and starts when its turn comes (see
+/// [`pending`]).
 pub(crate) async fn create(
     State(api): State<Api>,
     Path(thread_id): Path<String>,
@@ -118,45 +181,199 @@ pub(crate) async fn create(
         None => Modes::all(),
         Some(ref m) => Modes::parse(Some(m))?,
     };
-    let started = start(&api, &thread_id, &body).await?;
+    let checked = prepare_launch(&api, &thread_id, &body).await?;
+    let strategy = if body.enqueues() { "enqueue" } else { "reject" };
+    let started = match checked {
+        Launch::New { msg, opts } if body.enqueues() => {
+            // First in the queue and the thread free: it starts now.
+            // Otherwise it waits its turn in the background.
+            let queue = api.turns.queue(&thread_id);
+            let Ok(turn) = queue.try_lock_owned() else {
+                return Ok(Json(pending(&api, thread_id, modes, msg, opts, None)));
+            };
+            let (tx, rx) = mpsc::unbounded_channel();
+            match api.app.chat().start(msg.clone(), &opts, tx).await {
+                Ok(run) => (run, rx, false),
+                Err(e) if e.code() == "chat.busy" => {
+                    return Ok(Json(pending(&api, thread_id, modes, msg, opts, Some(turn))));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        other => launch(&api, &thread_id, other, false).await?,
+    };
     let run_id = started.0.run_id.clone();
-    let (progress, _) = watch::channel((0, false));
-    let rec = Arc::new(Recorded {
-        thread_id: thread_id.clone(),
-        parts: Mutex::new(Vec::new()),
-        progress,
-    });
+    let rec = Arc::new(Recorded::new(&thread_id, None));
     api.runs.insert(&run_id, rec.clone());
+    tokio::spawn(record(api.clone(), rec, thread_id.clone(), modes, started));
+    let run = blocking(&api.app, move |app| lead_run(&app, &thread_id, &run_id)).await?;
+    Ok(Json(run_json_with(&run, strategy)))
+}
+
+/// Follows a started run to its end, recording its stream.
+async fn record(api: Api, rec: Arc<Recorded>, thread_id: String, modes: Modes, started: Started) {
     let (tx, mut out) = mpsc::unbounded_channel::<(String, Value)>();
     let recorder = rec.clone();
-    let record = tokio::spawn(async move {
+    let recording = tokio::spawn(async move {
         while let Some(part) = out.recv().await {
-            let n = match recorder.parts.lock() {
-                Ok(mut parts) => {
-                    parts.push(part);
-                    parts.len()
-                }
-                Err(_) => continue,
-            };
-            recorder.progress.send_replace((n, false));
+            recorder.push(part);
         }
     });
-    let follower = api.clone();
-    let tid = thread_id.clone();
+    let t = follow(api, thread_id, modes, started, tx.clone()).await;
+    let _ = tx.send((
+        "end".into(),
+        json!({"run_id": t.run_id, "status": t.status}),
+    ));
+    drop(tx);
+    drop(t);
+    let _ = recording.await;
+    rec.finish();
+}
+
+/// A background run with `enqueue` on a busy thread: recorded under an id
+/// of its own, answered at once as `pending`, started when its turn comes
+/// (then also found under the core's run id, which its stream's
+/// `metadata` names). `turn` is the queue's turn when the caller has it.
+fn pending(
+    api: &Api,
+    thread_id: String,
+    modes: Modes,
+    msg: deskmate_app::chat::ChatMessage,
+    opts: deskmate_app::chat::ChatOptions,
+    turn: Option<tokio::sync::OwnedMutexGuard<()>>,
+) -> Value {
+    let id = uuid::Uuid::now_v7().to_string();
+    let created_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let off = Arc::new(CallOff::default());
+    let (state, _) = watch::channel(QueuedState::Waiting);
+    let rec = Arc::new(Recorded::new(
+        &thread_id,
+        Some(Queued {
+            created_at: created_at.clone(),
+            off: off.clone(),
+            state,
+        }),
+    ));
+    api.runs.insert(&id, rec.clone());
+    let answer = queued_json(&id, &rec, "pending");
+    let (api, pending_id) = (api.clone(), id);
     tokio::spawn(async move {
-        let t = follow(follower, tid, modes, started, tx.clone()).await;
-        let _ = tx.send((
-            "end".into(),
-            json!({"run_id": t.run_id, "status": t.status}),
-        ));
-        drop(tx);
-        drop(t);
-        let _ = record.await;
-        let n = rec.parts.lock().map(|p| p.len()).unwrap_or(0);
-        rec.progress.send_replace((n, true));
+        let (tx, rx) = mpsc::unbounded_channel();
+        let started = start_in_turn(&api, &thread_id, msg, &opts, tx, turn, &off).await;
+        let tell = |s: QueuedState| {
+            if let Some(q) = &rec.queued {
+                q.state.send_replace(s);
+            }
+        };
+        match started {
+            Ok(run) => {
+                tell(QueuedState::Started(run.run_id.clone()));
+                api.runs.insert(&run.run_id, rec.clone());
+                // Called off while it was starting: stopped at once.
+                if off.is_called() {
+                    api.app.chat().cancel_run(&run.run_id);
+                }
+                record(api, rec, thread_id, modes, (run, rx, false)).await;
+            }
+            Err(NotStarted::CalledOff) => {
+                rec.push((
+                    "end".into(),
+                    json!({"run_id": pending_id, "status": "interrupted"}),
+                ));
+                tell(QueuedState::CalledOff);
+                rec.finish();
+            }
+            Err(NotStarted::Refused(e)) => {
+                rec.push((
+                    "error".into(),
+                    json!({"error": e.code, "message": e.message}),
+                ));
+                rec.push((
+                    "end".into(),
+                    json!({"run_id": pending_id, "status": "error"}),
+                ));
+                tell(QueuedState::Refused(e));
+                rec.finish();
+            }
+        }
     });
-    let run = blocking(&api.app, move |app| lead_run(&app, &thread_id, &run_id)).await?;
-    Ok(Json(run_json(&run)))
+    answer
+}
+
+/// A background run that has not started (yet) as LangGraph's `Run`.
+fn queued_json(run_id: &str, rec: &Recorded, status: &str) -> Value {
+    let created_at = rec.queued.as_ref().map(|q| q.created_at.clone());
+    json!({
+        "run_id": run_id,
+        "thread_id": rec.thread_id,
+        "assistant_id": shape::assistant_id(),
+        "created_at": created_at,
+        "updated_at": created_at,
+        "status": status,
+        "metadata": {},
+        "kwargs": {},
+        "multitask_strategy": "enqueue",
+    })
+}
+
+/// What a run id of a thread names.
+enum Named {
+    /// A stored run; `alias` is the id the client was given for it when it
+    /// was answered before it started.
+    Stored {
+        run: persist::Run,
+        alias: Option<String>,
+    },
+    /// A background run that has not started: waiting, refused or called off.
+    Queued(Arc<Recorded>, QueuedState),
+}
+
+/// Finds run `run_id` of thread `thread_id`: a run waiting its turn (or
+/// started from the queue) in the book first, else the store (not found
+/// otherwise).
+async fn named(api: &Api, thread_id: &str, run_id: &str) -> ApiResult<Named> {
+    let waiting = api
+        .runs
+        .get(run_id)
+        .filter(|rec| rec.thread_id == thread_id)
+        .and_then(|rec| {
+            let state = rec.queued.as_ref()?.state.borrow().clone();
+            Some((rec, state))
+        });
+    let (core_id, alias) = match waiting {
+        Some((_, QueuedState::Started(core))) if core != run_id => (core, Some(run_id.to_string())),
+        Some((_, QueuedState::Started(_))) | None => (run_id.to_string(), None),
+        Some((rec, state)) => return Ok(Named::Queued(rec, state)),
+    };
+    let tid = thread_id.to_string();
+    let run = blocking(&api.app, move |app| lead_run(&app, &tid, &core_id)).await?;
+    Ok(Named::Stored { run, alias })
+}
+
+/// A run as `GET` answers it (a queued one under the id it was given).
+fn named_json(api: &Api, run_id: &str, named: &Named) -> Value {
+    match named {
+        Named::Stored { run, alias } => {
+            let queued = alias.is_some()
+                || api
+                    .runs
+                    .get(&run.id)
+                    .is_some_and(|rec| rec.queued.is_some());
+            let mut v = run_json_with(run, if queued { "enqueue" } else { "reject" });
+            if let Some(a) = alias {
+                v["run_id"] = json!(a);
+            }
+            v
+        }
+        Named::Queued(rec, state) => {
+            let status = match state {
+                QueuedState::Waiting | QueuedState::Started(_) => "pending",
+                QueuedState::Refused(_) => "error",
+                QueuedState::CalledOff => "interrupted",
+            };
+            queued_json(run_id, rec, status)
+        }
+    }
 }
 
 /// `GET /threads/{id}/runs`: the thread's runs, newest first.
@@ -175,8 +392,8 @@ pub(crate) async fn get(
     State(api): State<Api>,
     Path((thread_id, run_id)): Path<(String, String)>,
 ) -> ApiResult<Json<Value>> {
-    let run = blocking(&api.app, move |app| lead_run(&app, &thread_id, &run_id)).await?;
-    Ok(Json(run_json(&run)))
+    let found = named(&api, &thread_id, &run_id).await?;
+    Ok(Json(named_json(&api, &run_id, &found)))
 }
 
 /// Waits until run `run_id` has finished: its recorded stream says so, or
@@ -208,8 +425,7 @@ pub(crate) async fn join(
     State(api): State<Api>,
     Path((thread_id, run_id)): Path<(String, String)>,
 ) -> ApiResult<Json<Value>> {
-    let (tid, rid) = (thread_id.clone(), run_id.clone());
-    blocking(&api.app, move |app| lead_run(&app, &tid, &rid)).await?;
+    named(&api, &thread_id, &run_id).await?;
     finished(&api, &thread_id, &run_id).await?;
     let facts = blocking(&api.app, move |app| ThreadFacts::read(&app, &thread_id)).await?;
     Ok(Json(facts.values_upto(facts.messages.len(), true)))
@@ -228,13 +444,30 @@ pub(crate) async fn cancel(
     Path((thread_id, run_id)): Path<(String, String)>,
     Query(q): Query<CancelQuery>,
 ) -> ApiResult<StatusCode> {
-    let (tid, rid) = (thread_id.clone(), run_id.clone());
-    let run = blocking(&api.app, move |app| lead_run(&app, &tid, &rid)).await?;
-    if run.status != RunStatus::Running || !api.app.chat().cancel_run(&run_id) {
-        return Err(ApiError::conflict(format!(
-            "run {run_id} is not running (it is {}): nothing to cancel",
-            status_name(run.status)
-        )));
+    match named(&api, &thread_id, &run_id).await? {
+        // Waiting its turn: it never starts.
+        Named::Queued(rec, QueuedState::Waiting) => {
+            if let Some(q) = &rec.queued {
+                q.off.call();
+            }
+        }
+        Named::Queued(_, state) => {
+            let was = match state {
+                QueuedState::Refused(_) => "refused when its turn came",
+                _ => "called off before it started",
+            };
+            return Err(ApiError::conflict(format!(
+                "run {run_id} is not running (it was {was}): nothing to cancel"
+            )));
+        }
+        Named::Stored { run, .. } => {
+            if run.status != RunStatus::Running || !api.app.chat().cancel_run(&run.id) {
+                return Err(ApiError::conflict(format!(
+                    "run {run_id} is not running (it is {}): nothing to cancel",
+                    status_name(run.status)
+                )));
+            }
+        }
     }
     if matches!(q.wait.as_deref(), Some("1" | "true")) {
         finished(&api, &thread_id, &run_id).await?;

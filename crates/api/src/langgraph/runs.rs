@@ -5,10 +5,13 @@
 //! companion's run (`Chat::start`, or `Chat::resume` for a
 //! `command: {resume: …}` answering the approval feature's waiting calls);
 //! its AG-UI events are translated here, and `values`/`updates` are read
-//! back from what the run stored after each step.
+//! back from what the run stored after each step. A run on a busy thread
+//! is refused (`reject`) or, with `multitask_strategy: enqueue`, waits its
+//! turn ([`ThreadTurns`]).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
+use std::sync::Arc;
 
 use axum::extract::{Path, State};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -47,6 +50,10 @@ pub(crate) struct RunCreate {
     /// A stateless run's thread afterwards: `delete` (the default) or `keep`.
     #[serde(default)]
     on_completion: Option<String>,
+    /// A run on a busy thread: `enqueue` waits its turn; `reject` (the
+    /// default, and any other value) is refused 409 `chat.busy`.
+    #[serde(default)]
+    pub(crate) multitask_strategy: Option<String>,
 }
 
 impl RunCreate {
@@ -54,6 +61,129 @@ impl RunCreate {
     /// stream mode is the deep-agents dialect; otherwise it is LangGraph's.
     pub(crate) fn is_deep_agents(&self) -> bool {
         self.assistant_id.is_none() && self.stream_mode.is_none()
+    }
+
+    /// Whether a run on a busy thread waits its turn (`enqueue`).
+    pub(crate) fn enqueues(&self) -> bool {
+        self.multitask_strategy.as_deref() == Some("enqueue")
+    }
+}
+
+/// How often a run waiting its turn looks whether the thread is free.
+const TURN_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// A thread's queue of runs waiting their turn.
+pub(crate) type TurnQueue = Arc<tokio::sync::Mutex<()>>;
+
+/// The runs of this server waiting their turn on a thread (`enqueue`), in
+/// the order they came: only the first of a thread tries to start, the
+/// others wait behind it (tokio's mutex is fair), so they start in order.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ThreadTurns {
+    queues: Arc<std::sync::Mutex<HashMap<String, TurnQueue>>>,
+}
+
+impl ThreadTurns {
+    pub(crate) fn queue(&self, thread_id: &str) -> TurnQueue {
+        match self.queues.lock() {
+            Ok(mut q) => {
+                // Queues nobody waits in go (only this map holds them).
+                q.retain(|_, m| Arc::strong_count(m) > 1);
+                q.entry(thread_id.to_string()).or_default().clone()
+            }
+            Err(_) => Arc::default(),
+        }
+    }
+}
+
+/// A run's start that may be called off while it waits its turn (a
+/// background run with `enqueue` cancelled before it started).
+#[derive(Debug, Default)]
+pub(crate) struct CallOff {
+    pub(crate) called: std::sync::atomic::AtomicBool,
+    pub(crate) notify: tokio::sync::Notify,
+}
+
+impl CallOff {
+    pub(crate) fn call(&self) {
+        self.called.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.notify.notify_one();
+    }
+
+    pub(crate) fn is_called(&self) -> bool {
+        self.called.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    async fn wait_unless_called<T>(&self, f: impl std::future::Future<Output = T>) -> Option<T> {
+        if self.is_called() {
+            return None;
+        }
+        tokio::select! {
+            v = f => Some(v),
+            _ = self.notify.notified() => None,
+        }
+    }
+}
+
+/// Why a run waiting its turn did not start.
+pub(crate) enum NotStarted {
+    Refused(ApiError),
+    CalledOff,
+}
+
+impl From<ApiError> for NotStarted {
+    fn from(e: ApiError) -> Self {
+        Self::Refused(e)
+    }
+}
+
+/// Starts a new message's run on `thread_id` (`enqueue`): waits while
+/// another run holds the thread (whoever started it: this server, the
+/// window, the CLI) and runs before it in this server's queue. `held` is
+/// the queue's turn when the caller has it already; `off` may call the
+/// waiting off (never a start under way).
+pub(crate) async fn start_in_turn(
+    api: &Api,
+    thread_id: &str,
+    msg: ChatMessage,
+    opts: &ChatOptions,
+    tx: mpsc::UnboundedSender<AgUiEvent>,
+    held: Option<tokio::sync::OwnedMutexGuard<()>>,
+    off: &CallOff,
+) -> Result<ChatRun, NotStarted> {
+    let _first = match held {
+        Some(guard) => guard,
+        None => {
+            let queue = api.turns.queue(thread_id);
+            off.wait_unless_called(queue.lock_owned())
+                .await
+                .ok_or(NotStarted::CalledOff)?
+        }
+    };
+    loop {
+        if off.is_called() {
+            return Err(NotStarted::CalledOff);
+        }
+        match api.app.chat().start(msg.clone(), opts, tx.clone()).await {
+            Err(e) if e.code() == "chat.busy" => {}
+            other => return Ok(other.map_err(ApiError::from)?),
+        }
+        // Busy: wait until no run of the thread is going on, then try again.
+        loop {
+            off.wait_unless_called(tokio::time::sleep(TURN_POLL))
+                .await
+                .ok_or(NotStarted::CalledOff)?;
+            let id = thread_id.to_string();
+            let running = blocking(&api.app, move |app| {
+                Ok(!persist::running_runs(app.store(), Some(&id))
+                    .map_err(deskmate_app::AppError::from)?
+                    .is_empty())
+            })
+            .await?;
+            if !running {
+                break;
+            }
+        }
     }
 }
 
@@ -303,8 +433,21 @@ fn apply_resume(
 /// A run started: its handle, its AG-UI events and whether it was resumed.
 pub(crate) type Started = (ChatRun, mpsc::UnboundedReceiver<AgUiEvent>, bool);
 
-/// Starts (or resumes) the run a request asks for.
-pub(crate) async fn start(api: &Api, thread_id: &str, body: &RunCreate) -> ApiResult<Started> {
+/// A run a request asks for, checked: a new message's, or the run an
+/// interrupt's answer continues.
+pub(crate) enum Launch {
+    New { msg: ChatMessage, opts: ChatOptions },
+    Resume { run_id: String, opts: ChatOptions },
+}
+
+/// Checks what a request asks for (the assistant, the thread, the input)
+/// and, for a resume, applies its decisions: refusals come before any run
+/// starts.
+pub(crate) async fn prepare_launch(
+    api: &Api,
+    thread_id: &str,
+    body: &RunCreate,
+) -> ApiResult<Launch> {
     if let Some(a) = &body.assistant_id {
         if !shape::is_assistant(a) {
             return Err(ApiError::not_found(format!(
@@ -317,12 +460,10 @@ pub(crate) async fn start(api: &Api, thread_id: &str, body: &RunCreate) -> ApiRe
     let opts = options(body)?;
     let id = thread_id.to_string();
     let resume = body.command.as_ref().and_then(|c| c.get("resume")).cloned();
-    let (tx, rx) = mpsc::unbounded_channel();
     match resume {
         Some(resume) => {
             let run_id = blocking(&api.app, move |app| apply_resume(&app, &id, &resume)).await?;
-            let run = api.app.chat().resume(&run_id, &opts, tx).await?;
-            Ok((run, rx, true))
+            Ok(Launch::Resume { run_id, opts })
         }
         None => {
             // Not found before anything is stored.
@@ -337,10 +478,44 @@ pub(crate) async fn start(api: &Api, thread_id: &str, body: &RunCreate) -> ApiRe
                 )
             })?;
             let msg = message_of(&id, input)?;
+            Ok(Launch::New { msg, opts })
+        }
+    }
+}
+
+/// Starts (or resumes) a checked run; a new one waits its turn with
+/// `enqueue`.
+pub(crate) async fn launch(
+    api: &Api,
+    thread_id: &str,
+    launch: Launch,
+    enqueue: bool,
+) -> ApiResult<Started> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    match launch {
+        Launch::Resume { run_id, opts } => {
+            let run = api.app.chat().resume(&run_id, &opts, tx).await?;
+            Ok((run, rx, true))
+        }
+        Launch::New { msg, opts } if !enqueue => {
             let run = api.app.chat().start(msg, &opts, tx).await?;
             Ok((run, rx, false))
         }
+        Launch::New { msg, opts } => {
+            let off = CallOff::default();
+            match start_in_turn(api, thread_id, msg, &opts, tx, None, &off).await {
+                Ok(run) => Ok((run, rx, false)),
+                Err(NotStarted::Refused(e)) => Err(e),
+                Err(NotStarted::CalledOff) => Err(ApiError::conflict("the run was called off")),
+            }
+        }
     }
+}
+
+/// Starts (or resumes) the run a request asks for.
+pub(crate) async fn start(api: &Api, thread_id: &str, body: &RunCreate) -> ApiResult<Started> {
+    let l = prepare_launch(api, thread_id, body).await?;
+    launch(api, thread_id, l, body.enqueues()).await
 }
 
 /// Follows a run to its end, translating its events onto `out`.
