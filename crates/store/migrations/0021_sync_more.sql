@@ -12,6 +12,11 @@
 -- each device gave its row). The sync client turns such a key into a UUIDv5
 -- for the server.
 --
+-- A trigger replaces a record's clock in sync_records with DELETE and
+-- INSERT, not INSERT OR REPLACE: when an upsert fires it (a setting or a
+-- goal set again), the upsert's conflict handling overrides the trigger's
+-- and the REPLACE would fail as a duplicate.
+--
 -- Appended only: messages (like attempts). Everything else is mutable,
 -- last writer by hybrid logical clock wins. Deleted by a parent and sent:
 -- goals, family settings, threads (their runs, messages and tool calls go
@@ -160,7 +165,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'goal', json_array(NEW.profile_id, NEW.kind), 0, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'goal' AND record_id = json_array(NEW.profile_id, NEW.kind);
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'goal', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -173,7 +179,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'goal', json_array(NEW.profile_id, NEW.kind), 0, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'goal' AND record_id = json_array(NEW.profile_id, NEW.kind);
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'goal', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -186,7 +193,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'goal', json_array(OLD.profile_id, OLD.kind), 1, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'goal' AND record_id = json_array(OLD.profile_id, OLD.kind);
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'goal', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -199,7 +207,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'setting', json_array(NEW.scope, NEW.key), 0, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'setting' AND record_id = json_array(NEW.scope, NEW.key);
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'setting', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -212,7 +221,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'setting', json_array(NEW.scope, NEW.key), 0, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'setting' AND record_id = json_array(NEW.scope, NEW.key);
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'setting', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -225,7 +235,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'setting', json_array(OLD.scope, OLD.key), 1, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'setting' AND record_id = json_array(OLD.scope, OLD.key);
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'setting', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -238,7 +249,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'report', json_array(NEW.profile_id, NEW.report_type, NEW.report_date), 0, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'report' AND record_id = json_array(NEW.profile_id, NEW.report_type, NEW.report_date);
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'report', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -251,7 +263,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'report', json_array(NEW.profile_id, NEW.report_type, NEW.report_date), 0, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'report' AND record_id = json_array(NEW.profile_id, NEW.report_type, NEW.report_date);
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'report', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -264,7 +277,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'error_pattern', json_array(NEW.profile_id, NEW.material_id, NEW.pattern_key), 0, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'error_pattern' AND record_id = json_array(NEW.profile_id, NEW.material_id, NEW.pattern_key);
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'error_pattern', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -277,7 +291,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'error_pattern', json_array(NEW.profile_id, NEW.material_id, NEW.pattern_key), 0, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'error_pattern' AND record_id = json_array(NEW.profile_id, NEW.material_id, NEW.pattern_key);
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'error_pattern', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -290,7 +305,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'practice_session', NEW.id, 0, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'practice_session' AND record_id = NEW.id;
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'practice_session', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -303,7 +319,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'practice_session', NEW.id, 0, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'practice_session' AND record_id = NEW.id;
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'practice_session', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -316,7 +333,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'thread', NEW.id, 0, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'thread' AND record_id = NEW.id;
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'thread', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -329,7 +347,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'thread', NEW.id, 0, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'thread' AND record_id = NEW.id;
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'thread', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -342,7 +361,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'thread', OLD.id, 1, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'thread' AND record_id = OLD.id;
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'thread', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -355,7 +375,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'run', NEW.id, 0, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'run' AND record_id = NEW.id;
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'run', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -368,7 +389,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'run', NEW.id, 0, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'run' AND record_id = NEW.id;
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'run', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -392,7 +414,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'tool_call', json_array(NEW.thread_id, NEW.id), 0, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'tool_call' AND record_id = json_array(NEW.thread_id, NEW.id);
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'tool_call', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -405,7 +428,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'tool_call', json_array(NEW.thread_id, NEW.id), 0, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'tool_call' AND record_id = json_array(NEW.thread_id, NEW.id);
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'tool_call', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -418,7 +442,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'memory', NEW.id, 0, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'memory' AND record_id = NEW.id;
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'memory', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -431,7 +456,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'memory', NEW.id, 0, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'memory' AND record_id = NEW.id;
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'memory', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -444,7 +470,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'memory', OLD.id, 1, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'memory' AND record_id = OLD.id;
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'memory', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -457,7 +484,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'routine', json_array(NEW.name), 0, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'routine' AND record_id = json_array(NEW.name);
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'routine', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -470,7 +498,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'routine', json_array(NEW.name), 0, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'routine' AND record_id = json_array(NEW.name);
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'routine', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -483,7 +512,8 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'routine', json_array(OLD.name), 1, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'routine' AND record_id = json_array(OLD.name);
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'routine', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;
 
@@ -497,6 +527,7 @@ BEGIN
     WHERE id = 1;
     INSERT INTO sync_outbox (kind, record_id, deleted, hlc)
     SELECT 'routine', json_array(OLD.name), 1, printf('%013d-%05d-%s', hlc_ms, hlc_counter, node) FROM sync_state WHERE id = 1;
-    INSERT OR REPLACE INTO sync_records (kind, record_id, hlc)
+    DELETE FROM sync_records WHERE kind = 'routine' AND record_id = json_array(OLD.name);
+    INSERT INTO sync_records (kind, record_id, hlc)
     SELECT 'routine', record_id, hlc FROM sync_outbox WHERE id = last_insert_rowid();
 END;

@@ -448,3 +448,318 @@ async fn a_child_deleted_on_one_device_goes_with_their_data_on_the_other() {
     assert_eq!(attempts(&tab_store).len(), 1, "小红's attempt stays");
     assert!(tab_store.profiles().get(&sister.id).is_ok());
 }
+
+/// Every row of the synced tables, as text, to compare a device before and
+/// after a replayed pull.
+fn synced_rows(store: &Store) -> Vec<String> {
+    let tables = [
+        "profiles",
+        "materials",
+        "recite_attempts",
+        "plan_goals",
+        "settings",
+        "recite_reports",
+        "recite_error_patterns",
+        "recite_reviews",
+        "practice_sessions",
+        "threads",
+        "runs",
+        "messages",
+        "tool_calls",
+        "memories",
+        "routines",
+        "sync_records",
+    ];
+    store
+        .with_conn(|c| {
+            let mut rows = Vec::new();
+            for t in tables {
+                let mut s = c.prepare(&format!("SELECT * FROM {t} ORDER BY 1, 2"))?;
+                let n = s.column_count();
+                let got = s
+                    .query_map([], |r| {
+                        let mut line = format!("{t}:");
+                        for i in 0..n {
+                            let v: rusqlite::types::Value = r.get(i)?;
+                            line.push_str(&format!(" {v:?}"));
+                        }
+                        Ok(line)
+                    })?
+                    .collect::<Result<Vec<_>, _>>()?;
+                rows.extend(got);
+            }
+            Ok(rows)
+        })
+        .unwrap()
+}
+
+/// Both devices push what waits and pull everything, desktop, tablet, desktop.
+async fn settle(desk: &Sync<MemoryVault>, tablet: &Sync<MemoryVault>) {
+    desk.sync_now().await.unwrap();
+    tablet.sync_now().await.unwrap();
+    desk.sync_now().await.unwrap();
+}
+
+/// A pull from the start again (the cursor lost, a page repeated) applies
+/// nothing and changes no row.
+async fn replay_changes_nothing(store: &Store, device: &Sync<MemoryVault>) {
+    let before = synced_rows(store);
+    store
+        .with_conn(|c| {
+            c.execute("UPDATE sync_state SET cursor = 0 WHERE id = 1", [])?;
+            Ok(())
+        })
+        .unwrap();
+    let again = device.sync_now().await.unwrap();
+    assert_eq!(again.applied, 0, "a replayed pull applied something");
+    assert_eq!(synced_rows(store), before);
+}
+
+fn one<T: rusqlite::types::FromSql>(store: &Store, sql: &str, param: &str) -> Option<T> {
+    use rusqlite::OptionalExtension;
+    store
+        .with_conn(|c| Ok(c.query_row(sql, [param], |r| r.get(0)).optional()?))
+        .unwrap()
+}
+
+/// Two devices of one family with two children (小明, 小红) and a poem,
+/// everything already on both.
+struct Family {
+    _server: tokio::task::JoinHandle<()>,
+    _dir: tempfile::TempDir,
+    desk_store: Store,
+    desk: Sync<MemoryVault>,
+    tab_store: Store,
+    tablet: Sync<MemoryVault>,
+    child: String,
+    sister: String,
+    poem: String,
+}
+
+async fn family(email: &str) -> Family {
+    let db = cluster().database();
+    let port = free_port();
+    let server = start_server(&db, port).await;
+    let url = format!("http://127.0.0.1:{port}");
+    let dir = tempfile::tempdir().unwrap();
+    let (desk_store, desk) = device(&dir, "desktop");
+    let (tab_store, tablet) = device(&dir, "tablet");
+    let add = |name: &str| {
+        desk_store
+            .profiles()
+            .add(NewProfile {
+                name: name.into(),
+                grade: Some(2),
+                ..Default::default()
+            })
+            .unwrap()
+            .id
+    };
+    let child = add("小明");
+    let sister = add("小红");
+    let poem = add_jing_ye_si(&desk_store).id;
+    join_family(&url, email, &desk, &tablet).await;
+    settle(&desk, &tablet).await;
+    Family {
+        _server: server,
+        _dir: dir,
+        desk_store,
+        desk,
+        tab_store,
+        tablet,
+        child,
+        sister,
+        poem,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn goals_and_family_settings_sync_and_device_settings_stay() {
+    use deskmate_store::GoalKind;
+    let f = family("goals@example.com").await;
+    let (desk_store, tab_store) = (&f.desk_store, &f.tab_store);
+
+    // A parent sets a goal and the pass mark on the tablet; the tablet's
+    // model endpoint is the tablet's own.
+    tab_store.goals().set(&f.child, GoalKind::NewPerDay, 2).unwrap();
+    tab_store
+        .settings()
+        .set(Some(&f.child), "recite.pass_threshold", &90.0)
+        .unwrap();
+    tab_store
+        .settings()
+        .set(None, "chat.subagents", &false)
+        .unwrap();
+    tab_store
+        .settings()
+        .set(None, "llm.base_url", &"http://127.0.0.1:11434")
+        .unwrap();
+    assert_eq!(f.tablet.state().unwrap().pending, 3, "the device setting waits for nothing");
+    settle(&f.desk, &f.tablet).await;
+    let goal = desk_store.goals().get(&f.child, GoalKind::NewPerDay).unwrap().unwrap();
+    assert_eq!(goal.target, 2);
+    let mark: Option<f64> = desk_store
+        .settings()
+        .get(Some(&f.child), "recite.pass_threshold")
+        .unwrap();
+    assert_eq!(mark, Some(90.0));
+    let subagents: Option<bool> = desk_store.settings().get(None, "chat.subagents").unwrap();
+    assert_eq!(subagents, Some(false));
+    let base: Option<String> = desk_store.settings().get(None, "llm.base_url").unwrap();
+    assert_eq!(base, None, "a device's own setting stayed on it");
+
+    // Both parents set the same weekly goal offline (two rows, two ids):
+    // one record, the later edit wins on both; the same for the pass mark.
+    desk_store.goals().set(&f.child, GoalKind::ReviewsPerWeek, 3).unwrap();
+    desk_store
+        .settings()
+        .set(Some(&f.child), "recite.pass_threshold", &80.0)
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    tab_store.goals().set(&f.child, GoalKind::ReviewsPerWeek, 5).unwrap();
+    tab_store
+        .settings()
+        .set(Some(&f.child), "recite.pass_threshold", &95.0)
+        .unwrap();
+    settle(&f.desk, &f.tablet).await;
+    for store in [desk_store, tab_store] {
+        let weekly = store.goals().get(&f.child, GoalKind::ReviewsPerWeek).unwrap().unwrap();
+        assert_eq!(weekly.target, 5);
+        let mark: Option<f64> = store
+            .settings()
+            .get(Some(&f.child), "recite.pass_threshold")
+            .unwrap();
+        assert_eq!(mark, Some(95.0));
+    }
+
+    // A goal removed and a setting cleared on the desktop go on the tablet.
+    desk_store.goals().remove(&f.child, GoalKind::NewPerDay).unwrap();
+    desk_store.settings().remove(None, "chat.subagents").unwrap();
+    settle(&f.desk, &f.tablet).await;
+    assert!(tab_store.goals().get(&f.child, GoalKind::NewPerDay).unwrap().is_none());
+    let subagents: Option<bool> = tab_store.settings().get(None, "chat.subagents").unwrap();
+    assert_eq!(subagents, None);
+    assert_eq!(
+        tab_store.settings().get::<String>(None, "llm.base_url").unwrap().as_deref(),
+        Some("http://127.0.0.1:11434")
+    );
+
+    replay_changes_nothing(desk_store, &f.desk).await;
+    replay_changes_nothing(tab_store, &f.tablet).await;
+    // The sister has no goal of her brother's.
+    assert!(desk_store.goals().list(&f.sister).unwrap().is_empty());
+}
+
+fn exec(store: &Store, sql: &str, params: &[&dyn rusqlite::ToSql]) {
+    store
+        .with_conn(|c| {
+            c.execute(sql, params)?;
+            Ok(())
+        })
+        .unwrap();
+}
+
+fn new_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
+
+fn put_report(store: &Store, profile: &str, date: &str, data: &str) {
+    exec(
+        store,
+        "INSERT INTO recite_reports (id, profile_id, report_type, report_date, time_zone, period_start,
+            period_end, data, created_at, updated_at)
+         VALUES (?1, ?2, 'daily', ?3, 'Asia/Shanghai', '2026-11-25T16:00:00Z', '2026-11-26T16:00:00Z', ?4,
+            strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+         ON CONFLICT (profile_id, report_type, report_date) DO UPDATE SET
+            data = excluded.data, updated_at = excluded.updated_at",
+        &[&new_id(), &profile, &date, &data],
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reports_practice_sessions_and_error_patterns_sync() {
+    let f = family("reports@example.com").await;
+    let (desk_store, tab_store) = (&f.desk_store, &f.tab_store);
+
+    // On the tablet: a report, a practice sitting (its last verdict holds
+    // what the child said) and an error pattern with its tip.
+    put_report(tab_store, &f.child, "2026-11-26", r#"{"from":"tablet"}"#);
+    let sitting = new_id();
+    exec(
+        tab_store,
+        "INSERT INTO practice_sessions (id, profile_id, material_id, mode, practice, last_result, created_at, updated_at)
+         VALUES (?1, ?2, ?3, 'text', '{\"step\":1}', '{\"accuracy\":90.0,\"transcript\":\"床前明月光\"}', 'now', 'now')",
+        &[&sitting, &f.child, &f.poem],
+    );
+    let pattern = new_id();
+    exec(
+        tab_store,
+        "INSERT INTO recite_error_patterns (id, profile_id, material_id, error_type, kind, line, pattern_key,
+            core_text, expected, actual, occurrence_count, first_seen_at, last_seen_at, tip_zh, tip_en, tip_source, tip_at)
+         VALUES (?1, ?2, ?3, 'substitution', 'char', 1, 'substitution|1|月|yue', '月', '月', '悦', 1, 'then', 'then',
+            '月亮的月', 'moon', 'template', 'then')",
+        &[&pattern, &f.child, &f.poem],
+    );
+    assert_eq!(f.tablet.state().unwrap().pending, 3);
+    settle(&f.desk, &f.tablet).await;
+    assert_eq!(
+        one::<String>(desk_store, "SELECT data FROM recite_reports WHERE profile_id = ?1", &f.child).as_deref(),
+        Some(r#"{"from":"tablet"}"#)
+    );
+    let shown: String =
+        one(desk_store, "SELECT last_result FROM practice_sessions WHERE id = ?1", &sitting).unwrap();
+    let shown: serde_json::Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(shown["transcript"], "", "what the child said stays on the tablet");
+    assert_eq!(shown["accuracy"], 90.0);
+    let kept: String =
+        one(tab_store, "SELECT last_result FROM practice_sessions WHERE id = ?1", &sitting).unwrap();
+    assert!(kept.contains("床前明月光"));
+    assert_eq!(
+        one::<String>(desk_store, "SELECT tip_zh FROM recite_error_patterns WHERE id = ?1", &pattern).as_deref(),
+        Some("月亮的月")
+    );
+
+    // The practice goes on, the pattern is seen again on the tablet.
+    exec(
+        tab_store,
+        "UPDATE practice_sessions SET practice = '{\"step\":2}', updated_at = 'later' WHERE id = ?1",
+        &[&sitting],
+    );
+    exec(
+        tab_store,
+        "UPDATE recite_error_patterns SET occurrence_count = occurrence_count + 1 WHERE id = ?1",
+        &[&pattern],
+    );
+    // Both devices make the day's report offline (each its own row): the
+    // later one is the report on both.
+    put_report(desk_store, &f.child, "2026-11-27", r#"{"from":"desk"}"#);
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    put_report(tab_store, &f.child, "2026-11-27", r#"{"from":"tablet, later"}"#);
+    settle(&f.desk, &f.tablet).await;
+    assert_eq!(
+        one::<String>(desk_store, "SELECT practice FROM practice_sessions WHERE id = ?1", &sitting).as_deref(),
+        Some(r#"{"step":2}"#)
+    );
+    assert_eq!(
+        one::<i64>(desk_store, "SELECT occurrence_count FROM recite_error_patterns WHERE profile_id = ?1", &f.child),
+        Some(2)
+    );
+    for store in [desk_store, tab_store] {
+        let day: Vec<String> = store
+            .with_conn(|c| {
+                Ok(c
+                    .prepare("SELECT data FROM recite_reports WHERE report_date = '2026-11-27'")?
+                    .query_map([], |r| r.get(0))?
+                    .collect::<Result<_, _>>()?)
+            })
+            .unwrap();
+        assert_eq!(day, vec![r#"{"from":"tablet, later"}"#.to_string()]);
+    }
+
+    replay_changes_nothing(desk_store, &f.desk).await;
+    replay_changes_nothing(tab_store, &f.tablet).await;
+    assert_eq!(
+        one::<i64>(desk_store, "SELECT count(*) FROM recite_reports WHERE profile_id = ?1", &f.sister),
+        Some(0)
+    );
+}
