@@ -763,3 +763,180 @@ async fn reports_practice_sessions_and_error_patterns_sync() {
         Some(0)
     );
 }
+
+/// A chat on `store`: a thread of `profile`, a run, the child's message,
+/// the answer asking for a tool, the tool's call. Returns the thread id.
+fn chat(store: &Store, profile: &str, title: &str) -> (String, String, String) {
+    let (thread, run, answer) = (new_id(), new_id(), new_id());
+    exec(
+        store,
+        "INSERT INTO threads (id, profile_id, title, created_at, updated_at)
+         VALUES (?1, ?2, ?3, '2026-11-27T08:00:00Z', '2026-11-27T08:00:00Z')",
+        &[&thread, &profile, &title],
+    );
+    exec(
+        store,
+        "INSERT INTO runs (id, thread_id, status, model, started_at)
+         VALUES (?1, ?2, 'running', 'scripted:m', '2026-11-27T08:00:01Z')",
+        &[&run, &thread],
+    );
+    exec(
+        store,
+        "INSERT INTO messages (id, thread_id, run_id, seq, role, content, created_at)
+         VALUES (?1, ?2, ?3, 1, 'user', '[{\"type\":\"text\",\"text\":\"明天背什么？\"}]', '2026-11-27T08:00:01Z')",
+        &[&new_id(), &thread, &run],
+    );
+    exec(
+        store,
+        "INSERT INTO messages (id, thread_id, run_id, seq, role, content, created_at)
+         VALUES (?1, ?2, ?3, 2, 'assistant', '[]', '2026-11-27T08:00:02Z')",
+        &[&answer, &thread, &run],
+    );
+    exec(
+        store,
+        "INSERT INTO tool_calls (id, thread_id, run_id, message_id, position, name, arguments, status, started_at)
+         VALUES ('call_1', ?1, ?2, ?3, 0, 'due_reviews', '{}', 'pending', '2026-11-27T08:00:02Z')",
+        &[&thread, &run, &answer],
+    );
+    (thread, run, answer)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_threads_with_runs_messages_and_tool_calls_sync() {
+    let f = family("chat@example.com").await;
+    let (desk_store, tab_store) = (&f.desk_store, &f.tab_store);
+
+    let (thread, run, _) = chat(tab_store, &f.child, "明天的计划");
+    assert_eq!(f.tablet.state().unwrap().pending, 5);
+    // The answer finishes: the tool call and the run are updated.
+    exec(
+        tab_store,
+        "UPDATE tool_calls SET status = 'completed', result = '[\"静夜思\"]', finished_at = 'then'
+         WHERE thread_id = ?1 AND id = 'call_1'",
+        &[&thread],
+    );
+    exec(
+        tab_store,
+        "UPDATE runs SET status = 'completed', steps = 2, finished_at = 'then' WHERE id = ?1",
+        &[&run],
+    );
+    // A new message touches the thread's time: that alone is no change to send.
+    exec(
+        tab_store,
+        "INSERT INTO messages (id, thread_id, run_id, seq, role, content, created_at)
+         VALUES (?1, ?2, ?3, 3, 'assistant', '[{\"type\":\"text\",\"text\":\"背静夜思\"}]', '2026-11-27T08:00:09Z')",
+        &[&new_id(), &thread, &run],
+    );
+    exec(
+        tab_store,
+        "UPDATE threads SET updated_at = '2026-11-27T08:00:09Z' WHERE id = ?1",
+        &[&thread],
+    );
+    assert_eq!(f.tablet.state().unwrap().pending, 8);
+    settle(&f.desk, &f.tablet).await;
+    let count = |store: &Store, table: &str| -> i64 {
+        one(store, &format!("SELECT count(*) FROM {table} WHERE thread_id = ?1"), &thread).unwrap()
+    };
+    assert_eq!(count(desk_store, "messages"), 3);
+    assert_eq!(count(desk_store, "runs"), 1);
+    assert_eq!(
+        one::<String>(desk_store, "SELECT status || ' ' || result FROM tool_calls WHERE thread_id = ?1", &thread)
+            .as_deref(),
+        Some("completed [\"静夜思\"]")
+    );
+    assert_eq!(
+        one::<String>(desk_store, "SELECT status FROM runs WHERE id = ?1", &run).as_deref(),
+        Some("completed")
+    );
+    assert_eq!(
+        one::<String>(desk_store, "SELECT title || ' ' || updated_at FROM threads WHERE id = ?1", &thread)
+            .as_deref(),
+        Some("明天的计划 2026-11-27T08:00:09Z"),
+        "the thread is as recent as its newest message"
+    );
+
+    // Both rename the thread offline: the later title wins on both.
+    exec(desk_store, "UPDATE threads SET title = '桌面的名字' WHERE id = ?1", &[&thread]);
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    exec(
+        tab_store,
+        "UPDATE threads SET title = '平板的名字', metadata = '{\"pinned\":true}' WHERE id = ?1",
+        &[&thread],
+    );
+    settle(&f.desk, &f.tablet).await;
+    for store in [desk_store, tab_store] {
+        assert_eq!(
+            one::<String>(store, "SELECT title || ' ' || metadata FROM threads WHERE id = ?1", &thread)
+                .as_deref(),
+            Some("平板的名字 {\"pinned\":true}")
+        );
+    }
+    replay_changes_nothing(desk_store, &f.desk).await;
+    replay_changes_nothing(tab_store, &f.tablet).await;
+
+    // A thread deleted on the desktop goes on the tablet with its rows;
+    // the sister's chat stays.
+    let (sisters, _, _) = chat(tab_store, &f.sister, "小红的问题");
+    settle(&f.desk, &f.tablet).await;
+    exec(desk_store, "DELETE FROM threads WHERE id = ?1", &[&thread]);
+    assert_eq!(f.desk.state().unwrap().pending, 1, "the thread's rows go with it");
+    settle(&f.desk, &f.tablet).await;
+    assert_eq!(count(tab_store, "messages"), 0);
+    assert_eq!(count(tab_store, "tool_calls"), 0);
+    assert_eq!(
+        one::<i64>(tab_store, "SELECT count(*) FROM messages WHERE thread_id = ?1", &sisters),
+        Some(2)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memories_and_routines_sync_and_routine_runs_stay() {
+    use deskmate_store::{MemoryKind, MemorySource};
+    let f = family("memories@example.com").await;
+    let (desk_store, tab_store) = (&f.desk_store, &f.tab_store);
+
+    let memory = tab_store
+        .memories()
+        .add(&f.child, MemoryKind::Likes, "恐龙", MemorySource::Explicit, None)
+        .unwrap();
+    desk_store.routines().create("晚间复习", r#"{"nodes":[]}"#).unwrap();
+    settle(&f.desk, &f.tablet).await;
+    assert_eq!(desk_store.memories().get(&memory.id).unwrap().text, "恐龙");
+    assert_eq!(tab_store.routines().get("晚间复习").unwrap().spec, r#"{"nodes":[]}"#);
+
+    // A run of the routine on the tablet stays there.
+    tab_store
+        .routines()
+        .save_run(&new_id(), "晚间复习", Some(&f.child), "running", "{}")
+        .unwrap();
+    // Both edit the memory and the routine offline: the later edit wins.
+    desk_store.memories().edit(&memory.id, "恐龙和鲸鱼", None).unwrap();
+    tab_store.routines().update("晚间复习", r#"{"nodes":[1]}"#).unwrap();
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    tab_store
+        .memories()
+        .edit(&memory.id, "霸王龙", Some(MemoryKind::Likes))
+        .unwrap();
+    desk_store.routines().update("晚间复习", r#"{"nodes":[2]}"#).unwrap();
+    settle(&f.desk, &f.tablet).await;
+    for store in [desk_store, tab_store] {
+        assert_eq!(store.memories().get(&memory.id).unwrap().text, "霸王龙");
+        assert_eq!(store.routines().get("晚间复习").unwrap().spec, r#"{"nodes":[2]}"#);
+    }
+    assert!(desk_store.routines().runs(None).unwrap().is_empty());
+    assert_eq!(tab_store.routines().runs(None).unwrap().len(), 1);
+    replay_changes_nothing(desk_store, &f.desk).await;
+    replay_changes_nothing(tab_store, &f.tablet).await;
+
+    // Deleted on one, gone on the other.
+    let sisters = desk_store
+        .memories()
+        .add(&f.sister, MemoryKind::FindsHard, "乘法", MemorySource::Parent, None)
+        .unwrap();
+    desk_store.memories().delete(&memory.id).unwrap();
+    tab_store.routines().delete("晚间复习").unwrap();
+    settle(&f.desk, &f.tablet).await;
+    assert!(tab_store.memories().get(&memory.id).is_err());
+    assert!(desk_store.routines().find("晚间复习").unwrap().is_none());
+    assert_eq!(tab_store.memories().get(&sisters.id).unwrap().text, "乘法");
+}
