@@ -304,7 +304,10 @@ fn delete_in(conn: &mut rusqlite::Connection, profile_id: &str) -> StoreResult<C
     let tx = conn.transaction()?;
     let name = child_of(&tx, profile_id)?;
     let running: i64 = tx.query_row(
-        &format!("SELECT count(*) FROM runs WHERE status = 'running' AND {THREADS_OF}"),
+        &format!(
+            "SELECT count(*) FROM runs WHERE status = 'running' AND {} AND {THREADS_OF}",
+            crate::RUN_OF_THIS_DEVICE
+        ),
         [profile_id],
         |r| r.get(0),
     )?;

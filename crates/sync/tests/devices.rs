@@ -421,9 +421,37 @@ async fn a_child_deleted_on_one_device_goes_with_their_data_on_the_other() {
         .settings()
         .set(Some(&child.id), "chat.context", &serde_json::json!({}))
         .unwrap();
+    // Synced records of both children: a goal, a report, a chat.
+    for who in [&child.id, &sister.id] {
+        tab_store
+            .goals()
+            .set(who, deskmate_store::GoalKind::NewPerDay, 1)
+            .unwrap();
+        put_report(&tab_store, who, "2026-11-26", "{}");
+        chat(&tab_store, who, "问题");
+    }
     tablet.sync_now().await.unwrap();
     desk.sync_now().await.unwrap();
     assert_eq!(attempts(&desk_store).len(), 2);
+    assert_eq!(
+        one::<i64>(&desk_store, "SELECT count(*) FROM threads WHERE profile_id = ?1", &child.id),
+        Some(2),
+        "the tablet's chats reached the desktop"
+    );
+    // Their answers are being written on the tablet: running there, and
+    // not the desktop's to close (nor to stop a parent deleting the child).
+    let running_here = format!(
+        "SELECT count(*) FROM runs WHERE status = ?1 AND {}",
+        deskmate_store::RUN_OF_THIS_DEVICE
+    );
+    assert_eq!(one::<i64>(&tab_store, &running_here, "running"), Some(2));
+    assert_eq!(one::<i64>(&desk_store, &running_here, "running"), Some(0));
+    // The desktop has a change of the child's waiting when the child is
+    // deleted: it does not go out.
+    desk_store
+        .goals()
+        .set(&child.id, deskmate_store::GoalKind::NewPerDay, 3)
+        .unwrap();
 
     // A parent deletes 小明 on the desktop: the deletion goes out…
     let gone = desk_store.child_data().delete(&child.id).unwrap();
@@ -442,11 +470,38 @@ async fn a_child_deleted_on_one_device_goes_with_their_data_on_the_other() {
         .with_conn(|c| Ok(c.query_row("SELECT count(*) FROM threads", [], |r| r.get(0))?))
         .unwrap();
     assert_eq!(
-        threads, 0,
-        "the child's chat went too, not left without an owner"
+        threads, 1,
+        "the child's chats went too, not left without an owner; the sister's stays"
     );
     assert_eq!(attempts(&tab_store).len(), 1, "小红's attempt stays");
     assert!(tab_store.profiles().get(&sister.id).is_ok());
+    assert_eq!(
+        rows_holding(&desk_store, &child.id),
+        vec![("sync_records".to_string(), 1)],
+        "on the desktop too"
+    );
+    // 小红's records stay on both devices.
+    for store in [&desk_store, &tab_store] {
+        for table in ["plan_goals", "recite_reports", "threads"] {
+            assert_eq!(
+                one::<i64>(
+                    store,
+                    &format!("SELECT count(*) FROM {table} WHERE profile_id = ?1"),
+                    &sister.id
+                ),
+                Some(1),
+                "{table}"
+            );
+        }
+        assert_eq!(
+            one::<i64>(
+                store,
+                "SELECT count(*) FROM messages WHERE thread_id IN (SELECT id FROM threads WHERE profile_id = ?1)",
+                &sister.id
+            ),
+            Some(2)
+        );
+    }
 }
 
 /// Every row of the synced tables, as text, to compare a device before and
