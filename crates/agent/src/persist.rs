@@ -592,7 +592,9 @@ pub fn running_runs(store: &Store, thread_id: Option<&str>) -> StoreResult<Vec<R
              AND {} ORDER BY started_at",
             deskmate_store::RUN_OF_THIS_DEVICE
         ))?;
-        let rows = stmt.query_map([thread_id], run_row)?.collect::<Result<Vec<_>, _>>()?;
+        let rows = stmt
+            .query_map([thread_id], run_row)?
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
     })
 }

@@ -346,10 +346,9 @@ pub fn delete_child_rows(tx: &Transaction<'_>, profile_id: &str) -> StoreResult<
     // apply the profile's deletion, so one change says it all (and a
     // deleted child's records do not travel one by one). Materials the
     // child added stay in the library; the profile row goes last.
-    let applying: i64 =
-        tx.query_row("SELECT applying FROM sync_state WHERE id = 1", [], |r| {
-            r.get(0)
-        })?;
+    let applying: i64 = tx.query_row("SELECT applying FROM sync_state WHERE id = 1", [], |r| {
+        r.get(0)
+    })?;
     tx.execute("UPDATE sync_state SET applying = 1 WHERE id = 1", [])?;
     for t in CHILD_TABLES.iter().rev() {
         if matches!(t.table, "profiles" | "materials") {

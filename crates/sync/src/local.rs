@@ -537,15 +537,19 @@ fn points_at_nothing(e: &SyncError) -> bool {
 /// The record's key from a change: the body's key columns (the whole row,
 /// or only the key for a deletion), or the record id of a deletion without
 /// a body (from a device before 0021), for a kind named by its id.
-fn change_key(tx: &Transaction<'_>, shape: &Shape, c: &Change) -> SyncResult<(String, Vec<SqlValue>)> {
+fn change_key(
+    tx: &Transaction<'_>,
+    shape: &Shape,
+    c: &Change,
+) -> SyncResult<(String, Vec<SqlValue>)> {
     let values: Vec<SqlValue> = match &c.body {
         Value::Object(body) => shape
             .key
             .iter()
             .map(|k| {
-                body.get(*k).map(to_sql).ok_or_else(|| {
-                    SyncError::Invalid(format!("change {} has no {k}", c.change_id))
-                })
+                body.get(*k)
+                    .map(to_sql)
+                    .ok_or_else(|| SyncError::Invalid(format!("change {} has no {k}", c.change_id)))
             })
             .collect::<SyncResult<_>>()?,
         Value::Null if c.deleted && shape.by_id() => vec![SqlValue::Text(c.record_id.clone())],

@@ -434,7 +434,11 @@ async fn a_child_deleted_on_one_device_goes_with_their_data_on_the_other() {
     desk.sync_now().await.unwrap();
     assert_eq!(attempts(&desk_store).len(), 2);
     assert_eq!(
-        one::<i64>(&desk_store, "SELECT count(*) FROM threads WHERE profile_id = ?1", &child.id),
+        one::<i64>(
+            &desk_store,
+            "SELECT count(*) FROM threads WHERE profile_id = ?1",
+            &child.id
+        ),
         Some(2),
         "the tablet's chats reached the desktop"
     );
@@ -636,7 +640,10 @@ async fn goals_and_family_settings_sync_and_device_settings_stay() {
 
     // A parent sets a goal and the pass mark on the tablet; the tablet's
     // model endpoint is the tablet's own.
-    tab_store.goals().set(&f.child, GoalKind::NewPerDay, 2).unwrap();
+    tab_store
+        .goals()
+        .set(&f.child, GoalKind::NewPerDay, 2)
+        .unwrap();
     tab_store
         .settings()
         .set(Some(&f.child), "recite.pass_threshold", &90.0)
@@ -649,9 +656,17 @@ async fn goals_and_family_settings_sync_and_device_settings_stay() {
         .settings()
         .set(None, "llm.base_url", &"http://127.0.0.1:11434")
         .unwrap();
-    assert_eq!(f.tablet.state().unwrap().pending, 3, "the device setting waits for nothing");
+    assert_eq!(
+        f.tablet.state().unwrap().pending,
+        3,
+        "the device setting waits for nothing"
+    );
     settle(&f.desk, &f.tablet).await;
-    let goal = desk_store.goals().get(&f.child, GoalKind::NewPerDay).unwrap().unwrap();
+    let goal = desk_store
+        .goals()
+        .get(&f.child, GoalKind::NewPerDay)
+        .unwrap()
+        .unwrap();
     assert_eq!(goal.target, 2);
     let mark: Option<f64> = desk_store
         .settings()
@@ -665,20 +680,30 @@ async fn goals_and_family_settings_sync_and_device_settings_stay() {
 
     // Both parents set the same weekly goal offline (two rows, two ids):
     // one record, the later edit wins on both; the same for the pass mark.
-    desk_store.goals().set(&f.child, GoalKind::ReviewsPerWeek, 3).unwrap();
+    desk_store
+        .goals()
+        .set(&f.child, GoalKind::ReviewsPerWeek, 3)
+        .unwrap();
     desk_store
         .settings()
         .set(Some(&f.child), "recite.pass_threshold", &80.0)
         .unwrap();
     tokio::time::sleep(Duration::from_millis(5)).await;
-    tab_store.goals().set(&f.child, GoalKind::ReviewsPerWeek, 5).unwrap();
+    tab_store
+        .goals()
+        .set(&f.child, GoalKind::ReviewsPerWeek, 5)
+        .unwrap();
     tab_store
         .settings()
         .set(Some(&f.child), "recite.pass_threshold", &95.0)
         .unwrap();
     settle(&f.desk, &f.tablet).await;
     for store in [desk_store, tab_store] {
-        let weekly = store.goals().get(&f.child, GoalKind::ReviewsPerWeek).unwrap().unwrap();
+        let weekly = store
+            .goals()
+            .get(&f.child, GoalKind::ReviewsPerWeek)
+            .unwrap()
+            .unwrap();
         assert_eq!(weekly.target, 5);
         let mark: Option<f64> = store
             .settings()
@@ -688,14 +713,28 @@ async fn goals_and_family_settings_sync_and_device_settings_stay() {
     }
 
     // A goal removed and a setting cleared on the desktop go on the tablet.
-    desk_store.goals().remove(&f.child, GoalKind::NewPerDay).unwrap();
-    desk_store.settings().remove(None, "chat.subagents").unwrap();
+    desk_store
+        .goals()
+        .remove(&f.child, GoalKind::NewPerDay)
+        .unwrap();
+    desk_store
+        .settings()
+        .remove(None, "chat.subagents")
+        .unwrap();
     settle(&f.desk, &f.tablet).await;
-    assert!(tab_store.goals().get(&f.child, GoalKind::NewPerDay).unwrap().is_none());
+    assert!(tab_store
+        .goals()
+        .get(&f.child, GoalKind::NewPerDay)
+        .unwrap()
+        .is_none());
     let subagents: Option<bool> = tab_store.settings().get(None, "chat.subagents").unwrap();
     assert_eq!(subagents, None);
     assert_eq!(
-        tab_store.settings().get::<String>(None, "llm.base_url").unwrap().as_deref(),
+        tab_store
+            .settings()
+            .get::<String>(None, "llm.base_url")
+            .unwrap()
+            .as_deref(),
         Some("http://127.0.0.1:11434")
     );
 
@@ -758,19 +797,40 @@ async fn reports_practice_sessions_and_error_patterns_sync() {
     assert_eq!(f.tablet.state().unwrap().pending, 3);
     settle(&f.desk, &f.tablet).await;
     assert_eq!(
-        one::<String>(desk_store, "SELECT data FROM recite_reports WHERE profile_id = ?1", &f.child).as_deref(),
+        one::<String>(
+            desk_store,
+            "SELECT data FROM recite_reports WHERE profile_id = ?1",
+            &f.child
+        )
+        .as_deref(),
         Some(r#"{"from":"tablet"}"#)
     );
-    let shown: String =
-        one(desk_store, "SELECT last_result FROM practice_sessions WHERE id = ?1", &sitting).unwrap();
+    let shown: String = one(
+        desk_store,
+        "SELECT last_result FROM practice_sessions WHERE id = ?1",
+        &sitting,
+    )
+    .unwrap();
     let shown: serde_json::Value = serde_json::from_str(&shown).unwrap();
-    assert_eq!(shown["transcript"], "", "what the child said stays on the tablet");
+    assert_eq!(
+        shown["transcript"], "",
+        "what the child said stays on the tablet"
+    );
     assert_eq!(shown["accuracy"], 90.0);
-    let kept: String =
-        one(tab_store, "SELECT last_result FROM practice_sessions WHERE id = ?1", &sitting).unwrap();
+    let kept: String = one(
+        tab_store,
+        "SELECT last_result FROM practice_sessions WHERE id = ?1",
+        &sitting,
+    )
+    .unwrap();
     assert!(kept.contains("床前明月光"));
     assert_eq!(
-        one::<String>(desk_store, "SELECT tip_zh FROM recite_error_patterns WHERE id = ?1", &pattern).as_deref(),
+        one::<String>(
+            desk_store,
+            "SELECT tip_zh FROM recite_error_patterns WHERE id = ?1",
+            &pattern
+        )
+        .as_deref(),
         Some("月亮的月")
     );
 
@@ -789,23 +849,38 @@ async fn reports_practice_sessions_and_error_patterns_sync() {
     // later one is the report on both.
     put_report(desk_store, &f.child, "2026-11-27", r#"{"from":"desk"}"#);
     tokio::time::sleep(Duration::from_millis(5)).await;
-    put_report(tab_store, &f.child, "2026-11-27", r#"{"from":"tablet, later"}"#);
+    put_report(
+        tab_store,
+        &f.child,
+        "2026-11-27",
+        r#"{"from":"tablet, later"}"#,
+    );
     settle(&f.desk, &f.tablet).await;
     assert_eq!(
-        one::<String>(desk_store, "SELECT practice FROM practice_sessions WHERE id = ?1", &sitting).as_deref(),
+        one::<String>(
+            desk_store,
+            "SELECT practice FROM practice_sessions WHERE id = ?1",
+            &sitting
+        )
+        .as_deref(),
         Some(r#"{"step":2}"#)
     );
     assert_eq!(
-        one::<i64>(desk_store, "SELECT occurrence_count FROM recite_error_patterns WHERE profile_id = ?1", &f.child),
+        one::<i64>(
+            desk_store,
+            "SELECT occurrence_count FROM recite_error_patterns WHERE profile_id = ?1",
+            &f.child
+        ),
         Some(2)
     );
     for store in [desk_store, tab_store] {
         let day: Vec<String> = store
             .with_conn(|c| {
-                Ok(c
-                    .prepare("SELECT data FROM recite_reports WHERE report_date = '2026-11-27'")?
-                    .query_map([], |r| r.get(0))?
-                    .collect::<Result<_, _>>()?)
+                Ok(
+                    c.prepare("SELECT data FROM recite_reports WHERE report_date = '2026-11-27'")?
+                        .query_map([], |r| r.get(0))?
+                        .collect::<Result<_, _>>()?,
+                )
             })
             .unwrap();
         assert_eq!(day, vec![r#"{"from":"tablet, later"}"#.to_string()]);
@@ -814,7 +889,11 @@ async fn reports_practice_sessions_and_error_patterns_sync() {
     replay_changes_nothing(desk_store, &f.desk).await;
     replay_changes_nothing(tab_store, &f.tablet).await;
     assert_eq!(
-        one::<i64>(desk_store, "SELECT count(*) FROM recite_reports WHERE profile_id = ?1", &f.sister),
+        one::<i64>(
+            desk_store,
+            "SELECT count(*) FROM recite_reports WHERE profile_id = ?1",
+            &f.sister
+        ),
         Some(0)
     );
 }
@@ -890,13 +969,22 @@ async fn chat_threads_with_runs_messages_and_tool_calls_sync() {
     assert_eq!(f.tablet.state().unwrap().pending, 8);
     settle(&f.desk, &f.tablet).await;
     let count = |store: &Store, table: &str| -> i64 {
-        one(store, &format!("SELECT count(*) FROM {table} WHERE thread_id = ?1"), &thread).unwrap()
+        one(
+            store,
+            &format!("SELECT count(*) FROM {table} WHERE thread_id = ?1"),
+            &thread,
+        )
+        .unwrap()
     };
     assert_eq!(count(desk_store, "messages"), 3);
     assert_eq!(count(desk_store, "runs"), 1);
     assert_eq!(
-        one::<String>(desk_store, "SELECT status || ' ' || result FROM tool_calls WHERE thread_id = ?1", &thread)
-            .as_deref(),
+        one::<String>(
+            desk_store,
+            "SELECT status || ' ' || result FROM tool_calls WHERE thread_id = ?1",
+            &thread
+        )
+        .as_deref(),
         Some("completed [\"静夜思\"]")
     );
     assert_eq!(
@@ -904,14 +992,22 @@ async fn chat_threads_with_runs_messages_and_tool_calls_sync() {
         Some("completed")
     );
     assert_eq!(
-        one::<String>(desk_store, "SELECT title || ' ' || updated_at FROM threads WHERE id = ?1", &thread)
-            .as_deref(),
+        one::<String>(
+            desk_store,
+            "SELECT title || ' ' || updated_at FROM threads WHERE id = ?1",
+            &thread
+        )
+        .as_deref(),
         Some("明天的计划 2026-11-27T08:00:09Z"),
         "the thread is as recent as its newest message"
     );
 
     // Both rename the thread offline: the later title wins on both.
-    exec(desk_store, "UPDATE threads SET title = '桌面的名字' WHERE id = ?1", &[&thread]);
+    exec(
+        desk_store,
+        "UPDATE threads SET title = '桌面的名字' WHERE id = ?1",
+        &[&thread],
+    );
     tokio::time::sleep(Duration::from_millis(5)).await;
     exec(
         tab_store,
@@ -921,8 +1017,12 @@ async fn chat_threads_with_runs_messages_and_tool_calls_sync() {
     settle(&f.desk, &f.tablet).await;
     for store in [desk_store, tab_store] {
         assert_eq!(
-            one::<String>(store, "SELECT title || ' ' || metadata FROM threads WHERE id = ?1", &thread)
-                .as_deref(),
+            one::<String>(
+                store,
+                "SELECT title || ' ' || metadata FROM threads WHERE id = ?1",
+                &thread
+            )
+            .as_deref(),
             Some("平板的名字 {\"pinned\":true}")
         );
     }
@@ -934,12 +1034,20 @@ async fn chat_threads_with_runs_messages_and_tool_calls_sync() {
     let (sisters, _, _) = chat(tab_store, &f.sister, "小红的问题");
     settle(&f.desk, &f.tablet).await;
     exec(desk_store, "DELETE FROM threads WHERE id = ?1", &[&thread]);
-    assert_eq!(f.desk.state().unwrap().pending, 1, "the thread's rows go with it");
+    assert_eq!(
+        f.desk.state().unwrap().pending,
+        1,
+        "the thread's rows go with it"
+    );
     settle(&f.desk, &f.tablet).await;
     assert_eq!(count(tab_store, "messages"), 0);
     assert_eq!(count(tab_store, "tool_calls"), 0);
     assert_eq!(
-        one::<i64>(tab_store, "SELECT count(*) FROM messages WHERE thread_id = ?1", &sisters),
+        one::<i64>(
+            tab_store,
+            "SELECT count(*) FROM messages WHERE thread_id = ?1",
+            &sisters
+        ),
         Some(2)
     );
 }
@@ -952,12 +1060,24 @@ async fn memories_and_routines_sync_and_routine_runs_stay() {
 
     let memory = tab_store
         .memories()
-        .add(&f.child, MemoryKind::Likes, "恐龙", MemorySource::Explicit, None)
+        .add(
+            &f.child,
+            MemoryKind::Likes,
+            "恐龙",
+            MemorySource::Explicit,
+            None,
+        )
         .unwrap();
-    desk_store.routines().create("晚间复习", r#"{"nodes":[]}"#).unwrap();
+    desk_store
+        .routines()
+        .create("晚间复习", r#"{"nodes":[]}"#)
+        .unwrap();
     settle(&f.desk, &f.tablet).await;
     assert_eq!(desk_store.memories().get(&memory.id).unwrap().text, "恐龙");
-    assert_eq!(tab_store.routines().get("晚间复习").unwrap().spec, r#"{"nodes":[]}"#);
+    assert_eq!(
+        tab_store.routines().get("晚间复习").unwrap().spec,
+        r#"{"nodes":[]}"#
+    );
 
     // A run of the routine on the tablet stays there.
     tab_store
@@ -965,18 +1085,30 @@ async fn memories_and_routines_sync_and_routine_runs_stay() {
         .save_run(&new_id(), "晚间复习", Some(&f.child), "running", "{}")
         .unwrap();
     // Both edit the memory and the routine offline: the later edit wins.
-    desk_store.memories().edit(&memory.id, "恐龙和鲸鱼", None).unwrap();
-    tab_store.routines().update("晚间复习", r#"{"nodes":[1]}"#).unwrap();
+    desk_store
+        .memories()
+        .edit(&memory.id, "恐龙和鲸鱼", None)
+        .unwrap();
+    tab_store
+        .routines()
+        .update("晚间复习", r#"{"nodes":[1]}"#)
+        .unwrap();
     tokio::time::sleep(Duration::from_millis(5)).await;
     tab_store
         .memories()
         .edit(&memory.id, "霸王龙", Some(MemoryKind::Likes))
         .unwrap();
-    desk_store.routines().update("晚间复习", r#"{"nodes":[2]}"#).unwrap();
+    desk_store
+        .routines()
+        .update("晚间复习", r#"{"nodes":[2]}"#)
+        .unwrap();
     settle(&f.desk, &f.tablet).await;
     for store in [desk_store, tab_store] {
         assert_eq!(store.memories().get(&memory.id).unwrap().text, "霸王龙");
-        assert_eq!(store.routines().get("晚间复习").unwrap().spec, r#"{"nodes":[2]}"#);
+        assert_eq!(
+            store.routines().get("晚间复习").unwrap().spec,
+            r#"{"nodes":[2]}"#
+        );
     }
     assert!(desk_store.routines().runs(None).unwrap().is_empty());
     assert_eq!(tab_store.routines().runs(None).unwrap().len(), 1);
@@ -986,7 +1118,13 @@ async fn memories_and_routines_sync_and_routine_runs_stay() {
     // Deleted on one, gone on the other.
     let sisters = desk_store
         .memories()
-        .add(&f.sister, MemoryKind::FindsHard, "乘法", MemorySource::Parent, None)
+        .add(
+            &f.sister,
+            MemoryKind::FindsHard,
+            "乘法",
+            MemorySource::Parent,
+            None,
+        )
         .unwrap();
     desk_store.memories().delete(&memory.id).unwrap();
     tab_store.routines().delete("晚间复习").unwrap();
