@@ -136,6 +136,30 @@ async fn an_attempt_on_the_tablet_reaches_the_desktop_and_edits_converge() {
         })
         .unwrap();
     let poem = add_jing_ye_si(&desk_store);
+    // Of every kind: a goal, a family setting (and a device setting, which
+    // stays), a memory, a chat (thread, run, two messages, a tool call), a
+    // routine.
+    desk_store
+        .goals()
+        .set(&child.id, deskmate_store::GoalKind::NewPerDay, 1)
+        .unwrap();
+    desk_store
+        .settings()
+        .set(Some(&child.id), "homework.answers", &true)
+        .unwrap();
+    desk_store.settings().set(None, "ui.locale", &"en").unwrap();
+    desk_store
+        .memories()
+        .add(
+            &child.id,
+            deskmate_store::MemoryKind::Likes,
+            "恐龙",
+            deskmate_store::MemorySource::Parent,
+            None,
+        )
+        .unwrap();
+    let (thread, _, _) = chat(&desk_store, &child.id, "计划");
+    desk_store.routines().create("晨读", "{}").unwrap();
     desk.signup(
         &url,
         SignupRequest {
@@ -149,7 +173,7 @@ async fn an_attempt_on_the_tablet_reaches_the_desktop_and_edits_converge() {
     .unwrap();
     // Off until a parent turns it on.
     assert!(matches!(desk.sync_now().await, Err(SyncError::Off)));
-    assert_eq!(desk.enable(false).unwrap(), 2);
+    assert_eq!(desk.enable(false).unwrap(), 11);
     let code = desk.pairing_code().await.unwrap();
     tablet
         .pair(
@@ -163,10 +187,38 @@ async fn an_attempt_on_the_tablet_reaches_the_desktop_and_edits_converge() {
         .unwrap();
     tablet.enable(false).unwrap();
     let first = desk.sync_now().await.unwrap();
-    assert_eq!(first.pushed, 2);
+    assert_eq!(first.pushed, 11);
     let got = tablet.sync_now().await.unwrap();
-    assert_eq!(got.applied, 2, "the child and the poem reach the tablet");
+    assert_eq!(
+        got.applied, 11,
+        "everything the desktop had reaches the tablet"
+    );
     assert_eq!(tab_store.profiles().get(&child.id).unwrap().name, "小明");
+    assert_eq!(tab_store.goals().list(&child.id).unwrap().len(), 1);
+    assert_eq!(
+        tab_store
+            .settings()
+            .get::<bool>(Some(&child.id), "homework.answers")
+            .unwrap(),
+        Some(true)
+    );
+    assert_eq!(
+        tab_store
+            .settings()
+            .get::<String>(None, "ui.locale")
+            .unwrap(),
+        None
+    );
+    assert_eq!(tab_store.memories().list(&child.id).unwrap().len(), 1);
+    assert_eq!(
+        one::<i64>(
+            &tab_store,
+            "SELECT count(*) FROM messages WHERE thread_id = ?1",
+            &thread
+        ),
+        Some(2)
+    );
+    assert!(tab_store.routines().find("晨读").unwrap().is_some());
 
     // The child recites on the tablet; the transcript stays there.
     let attempt = add_attempt(&tab_store, &child.id, &poem.id, "床前明月光");
