@@ -1102,6 +1102,45 @@ async fn chat_threads_with_runs_messages_and_tool_calls_sync() {
         ),
         Some(2)
     );
+
+    // The desktop deletes the sister's thread while the tablet, offline,
+    // adds a message to it: the message reaches a desktop without the
+    // thread and is skipped there; the pull goes on.
+    exec(desk_store, "DELETE FROM threads WHERE id = ?1", &[&sisters]);
+    exec(
+        tab_store,
+        "INSERT INTO messages (id, thread_id, seq, role, content, created_at)
+         VALUES (?1, ?2, 3, 'user', '[]', '2026-11-27T09:00:00Z')",
+        &[&new_id(), &sisters],
+    );
+    f.desk.sync_now().await.unwrap();
+    f.tablet.sync_now().await.unwrap();
+    let late = f.desk.sync_now().await.unwrap();
+    assert_eq!(
+        late.applied, 0,
+        "the message of a deleted thread is skipped"
+    );
+    for store in [desk_store, tab_store] {
+        assert_eq!(
+            one::<i64>(
+                store,
+                "SELECT count(*) FROM messages WHERE thread_id = ?1",
+                &sisters
+            ),
+            Some(0)
+        );
+    }
+    // Later changes still come through.
+    let newer = chat(tab_store, &f.sister, "又一个问题").0;
+    settle(&f.desk, &f.tablet).await;
+    assert_eq!(
+        one::<i64>(
+            desk_store,
+            "SELECT count(*) FROM messages WHERE thread_id = ?1",
+            &newer
+        ),
+        Some(2)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
