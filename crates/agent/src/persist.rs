@@ -581,13 +581,20 @@ pub fn runs(store: &Store, thread_id: &str) -> StoreResult<Vec<Run>> {
     })
 }
 
-/// Runs still marked `running` (live elsewhere, or cut off by a crash).
+/// Runs of this device still marked `running` (live in another process,
+/// or cut off by a crash). A run another of the family's devices is writing
+/// (pulled by sync) is left out: closing it here would overwrite what that
+/// device writes (`deskmate_store::RUN_OF_THIS_DEVICE`).
 pub fn running_runs(store: &Store, thread_id: Option<&str>) -> StoreResult<Vec<Run>> {
     store.with_conn(|c| {
         let mut stmt = c.prepare_cached(&format!(
-            "SELECT {RUN_COLS} FROM runs WHERE status = 'running' AND (?1 IS NULL OR thread_id = ?1) ORDER BY started_at"
+            "SELECT {RUN_COLS} FROM runs WHERE status = 'running' AND (?1 IS NULL OR thread_id = ?1)
+             AND {} ORDER BY started_at",
+            deskmate_store::RUN_OF_THIS_DEVICE
         ))?;
-        let rows = stmt.query_map([thread_id], run_row)?.collect::<Result<Vec<_>, _>>()?;
+        let rows = stmt
+            .query_map([thread_id], run_row)?
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
     })
 }

@@ -93,7 +93,8 @@ pub struct DeviceView {
     pub last_seen_at: Option<String>,
 }
 
-/// The kinds of record that sync.
+/// The kinds of record that sync. Append-only kinds never conflict; the
+/// mutable ones resolve last-writer-wins by the hybrid logical clock.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash)]
 #[serde(rename_all = "snake_case")]
 pub enum RecordKind {
@@ -103,24 +104,76 @@ pub enum RecordKind {
     Profile,
     /// A custom material: mutable, last writer wins.
     Material,
+    /// A parent's learning goal for a child (one per child and goal kind).
+    Goal,
+    /// A family setting (a parent's decision; device settings never sync).
+    Setting,
+    /// A daily or weekly report of a child.
+    Report,
+    /// A mistake a child repeats, with its memory tip.
+    ErrorPattern,
+    /// A practice sitting as the practice screen kept it.
+    PracticeSession,
+    /// A chat thread: title, owner, metadata.
+    Thread,
+    /// One answer the companion worked on in a thread.
+    Run,
+    /// A chat message: append-only.
+    Message,
+    /// A tool the companion called while answering.
+    ToolCall,
+    /// What the companion remembers about a child.
+    Memory,
+    /// A routine a parent designed.
+    Routine,
 }
 
 impl RecordKind {
+    /// Every kind, in the order a device first queues what it has (records
+    /// before the records that point at them).
+    pub const ALL: [RecordKind; 14] = [
+        RecordKind::Profile,
+        RecordKind::Material,
+        RecordKind::Attempt,
+        RecordKind::Goal,
+        RecordKind::Setting,
+        RecordKind::Report,
+        RecordKind::ErrorPattern,
+        RecordKind::PracticeSession,
+        RecordKind::Thread,
+        RecordKind::Run,
+        RecordKind::Message,
+        RecordKind::ToolCall,
+        RecordKind::Memory,
+        RecordKind::Routine,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             RecordKind::Attempt => "attempt",
             RecordKind::Profile => "profile",
             RecordKind::Material => "material",
+            RecordKind::Goal => "goal",
+            RecordKind::Setting => "setting",
+            RecordKind::Report => "report",
+            RecordKind::ErrorPattern => "error_pattern",
+            RecordKind::PracticeSession => "practice_session",
+            RecordKind::Thread => "thread",
+            RecordKind::Run => "run",
+            RecordKind::Message => "message",
+            RecordKind::ToolCall => "tool_call",
+            RecordKind::Memory => "memory",
+            RecordKind::Routine => "routine",
         }
     }
 
     pub fn parse(s: &str) -> Option<RecordKind> {
-        match s {
-            "attempt" => Some(RecordKind::Attempt),
-            "profile" => Some(RecordKind::Profile),
-            "material" => Some(RecordKind::Material),
-            _ => None,
-        }
+        RecordKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// Appended only: a record of this kind is never changed once written.
+    pub fn append_only(self) -> bool {
+        matches!(self, RecordKind::Attempt | RecordKind::Message)
     }
 }
 
@@ -130,11 +183,14 @@ pub struct Change {
     /// UUIDv7 of this change; the idempotency key.
     pub change_id: String,
     pub kind: RecordKind,
-    /// UUIDv7 of the record changed.
+    /// UUIDv7 of the record changed (a UUIDv5 of the key for a record
+    /// named by a natural key rather than an id).
     pub record_id: String,
     /// Hybrid logical clock of the edit (`Hlc` text form, sorts as text).
     pub hlc: String,
-    /// `true` when the record was deleted; `body` is then `null`.
+    /// `true` when the record was deleted; `body` is then `null` or an
+    /// object with only the record's key columns (for a record named by a
+    /// natural key, e.g. a goal's child and kind).
     #[serde(default)]
     pub deleted: bool,
     /// The record's full new state.

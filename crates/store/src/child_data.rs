@@ -29,6 +29,33 @@ pub struct ChildTable {
 const THREADS_OF: &str = "thread_id IN (SELECT id FROM threads WHERE profile_id = ?1)";
 const ATTEMPTS_OF: &str = "attempt_id IN (SELECT id FROM recite_attempts WHERE profile_id = ?1)";
 
+/// The child's mutable records by their sync key (migrations 0012, 0021):
+/// the id, or the JSON array of a natural key that starts with the child's
+/// id (a goal, a setting, a report, an error pattern), or that starts with
+/// the id of one of the child's threads (a tool call).
+macro_rules! sync_keys_of {
+    () => {
+        "(kind = 'profile' AND record_id = ?1) \
+         OR (kind IN ('goal', 'setting', 'report', 'error_pattern') \
+             AND instr(record_id, '[\"' || ?1 || '\",') = 1) \
+         OR (kind = 'practice_session' AND record_id IN (SELECT id FROM practice_sessions WHERE profile_id = ?1)) \
+         OR (kind = 'memory' AND record_id IN (SELECT id FROM memories WHERE profile_id = ?1)) \
+         OR (kind = 'thread' AND record_id IN (SELECT id FROM threads WHERE profile_id = ?1)) \
+         OR (kind = 'run' AND record_id IN (SELECT id FROM runs WHERE thread_id IN \
+             (SELECT id FROM threads WHERE profile_id = ?1))) \
+         OR (kind = 'tool_call' AND EXISTS (SELECT 1 FROM threads t WHERE t.profile_id = ?1 \
+             AND instr(record_id, '[\"' || t.id || '\",') = 1))"
+    };
+}
+/// The child's records waiting in the outbox: the mutable ones and the
+/// appended ones (attempts, messages).
+const SYNC_OUTBOX_OF: &str = concat!(
+    "(kind = 'attempt' AND record_id IN (SELECT id FROM recite_attempts WHERE profile_id = ?1)) \
+     OR (kind = 'message' AND record_id IN (SELECT id FROM messages WHERE thread_id IN \
+         (SELECT id FROM threads WHERE profile_id = ?1))) OR ",
+    sync_keys_of!()
+);
+
 /// Every table with rows of one child, parents before their dependants.
 pub const CHILD_TABLES: &[ChildTable] = &[
     ChildTable {
@@ -155,14 +182,13 @@ pub const CHILD_TABLES: &[ChildTable] = &[
     },
     ChildTable {
         table: "sync_outbox",
-        rows_of: "(kind = 'attempt' AND record_id IN (SELECT id FROM recite_attempts WHERE profile_id = ?1)) \
-                  OR (kind = 'profile' AND record_id = ?1)",
+        rows_of: SYNC_OUTBOX_OF,
         about: "changes waiting to be sent to the family's other devices",
     },
     ChildTable {
         table: "sync_records",
-        rows_of: "kind = 'profile' AND record_id = ?1",
-        about: "the clock of the newest synced change of the profile",
+        rows_of: sync_keys_of!(),
+        about: "the clock of the newest synced change of the profile and of the child's records",
     },
 ];
 
@@ -278,7 +304,10 @@ fn delete_in(conn: &mut rusqlite::Connection, profile_id: &str) -> StoreResult<C
     let tx = conn.transaction()?;
     let name = child_of(&tx, profile_id)?;
     let running: i64 = tx.query_row(
-        &format!("SELECT count(*) FROM runs WHERE status = 'running' AND {THREADS_OF}"),
+        &format!(
+            "SELECT count(*) FROM runs WHERE status = 'running' AND {} AND {THREADS_OF}",
+            crate::RUN_OF_THIS_DEVICE
+        ),
         [profile_id],
         |r| r.get(0),
     )?;
@@ -312,18 +341,30 @@ pub fn delete_child_rows(tx: &Transaction<'_>, profile_id: &str) -> StoreResult<
             r.get(0)
         })?;
 
-    // What no foreign key removes with the profile row.
-    for t in ["trace_spans", "sync_outbox", "settings", "threads"] {
-        let rows_of = CHILD_TABLES
-            .iter()
-            .find(|c| c.table == t)
-            .map(|c| c.rows_of)
-            .ok_or_else(|| StoreError::Invalid(format!("no rows of a child in {t}")))?;
-        tx.execute(&format!("DELETE FROM {t} WHERE {rows_of}"), [profile_id])?;
+    // Every row of the child, dependants first, with the sync triggers
+    // silent: the family's other devices delete the child's rows when they
+    // apply the profile's deletion, so one change says it all (and a
+    // deleted child's records do not travel one by one). Materials the
+    // child added stay in the library; the profile row goes last.
+    let applying: i64 = tx.query_row("SELECT applying FROM sync_state WHERE id = 1", [], |r| {
+        r.get(0)
+    })?;
+    tx.execute("UPDATE sync_state SET applying = 1 WHERE id = 1", [])?;
+    for t in CHILD_TABLES.iter().rev() {
+        if matches!(t.table, "profiles" | "materials") {
+            continue;
+        }
+        tx.execute(
+            &format!("DELETE FROM {} WHERE {}", t.table, t.rows_of),
+            [profile_id],
+        )?;
     }
     forget_in_settings(tx, profile_id)?;
-    // The rest goes with the profile (ON DELETE CASCADE; a material
-    // the child added stays in the library, `created_by` cleared);
+    tx.execute(
+        "UPDATE sync_state SET applying = ?1 WHERE id = 1",
+        [applying],
+    )?;
+    // A material the child added loses `created_by` (ON DELETE SET NULL);
     // the sync trigger writes the deletion for the other devices.
     tx.execute("DELETE FROM profiles WHERE id = ?1", [profile_id])?;
 
@@ -563,6 +604,14 @@ mod tests {
     fn delete_forgets_the_child_in_other_settings_and_sends_the_deletion() {
         let store = Store::open_in_memory().unwrap();
         let (_, a, b) = family(&store);
+        // Sync is on: the child's memory, goal and family setting wait in
+        // the outbox when the child is deleted.
+        store
+            .with_conn(|c| {
+                c.execute("UPDATE sync_state SET enabled = 1 WHERE id = 1", [])?;
+                Ok(())
+            })
+            .unwrap();
         store
             .memories()
             .add(&a, MemoryKind::Likes, "恐龙", MemorySource::Explicit, None)
@@ -580,11 +629,13 @@ mod tests {
             .set(Some(&a), "chat.context", &serde_json::json!({"model": "x"}))
             .unwrap();
         store
-            .with_conn(|c| {
-                c.execute("UPDATE sync_state SET enabled = 1 WHERE id = 1", [])?;
-                Ok(())
-            })
+            .goals()
+            .set(&a, crate::GoalKind::NewPerDay, 2)
             .unwrap();
+        let waiting: i64 = store
+            .with_conn(|c| Ok(c.query_row("SELECT count(*) FROM sync_outbox", [], |r| r.get(0))?))
+            .unwrap();
+        assert_eq!(waiting, 3, "the memory, the family setting and the goal");
         let gone = store.child_data().delete(&a).unwrap();
         assert!(gone.sent_to_family);
         assert!(gone.rows.contains(&("memories".to_string(), 1)));

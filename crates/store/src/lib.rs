@@ -39,6 +39,16 @@ pub use read_only::{ReadOnlySql, SqlRows, VIEWS as READ_ONLY_VIEWS};
 pub use routines::{RoutineRow, RoutineRunRow, Routines};
 pub use settings::Settings;
 
+/// An SQL condition on a row of `runs`: the run is this device's — no
+/// synced change of it came from another of the family's devices (the
+/// clock of its newest change, `ms-counter-node` in `sync_records`, names
+/// this device's node, or sync never saw it). A chat answer being written
+/// on the tablet shows as `running` on the desktop: it is the tablet's to
+/// finish or to close after a crash, not the desktop's.
+pub const RUN_OF_THIS_DEVICE: &str = "NOT EXISTS (SELECT 1 FROM sync_records s \
+     JOIN sync_state st ON st.id = 1 \
+     WHERE s.kind = 'run' AND s.record_id = runs.id AND substr(s.hlc, 21) != st.node)";
+
 /// A handle on the database. Cheap to clone; all clones share one connection.
 #[derive(Clone)]
 pub struct Store {

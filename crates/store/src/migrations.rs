@@ -26,6 +26,7 @@ const SCHEMA: &[&str] = &[
     include_str!("../migrations/0016_knowledge.sql"),
     include_str!("../migrations/0017_memories.sql"),
     include_str!("../migrations/0020_routines.sql"),
+    include_str!("../migrations/0021_sync_more.sql"),
 ];
 
 fn all() -> Migrations<'static> {

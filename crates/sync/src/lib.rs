@@ -2,14 +2,17 @@
 //! server (`server/`, `deskmate-server`).
 //!
 //! Every change to a synced record (profiles, custom materials, recitation
-//! attempts) writes an outbox entry in the same SQLite transaction — the
-//! store's triggers (migration 0012) do it, so no code path can forget.
+//! attempts, goals, family settings, reports, practice sessions, error
+//! patterns, chat threads with their runs, messages and tool calls,
+//! memories, routines) writes an outbox entry in the same SQLite transaction
+//! — the store's triggers (migrations 0012 and 0021) do it, so no code path
+//! can forget.
 //! [`Sync::sync_now`] pushes the outbox in batches (each change keeps the
 //! UUIDv7 it was first sent with, so a retry is a no-op on the server) and
 //! pulls the family's log by the server's cursor, in pages, applying each
-//! page in one transaction with its cursor. Attempts are append-only;
-//! profiles and custom materials resolve last-writer-wins by a hybrid
-//! logical clock. Sync is off until a parent turns it on ([`Sync::enable`]);
+//! page in one transaction with its cursor. Attempts and messages are
+//! append-only; every other kind resolves last-writer-wins by a hybrid
+//! logical clock; review state is recomputed from the merged attempts. Sync is off until a parent turns it on ([`Sync::enable`]);
 //! API keys, audio and (unless enabled) transcripts never leave the device.
 //! Tokens live in a [`TokenVault`] — the OS keyring in the app.
 

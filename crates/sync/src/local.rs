@@ -1,10 +1,16 @@
 //! The device's side of sync, in SQLite: the sync state row, the outbox the
-//! store's triggers fill (migration 0012), the bodies sent for each record,
-//! and applying pulled changes — attempts inserted once, profiles and
-//! custom materials last-writer-wins by hybrid logical clock — with the
-//! `applying` flag on so the triggers do not echo them back. After new
-//! attempts arrive, the review schedule of each child and material they
-//! touch is recomputed from all its attempts (`deskmate_recite::schedule::rebuild`).
+//! store's triggers fill (migrations 0012 and 0021), the bodies sent for
+//! each record, and applying pulled changes — attempts and messages
+//! inserted once, every other kind last-writer-wins by hybrid logical clock
+//! — with the `applying` flag on so the triggers do not echo them back.
+//! After new attempts arrive, the review schedule of each child and
+//! material they touch is recomputed from all its attempts
+//! (`deskmate_recite::schedule::rebuild`).
+//!
+//! A record is named by its key ([`Shape::key`]): its `id`, or for a record
+//! whose identity is a natural key (a goal: the child and the goal's kind)
+//! the JSON array of those columns, the same text on every device. The
+//! server wants a UUID per record: such a key goes as a UUIDv5 of it.
 
 use deskmate_protocol::sync::{Change, RecordKind, StoredChange};
 use rusqlite::types::{Value as SqlValue, ValueRef};
@@ -95,7 +101,8 @@ pub fn clear_account(conn: &Connection) -> SyncResult<()> {
 }
 
 /// Turns sync on and, the first time, queues every existing synced record
-/// (profiles, custom materials, then attempts) in one transaction.
+/// (in the order of [`RecordKind::ALL`]: profiles, custom materials,
+/// attempts, …) in one transaction.
 pub fn enable(conn: &mut Connection, transcripts: bool) -> SyncResult<usize> {
     let tx = conn.transaction()?;
     let was: bool = tx.query_row("SELECT enabled FROM sync_state WHERE id = 1", [], |r| {
@@ -107,27 +114,24 @@ pub fn enable(conn: &mut Connection, transcripts: bool) -> SyncResult<usize> {
     )?;
     let mut queued = 0;
     if !was {
-        for (kind, sql) in [
-            ("profile", "SELECT id FROM profiles ORDER BY created_at, id"),
-            (
-                "material",
-                "SELECT id FROM materials WHERE source = 'custom' ORDER BY created_at, id",
-            ),
-            (
-                "attempt",
-                "SELECT id FROM recite_attempts ORDER BY created_at, id",
-            ),
-        ] {
-            let ids: Vec<String> = tx
-                .prepare(sql)?
+        for kind in RecordKind::ALL {
+            let shape = shape(kind);
+            let sql = format!(
+                "SELECT {} FROM {} WHERE {} ORDER BY {}",
+                shape.key_sql(),
+                shape.table,
+                shape.synced,
+                shape.order
+            );
+            let keys: Vec<String> = tx
+                .prepare(&sql)?
                 .query_map([], |r| r.get(0))?
                 .collect::<Result<_, _>>()?;
-            for id in ids {
-                let hlc = tick(&tx)?;
+            for key in keys {
                 let known = tx
                     .query_row(
                         "SELECT 1 FROM sync_outbox WHERE kind = ?1 AND record_id = ?2",
-                        params![kind, id],
+                        params![kind.as_str(), key],
                         |_| Ok(()),
                     )
                     .optional()?
@@ -135,14 +139,15 @@ pub fn enable(conn: &mut Connection, transcripts: bool) -> SyncResult<usize> {
                 if known {
                     continue;
                 }
+                let hlc = tick(&tx)?;
                 tx.execute(
                     "INSERT INTO sync_outbox (kind, record_id, hlc) VALUES (?1, ?2, ?3)",
-                    params![kind, id, hlc],
+                    params![kind.as_str(), key, hlc],
                 )?;
-                if kind != "attempt" {
+                if !kind.append_only() {
                     tx.execute(
                         "INSERT OR REPLACE INTO sync_records (kind, record_id, hlc) VALUES (?1, ?2, ?3)",
-                        params![kind, id, hlc],
+                        params![kind.as_str(), key, hlc],
                     )?;
                 }
                 queued += 1;
@@ -179,23 +184,122 @@ fn hlc_ms(hlc: &str) -> Option<i64> {
     hlc.split('-').next()?.parse().ok()
 }
 
-fn table(kind: RecordKind) -> &'static str {
-    match kind {
-        RecordKind::Attempt => "recite_attempts",
-        RecordKind::Profile => "profiles",
-        RecordKind::Material => "materials",
+/// Where a kind of record lives and how it is named.
+pub struct Shape {
+    pub table: &'static str,
+    /// The columns naming one record on every device.
+    pub key: &'static [&'static str],
+    /// Which rows of the table sync (an SQL condition).
+    pub synced: &'static str,
+    /// The order a device first queues what it has.
+    pub order: &'static str,
+    /// Columns that stay on the device.
+    pub local_only: &'static [&'static str],
+}
+
+impl Shape {
+    /// Named by its `id` alone.
+    fn by_id(&self) -> bool {
+        self.key == ["id"]
+    }
+
+    /// The SQL expression of a row's key, as the triggers write it.
+    pub fn key_sql(&self) -> String {
+        if self.by_id() {
+            "id".into()
+        } else {
+            format!("json_array({})", self.key.join(", "))
+        }
     }
 }
 
-/// Columns that stay on the device: a PIN and its lock are per device.
-fn local_only(kind: RecordKind, column: &str) -> bool {
-    matches!(
-        (kind, column),
-        (
-            RecordKind::Profile,
-            "pin_hash" | "failed_pin_tries" | "locked_until"
+/// What sync knows of each kind (the triggers of 0012 and 0021 say the same).
+pub fn shape(kind: RecordKind) -> Shape {
+    const ID: &[&str] = &["id"];
+    let (table, key, synced, order): (_, &'static [&'static str], _, _) = match kind {
+        RecordKind::Attempt => ("recite_attempts", ID, "1", "created_at, id"),
+        RecordKind::Profile => ("profiles", ID, "1", "created_at, id"),
+        RecordKind::Material => ("materials", ID, "source = 'custom'", "created_at, id"),
+        RecordKind::Goal => ("plan_goals", &["profile_id", "kind"], "1", "created_at, id"),
+        RecordKind::Setting => (
+            "settings",
+            &["scope", "key"],
+            "key IN (SELECT key FROM sync_family_settings)",
+            "scope, key",
+        ),
+        RecordKind::Report => (
+            "recite_reports",
+            &["profile_id", "report_type", "report_date"],
+            "1",
+            "created_at, id",
+        ),
+        RecordKind::ErrorPattern => (
+            "recite_error_patterns",
+            &["profile_id", "material_id", "pattern_key"],
+            "1",
+            "first_seen_at, id",
+        ),
+        RecordKind::PracticeSession => ("practice_sessions", ID, "1", "created_at, id"),
+        RecordKind::Thread => ("threads", ID, "1", "created_at, id"),
+        RecordKind::Run => ("runs", ID, "1", "started_at, id"),
+        RecordKind::Message => ("messages", ID, "1", "thread_id, seq"),
+        RecordKind::ToolCall => ("tool_calls", &["thread_id", "id"], "1", "started_at, id"),
+        RecordKind::Memory => ("memories", ID, "1", "created_at, id"),
+        RecordKind::Routine => ("routines", &["name"], "1", "created_at, name"),
+    };
+    // A PIN and its lock are per device.
+    let local_only: &'static [&'static str] = match kind {
+        RecordKind::Profile => &["pin_hash", "failed_pin_tries", "locked_until"],
+        _ => &[],
+    };
+    Shape {
+        table,
+        key,
+        synced,
+        order,
+        local_only,
+    }
+}
+
+/// The id the server knows a record by: its own id when that is a UUID,
+/// else a UUIDv5 of its kind and key (the same on every device).
+pub fn wire_id(kind: RecordKind, key: &str) -> String {
+    match uuid::Uuid::parse_str(key) {
+        Ok(id) if shape(kind).by_id() => id.to_string(),
+        _ => uuid::Uuid::new_v5(
+            &uuid::Uuid::NAMESPACE_URL,
+            format!("deskmate-sync:{}:{key}", kind.as_str()).as_bytes(),
         )
-    )
+        .to_string(),
+    }
+}
+
+/// The values of a key as stored in the outbox: the id itself, or the JSON
+/// array of the natural key's columns.
+fn key_values(shape: &Shape, key: &str) -> SyncResult<Vec<SqlValue>> {
+    if shape.by_id() {
+        return Ok(vec![SqlValue::Text(key.to_string())]);
+    }
+    let values: Vec<Value> = serde_json::from_str(key)
+        .map_err(|e| SyncError::Invalid(format!("the outbox key {key} is damaged: {e}")))?;
+    if values.len() != shape.key.len() {
+        return Err(SyncError::Invalid(format!(
+            "the outbox key {key} does not name a row of {}",
+            shape.table
+        )));
+    }
+    Ok(values.iter().map(to_sql).collect())
+}
+
+/// `k1 = ?1 AND k2 = ?2 …` for a shape's key.
+fn key_match(shape: &Shape) -> String {
+    shape
+        .key
+        .iter()
+        .enumerate()
+        .map(|(i, k)| format!("{k} = ?{}", i + 1))
+        .collect::<Vec<_>>()
+        .join(" AND ")
 }
 
 fn to_json(v: ValueRef<'_>) -> Value {
@@ -226,31 +330,65 @@ fn to_sql(v: &Value) -> SqlValue {
 fn body(
     conn: &Connection,
     kind: RecordKind,
-    id: &str,
+    key: &str,
     transcripts: bool,
 ) -> SyncResult<Option<Value>> {
-    let sql = format!("SELECT * FROM {} WHERE id = ?1", table(kind));
+    let shape = shape(kind);
+    let sql = format!("SELECT * FROM {} WHERE {}", shape.table, key_match(&shape));
     let mut stmt = conn.prepare(&sql)?;
     let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
     let row = stmt
-        .query_row([id], |r| {
-            let mut map = Map::new();
-            for (i, name) in names.iter().enumerate() {
-                if local_only(kind, name) {
-                    continue;
+        .query_row(
+            rusqlite::params_from_iter(key_values(&shape, key)?.iter()),
+            |r| {
+                let mut map = Map::new();
+                for (i, name) in names.iter().enumerate() {
+                    if shape.local_only.contains(&name.as_str()) {
+                        continue;
+                    }
+                    map.insert(name.clone(), to_json(r.get_ref(i)?));
                 }
-                map.insert(name.clone(), to_json(r.get_ref(i)?));
-            }
-            Ok(map)
-        })
+                Ok(map)
+            },
+        )
         .optional()?;
     Ok(row.map(|mut map| {
-        // Transcripts stay on the device unless a parent lets them sync.
-        if kind == RecordKind::Attempt && !transcripts {
-            map.insert("transcript".into(), Value::from(""));
+        // Transcripts stay on the device unless a parent lets them sync:
+        // an attempt's, and the one the practice screen shows last.
+        if !transcripts {
+            match kind {
+                RecordKind::Attempt => {
+                    map.insert("transcript".into(), Value::from(""));
+                }
+                RecordKind::PracticeSession => {
+                    if let Some(Value::String(text)) = map.get("last_result") {
+                        if let Ok(Value::Object(mut result)) = serde_json::from_str(text) {
+                            if result.contains_key("transcript") {
+                                result.insert("transcript".into(), Value::from(""));
+                            }
+                            map.insert(
+                                "last_result".into(),
+                                Value::from(Value::Object(result).to_string()),
+                            );
+                        }
+                    }
+                }
+                _ => {}
+            }
         }
         Value::Object(map)
     }))
+}
+
+/// The body of a deletion: only the key's columns, so a device finds the
+/// record by them whatever id it gave its own row.
+fn deleted_body(kind: RecordKind, key: &str) -> SyncResult<Value> {
+    let shape = shape(kind);
+    let mut map = Map::new();
+    for (name, value) in shape.key.iter().zip(key_values(&shape, key)?) {
+        map.insert((*name).to_string(), to_json((&value).into()));
+    }
+    Ok(Value::Object(map))
 }
 
 /// The next batch to push, oldest first. Each entry gets its change id
@@ -285,7 +423,7 @@ pub fn next_batch(conn: &mut Connection, max: usize) -> SyncResult<Vec<(i64, Cha
             }
         };
         let body = if deleted {
-            Value::Null
+            deleted_body(kind, &record_id)?
         } else {
             match body(&tx, kind, &record_id, transcripts)? {
                 Some(b) => b,
@@ -301,7 +439,7 @@ pub fn next_batch(conn: &mut Connection, max: usize) -> SyncResult<Vec<(i64, Cha
             Change {
                 change_id,
                 kind,
-                record_id,
+                record_id: wire_id(kind, &record_id),
                 hlc,
                 deleted,
                 body,
@@ -347,7 +485,7 @@ pub fn apply_page(
         if me.as_deref() == Some(c.device_id.as_str()) {
             continue;
         }
-        if apply_one(&tx, &c.change)? {
+        if apply_change(&tx, &c.change)? {
             applied += 1;
             if c.change.kind == RecordKind::Attempt {
                 let field = |k: &str| c.change.body[k].as_str().unwrap_or_default().to_string();
@@ -370,25 +508,127 @@ pub fn apply_page(
     Ok(applied)
 }
 
+/// Applies one change in a savepoint. A change that points at a record this
+/// device no longer has (an attempt at a material deleted here, a message of
+/// a thread deleted here) is skipped: what it belonged to is gone.
+fn apply_change(tx: &Transaction<'_>, c: &Change) -> SyncResult<bool> {
+    tx.execute_batch("SAVEPOINT sync_change")?;
+    match apply_one(tx, c) {
+        Ok(applied) => {
+            tx.execute_batch("RELEASE sync_change")?;
+            Ok(applied)
+        }
+        Err(e) if points_at_nothing(&e) => {
+            tx.execute_batch("ROLLBACK TO sync_change; RELEASE sync_change")?;
+            Ok(false)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn points_at_nothing(e: &SyncError) -> bool {
+    matches!(
+        e,
+        SyncError::Store(deskmate_store::StoreError::Sqlite(rusqlite::Error::SqliteFailure(f, _)))
+            if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY
+    )
+}
+
+/// The record's key from a change: the body's key columns (the whole row,
+/// or only the key for a deletion), or the record id of a deletion without
+/// a body (from a device before 0021), for a kind named by its id.
+fn change_key(
+    tx: &Transaction<'_>,
+    shape: &Shape,
+    c: &Change,
+) -> SyncResult<(String, Vec<SqlValue>)> {
+    let values: Vec<SqlValue> = match &c.body {
+        Value::Object(body) => shape
+            .key
+            .iter()
+            .map(|k| {
+                body.get(*k)
+                    .map(to_sql)
+                    .ok_or_else(|| SyncError::Invalid(format!("change {} has no {k}", c.change_id)))
+            })
+            .collect::<SyncResult<_>>()?,
+        Value::Null if c.deleted && shape.by_id() => vec![SqlValue::Text(c.record_id.clone())],
+        _ => {
+            return Err(SyncError::Invalid(format!(
+                "change {} has no body",
+                c.change_id
+            )))
+        }
+    };
+    let key = if shape.by_id() {
+        match &values[0] {
+            SqlValue::Text(t) => t.clone(),
+            _ => {
+                return Err(SyncError::Invalid(format!(
+                    "change {} has no record id",
+                    c.change_id
+                )))
+            }
+        }
+    } else {
+        let marks: Vec<String> = (1..=values.len()).map(|i| format!("?{i}")).collect();
+        tx.query_row(
+            &format!("SELECT json_array({})", marks.join(", ")),
+            rusqlite::params_from_iter(values.iter()),
+            |r| r.get(0),
+        )?
+    };
+    Ok((key, values))
+}
+
 fn apply_one(tx: &Transaction<'_>, c: &Change) -> SyncResult<bool> {
     let kind = c.kind;
-    let table = table(kind);
-    if kind != RecordKind::Attempt {
+    let shape = shape(kind);
+    let (key, key_values) = change_key(tx, &shape, c)?;
+    if kind == RecordKind::Setting {
+        // Only family settings: a device's own never come in.
+        let family: bool = tx.query_row(
+            "SELECT count(*) > 0 FROM sync_family_settings WHERE key = ?1",
+            [&key_values[1]],
+            |r| r.get(0),
+        )?;
+        if !family {
+            return Ok(false);
+        }
+    }
+    if !kind.append_only() {
         let known: Option<String> = tx
             .query_row(
                 "SELECT hlc FROM sync_records WHERE kind = ?1 AND record_id = ?2",
-                params![kind.as_str(), c.record_id],
+                params![kind.as_str(), key],
                 |r| r.get(0),
             )
             .optional()?;
         if known.is_some_and(|k| k.as_str() >= c.hlc.as_str()) {
             return Ok(false); // an edit at least as new is already here
         }
+    }
+    let applied = write(tx, c, &shape, &key, &key_values)?;
+    if !kind.append_only() {
+        // After the write: deleting a child clears the clocks of the child's
+        // records, the deletion's own clock stays.
         tx.execute(
             "INSERT OR REPLACE INTO sync_records (kind, record_id, hlc) VALUES (?1, ?2, ?3)",
-            params![kind.as_str(), c.record_id, c.hlc],
+            params![kind.as_str(), key, c.hlc],
         )?;
     }
+    Ok(applied)
+}
+
+fn write(
+    tx: &Transaction<'_>,
+    c: &Change,
+    shape: &Shape,
+    key: &str,
+    key_values: &[SqlValue],
+) -> SyncResult<bool> {
+    let kind = c.kind;
+    let table = shape.table;
     if c.deleted && kind == RecordKind::Profile {
         // A child goes with everything of theirs on this device too (chat
         // threads, spans, settings: rows no foreign key removes), as on the
@@ -396,19 +636,19 @@ fn apply_one(tx: &Transaction<'_>, c: &Change) -> SyncResult<bool> {
         let is_child: Option<bool> = tx
             .query_row(
                 "SELECT kind = 'child' FROM profiles WHERE id = ?1",
-                [&c.record_id],
+                [key],
                 |r| r.get(0),
             )
             .optional()?;
         if is_child == Some(true) {
-            deskmate_store::delete_child_rows(tx, &c.record_id)?;
+            deskmate_store::delete_child_rows(tx, key)?;
             return Ok(true);
         }
     }
     if c.deleted {
         let n = tx.execute(
-            &format!("DELETE FROM {table} WHERE id = ?1"),
-            [&c.record_id],
+            &format!("DELETE FROM {table} WHERE {}", key_match(shape)),
+            rusqlite::params_from_iter(key_values.iter()),
         )?;
         return Ok(n > 0);
     }
@@ -426,7 +666,7 @@ fn apply_one(tx: &Transaction<'_>, c: &Change) -> SyncResult<bool> {
     let mut names = Vec::new();
     let mut values = Vec::new();
     for col in &columns {
-        if local_only(kind, col) {
+        if shape.local_only.contains(&col.as_str()) {
             continue;
         }
         if let Some(v) = body.get(col) {
@@ -434,33 +674,41 @@ fn apply_one(tx: &Transaction<'_>, c: &Change) -> SyncResult<bool> {
             values.push(to_sql(v));
         }
     }
-    if !names.iter().any(|n| n == "id") {
-        return Err(SyncError::Invalid(format!(
-            "change {} has no record id",
-            c.change_id
-        )));
-    }
     let marks: Vec<String> = (1..=names.len()).map(|i| format!("?{i}")).collect();
-    let sql = if kind == RecordKind::Attempt {
+    let sql = if kind.append_only() {
         format!(
             "INSERT OR IGNORE INTO {table} ({}) VALUES ({})",
             names.join(", "),
             marks.join(", ")
         )
     } else {
+        // The key's columns, and an id a device gave its own row of a
+        // record named by a natural key, stay as they are.
         let sets: Vec<String> = names
             .iter()
-            .filter(|n| *n != "id")
+            .filter(|n| *n != "id" && !shape.key.contains(&n.as_str()))
             .map(|n| format!("{n} = excluded.{n}"))
             .collect();
+        let update = if sets.is_empty() {
+            "NOTHING".to_string()
+        } else {
+            format!("UPDATE SET {}", sets.join(", "))
+        };
         format!(
-            "INSERT INTO {table} ({}) VALUES ({}) ON CONFLICT(id) DO UPDATE SET {}",
+            "INSERT INTO {table} ({}) VALUES ({}) ON CONFLICT({}) DO {update}",
             names.join(", "),
             marks.join(", "),
-            sets.join(", ")
+            shape.key.join(", "),
         )
     };
     let n = tx.execute(&sql, rusqlite::params_from_iter(values.iter()))?;
+    if n > 0 && kind == RecordKind::Message {
+        // A thread is as recent as its newest message, wherever it was written.
+        tx.execute(
+            "UPDATE threads SET updated_at = max(updated_at, ?2) WHERE id = ?1",
+            params![body["thread_id"].as_str(), body["created_at"].as_str()],
+        )?;
+    }
     Ok(n > 0)
 }
 

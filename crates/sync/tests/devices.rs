@@ -136,6 +136,30 @@ async fn an_attempt_on_the_tablet_reaches_the_desktop_and_edits_converge() {
         })
         .unwrap();
     let poem = add_jing_ye_si(&desk_store);
+    // Of every kind: a goal, a family setting (and a device setting, which
+    // stays), a memory, a chat (thread, run, two messages, a tool call), a
+    // routine.
+    desk_store
+        .goals()
+        .set(&child.id, deskmate_store::GoalKind::NewPerDay, 1)
+        .unwrap();
+    desk_store
+        .settings()
+        .set(Some(&child.id), "homework.answers", &true)
+        .unwrap();
+    desk_store.settings().set(None, "ui.locale", &"en").unwrap();
+    desk_store
+        .memories()
+        .add(
+            &child.id,
+            deskmate_store::MemoryKind::Likes,
+            "恐龙",
+            deskmate_store::MemorySource::Parent,
+            None,
+        )
+        .unwrap();
+    let (thread, _, _) = chat(&desk_store, &child.id, "计划");
+    desk_store.routines().create("晨读", "{}").unwrap();
     desk.signup(
         &url,
         SignupRequest {
@@ -149,7 +173,7 @@ async fn an_attempt_on_the_tablet_reaches_the_desktop_and_edits_converge() {
     .unwrap();
     // Off until a parent turns it on.
     assert!(matches!(desk.sync_now().await, Err(SyncError::Off)));
-    assert_eq!(desk.enable(false).unwrap(), 2);
+    assert_eq!(desk.enable(false).unwrap(), 11);
     let code = desk.pairing_code().await.unwrap();
     tablet
         .pair(
@@ -163,10 +187,38 @@ async fn an_attempt_on_the_tablet_reaches_the_desktop_and_edits_converge() {
         .unwrap();
     tablet.enable(false).unwrap();
     let first = desk.sync_now().await.unwrap();
-    assert_eq!(first.pushed, 2);
+    assert_eq!(first.pushed, 11);
     let got = tablet.sync_now().await.unwrap();
-    assert_eq!(got.applied, 2, "the child and the poem reach the tablet");
+    assert_eq!(
+        got.applied, 11,
+        "everything the desktop had reaches the tablet"
+    );
     assert_eq!(tab_store.profiles().get(&child.id).unwrap().name, "小明");
+    assert_eq!(tab_store.goals().list(&child.id).unwrap().len(), 1);
+    assert_eq!(
+        tab_store
+            .settings()
+            .get::<bool>(Some(&child.id), "homework.answers")
+            .unwrap(),
+        Some(true)
+    );
+    assert_eq!(
+        tab_store
+            .settings()
+            .get::<String>(None, "ui.locale")
+            .unwrap(),
+        None
+    );
+    assert_eq!(tab_store.memories().list(&child.id).unwrap().len(), 1);
+    assert_eq!(
+        one::<i64>(
+            &tab_store,
+            "SELECT count(*) FROM messages WHERE thread_id = ?1",
+            &thread
+        ),
+        Some(2)
+    );
+    assert!(tab_store.routines().find("晨读").unwrap().is_some());
 
     // The child recites on the tablet; the transcript stays there.
     let attempt = add_attempt(&tab_store, &child.id, &poem.id, "床前明月光");
@@ -421,9 +473,41 @@ async fn a_child_deleted_on_one_device_goes_with_their_data_on_the_other() {
         .settings()
         .set(Some(&child.id), "chat.context", &serde_json::json!({}))
         .unwrap();
+    // Synced records of both children: a goal, a report, a chat.
+    for who in [&child.id, &sister.id] {
+        tab_store
+            .goals()
+            .set(who, deskmate_store::GoalKind::NewPerDay, 1)
+            .unwrap();
+        put_report(&tab_store, who, "2026-11-26", "{}");
+        chat(&tab_store, who, "问题");
+    }
     tablet.sync_now().await.unwrap();
     desk.sync_now().await.unwrap();
     assert_eq!(attempts(&desk_store).len(), 2);
+    assert_eq!(
+        one::<i64>(
+            &desk_store,
+            "SELECT count(*) FROM threads WHERE profile_id = ?1",
+            &child.id
+        ),
+        Some(2),
+        "the tablet's chats reached the desktop"
+    );
+    // Their answers are being written on the tablet: running there, and
+    // not the desktop's to close (nor to stop a parent deleting the child).
+    let running_here = format!(
+        "SELECT count(*) FROM runs WHERE status = ?1 AND {}",
+        deskmate_store::RUN_OF_THIS_DEVICE
+    );
+    assert_eq!(one::<i64>(&tab_store, &running_here, "running"), Some(2));
+    assert_eq!(one::<i64>(&desk_store, &running_here, "running"), Some(0));
+    // The desktop has a change of the child's waiting when the child is
+    // deleted: it does not go out.
+    desk_store
+        .goals()
+        .set(&child.id, deskmate_store::GoalKind::NewPerDay, 3)
+        .unwrap();
 
     // A parent deletes 小明 on the desktop: the deletion goes out…
     let gone = desk_store.child_data().delete(&child.id).unwrap();
@@ -442,9 +526,701 @@ async fn a_child_deleted_on_one_device_goes_with_their_data_on_the_other() {
         .with_conn(|c| Ok(c.query_row("SELECT count(*) FROM threads", [], |r| r.get(0))?))
         .unwrap();
     assert_eq!(
-        threads, 0,
-        "the child's chat went too, not left without an owner"
+        threads, 1,
+        "the child's chats went too, not left without an owner; the sister's stays"
     );
     assert_eq!(attempts(&tab_store).len(), 1, "小红's attempt stays");
     assert!(tab_store.profiles().get(&sister.id).is_ok());
+    assert_eq!(
+        rows_holding(&desk_store, &child.id),
+        vec![("sync_records".to_string(), 1)],
+        "on the desktop too"
+    );
+    // 小红's records stay on both devices.
+    for store in [&desk_store, &tab_store] {
+        for table in ["plan_goals", "recite_reports", "threads"] {
+            assert_eq!(
+                one::<i64>(
+                    store,
+                    &format!("SELECT count(*) FROM {table} WHERE profile_id = ?1"),
+                    &sister.id
+                ),
+                Some(1),
+                "{table}"
+            );
+        }
+        assert_eq!(
+            one::<i64>(
+                store,
+                "SELECT count(*) FROM messages WHERE thread_id IN (SELECT id FROM threads WHERE profile_id = ?1)",
+                &sister.id
+            ),
+            Some(2)
+        );
+    }
+}
+
+/// Every row of the synced tables, as text, to compare a device before and
+/// after a replayed pull.
+fn synced_rows(store: &Store) -> Vec<String> {
+    let tables = [
+        "profiles",
+        "materials",
+        "recite_attempts",
+        "plan_goals",
+        "settings",
+        "recite_reports",
+        "recite_error_patterns",
+        "recite_reviews",
+        "practice_sessions",
+        "threads",
+        "runs",
+        "messages",
+        "tool_calls",
+        "memories",
+        "routines",
+        "sync_records",
+    ];
+    store
+        .with_conn(|c| {
+            let mut rows = Vec::new();
+            for t in tables {
+                let mut s = c.prepare(&format!("SELECT * FROM {t} ORDER BY 1, 2"))?;
+                let n = s.column_count();
+                let got = s
+                    .query_map([], |r| {
+                        let mut line = format!("{t}:");
+                        for i in 0..n {
+                            let v: rusqlite::types::Value = r.get(i)?;
+                            line.push_str(&format!(" {v:?}"));
+                        }
+                        Ok(line)
+                    })?
+                    .collect::<Result<Vec<_>, _>>()?;
+                rows.extend(got);
+            }
+            Ok(rows)
+        })
+        .unwrap()
+}
+
+/// Both devices push what waits and pull everything, desktop, tablet, desktop.
+async fn settle(desk: &Sync<MemoryVault>, tablet: &Sync<MemoryVault>) {
+    desk.sync_now().await.unwrap();
+    tablet.sync_now().await.unwrap();
+    desk.sync_now().await.unwrap();
+}
+
+/// A pull from the start again (the cursor lost, a page repeated) applies
+/// nothing and changes no row.
+async fn replay_changes_nothing(store: &Store, device: &Sync<MemoryVault>) {
+    let before = synced_rows(store);
+    store
+        .with_conn(|c| {
+            c.execute("UPDATE sync_state SET cursor = 0 WHERE id = 1", [])?;
+            Ok(())
+        })
+        .unwrap();
+    let again = device.sync_now().await.unwrap();
+    assert_eq!(again.applied, 0, "a replayed pull applied something");
+    assert_eq!(synced_rows(store), before);
+}
+
+fn one<T: rusqlite::types::FromSql>(store: &Store, sql: &str, param: &str) -> Option<T> {
+    use rusqlite::OptionalExtension;
+    store
+        .with_conn(|c| Ok(c.query_row(sql, [param], |r| r.get(0)).optional()?))
+        .unwrap()
+}
+
+/// Two devices of one family with two children (小明, 小红) and a poem,
+/// everything already on both.
+struct Family {
+    _server: tokio::task::JoinHandle<()>,
+    _dir: tempfile::TempDir,
+    desk_store: Store,
+    desk: Sync<MemoryVault>,
+    tab_store: Store,
+    tablet: Sync<MemoryVault>,
+    child: String,
+    sister: String,
+    poem: String,
+}
+
+async fn family(email: &str) -> Family {
+    let db = cluster().database();
+    let port = free_port();
+    let server = start_server(&db, port).await;
+    let url = format!("http://127.0.0.1:{port}");
+    let dir = tempfile::tempdir().unwrap();
+    let (desk_store, desk) = device(&dir, "desktop");
+    let (tab_store, tablet) = device(&dir, "tablet");
+    let add = |name: &str| {
+        desk_store
+            .profiles()
+            .add(NewProfile {
+                name: name.into(),
+                grade: Some(2),
+                ..Default::default()
+            })
+            .unwrap()
+            .id
+    };
+    let child = add("小明");
+    let sister = add("小红");
+    let poem = add_jing_ye_si(&desk_store).id;
+    join_family(&url, email, &desk, &tablet).await;
+    settle(&desk, &tablet).await;
+    Family {
+        _server: server,
+        _dir: dir,
+        desk_store,
+        desk,
+        tab_store,
+        tablet,
+        child,
+        sister,
+        poem,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn goals_and_family_settings_sync_and_device_settings_stay() {
+    use deskmate_store::GoalKind;
+    let f = family("goals@example.com").await;
+    let (desk_store, tab_store) = (&f.desk_store, &f.tab_store);
+
+    // A parent sets a goal and the pass mark on the tablet; the tablet's
+    // model endpoint is the tablet's own.
+    tab_store
+        .goals()
+        .set(&f.child, GoalKind::NewPerDay, 2)
+        .unwrap();
+    tab_store
+        .settings()
+        .set(Some(&f.child), "recite.pass_threshold", &90.0)
+        .unwrap();
+    tab_store
+        .settings()
+        .set(None, "chat.subagents", &false)
+        .unwrap();
+    tab_store
+        .settings()
+        .set(None, "llm.base_url", &"http://127.0.0.1:11434")
+        .unwrap();
+    assert_eq!(
+        f.tablet.state().unwrap().pending,
+        3,
+        "the device setting waits for nothing"
+    );
+    settle(&f.desk, &f.tablet).await;
+    let goal = desk_store
+        .goals()
+        .get(&f.child, GoalKind::NewPerDay)
+        .unwrap()
+        .unwrap();
+    assert_eq!(goal.target, 2);
+    let mark: Option<f64> = desk_store
+        .settings()
+        .get(Some(&f.child), "recite.pass_threshold")
+        .unwrap();
+    assert_eq!(mark, Some(90.0));
+    let subagents: Option<bool> = desk_store.settings().get(None, "chat.subagents").unwrap();
+    assert_eq!(subagents, Some(false));
+    let base: Option<String> = desk_store.settings().get(None, "llm.base_url").unwrap();
+    assert_eq!(base, None, "a device's own setting stayed on it");
+
+    // Both parents set the same weekly goal offline (two rows, two ids):
+    // one record, the later edit wins on both; the same for the pass mark.
+    desk_store
+        .goals()
+        .set(&f.child, GoalKind::ReviewsPerWeek, 3)
+        .unwrap();
+    desk_store
+        .settings()
+        .set(Some(&f.child), "recite.pass_threshold", &80.0)
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    tab_store
+        .goals()
+        .set(&f.child, GoalKind::ReviewsPerWeek, 5)
+        .unwrap();
+    tab_store
+        .settings()
+        .set(Some(&f.child), "recite.pass_threshold", &95.0)
+        .unwrap();
+    settle(&f.desk, &f.tablet).await;
+    for store in [desk_store, tab_store] {
+        let weekly = store
+            .goals()
+            .get(&f.child, GoalKind::ReviewsPerWeek)
+            .unwrap()
+            .unwrap();
+        assert_eq!(weekly.target, 5);
+        let mark: Option<f64> = store
+            .settings()
+            .get(Some(&f.child), "recite.pass_threshold")
+            .unwrap();
+        assert_eq!(mark, Some(95.0));
+    }
+
+    // A goal removed and a setting cleared on the desktop go on the tablet.
+    desk_store
+        .goals()
+        .remove(&f.child, GoalKind::NewPerDay)
+        .unwrap();
+    desk_store
+        .settings()
+        .remove(None, "chat.subagents")
+        .unwrap();
+    settle(&f.desk, &f.tablet).await;
+    assert!(tab_store
+        .goals()
+        .get(&f.child, GoalKind::NewPerDay)
+        .unwrap()
+        .is_none());
+    let subagents: Option<bool> = tab_store.settings().get(None, "chat.subagents").unwrap();
+    assert_eq!(subagents, None);
+    assert_eq!(
+        tab_store
+            .settings()
+            .get::<String>(None, "llm.base_url")
+            .unwrap()
+            .as_deref(),
+        Some("http://127.0.0.1:11434")
+    );
+
+    replay_changes_nothing(desk_store, &f.desk).await;
+    replay_changes_nothing(tab_store, &f.tablet).await;
+    // The sister has no goal of her brother's.
+    assert!(desk_store.goals().list(&f.sister).unwrap().is_empty());
+}
+
+fn exec(store: &Store, sql: &str, params: &[&dyn rusqlite::ToSql]) {
+    store
+        .with_conn(|c| {
+            c.execute(sql, params)?;
+            Ok(())
+        })
+        .unwrap();
+}
+
+fn new_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
+
+fn put_report(store: &Store, profile: &str, date: &str, data: &str) {
+    exec(
+        store,
+        "INSERT INTO recite_reports (id, profile_id, report_type, report_date, time_zone, period_start,
+            period_end, data, created_at, updated_at)
+         VALUES (?1, ?2, 'daily', ?3, 'Asia/Shanghai', '2026-11-25T16:00:00Z', '2026-11-26T16:00:00Z', ?4,
+            strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+         ON CONFLICT (profile_id, report_type, report_date) DO UPDATE SET
+            data = excluded.data, updated_at = excluded.updated_at",
+        &[&new_id(), &profile, &date, &data],
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reports_practice_sessions_and_error_patterns_sync() {
+    let f = family("reports@example.com").await;
+    let (desk_store, tab_store) = (&f.desk_store, &f.tab_store);
+
+    // On the tablet: a report, a practice sitting (its last verdict holds
+    // what the child said) and an error pattern with its tip.
+    put_report(tab_store, &f.child, "2026-11-26", r#"{"from":"tablet"}"#);
+    let sitting = new_id();
+    exec(
+        tab_store,
+        "INSERT INTO practice_sessions (id, profile_id, material_id, mode, practice, last_result, created_at, updated_at)
+         VALUES (?1, ?2, ?3, 'text', '{\"step\":1}', '{\"accuracy\":90.0,\"transcript\":\"床前明月光\"}', 'now', 'now')",
+        &[&sitting, &f.child, &f.poem],
+    );
+    let pattern = new_id();
+    exec(
+        tab_store,
+        "INSERT INTO recite_error_patterns (id, profile_id, material_id, error_type, kind, line, pattern_key,
+            core_text, expected, actual, occurrence_count, first_seen_at, last_seen_at, tip_zh, tip_en, tip_source, tip_at)
+         VALUES (?1, ?2, ?3, 'substitution', 'char', 1, 'substitution|1|月|yue', '月', '月', '悦', 1, 'then', 'then',
+            '月亮的月', 'moon', 'template', 'then')",
+        &[&pattern, &f.child, &f.poem],
+    );
+    assert_eq!(f.tablet.state().unwrap().pending, 3);
+    settle(&f.desk, &f.tablet).await;
+    assert_eq!(
+        one::<String>(
+            desk_store,
+            "SELECT data FROM recite_reports WHERE profile_id = ?1",
+            &f.child
+        )
+        .as_deref(),
+        Some(r#"{"from":"tablet"}"#)
+    );
+    let shown: String = one(
+        desk_store,
+        "SELECT last_result FROM practice_sessions WHERE id = ?1",
+        &sitting,
+    )
+    .unwrap();
+    let shown: serde_json::Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(
+        shown["transcript"], "",
+        "what the child said stays on the tablet"
+    );
+    assert_eq!(shown["accuracy"], 90.0);
+    let kept: String = one(
+        tab_store,
+        "SELECT last_result FROM practice_sessions WHERE id = ?1",
+        &sitting,
+    )
+    .unwrap();
+    assert!(kept.contains("床前明月光"));
+    assert_eq!(
+        one::<String>(
+            desk_store,
+            "SELECT tip_zh FROM recite_error_patterns WHERE id = ?1",
+            &pattern
+        )
+        .as_deref(),
+        Some("月亮的月")
+    );
+
+    // The practice goes on, the pattern is seen again on the tablet.
+    exec(
+        tab_store,
+        "UPDATE practice_sessions SET practice = '{\"step\":2}', updated_at = 'later' WHERE id = ?1",
+        &[&sitting],
+    );
+    exec(
+        tab_store,
+        "UPDATE recite_error_patterns SET occurrence_count = occurrence_count + 1 WHERE id = ?1",
+        &[&pattern],
+    );
+    // Both devices make the day's report offline (each its own row): the
+    // later one is the report on both.
+    put_report(desk_store, &f.child, "2026-11-27", r#"{"from":"desk"}"#);
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    put_report(
+        tab_store,
+        &f.child,
+        "2026-11-27",
+        r#"{"from":"tablet, later"}"#,
+    );
+    settle(&f.desk, &f.tablet).await;
+    assert_eq!(
+        one::<String>(
+            desk_store,
+            "SELECT practice FROM practice_sessions WHERE id = ?1",
+            &sitting
+        )
+        .as_deref(),
+        Some(r#"{"step":2}"#)
+    );
+    assert_eq!(
+        one::<i64>(
+            desk_store,
+            "SELECT occurrence_count FROM recite_error_patterns WHERE profile_id = ?1",
+            &f.child
+        ),
+        Some(2)
+    );
+    for store in [desk_store, tab_store] {
+        let day: Vec<String> = store
+            .with_conn(|c| {
+                Ok(
+                    c.prepare("SELECT data FROM recite_reports WHERE report_date = '2026-11-27'")?
+                        .query_map([], |r| r.get(0))?
+                        .collect::<Result<_, _>>()?,
+                )
+            })
+            .unwrap();
+        assert_eq!(day, vec![r#"{"from":"tablet, later"}"#.to_string()]);
+    }
+
+    replay_changes_nothing(desk_store, &f.desk).await;
+    replay_changes_nothing(tab_store, &f.tablet).await;
+    assert_eq!(
+        one::<i64>(
+            desk_store,
+            "SELECT count(*) FROM recite_reports WHERE profile_id = ?1",
+            &f.sister
+        ),
+        Some(0)
+    );
+}
+
+/// A chat on `store`: a thread of `profile`, a run, the child's message,
+/// the answer asking for a tool, the tool's call. Returns the thread id.
+fn chat(store: &Store, profile: &str, title: &str) -> (String, String, String) {
+    let (thread, run, answer) = (new_id(), new_id(), new_id());
+    exec(
+        store,
+        "INSERT INTO threads (id, profile_id, title, created_at, updated_at)
+         VALUES (?1, ?2, ?3, '2026-11-27T08:00:00Z', '2026-11-27T08:00:00Z')",
+        &[&thread, &profile, &title],
+    );
+    exec(
+        store,
+        "INSERT INTO runs (id, thread_id, status, model, started_at)
+         VALUES (?1, ?2, 'running', 'scripted:m', '2026-11-27T08:00:01Z')",
+        &[&run, &thread],
+    );
+    exec(
+        store,
+        "INSERT INTO messages (id, thread_id, run_id, seq, role, content, created_at)
+         VALUES (?1, ?2, ?3, 1, 'user', '[{\"type\":\"text\",\"text\":\"明天背什么？\"}]', '2026-11-27T08:00:01Z')",
+        &[&new_id(), &thread, &run],
+    );
+    exec(
+        store,
+        "INSERT INTO messages (id, thread_id, run_id, seq, role, content, created_at)
+         VALUES (?1, ?2, ?3, 2, 'assistant', '[]', '2026-11-27T08:00:02Z')",
+        &[&answer, &thread, &run],
+    );
+    exec(
+        store,
+        "INSERT INTO tool_calls (id, thread_id, run_id, message_id, position, name, arguments, status, started_at)
+         VALUES ('call_1', ?1, ?2, ?3, 0, 'due_reviews', '{}', 'pending', '2026-11-27T08:00:02Z')",
+        &[&thread, &run, &answer],
+    );
+    (thread, run, answer)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_threads_with_runs_messages_and_tool_calls_sync() {
+    let f = family("chat@example.com").await;
+    let (desk_store, tab_store) = (&f.desk_store, &f.tab_store);
+
+    let (thread, run, _) = chat(tab_store, &f.child, "明天的计划");
+    assert_eq!(f.tablet.state().unwrap().pending, 5);
+    // The answer finishes: the tool call and the run are updated.
+    exec(
+        tab_store,
+        "UPDATE tool_calls SET status = 'completed', result = '[\"静夜思\"]', finished_at = 'then'
+         WHERE thread_id = ?1 AND id = 'call_1'",
+        &[&thread],
+    );
+    exec(
+        tab_store,
+        "UPDATE runs SET status = 'completed', steps = 2, finished_at = 'then' WHERE id = ?1",
+        &[&run],
+    );
+    // A new message touches the thread's time: that alone is no change to send.
+    exec(
+        tab_store,
+        "INSERT INTO messages (id, thread_id, run_id, seq, role, content, created_at)
+         VALUES (?1, ?2, ?3, 3, 'assistant', '[{\"type\":\"text\",\"text\":\"背静夜思\"}]', '2026-11-27T08:00:09Z')",
+        &[&new_id(), &thread, &run],
+    );
+    exec(
+        tab_store,
+        "UPDATE threads SET updated_at = '2026-11-27T08:00:09Z' WHERE id = ?1",
+        &[&thread],
+    );
+    assert_eq!(f.tablet.state().unwrap().pending, 8);
+    settle(&f.desk, &f.tablet).await;
+    let count = |store: &Store, table: &str| -> i64 {
+        one(
+            store,
+            &format!("SELECT count(*) FROM {table} WHERE thread_id = ?1"),
+            &thread,
+        )
+        .unwrap()
+    };
+    assert_eq!(count(desk_store, "messages"), 3);
+    assert_eq!(count(desk_store, "runs"), 1);
+    assert_eq!(
+        one::<String>(
+            desk_store,
+            "SELECT status || ' ' || result FROM tool_calls WHERE thread_id = ?1",
+            &thread
+        )
+        .as_deref(),
+        Some("completed [\"静夜思\"]")
+    );
+    assert_eq!(
+        one::<String>(desk_store, "SELECT status FROM runs WHERE id = ?1", &run).as_deref(),
+        Some("completed")
+    );
+    assert_eq!(
+        one::<String>(
+            desk_store,
+            "SELECT title || ' ' || updated_at FROM threads WHERE id = ?1",
+            &thread
+        )
+        .as_deref(),
+        Some("明天的计划 2026-11-27T08:00:09Z"),
+        "the thread is as recent as its newest message"
+    );
+
+    // Both rename the thread offline: the later title wins on both.
+    exec(
+        desk_store,
+        "UPDATE threads SET title = '桌面的名字' WHERE id = ?1",
+        &[&thread],
+    );
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    exec(
+        tab_store,
+        "UPDATE threads SET title = '平板的名字', metadata = '{\"pinned\":true}' WHERE id = ?1",
+        &[&thread],
+    );
+    settle(&f.desk, &f.tablet).await;
+    for store in [desk_store, tab_store] {
+        assert_eq!(
+            one::<String>(
+                store,
+                "SELECT title || ' ' || metadata FROM threads WHERE id = ?1",
+                &thread
+            )
+            .as_deref(),
+            Some("平板的名字 {\"pinned\":true}")
+        );
+    }
+    replay_changes_nothing(desk_store, &f.desk).await;
+    replay_changes_nothing(tab_store, &f.tablet).await;
+
+    // A thread deleted on the desktop goes on the tablet with its rows;
+    // the sister's chat stays.
+    let (sisters, _, _) = chat(tab_store, &f.sister, "小红的问题");
+    settle(&f.desk, &f.tablet).await;
+    exec(desk_store, "DELETE FROM threads WHERE id = ?1", &[&thread]);
+    assert_eq!(
+        f.desk.state().unwrap().pending,
+        1,
+        "the thread's rows go with it"
+    );
+    settle(&f.desk, &f.tablet).await;
+    assert_eq!(count(tab_store, "messages"), 0);
+    assert_eq!(count(tab_store, "tool_calls"), 0);
+    assert_eq!(
+        one::<i64>(
+            tab_store,
+            "SELECT count(*) FROM messages WHERE thread_id = ?1",
+            &sisters
+        ),
+        Some(2)
+    );
+
+    // The desktop deletes the sister's thread while the tablet, offline,
+    // adds a message to it: the message reaches a desktop without the
+    // thread and is skipped there; the pull goes on.
+    exec(desk_store, "DELETE FROM threads WHERE id = ?1", &[&sisters]);
+    exec(
+        tab_store,
+        "INSERT INTO messages (id, thread_id, seq, role, content, created_at)
+         VALUES (?1, ?2, 3, 'user', '[]', '2026-11-27T09:00:00Z')",
+        &[&new_id(), &sisters],
+    );
+    f.desk.sync_now().await.unwrap();
+    f.tablet.sync_now().await.unwrap();
+    let late = f.desk.sync_now().await.unwrap();
+    assert_eq!(
+        late.applied, 0,
+        "the message of a deleted thread is skipped"
+    );
+    for store in [desk_store, tab_store] {
+        assert_eq!(
+            one::<i64>(
+                store,
+                "SELECT count(*) FROM messages WHERE thread_id = ?1",
+                &sisters
+            ),
+            Some(0)
+        );
+    }
+    // Later changes still come through.
+    let newer = chat(tab_store, &f.sister, "又一个问题").0;
+    settle(&f.desk, &f.tablet).await;
+    assert_eq!(
+        one::<i64>(
+            desk_store,
+            "SELECT count(*) FROM messages WHERE thread_id = ?1",
+            &newer
+        ),
+        Some(2)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memories_and_routines_sync_and_routine_runs_stay() {
+    use deskmate_store::{MemoryKind, MemorySource};
+    let f = family("memories@example.com").await;
+    let (desk_store, tab_store) = (&f.desk_store, &f.tab_store);
+
+    let memory = tab_store
+        .memories()
+        .add(
+            &f.child,
+            MemoryKind::Likes,
+            "恐龙",
+            MemorySource::Explicit,
+            None,
+        )
+        .unwrap();
+    desk_store
+        .routines()
+        .create("晚间复习", r#"{"nodes":[]}"#)
+        .unwrap();
+    settle(&f.desk, &f.tablet).await;
+    assert_eq!(desk_store.memories().get(&memory.id).unwrap().text, "恐龙");
+    assert_eq!(
+        tab_store.routines().get("晚间复习").unwrap().spec,
+        r#"{"nodes":[]}"#
+    );
+
+    // A run of the routine on the tablet stays there.
+    tab_store
+        .routines()
+        .save_run(&new_id(), "晚间复习", Some(&f.child), "running", "{}")
+        .unwrap();
+    // Both edit the memory and the routine offline: the later edit wins.
+    desk_store
+        .memories()
+        .edit(&memory.id, "恐龙和鲸鱼", None)
+        .unwrap();
+    tab_store
+        .routines()
+        .update("晚间复习", r#"{"nodes":[1]}"#)
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    tab_store
+        .memories()
+        .edit(&memory.id, "霸王龙", Some(MemoryKind::Likes))
+        .unwrap();
+    desk_store
+        .routines()
+        .update("晚间复习", r#"{"nodes":[2]}"#)
+        .unwrap();
+    settle(&f.desk, &f.tablet).await;
+    for store in [desk_store, tab_store] {
+        assert_eq!(store.memories().get(&memory.id).unwrap().text, "霸王龙");
+        assert_eq!(
+            store.routines().get("晚间复习").unwrap().spec,
+            r#"{"nodes":[2]}"#
+        );
+    }
+    assert!(desk_store.routines().runs(None).unwrap().is_empty());
+    assert_eq!(tab_store.routines().runs(None).unwrap().len(), 1);
+    replay_changes_nothing(desk_store, &f.desk).await;
+    replay_changes_nothing(tab_store, &f.tablet).await;
+
+    // Deleted on one, gone on the other.
+    let sisters = desk_store
+        .memories()
+        .add(
+            &f.sister,
+            MemoryKind::FindsHard,
+            "乘法",
+            MemorySource::Parent,
+            None,
+        )
+        .unwrap();
+    desk_store.memories().delete(&memory.id).unwrap();
+    tab_store.routines().delete("晚间复习").unwrap();
+    settle(&f.desk, &f.tablet).await;
+    assert!(tab_store.memories().get(&memory.id).is_err());
+    assert!(desk_store.routines().find("晚间复习").unwrap().is_none());
+    assert_eq!(tab_store.memories().get(&sisters.id).unwrap().text, "乘法");
 }

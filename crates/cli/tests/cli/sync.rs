@@ -125,7 +125,15 @@ fn an_attempt_on_the_tablet_appears_in_the_desktops_report() {
         .success();
     let status = json(&out.get_output().stdout);
     assert_eq!(status["enabled"], true);
-    assert_eq!(status["pending"], 0);
+    assert_eq!(
+        status["pending"], 1,
+        "the report the desktop just made waits for the next round"
+    );
+    let out = deskmate(desk.path())
+        .args(["sync", "now", "--json"])
+        .assert()
+        .success();
+    assert_eq!(json(&out.get_output().stdout)["pushed"], 1);
     // No token ever lands in the database.
     let mut db = std::fs::read(desk.path().join("deskmate.sqlite3")).unwrap();
     db.extend(std::fs::read(desk.path().join("deskmate.sqlite3-wal")).unwrap_or_default());
