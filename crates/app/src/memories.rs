@@ -4,10 +4,39 @@
 //! (`deskmate_store::memories`); here a child is found by name or id, a
 //! memory by its id or a prefix of it that names one of that child's
 //! memories, and a memory of another child is never touched.
+//!
+//! And what a model draws from finished conversations
+//! ([`Deskmate::extract_memories`]): each child's chat threads are read
+//! once, from where the last reading stopped, and the facts that pass
+//! `deskmate_orchestrator::memory::extract`'s checks are kept with the new
+//! read mark in one transaction.
 
-use deskmate_store::{Memory, MemoryKind, MemorySource, StoreError};
+use std::time::Duration;
 
+use chrono::{DateTime, Utc};
+use deskmate_agent::persist;
+use deskmate_llm::Role;
+use deskmate_orchestrator::memory::extract::{self, Said};
+use deskmate_store::{Memory, MemoryKind, MemorySource, ProfileKind, StoreError};
+use serde::Serialize;
+
+use crate::chat::ChatOptions;
 use crate::{AppError, AppResult, Deskmate};
+
+/// What one conversation gave the memory.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Extraction {
+    pub thread_id: String,
+    /// The child (id) the conversation is with.
+    pub profile_id: String,
+    /// The messages read this time (the child's and the companion's).
+    pub messages: usize,
+    /// The memories kept.
+    pub added: Vec<Memory>,
+    /// Why nothing could be kept (the model failed or answered out of
+    /// shape): the conversation is read again next time.
+    pub error: Option<String>,
+}
 
 impl Deskmate {
     /// Everything remembered about the child `profile` (name or id), newest first.
@@ -71,5 +100,112 @@ impl Deskmate {
                 child.name
             ))),
         }
+    }
+}
+
+impl Deskmate {
+    /// Reads the chat threads of the child `profile` (or of every child)
+    /// that have new messages since they were last read and whose last
+    /// message is at least `idle` old (a conversation still going on is
+    /// left for later), and keeps the facts a model draws from them
+    /// (source `conversation`). One model call per conversation; a
+    /// failed one is reported in its [`Extraction`] and the others go on.
+    /// Without a model this is the plain `llm.no_model` error.
+    pub async fn extract_memories(
+        &self,
+        profile: Option<&str>,
+        idle: Duration,
+        opts: &ChatOptions,
+    ) -> AppResult<Vec<Extraction>> {
+        let model = crate::chat::llm_client(self.store(), opts)?;
+        let children: Vec<String> = match profile {
+            Some(p) => {
+                let child = self.find_profile(p)?;
+                if child.kind != ProfileKind::Child {
+                    return Err(AppError::Invalid(format!(
+                        "{} is a parent: the companion remembers things about a child",
+                        child.name
+                    )));
+                }
+                vec![child.id]
+            }
+            None => self
+                .store()
+                .profiles()
+                .list()?
+                .into_iter()
+                .filter(|p| p.kind == ProfileKind::Child)
+                .map(|p| p.id)
+                .collect(),
+        };
+        let now = Utc::now();
+        let mut out = Vec::new();
+        for child in children {
+            for thread in persist::list_threads(self.store(), Some(&child))? {
+                let through = self.store().memories().extracted_through(&thread.id)?;
+                let new: Vec<persist::StoredMessage> = persist::messages(self.store(), &thread.id)?
+                    .into_iter()
+                    .filter(|m| m.seq > through)
+                    .collect();
+                let Some(last) = new.last() else { continue };
+                let quiet = DateTime::parse_from_rfc3339(&last.created_at)
+                    .map(|at| now.signed_duration_since(at).to_std().unwrap_or_default() >= idle)
+                    .unwrap_or(true);
+                if !quiet {
+                    continue;
+                }
+                let last_seq = last.seq;
+                let said: Vec<Said> = new
+                    .iter()
+                    .filter(|m| matches!(m.message.role, Role::User | Role::Assistant))
+                    .map(|m| Said {
+                        by_child: m.message.role == Role::User,
+                        text: m.message.text(),
+                    })
+                    .filter(|s| !s.text.trim().is_empty())
+                    .collect();
+                let mut done = Extraction {
+                    thread_id: thread.id.clone(),
+                    profile_id: child.clone(),
+                    messages: said.len(),
+                    added: Vec::new(),
+                    error: None,
+                };
+                if !said.iter().any(|s| s.by_child) {
+                    // Nothing the child said: nothing to learn, read anyway.
+                    self.store()
+                        .memories()
+                        .add_extracted(&child, &thread.id, &[], last_seq)?;
+                    continue;
+                }
+                let known = self.store().memories().list(&child)?;
+                let answer = model.complete(&extract::request(&said, &known)).await;
+                let facts = answer
+                    .map_err(|e| format!("the model could not be asked: {e}"))
+                    .and_then(|reply| {
+                        let args = reply
+                            .tool_calls
+                            .iter()
+                            .find(|c| c.name == extract::FUNCTION)
+                            .map(|c| c.arguments.clone())
+                            .unwrap_or(reply.text);
+                        extract::facts(&args, &known)
+                    });
+                match facts {
+                    Ok(facts) => {
+                        done.added = self
+                            .store()
+                            .memories()
+                            .add_extracted(&child, &thread.id, &facts, last_seq)?;
+                    }
+                    Err(why) => {
+                        tracing::warn!("no memories from thread {}: {why}", thread.id);
+                        done.error = Some(why);
+                    }
+                }
+                out.push(done);
+            }
+        }
+        Ok(out)
     }
 }

@@ -45,11 +45,7 @@ pub struct ChatArgs {
 }
 
 pub fn run(app: &Deskmate, args: ChatArgs) -> anyhow::Result<ExitCode> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let rt = crate::runtime()?;
     rt.block_on(chat(app, args))
 }
 

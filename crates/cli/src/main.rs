@@ -123,6 +123,17 @@ enum Command {
     Sync(sync::SyncCmd),
 }
 
+/// The async runtime a command that talks to a model or a server runs on
+/// (two workers: the machines Deskmate runs on are small).
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    use anyhow::Context;
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
 fn main() -> ExitCode {
     // Behave like other Unix tools when the reader goes away (`deskmate … | head`):
     // end quietly instead of panicking on a broken pipe.

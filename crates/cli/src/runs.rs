@@ -6,7 +6,6 @@
 
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::Subcommand;
 use deskmate_app::chat::ChatOptions;
 use deskmate_app::Deskmate;
@@ -57,11 +56,7 @@ fn call_and(text: &str, flag: &str) -> anyhow::Result<(String, String)> {
 }
 
 pub fn run(app: &Deskmate, cmd: RunsCmd) -> anyhow::Result<ExitCode> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let rt = crate::runtime()?;
     match cmd {
         RunsCmd::Pending { json } => {
             let waiting = app.chat().pending_approvals()?;

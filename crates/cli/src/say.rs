@@ -156,11 +156,7 @@ fn companion(
     handoff: Handoff,
     quiet: bool,
 ) -> anyhow::Result<(deskmate_app::chat::agent::RunOutcome, ExitCode)> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let rt = crate::runtime()?;
     rt.block_on(async {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let run = app

@@ -130,14 +130,6 @@ fn printer(events: bool) -> impl FnMut(RoutineEvent) {
     }
 }
 
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")
-}
-
 pub fn run(app: &Deskmate, cmd: WorkflowsCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         WorkflowsCmd::List { json } => {
@@ -201,7 +193,7 @@ pub fn run(app: &Deskmate, cmd: WorkflowsCmd) -> anyhow::Result<ExitCode> {
         } => {
             let profile = child(app, profile.as_deref())?;
             let mut emit = printer(events);
-            let run = runtime()?.block_on(app.run_routine(
+            let run = crate::runtime()?.block_on(app.run_routine(
                 &name,
                 &profile.id,
                 &input.join(" "),
@@ -211,7 +203,7 @@ pub fn run(app: &Deskmate, cmd: WorkflowsCmd) -> anyhow::Result<ExitCode> {
         }
         WorkflowsCmd::Resume { run, events, json } => {
             let mut emit = printer(events);
-            let run = runtime()?.block_on(app.resume_routine_run(&run, &mut emit))?;
+            let run = crate::runtime()?.block_on(app.resume_routine_run(&run, &mut emit))?;
             return print_run(&run, json, events);
         }
     }

@@ -8,7 +8,11 @@
 //!   [`Overlap`] ranking scores shared characters and words plus recency;
 //!   an embedding-based one can replace it behind the same trait;
 //! - [`prompt_block`]: the few most relevant memories, bounded in
-//!   characters, for the lead companion's system prompt.
+//!   characters, for the lead companion's system prompt;
+//! - [`extract`]: the facts worth keeping drawn from a finished
+//!   conversation by a model, checked before they are stored.
+
+pub mod extract;
 
 use std::collections::HashSet;
 

@@ -190,6 +190,75 @@ impl<'s> Memories<'s> {
         self.get(&id)
     }
 
+    /// The last message seq of thread `thread_id` already read for
+    /// memories (0 when none was).
+    pub fn extracted_through(&self, thread_id: &str) -> StoreResult<i64> {
+        self.store.with_conn(|c| {
+            Ok(c.query_row(
+                "SELECT through_seq FROM memory_extractions WHERE thread_id = ?1",
+                [thread_id],
+                |r| r.get(0),
+            )
+            .optional()?
+            .unwrap_or(0))
+        })
+    }
+
+    /// Keeps what a model drew from thread `thread_id` of child
+    /// `profile_id` up to message `through_seq`: the facts (source
+    /// `conversation`) and the new read mark, in one transaction, so a
+    /// crash leaves either both or neither.
+    pub fn add_extracted(
+        &self,
+        profile_id: &str,
+        thread_id: &str,
+        facts: &[(MemoryKind, String)],
+        through_seq: i64,
+    ) -> StoreResult<Vec<Memory>> {
+        let profile = self.store.profiles().get(profile_id)?;
+        if profile.kind != ProfileKind::Child {
+            return Err(StoreError::Invalid(format!(
+                "{} is a parent: the companion remembers things about a child",
+                profile.name
+            )));
+        }
+        let checked = facts
+            .iter()
+            .map(|(k, t)| Ok((*k, checked_text(t)?)))
+            .collect::<StoreResult<Vec<_>>>()?;
+        let now = now_utc();
+        let ids = self.store.with_conn(|c| {
+            let tx = c.transaction()?;
+            let mut ids = Vec::new();
+            for (kind, text) in &checked {
+                let id = uuid::Uuid::now_v7().to_string();
+                tx.execute(
+                    "INSERT INTO memories (id, profile_id, kind, text, source, thread_id, created_at, updated_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+                    params![
+                        id,
+                        profile.id,
+                        kind.as_str(),
+                        text,
+                        MemorySource::Conversation.as_str(),
+                        thread_id,
+                        now
+                    ],
+                )?;
+                ids.push(id);
+            }
+            tx.execute(
+                "INSERT INTO memory_extractions (thread_id, through_seq, extracted_at) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(thread_id) DO UPDATE SET through_seq = excluded.through_seq,
+                                                      extracted_at = excluded.extracted_at",
+                params![thread_id, through_seq, now],
+            )?;
+            tx.commit()?;
+            Ok(ids)
+        })?;
+        ids.iter().map(|id| self.get(id)).collect()
+    }
+
     /// One memory by id.
     pub fn get(&self, id: &str) -> StoreResult<Memory> {
         let row = self.store.with_conn(|c| {
@@ -334,6 +403,53 @@ mod tests {
         assert!("finds-hard".parse::<MemoryKind>().is_ok());
         assert!("hates".parse::<MemoryKind>().is_err());
         assert!(m.list(&child).unwrap().is_empty());
+    }
+
+    #[test]
+    fn extracted_facts_and_the_read_mark_are_kept_together() {
+        let (s, child, parent) = store_with_child();
+        s.with_conn(|c| {
+            c.execute(
+                "INSERT INTO threads (id, profile_id, title, created_at, updated_at)
+                 VALUES ('t1', ?1, '', '2026-11-27T08:00:00Z', '2026-11-27T08:00:00Z')",
+                [&child],
+            )?;
+            Ok(())
+        })
+        .unwrap();
+        let m = s.memories();
+        assert_eq!(m.extracted_through("t1").unwrap(), 0);
+        let facts = vec![
+            (MemoryKind::Likes, "恐龙".to_string()),
+            (MemoryKind::FindsHard, " 进位加法 ".to_string()),
+        ];
+        let kept = m.add_extracted(&child, "t1", &facts, 6).unwrap();
+        assert_eq!(kept.len(), 2);
+        assert!(kept.iter().all(
+            |k| k.source == MemorySource::Conversation && k.thread_id.as_deref() == Some("t1")
+        ));
+        assert_eq!(kept[1].text, "进位加法");
+        assert_eq!(m.extracted_through("t1").unwrap(), 6);
+        // Nothing new is still a read: the mark moves on.
+        assert!(m.add_extracted(&child, "t1", &[], 9).unwrap().is_empty());
+        assert_eq!(m.extracted_through("t1").unwrap(), 9);
+        // A bad fact refuses the whole batch: no memory, no mark.
+        let bad = vec![
+            (MemoryKind::Likes, "画画".to_string()),
+            (MemoryKind::Likes, " ".to_string()),
+        ];
+        assert!(m.add_extracted(&child, "t1", &bad, 12).is_err());
+        assert_eq!(m.extracted_through("t1").unwrap(), 9);
+        assert_eq!(m.list(&child).unwrap().len(), 2);
+        // Only a child's conversations are read.
+        assert!(m.add_extracted(&parent, "t1", &facts, 12).is_err());
+        // The mark goes with the thread.
+        s.with_conn(|c| {
+            c.execute("DELETE FROM threads WHERE id = 't1'", [])?;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(m.extracted_through("t1").unwrap(), 0);
     }
 
     #[test]

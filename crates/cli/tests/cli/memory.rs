@@ -249,3 +249,120 @@ fn what_is_remembered_reaches_the_lead_s_system_prompt() {
         "{prompt}"
     );
 }
+
+#[test]
+fn a_finished_conversation_leaves_what_is_worth_remembering_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    add_child(d);
+    let facts = r#"{"facts": [
+        {"kind": "likes", "text": "喜欢恐龙"},
+        {"kind": "finds_hard", "text": "觉得乘法口诀难"},
+        {"kind": "other", "text": "住在幸福路12号"}
+    ]}"#;
+    let server = ScriptedServer::start(vec![
+        openai::text("恐龙真厉害！我们一起背乘法口诀吧。"),
+        openai::tool_calls(None, &[("call_1", "remember_facts", facts)]),
+        openai::text("好呀！"),
+        openai::text("I think the child likes drawing."),
+        openai::tool_calls(
+            None,
+            &[(
+                "call_2",
+                "remember_facts",
+                r#"{"facts": [{"kind": "likes", "text": "喜欢恐龙！"}]}"#,
+            )],
+        ),
+    ])
+    .unwrap();
+    let url = server.base_url();
+    let model = ["--model", "openai:gpt-4o-mini", "--base-url", url.as_str()];
+    let chat = |words: &str| {
+        let out = deskmate(d)
+            .env("DESKMATE_LLM_API_KEY", "sk-memory-test")
+            .args(["chat", "--profile", "小明"])
+            .args(model)
+            .arg(words)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let extract = || {
+        let out = deskmate(d)
+            .env("DESKMATE_LLM_API_KEY", "sk-memory-test")
+            .args(["memory", "extract", "--profile", "小明", "--json"])
+            .args(model)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        json(&out.stdout)
+    };
+
+    chat("我最喜欢恐龙了，可是乘法口诀好难");
+    let read = extract();
+    assert_eq!(read.as_array().unwrap().len(), 1, "{read}");
+    assert_eq!(read[0]["messages"], 2, "{read}");
+    assert!(read[0]["error"].is_null(), "{read}");
+    // The address never becomes a memory.
+    assert_eq!(texts(&read[0]["added"]), ["喜欢恐龙", "觉得乘法口诀难"]);
+    let asked = &server.requests()[1].body;
+    assert_eq!(asked["tools"][0]["function"]["name"], "remember_facts");
+    assert!(
+        asked["messages"]
+            .to_string()
+            .contains("[child] 我最喜欢恐龙了"),
+        "{asked}"
+    );
+    let kept = ok_json(d, &["memory", "list", "--profile", "小明", "--json"]);
+    assert_eq!(kept.as_array().unwrap().len(), 2, "{kept}");
+    assert!(kept
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|m| m["source"] == "conversation" && m["thread_id"] == read[0]["thread_id"]));
+
+    // Read once: nothing new, no model asked.
+    assert_eq!(extract(), serde_json::json!([]));
+    assert_eq!(server.request_count(), 2);
+
+    // A second conversation; the model answers out of shape: nothing kept,
+    // and the conversation is read again next time.
+    chat("我今天画了一只霸王龙");
+    let read = extract();
+    assert!(
+        read[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("remember_facts"),
+        "{read}"
+    );
+    assert_eq!(texts(&read[0]["added"]), Vec::<String>::new());
+    let read = extract();
+    assert!(read[0]["error"].is_null(), "{read}");
+    // What is already remembered is shown to the model and not kept twice.
+    let asked = &server.requests()[4].body;
+    assert!(asked["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("- 喜欢恐龙 (likes)"));
+    assert_eq!(texts(&read[0]["added"]), Vec::<String>::new());
+    assert_eq!(
+        ok_json(d, &["memory", "list", "--profile", "小明", "--json"])
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+
+    // Without a model there is nothing to read with: a plain error.
+    let err = fails(d, &["memory", "extract", "--profile", "小明"]);
+    assert!(err.to_lowercase().contains("model"), "{err}");
+}
