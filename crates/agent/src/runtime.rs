@@ -201,6 +201,11 @@ pub fn workspace_dir(threads_dir: &Path, id: &str) -> PathBuf {
 }
 
 impl Agent {
+    /// The model this agent's runs call.
+    pub fn model(&self) -> &deskmate_llm::ModelSpec {
+        self.inner.llm.model()
+    }
+
     /// An agent on `store`, calling `llm`, keeping thread folders under
     /// `threads_dir` (`<data dir>/threads`).
     pub fn new(

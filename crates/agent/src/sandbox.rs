@@ -214,6 +214,27 @@ impl Sandbox {
         Ok(WorkspacePath { names })
     }
 
+    /// Writes `bytes` to a new file at `virtual_path`, making its folders
+    /// on the way (none of them a link), as `write_file` does but for any
+    /// bytes (a chat's attachments). `Ok(false)` when something is already
+    /// there: nothing is replaced.
+    pub fn put_new_file(&self, virtual_path: &str, bytes: &[u8]) -> Result<bool, SandboxError> {
+        use std::io::Write;
+        let checked = self.check(virtual_path)?;
+        let shown = checked.shown();
+        let (parent, name) = self.parent_of(&checked, true)?;
+        match create_new(&parent, &name) {
+            Ok(mut f) => {
+                f.write_all(bytes)
+                    .and_then(|()| f.sync_all())
+                    .map_err(|e| unusable(&shown, &e))?;
+                Ok(true)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+            Err(e) => Err(unusable(&shown, &e)),
+        }
+    }
+
     /// Normalizes a virtual path for display (`notes//a.md` → `/notes/a.md`).
     pub fn display_path(virtual_path: &str) -> String {
         let parts: Vec<&str> = virtual_path

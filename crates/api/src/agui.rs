@@ -79,6 +79,7 @@ pub(crate) async fn run(
         profile_id: None,
         text,
         images: vec![],
+        attachments: vec![],
     };
     api.app
         .chat()

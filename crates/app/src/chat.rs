@@ -34,6 +34,7 @@ use crate::{AppError, AppResult, Config, Deskmate};
 use deskmate_protocol as protocol;
 use deskmate_store::Store;
 
+pub mod attachments;
 mod llm_settings;
 mod subagent_runs;
 
@@ -120,6 +121,10 @@ pub struct ChatMessage {
     /// Photos (e.g. of homework) as base64 with their media type.
     #[serde(default)]
     pub images: Vec<ChatImage>,
+    /// Files and photos kept in the thread's workspace under
+    /// `/attachments/` (see [`attachments`]).
+    #[serde(default)]
+    pub attachments: Vec<attachments::ChatAttachment>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -722,13 +727,51 @@ impl Chat {
         let agent = self
             .agent_off_executor(opts, profile_id.clone(), msg.text.clone())
             .await?;
-        let mut content = vec![ContentPart::Text { text: msg.text }];
-        content.extend(msg.images.into_iter().map(|i| ContentPart::Image {
-            media_type: i.media_type,
-            data: i.data_base64,
-        }));
+        let (mut text, mut thread_id) = (msg.text, msg.thread_id);
+        let mut images: Vec<(String, String)> = msg
+            .images
+            .into_iter()
+            .map(|i| (i.media_type, i.data_base64))
+            .collect();
+        if !msg.attachments.is_empty() {
+            // Checked (and PDFs read) before anything is kept; then the
+            // files go into the thread's workspace, a new thread made now
+            // so they have one.
+            let (app, model, files) = (self.clone(), agent.model().clone(), msg.attachments);
+            let (profile, said, thread) = (profile_id.clone(), text.clone(), thread_id.clone());
+            let (id, stored) = tokio::task::spawn_blocking(move || {
+                let checked = attachments::check(&files, &model)?;
+                let id = match thread {
+                    Some(id) => persist::get_thread(app.store(), &id)?.id,
+                    None => {
+                        persist::create_thread(
+                            app.store(),
+                            profile.as_deref(),
+                            &persist::title_from(&said),
+                        )?
+                        .id
+                    }
+                };
+                let root = deskmate_agent::workspace_dir(&app.threads_dir(), &id);
+                AppResult::Ok((id, attachments::store(&root, checked)?))
+            })
+            .await
+            .map_err(|e| AppError::Thread {
+                what: "cannot keep the attached files",
+                reason: e.to_string(),
+            })??;
+            text.push_str(&attachments::note(&stored));
+            images.extend(stored.into_iter().filter_map(|s| s.image));
+            thread_id = Some(id);
+        }
+        let mut content = vec![ContentPart::Text { text }];
+        content.extend(
+            images
+                .into_iter()
+                .map(|(media_type, data)| ContentPart::Image { media_type, data }),
+        );
         let req = RunRequest {
-            thread_id: msg.thread_id,
+            thread_id,
             profile_id,
             content,
         };

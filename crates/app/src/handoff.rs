@@ -117,6 +117,7 @@ impl Deskmate {
             profile_id: Some(handoff.profile_id.clone()),
             text: handoff.text.clone(),
             images: Vec::new(),
+            attachments: Vec::new(),
         };
         let ChatRun {
             thread_id,

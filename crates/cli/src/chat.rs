@@ -3,11 +3,14 @@
 //! Ctrl-C stops the run (what was said so far is kept).
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use base64::Engine;
 use clap::Args;
 use deskmate_app::chat::agent::{AgUiEvent, RunStatus};
+use deskmate_app::chat::attachments::ChatAttachment;
 use deskmate_app::chat::{ChatContext, ChatMessage, ChatOptions};
 use deskmate_app::Deskmate;
 
@@ -39,6 +42,11 @@ pub struct ChatArgs {
     /// Print every AG-UI event as one JSON line instead of the answer.
     #[arg(long)]
     events: bool,
+    /// Attach a file (text, Markdown, CSV, JSON, PDF, Word .docx, or a
+    /// photo) to the message; repeat for more (at most 5, 10 MB each).
+    /// Kept in the thread's workspace under /attachments/.
+    #[arg(long, value_name = "FILE")]
+    attach: Vec<PathBuf>,
     /// The message.
     #[arg(required = true, num_args = 1..)]
     message: Vec<String>,
@@ -64,11 +72,27 @@ async fn chat(app: &Deskmate, args: ChatArgs) -> anyhow::Result<ExitCode> {
     if args.mode == "supervisor" {
         return supervised(app, &args.message.join(" "), &opts, args.events).await;
     }
+    let attachments = args
+        .attach
+        .iter()
+        .map(|path| {
+            let bytes = std::fs::read(path)
+                .with_context(|| format!("cannot read the file to attach: {}", path.display()))?;
+            Ok(ChatAttachment {
+                name: path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                data_base64: base64::engine::general_purpose::STANDARD.encode(bytes),
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let msg = ChatMessage {
         thread_id: args.thread,
         profile_id: args.profile,
         text: args.message.join(" "),
         images: vec![],
+        attachments,
     };
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let run = app.chat().start(msg, &opts, tx).await?;

@@ -52,32 +52,52 @@ pub fn extract_file(path: &Path) -> KnowledgeResult<Extracted> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| shown.clone());
-    let ext = path
+    let bytes = std::fs::read(path).map_err(|e| unreadable(e.to_string()))?;
+    extract_named(&source, &shown, &bytes)
+}
+
+/// Extracts a file's `bytes` by the extension of its `name` (a chat
+/// attachment sent as bytes; the same rules as [`extract_file`]).
+pub fn extract_bytes(name: &str, bytes: &[u8]) -> KnowledgeResult<Extracted> {
+    extract_named(name, name, bytes)
+}
+
+fn extract_named(source: &str, shown: &str, bytes: &[u8]) -> KnowledgeResult<Extracted> {
+    let unreadable = |reason: String| KnowledgeError::Unreadable {
+        path: shown.to_string(),
+        reason,
+    };
+    let ext = Path::new(source)
         .extension()
         .map(|e| e.to_string_lossy().to_lowercase())
         .unwrap_or_default();
-    let bytes = std::fs::read(path).map_err(|e| unreadable(e.to_string()))?;
     let (text, page_starts) = match ext.as_str() {
-        "txt" | "text" => (utf8(&bytes).map_err(unreadable)?, Vec::new()),
+        "txt" | "text" => (utf8(bytes).map_err(unreadable)?, Vec::new()),
         "md" | "markdown" => (
-            markdown_to_text(&utf8(&bytes).map_err(unreadable)?),
+            markdown_to_text(&utf8(bytes).map_err(unreadable)?),
             Vec::new(),
         ),
-        "pdf" => pdf_text(&bytes).map_err(unreadable)?,
-        "docx" => (docx_text(&bytes).map_err(unreadable)?, Vec::new()),
-        _ => return Err(KnowledgeError::Unsupported { path: shown }),
+        "pdf" => pdf_text(bytes).map_err(unreadable)?,
+        "docx" => (docx_text(bytes).map_err(unreadable)?, Vec::new()),
+        _ => {
+            return Err(KnowledgeError::Unsupported {
+                path: shown.to_string(),
+            })
+        }
     };
     if text.trim().is_empty() {
-        return Err(KnowledgeError::Empty { path: shown });
+        return Err(KnowledgeError::Empty {
+            path: shown.to_string(),
+        });
     }
     let title = text
         .lines()
         .map(str::trim)
         .find(|l| !l.is_empty())
         .map(|l| l.chars().take(80).collect())
-        .unwrap_or_else(|| source.clone());
+        .unwrap_or_else(|| source.to_string());
     Ok(Extracted {
-        source,
+        source: source.to_string(),
         title,
         text,
         page_starts,

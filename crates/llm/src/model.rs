@@ -165,6 +165,58 @@ impl ModelSpec {
     pub fn needs_key(&self) -> bool {
         self.provider_info().is_some_and(|p| p.needs_key)
     }
+
+    /// Whether the model reads images: `Some(false)` for the families
+    /// known to be text only (so a photo is refused before it is sent),
+    /// `Some(true)` for those known to see, `None` when Deskmate does not
+    /// know (a local or proxied model: the photo is sent, and a model that
+    /// cannot see answers with its own error).
+    pub fn sees_images(&self) -> Option<bool> {
+        let m = self.model.to_ascii_lowercase();
+        let m = m.rsplit('/').next().unwrap_or(&m);
+        const TEXT_ONLY: &[&str] = &[
+            "gpt-3.5",
+            "o1-mini",
+            "o3-mini",
+            "deepseek-chat",
+            "deepseek-reasoner",
+            "deepseek-r1",
+            "qwen2.5:",
+            "qwen2.5-coder",
+            "llama3.1",
+            "llama3.2:1b",
+            "llama3.2:3b",
+            "mistral:",
+        ];
+        const SEES: &[&str] = &[
+            "gpt-4o",
+            "gpt-4.1",
+            "gpt-4-turbo",
+            "gpt-5",
+            "o1",
+            "o3",
+            "o4",
+            "claude-3",
+            "claude-sonnet",
+            "claude-opus",
+            "claude-haiku",
+            "gemini",
+            "qwen-vl",
+            "qwen2.5-vl",
+            "qwen3-vl",
+            "llava",
+            "llama3.2-vision",
+            "glm-4v",
+            "pixtral",
+        ];
+        if TEXT_ONLY.iter().any(|p| m.starts_with(p)) {
+            Some(false)
+        } else if SEES.iter().any(|p| m.starts_with(p)) {
+            Some(true)
+        } else {
+            None
+        }
+    }
 }
 
 impl fmt::Display for ModelSpec {
@@ -177,6 +229,19 @@ impl fmt::Display for ModelSpec {
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn which_models_see_images() {
+        let sees = |m: &str| ModelSpec::parse(m).unwrap().sees_images();
+        assert_eq!(sees("openai:gpt-4o-mini"), Some(true));
+        assert_eq!(sees("anthropic:claude-3-5-haiku-latest"), Some(true));
+        assert_eq!(sees("openrouter:openai/gpt-4.1-mini"), Some(true));
+        assert_eq!(sees("openai:gpt-3.5-turbo"), Some(false));
+        assert_eq!(sees("deepseek:deepseek-chat"), Some(false));
+        assert_eq!(sees("openai:o3-mini"), Some(false));
+        assert_eq!(sees("ollama:qwen2.5:7b"), Some(false));
+        assert_eq!(sees("vllm:my-finetune"), None);
+    }
 
     #[test]
     fn parses_provider_and_model() {

@@ -40,6 +40,7 @@ pub async fn chat_send(
         profile_id,
         text: message,
         images: Vec::new(),
+        attachments: Vec::new(),
     };
     let opts = ChatOptions::default();
     streamed(on_event, |tx| app.chat().start(msg, &opts, tx)).await

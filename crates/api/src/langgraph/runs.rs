@@ -366,6 +366,7 @@ fn message_of(thread_id: &str, input: &Value) -> ApiResult<ChatMessage> {
         profile_id: None,
         text,
         images,
+        attachments: vec![],
     })
 }
 

@@ -194,6 +194,86 @@ fn chat_runs_tools_prints_the_answer_and_keeps_the_thread() {
 }
 
 #[test]
+fn attached_files_go_to_the_workspace_and_a_photo_to_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = tempfile::tempdir().unwrap();
+    let notes = files.path().join("notes.md");
+    std::fs::write(&notes, "# 生字\n静 夜 思").unwrap();
+    let page = files.path().join("page.png");
+    std::fs::write(&page, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
+    let script = files.path().join("run.sh");
+    std::fs::write(&script, "echo hi").unwrap();
+    let server = ScriptedServer::start(vec![
+        openai::tool_calls(
+            None,
+            &[(
+                "call_r",
+                "read_file",
+                r#"{"file_path": "/attachments/notes.md"}"#,
+            )],
+        ),
+        openai::text("第一个生字是静。"),
+    ])
+    .unwrap();
+    let chat = |model: &str, attach: &[&std::path::Path]| {
+        let mut cmd = deskmate(&dir);
+        cmd.args(["chat", "--model", model, "--base-url", &server.base_url()]);
+        for a in attach {
+            cmd.arg("--attach").arg(a);
+        }
+        cmd.arg("看看我的作业").output().unwrap()
+    };
+    let threads = || {
+        json_of(
+            &deskmate(&dir)
+                .args(["threads", "list", "--json"])
+                .output()
+                .unwrap()
+                .stdout,
+        )
+    };
+
+    // Refused before anything is kept or sent: a file type that is not
+    // allowed, a photo for a model that cannot see.
+    let out = chat("openai:gpt-4o-mini", &[&notes, &script]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("run.sh") && err.contains("only text"), "{err}");
+    let out = chat("openai:gpt-3.5-turbo", &[&page]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot see pictures"));
+    assert_eq!(threads(), serde_json::json!([]));
+    assert_eq!(server.request_count(), 0);
+
+    let out = chat("openai:gpt-4o-mini", &[&notes, &page]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("第一个生字是静"));
+    let first = server.requests()[0].body["messages"][1].to_string();
+    assert!(
+        first.contains("[Attached: /attachments/notes.md; /attachments/page.png (a picture"),
+        "{first}"
+    );
+    assert!(first.contains("data:image/png;base64,"), "{first}");
+    // The companion read the attached notes from its workspace.
+    let second = server.requests()[1].body["messages"].to_string();
+    assert!(second.contains("静 夜 思"), "{second}");
+    let id = threads()[0]["id"].as_str().unwrap().to_string();
+    let kept = dir
+        .path()
+        .join("threads")
+        .join(&id)
+        .join("workspace/attachments");
+    assert_eq!(
+        std::fs::read(kept.join("page.png")).unwrap(),
+        std::fs::read(&page).unwrap()
+    );
+}
+
+#[test]
 fn events_flag_prints_one_valid_ag_ui_event_per_line() {
     let dir = tempfile::tempdir().unwrap();
     let server = ScriptedServer::start(vec![
