@@ -24,7 +24,7 @@ use crate::{blocking, Api};
 const THREAD_KEY: &str = "ag_ui_thread_id";
 
 /// AG-UI's `RunAgentInput` (the fields Deskmate reads).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RunAgentInput {
     thread_id: String,

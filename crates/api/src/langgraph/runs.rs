@@ -30,7 +30,7 @@ use crate::error::{ApiError, ApiJson, ApiResult};
 use crate::{blocking, Api};
 
 /// A run as LangGraph's `RunCreate` asks for it (the fields Deskmate reads).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 pub(crate) struct RunCreate {
     #[serde(default)]
     assistant_id: Option<String>,
