@@ -9,7 +9,7 @@ mod shape;
 mod translate;
 
 pub(crate) use background::RunBook;
-pub(crate) use runs::{RunCreate, ThreadTurns};
+pub(crate) use runs::{chat_options, decision_of, RunCreate, ThreadTurns};
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;

@@ -4,7 +4,7 @@
 //! them stores anything. Also: every route the OpenAPI document lists is
 //! served, and the core's event stream arrives as server-sent events. Requests are written by hand (HTTP/1.1 on a
 //! `TcpStream`), so the headers are exactly the ones under test. The
-//! module [`schemas`] validates real answers against the document's
+//! module [`agui`] pauses and resumes an AG-UI run; [`schemas`] validates real answers against the document's
 //! schemas; [`uploads`] does the same as this file for forms with recordings, recitation
 //! tasks and `multitask_strategy: enqueue`.
 
@@ -15,6 +15,8 @@ use deskmate_app::{Config, Deskmate};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+#[path = "security/agui.rs"]
+mod agui;
 #[path = "security/schemas.rs"]
 mod schemas;
 #[path = "security/uploads.rs"]

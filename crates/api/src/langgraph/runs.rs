@@ -270,19 +270,22 @@ const CONTEXT_KEYS: &[&str] = &[
 ];
 
 fn options(body: &RunCreate) -> ApiResult<ChatOptions> {
-    let mut ctx = Map::new();
     let configurable = body
         .config
         .as_ref()
         .and_then(|c| c.get("configurable"))
         .and_then(Value::as_object);
-    for source in [
+    chat_options(&[
         configurable,
         body.context.as_ref().and_then(Value::as_object),
-    ]
-    .into_iter()
-    .flatten()
-    {
+    ])
+}
+
+/// The companion's options from the context keys of `sources` (a later
+/// source's key wins).
+pub(crate) fn chat_options(sources: &[Option<&Map<String, Value>>]) -> ApiResult<ChatOptions> {
+    let mut ctx = Map::new();
+    for source in sources.iter().flatten() {
         for k in CONTEXT_KEYS {
             if let Some(v) = source.get(*k) {
                 ctx.insert((*k).to_string(), v.clone());
@@ -371,7 +374,7 @@ fn message_of(thread_id: &str, input: &Value) -> ApiResult<ChatMessage> {
 
 /// One decision from a `resume` value: `"approve"`, `"reject"`, or the
 /// protocol's `{"decision": "approve"|"edit"|"reject"|"respond", …}`.
-fn decision_of(v: &Value) -> ApiResult<ApprovalDecision> {
+pub(crate) fn decision_of(v: &Value) -> ApiResult<ApprovalDecision> {
     match v {
         Value::String(s) => match s.as_str() {
             "approve" | "approved" | "accept" | "yes" => Ok(ApprovalDecision::Approve),
