@@ -197,7 +197,7 @@ pub(crate) async fn create(
         Some(ref m) => Modes::parse(Some(m))?,
     };
     let checked = prepare_launch(&api, &thread_id, &body).await?;
-    let strategy = if body.enqueues() { "enqueue" } else { "reject" };
+    let strategy = body.strategy()?;
     let started = match checked {
         Launch::New { msg, opts } if body.enqueues() => {
             // First in the queue and the thread free: it starts now.
@@ -215,14 +215,14 @@ pub(crate) async fn create(
                 Err(e) => return Err(e.into()),
             }
         }
-        other => launch(&api, &thread_id, other, false).await?,
+        other => launch(&api, &thread_id, other, strategy).await?,
     };
     let run_id = started.0.run_id.clone();
     let rec = Arc::new(Recorded::new(&thread_id, None));
     api.runs.insert(&run_id, rec.clone());
     tokio::spawn(record(api.clone(), rec, thread_id.clone(), modes, started));
     let run = blocking(&api.app, move |app| lead_run(&app, &thread_id, &run_id)).await?;
-    Ok(Json(run_json_with(&run, strategy)))
+    Ok(Json(run_json_with(&run, strategy.name())))
 }
 
 /// Follows a started run to its end, recording its stream.
