@@ -8,7 +8,7 @@ mod runs;
 mod shape;
 mod translate;
 
-pub(crate) use background::RunBook;
+pub(crate) use background::{CancelQuery, RunBook};
 pub(crate) use runs::{chat_options, decision_of, RunCreate, ThreadTurns};
 
 use axum::extract::{Path, State};
@@ -339,6 +339,7 @@ async fn state_post(
 
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 pub(crate) struct HistoryQuery {
+    /// At most this many states (10 when not given).
     #[serde(default)]
     limit: Option<usize>,
 }

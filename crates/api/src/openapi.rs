@@ -14,8 +14,8 @@ use serde_json::{json, Map, Value};
 use crate::agui::RunAgentInput;
 use crate::error::ApiError;
 use crate::langgraph::{
-    AssistantSearch, HistoryQuery, RunCreate, StatePost, StatePut, ThreadCreate, ThreadPatch,
-    ThreadSearch,
+    AssistantSearch, CancelQuery, HistoryQuery, RunCreate, StatePost, StatePut, ThreadCreate,
+    ThreadPatch, ThreadSearch,
 };
 use crate::recitation_tasks::TaskState;
 use crate::routines::Start;
@@ -72,6 +72,8 @@ pub struct Route {
     /// axum's `{param}` syntax, which is OpenAPI's.
     pub path: &'static str,
     pub summary: &'static str,
+    /// The query string's parameters, from the type they are read into.
+    pub query: Option<Schemer>,
     pub request: Body,
     pub answer: Answer,
 }
@@ -83,6 +85,7 @@ pub const ROUTES: &[Route] = &[
         method: "get",
         path: "/ok",
         summary: "Health (no token)",
+        query: None,
         request: Body::None,
         answer: Answer::Json(of::<Health>),
     },
@@ -90,6 +93,7 @@ pub const ROUTES: &[Route] = &[
         method: "get",
         path: "/info",
         summary: "Version and flags",
+        query: None,
         request: Body::None,
         answer: Answer::Json(of::<Info>),
     },
@@ -97,6 +101,7 @@ pub const ROUTES: &[Route] = &[
         method: "get",
         path: "/openapi.json",
         summary: "This document",
+        query: None,
         request: Body::None,
         answer: Answer::Json(of::<Map<String, Value>>),
     },
@@ -104,6 +109,7 @@ pub const ROUTES: &[Route] = &[
         method: "get",
         path: "/events",
         summary: "The core's events as server-sent events, named by channel",
+        query: None,
         request: Body::None,
         answer: Answer::Events,
     },
@@ -111,6 +117,7 @@ pub const ROUTES: &[Route] = &[
         method: "get",
         path: "/assistants",
         summary: "The assistants with model and tools (deep-agents dialect)",
+        query: None,
         request: Body::None,
         answer: Answer::Json(of::<Vec<ListedAssistant>>),
     },
@@ -118,6 +125,7 @@ pub const ROUTES: &[Route] = &[
         method: "post",
         path: "/assistants/search",
         summary: "Search assistants (the companion)",
+        query: None,
         request: Body::Optional(of::<AssistantSearch>),
         answer: Answer::Json(of::<Vec<Assistant>>),
     },
@@ -125,6 +133,7 @@ pub const ROUTES: &[Route] = &[
         method: "get",
         path: "/assistants/{assistant_id}",
         summary: "One assistant",
+        query: None,
         request: Body::None,
         answer: Answer::Json(of::<Assistant>),
     },
@@ -132,6 +141,7 @@ pub const ROUTES: &[Route] = &[
         method: "post",
         path: "/threads",
         summary: "Create a thread (metadata, initial_state)",
+        query: None,
         request: Body::Optional(of::<ThreadCreate>),
         answer: Answer::Json(of::<Thread>),
     },
@@ -139,6 +149,7 @@ pub const ROUTES: &[Route] = &[
         method: "post",
         path: "/threads/search",
         summary: "Search threads by metadata, status, ids",
+        query: None,
         request: Body::Optional(of::<ThreadSearch>),
         answer: Answer::Json(of::<Vec<Thread>>),
     },
@@ -146,6 +157,7 @@ pub const ROUTES: &[Route] = &[
         method: "get",
         path: "/threads/{thread_id}",
         summary: "A thread with its status and values",
+        query: None,
         request: Body::None,
         answer: Answer::Json(of::<Thread>),
     },
@@ -153,6 +165,7 @@ pub const ROUTES: &[Route] = &[
         method: "patch",
         path: "/threads/{thread_id}",
         summary: "Merge a thread's metadata",
+        query: None,
         request: Body::Json(of::<ThreadPatch>),
         answer: Answer::Json(of::<Thread>),
     },
@@ -160,6 +173,7 @@ pub const ROUTES: &[Route] = &[
         method: "delete",
         path: "/threads/{thread_id}",
         summary: "Delete a thread and its history",
+        query: None,
         request: Body::None,
         answer: Answer::NoContent,
     },
@@ -167,6 +181,7 @@ pub const ROUTES: &[Route] = &[
         method: "get",
         path: "/threads/{thread_id}/state",
         summary: "The thread's state (both dialects' fields)",
+        query: None,
         request: Body::None,
         answer: Answer::Json(of::<StateAnswer>),
     },
@@ -174,6 +189,7 @@ pub const ROUTES: &[Route] = &[
         method: "put",
         path: "/threads/{thread_id}/state",
         summary: "Merge or replace the state (deep-agents dialect)",
+        query: None,
         request: Body::Json(of::<StatePut>),
         answer: Answer::Json(of::<StateAnswer>),
     },
@@ -181,6 +197,7 @@ pub const ROUTES: &[Route] = &[
         method: "post",
         path: "/threads/{thread_id}/history",
         summary: "Past states, newest first",
+        query: None,
         request: Body::Optional(of::<HistoryQuery>),
         answer: Answer::Json(of::<Vec<ThreadState>>),
     },
@@ -188,6 +205,7 @@ pub const ROUTES: &[Route] = &[
         method: "get",
         path: "/threads/{thread_id}/history",
         summary: "Past states, newest first",
+        query: Some(of::<HistoryQuery>),
         request: Body::None,
         answer: Answer::Json(of::<Vec<ThreadState>>),
     },
@@ -195,6 +213,7 @@ pub const ROUTES: &[Route] = &[
         method: "post",
         path: "/threads/{thread_id}/runs/stream",
         summary: "Run and stream (LangGraph SSE, or the deep-agents events)",
+        query: None,
         request: Body::Json(of::<RunCreate>),
         answer: Answer::EventsOrJson(of::<AgentRunAnswer>),
     },
@@ -202,6 +221,7 @@ pub const ROUTES: &[Route] = &[
         method: "post",
         path: "/threads/{thread_id}/runs/wait",
         summary: "Run and wait for the final values",
+        query: None,
         request: Body::Json(of::<RunCreate>),
         answer: Answer::Json(of::<Values>),
     },
@@ -209,6 +229,7 @@ pub const ROUTES: &[Route] = &[
         method: "post",
         path: "/threads/{thread_id}/runs",
         summary: "Start a background run",
+        query: None,
         request: Body::Json(of::<RunCreate>),
         answer: Answer::Json(of::<Run>),
     },
@@ -216,6 +237,7 @@ pub const ROUTES: &[Route] = &[
         method: "get",
         path: "/threads/{thread_id}/runs",
         summary: "The thread's runs",
+        query: None,
         request: Body::None,
         answer: Answer::Json(of::<Vec<Run>>),
     },
@@ -223,6 +245,7 @@ pub const ROUTES: &[Route] = &[
         method: "post",
         path: "/runs/stream",
         summary: "A stateless run, streamed (its thread deleted after unless kept)",
+        query: None,
         request: Body::Json(of::<RunCreate>),
         answer: Answer::EventsOrJson(of::<AgentRunAnswer>),
     },
@@ -230,6 +253,7 @@ pub const ROUTES: &[Route] = &[
         method: "post",
         path: "/runs/wait",
         summary: "A stateless run, waited for",
+        query: None,
         request: Body::Json(of::<RunCreate>),
         answer: Answer::Json(of::<Values>),
     },
@@ -237,6 +261,7 @@ pub const ROUTES: &[Route] = &[
         method: "post",
         path: "/threads/{thread_id}/state",
         summary: "Update the state's values (todos, vars)",
+        query: None,
         request: Body::Json(of::<StatePost>),
         answer: Answer::Json(of::<StateUpdated>),
     },
@@ -244,6 +269,7 @@ pub const ROUTES: &[Route] = &[
         method: "get",
         path: "/threads/{thread_id}/runs/{run_id}",
         summary: "One run",
+        query: None,
         request: Body::None,
         answer: Answer::Json(of::<Run>),
     },
@@ -251,6 +277,7 @@ pub const ROUTES: &[Route] = &[
         method: "get",
         path: "/threads/{thread_id}/runs/{run_id}/join",
         summary: "Wait for a run, then its values",
+        query: None,
         request: Body::None,
         answer: Answer::Json(of::<Values>),
     },
@@ -258,6 +285,7 @@ pub const ROUTES: &[Route] = &[
         method: "post",
         path: "/threads/{thread_id}/runs/{run_id}/cancel",
         summary: "Stop a run",
+        query: Some(of::<CancelQuery>),
         request: Body::None,
         answer: Answer::NoContent,
     },
@@ -265,6 +293,7 @@ pub const ROUTES: &[Route] = &[
         method: "get",
         path: "/threads/{thread_id}/runs/{run_id}/stream",
         summary: "A background run's stream (Last-Event-ID)",
+        query: None,
         request: Body::None,
         answer: Answer::Events,
     },
@@ -272,6 +301,7 @@ pub const ROUTES: &[Route] = &[
         method: "post",
         path: "/ag-ui",
         summary: "AG-UI: RunAgentInput in, AG-UI events out",
+        query: None,
         request: Body::Json(of::<RunAgentInput>),
         answer: Answer::Events,
     },
@@ -279,6 +309,7 @@ pub const ROUTES: &[Route] = &[
         method: "post",
         path: "/orchestrator/process",
         summary: "What a child says or photographs, through the one entry",
+        query: None,
         request: Body::JsonOrForm(of::<Process>),
         answer: Answer::Json(of::<CoreAnswer>),
     },
@@ -286,6 +317,7 @@ pub const ROUTES: &[Route] = &[
         method: "post",
         path: "/recitation/check",
         summary: "Check a recitation synchronously (JSON with a transcript, or a form with the recording)",
+        query: None,
         request: Body::JsonOrForm(of::<CheckRequest>),
         answer: Answer::Json(of::<CoreAnswer>),
     },
@@ -293,6 +325,7 @@ pub const ROUTES: &[Route] = &[
         method: "post",
         path: "/recitation/tasks",
         summary: "Start a recitation check as a task (202 with its id)",
+        query: None,
         request: Body::JsonOrForm(of::<CheckRequest>),
         answer: Answer::Accepted(of::<TaskFiled>),
     },
@@ -300,6 +333,7 @@ pub const ROUTES: &[Route] = &[
         method: "get",
         path: "/recitation/tasks/{task_id}",
         summary: "A recitation task: status, progress, result or error",
+        query: None,
         request: Body::None,
         answer: Answer::Json(of::<TaskState>),
     },
@@ -307,6 +341,7 @@ pub const ROUTES: &[Route] = &[
         method: "get",
         path: "/recitation/tasks/{task_id}/stream",
         summary: "A recitation task's progress as server-sent events, ending with the result",
+        query: None,
         request: Body::None,
         answer: Answer::Events,
     },
@@ -314,6 +349,7 @@ pub const ROUTES: &[Route] = &[
         method: "get",
         path: "/workflows",
         summary: "Parents' routines",
+        query: None,
         request: Body::None,
         answer: Answer::Json(of::<Vec<Routine>>),
     },
@@ -321,6 +357,7 @@ pub const ROUTES: &[Route] = &[
         method: "post",
         path: "/workflows",
         summary: "Save a routine (checked first: 422 with every problem)",
+        query: None,
         request: Body::Json(of::<Routine>),
         answer: Answer::Created(of::<Routine>),
     },
@@ -328,6 +365,7 @@ pub const ROUTES: &[Route] = &[
         method: "get",
         path: "/workflows/{name}",
         summary: "A routine and its runs",
+        query: None,
         request: Body::None,
         answer: Answer::Json(of::<RoutineWithRuns>),
     },
@@ -335,6 +373,7 @@ pub const ROUTES: &[Route] = &[
         method: "put",
         path: "/workflows/{name}",
         summary: "Replace a routine (checked first)",
+        query: None,
         request: Body::Json(of::<Routine>),
         answer: Answer::Json(of::<Routine>),
     },
@@ -342,6 +381,7 @@ pub const ROUTES: &[Route] = &[
         method: "delete",
         path: "/workflows/{name}",
         summary: "Delete a routine and its runs",
+        query: None,
         request: Body::None,
         answer: Answer::NoContent,
     },
@@ -349,6 +389,7 @@ pub const ROUTES: &[Route] = &[
         method: "post",
         path: "/workflows/{name}/runs",
         summary: "Run a routine for a child until it finishes, fails or waits",
+        query: None,
         request: Body::Json(of::<Start>),
         answer: Answer::Json(of::<RoutineRan>),
     },
@@ -356,6 +397,7 @@ pub const ROUTES: &[Route] = &[
         method: "post",
         path: "/workflow-runs/{run_id}/resume",
         summary: "Go on with a run that waits or was cut short",
+        query: None,
         request: Body::None,
         answer: Answer::Json(of::<RoutineRan>),
     },
@@ -381,6 +423,40 @@ fn events_content() -> Value {
     }}})
 }
 
+/// A query type's fields as OpenAPI query parameters (each optional, as
+/// the types' defaults make them).
+fn query_parameters(g: &mut SchemaGenerator, t: Schemer) -> Vec<Value> {
+    let schema = t(g).to_value();
+    let name = schema
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.rsplit('/').next())
+        .unwrap_or_default()
+        .to_string();
+    let def = g.definitions().get(&name).cloned().unwrap_or(schema);
+    let required = def.get("required").cloned().unwrap_or_else(|| json!([]));
+    def.get("properties")
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .iter()
+                .map(|(field, schema)| {
+                    let mut p = json!({
+                        "name": field,
+                        "in": "query",
+                        "required": required.as_array().is_some_and(|r| r.contains(&json!(field))),
+                        "schema": schema,
+                    });
+                    if let Some(d) = schema.get("description") {
+                        p["description"] = d.clone();
+                    }
+                    p
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The document.
 pub fn document() -> Value {
     // Answers are what the types serialize to; requests what they accept.
@@ -394,10 +470,11 @@ pub fn document() -> Value {
             method,
             path,
             summary,
+            query,
             request,
             answer,
         } = *route;
-        let params: Vec<Value> = path
+        let mut params: Vec<Value> = path
             .split('/')
             .filter_map(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
             .map(|name| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}}))
@@ -438,6 +515,9 @@ pub fn document() -> Value {
                 "default": {"description": "An error: `{code, message}`", "content": json_content(error.clone())},
             },
         });
+        if let Some(t) = query {
+            params.extend(query_parameters(&mut requests, t));
+        }
         if !params.is_empty() {
             op["parameters"] = Value::Array(params);
         }
@@ -621,6 +701,18 @@ mod tests {
             json!(["idle", "busy", "interrupted", "error"])
         );
         assert!(schemas["RunCreate"]["properties"]["multitask_strategy"].is_object());
+        let cancel = &doc["paths"]["/threads/{thread_id}/runs/{run_id}/cancel"]["post"];
+        let query: Vec<&Value> = cancel["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["in"] == "query")
+            .collect();
+        assert_eq!(query.len(), 1);
+        assert_eq!(
+            (&query[0]["name"], &query[0]["required"]),
+            (&json!("wait"), &json!(false))
+        );
         assert!(schemas["RunAgentInput"]["properties"]["threadId"].is_object());
         // A routine is read with defaults and answered whole: two contracts.
         let input = schemas["RoutineInput"]["required"].as_array().unwrap();

@@ -446,6 +446,7 @@ pub(crate) async fn join(
 
 #[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 pub(crate) struct CancelQuery {
+    /// Answer once the run has stopped: `1` or `true`.
     #[serde(default)]
     wait: Option<String>,
 }
