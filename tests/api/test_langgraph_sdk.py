@@ -214,6 +214,34 @@ def test_a_run_on_a_busy_thread_is_refused_or_waits_its_turn_with_enqueue(client
     assert client.runs.get(tid, queued["run_id"])["status"] == "success"
 
 
+def test_interrupt_stops_the_run_going_on_and_rollback_discards_it(client, api):
+    from conftest import wait_for
+
+    _, _, model, _ = api
+    tid = client.threads.create()["thread_id"]
+    slow = {"messages": [{"role": "user", "content": model_server.SLOW_QUESTION}]}
+    asked = len(model.requests)
+    first = client.runs.create(tid, "companion", input=slow)
+    assert wait_for(lambda: len(model.requests) > asked), "the model was never asked"
+    # interrupt: the first run is stopped, its message stays, the new one runs.
+    final = client.runs.wait(tid, "companion", input=USER_INPUT, multitask_strategy="interrupt")
+    said = texts(final)
+    assert said[0] == ("human", model_server.SLOW_QUESTION)
+    assert said[-2:] == [("human", "你好"), ("ai", "pong")]
+    assert client.runs.get(tid, first["run_id"])["status"] == "interrupted"
+    # rollback: the second slow run is stopped and discarded with its message.
+    asked = len(model.requests)
+    second = client.runs.create(tid, "companion", input=slow)
+    assert wait_for(lambda: len(model.requests) > asked), "the model was never asked"
+    again = client.runs.wait(tid, "companion", input={"messages": [{"role": "user", "content": "再见"}]},
+                             multitask_strategy="rollback")
+    assert texts(again) == said + [("human", "再见"), ("ai", "pong")]
+    with pytest.raises(httpx.HTTPStatusError) as e:
+        client.runs.get(tid, second["run_id"])
+    assert e.value.response.status_code == 404
+    assert second["run_id"] not in [r["run_id"] for r in client.runs.list(tid)]
+
+
 def test_a_stateless_run_leaves_no_thread_unless_kept(client):
     before = {t["thread_id"] for t in client.threads.search(limit=1000)}
     parts = list(client.runs.stream(None, "companion", input=USER_INPUT, stream_mode="values"))

@@ -3,8 +3,10 @@
 // API token) and reads the companion's run as AG-UI events. The stream
 // passes `verifyEvents` and @ag-ui/core's schemas, carries the client's own
 // thread and run ids, and a second run with the same thread id continues
-// the same conversation (the model sees the first answer). A request
-// without the token is refused. The model is the scripted server on
+// the same conversation (the model sees the first answer). A run that
+// pauses for an approval ends with AG-UI 1.0's interrupt outcome, and a
+// second run whose `resume` answers it continues it. A request without the
+// token is refused. The model is the scripted server on
 // loopback (scripted-model.mjs).
 
 import assert from "node:assert/strict";
@@ -12,14 +14,15 @@ import { spawn } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 
 import { HttpAgent, verifyEvents } from "@ag-ui/client";
-import { EventSchema } from "@ag-ui/core/schemas";
+import { EventSchema, RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { from, lastValueFrom, toArray } from "rxjs";
 
 import { dataDir, deskmate, deskmateBinary } from "./deskmate-cli.mjs";
-import { startScriptedModel, text } from "./scripted-model.mjs";
+import { startScriptedModel, text, toolCalls } from "./scripted-model.mjs";
 
 const FIRST = "第一句";
 const SECOND = "第二句";
+const PLAN = "做个计划";
 
 describe("AG-UI over HTTP (deskmate serve)", () => {
   let model;
@@ -33,6 +36,10 @@ describe("AG-UI over HTTP (deskmate serve)", () => {
     model = await startScriptedModel((body) => {
       const said = (body.messages ?? []).map((m) => String(m.content ?? ""));
       const last = said[said.length - 1] ?? "";
+      if (body.messages?.at(-1)?.role === "tool") return text("计划好了。");
+      if (last.includes(PLAN)) {
+        return toolCalls([["call_plan", "write_todos", { todos: [{ content: "读一遍", status: "pending" }] }]]);
+      }
       if (last.includes(SECOND)) {
         return text(said.some((s) => s.includes("你好呀")) ? "记得你好呀" : "不记得");
       }
@@ -97,6 +104,46 @@ describe("AG-UI over HTTP (deskmate serve)", () => {
     await lastValueFrom(from(more).pipe(verifyEvents(false), toArray()));
     const answer = more.filter((e) => e.type === "TEXT_MESSAGE_CONTENT").map((e) => e.delta).join("");
     assert.equal(answer, "记得你好呀");
+  });
+
+  test("a run paused for an approval ends with the interrupt outcome; resume continues it", async () => {
+    const agent = new HttpAgent({ url: `${url}/ag-ui`, headers: { Authorization: `Bearer ${token}` } });
+    const asked = [{ id: "p1", role: "user", content: PLAN }];
+    const paused = { ...input("plan-thread", "plan-run-1", asked), forwardedProps: { approvals: ["write_todos"] } };
+    RunAgentInputSchema.parse(paused);
+    const events = await lastValueFrom(agent.run(paused).pipe(toArray()));
+    await lastValueFrom(from(events).pipe(verifyEvents(false), toArray()));
+    for (const ev of events) EventSchema.parse(ev);
+    const end = events.at(-1);
+    assert.equal(end.type, "RUN_FINISHED");
+    assert.equal(end.outcome?.type, "interrupt", JSON.stringify(end));
+    const [interrupt] = end.outcome.interrupts;
+    assert.equal(interrupt.toolCallId, "call_plan");
+    assert.equal(interrupt.reason, "tool_approval");
+
+    // The answer, in AG-UI 1.0's resume entries, on the same thread.
+    const resumed = {
+      ...input("plan-thread", "plan-run-2", asked),
+      resume: [{ interruptId: interrupt.id, status: "resolved", payload: { approved: true } }],
+    };
+    RunAgentInputSchema.parse(resumed);
+    const more = await lastValueFrom(agent.run(resumed).pipe(toArray()));
+    await lastValueFrom(from(more).pipe(verifyEvents(false), toArray()));
+    for (const ev of more) EventSchema.parse(ev);
+    assert.deepEqual([more[0].threadId, more[0].runId], ["plan-thread", "plan-run-2"]);
+    const result = more.find((e) => e.type === "TOOL_CALL_RESULT");
+    assert.equal(result?.toolCallId, "call_plan");
+    const answer = more.filter((e) => e.type === "TEXT_MESSAGE_CONTENT").map((e) => e.delta).join("");
+    assert.equal(answer, "计划好了。");
+    assert.notEqual(more.at(-1).outcome?.type, "interrupt");
+
+    // Nothing waits now: another resume is refused.
+    const again = await fetch(`${url}/ag-ui`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ ...resumed, runId: "plan-run-3" }),
+    });
+    assert.equal(again.status, 409);
   });
 
   test("without the token the run is refused and nothing is asked of the model", async () => {

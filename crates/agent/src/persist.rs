@@ -267,6 +267,60 @@ pub fn delete_thread(store: &Store, id: &str) -> StoreResult<()> {
     Ok(())
 }
 
+/// Removes a run that has ended and everything it wrote: its messages
+/// (the one that started it too) and tool calls, its subagents' runs with
+/// theirs, and its approvals — LangGraph's `rollback`, the thread as it was
+/// before the run. The model calls it made stay, for usage and cost,
+/// unlinked from it; the thread's state (the todo list) is not rolled back.
+/// Records not yet sent by sync are taken out of its outbox; ones already
+/// sent stay on the family's other devices. Refused while it runs.
+pub fn discard_run(store: &Store, run_id: &str) -> StoreResult<()> {
+    store.with_conn(|c| {
+        let tx = c.transaction()?;
+        let status: Option<String> = tx
+            .query_row(
+                "SELECT status FROM runs WHERE id = ?1",
+                [run_id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        match status.as_deref() {
+            None => return Err(StoreError::NotFound(format!("run {run_id}"))),
+            Some("running") => {
+                return Err(StoreError::Invalid(format!(
+                    "run {run_id} is still running: stop it before discarding it"
+                )))
+            }
+            Some(_) => {}
+        }
+        let tree = "WITH RECURSIVE tree(id) AS (
+                SELECT ?1 UNION ALL SELECT r.id FROM runs r JOIN tree t ON r.parent_run_id = t.id)";
+        tx.execute(
+            &format!(
+                "{tree} DELETE FROM sync_outbox WHERE deleted = 0 AND (
+                   (kind = 'message' AND record_id IN (SELECT id FROM messages WHERE run_id IN tree))
+                   OR (kind = 'tool_call' AND record_id IN (
+                       SELECT json_array(thread_id, id) FROM tool_calls WHERE run_id IN tree))
+                   OR (kind = 'run' AND record_id IN tree))"
+            ),
+            [run_id],
+        )?;
+        tx.execute(
+            &format!("{tree} DELETE FROM tool_calls WHERE run_id IN tree"),
+            [run_id],
+        )?;
+        tx.execute(
+            &format!("{tree} DELETE FROM messages WHERE run_id IN tree"),
+            [run_id],
+        )?;
+        // Its subagents' runs and its approvals go with it (the schema
+        // cascades).
+        tx.execute("DELETE FROM runs WHERE id = ?1", [run_id])?;
+        tx.commit()?;
+        Ok(())
+    })
+}
+
 /// Threads, newest activity first; only one profile's when given.
 pub fn list_threads(store: &Store, profile_id: Option<&str>) -> StoreResult<Vec<Thread>> {
     store.with_conn(|c| {

@@ -200,3 +200,93 @@ fn a_threads_metadata_is_kept_and_deleting_it_takes_its_history() {
         "not_found"
     );
 }
+
+#[test]
+fn discarding_a_run_takes_what_it_and_its_subagents_wrote_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("db.sqlite3")).unwrap();
+    let thread = persist::create_thread(&store, None, "t").unwrap();
+    let kept = persist::start_run(&store, &thread.id, "openai:m").unwrap();
+    persist::insert_message(
+        &store,
+        &thread.id,
+        Some(&kept.id),
+        None,
+        &Message::user("第一"),
+    )
+    .unwrap();
+    persist::finish_run(&store, &kept.id, persist::RunStatus::Completed, None).unwrap();
+
+    let run = persist::start_run(&store, &thread.id, "openai:m").unwrap();
+    persist::insert_message(
+        &store,
+        &thread.id,
+        Some(&run.id),
+        None,
+        &Message::user("第二"),
+    )
+    .unwrap();
+    let reply = Message::assistant(
+        "",
+        vec![ToolCall {
+            id: "c1".into(),
+            name: "task".into(),
+            arguments: "{}".into(),
+        }],
+    );
+    persist::store_model_reply(
+        &store,
+        &record(&thread.id, &run.id, 4),
+        Some(("m2", &reply)),
+    )
+    .unwrap();
+    // A subagent's run under it, with a message of its own.
+    let sub = persist::start_run(&store, &thread.id, "openai:m").unwrap();
+    store
+        .with_conn(|c| {
+            c.execute(
+                "UPDATE runs SET parent_run_id = ?1 WHERE id = ?2",
+                [&run.id, &sub.id],
+            )?;
+            Ok(())
+        })
+        .unwrap();
+    persist::insert_message(
+        &store,
+        &thread.id,
+        Some(&sub.id),
+        None,
+        &Message::user("子任务"),
+    )
+    .unwrap();
+
+    // Refused while it runs.
+    let err = persist::discard_run(&store, &run.id).unwrap_err();
+    assert_eq!(err.code(), "invalid");
+    persist::finish_run(&store, &sub.id, persist::RunStatus::Completed, None).unwrap();
+    persist::finish_run(&store, &run.id, persist::RunStatus::Cancelled, None).unwrap();
+
+    persist::discard_run(&store, &run.id).unwrap();
+    let left: Vec<String> = persist::messages(&store, &thread.id)
+        .unwrap()
+        .iter()
+        .map(|m| m.message.text())
+        .collect();
+    assert_eq!(left, ["第一"]);
+    let runs: Vec<String> = persist::runs(&store, &thread.id)
+        .unwrap()
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(runs, [kept.id]);
+    assert!(persist::tool_calls(&store, &thread.id).unwrap().is_empty());
+    // The model call it made stays, for usage and cost.
+    let calls: i64 = store
+        .with_conn(|c| Ok(c.query_row("SELECT count(*) FROM llm_calls", [], |r| r.get(0))?))
+        .unwrap();
+    assert_eq!(calls, 1);
+    assert_eq!(
+        persist::discard_run(&store, &run.id).unwrap_err().code(),
+        "not_found"
+    );
+}

@@ -5,11 +5,20 @@
 //! the run's `threadId` and `runId` the client's own. A client's thread id
 //! is kept in the chat thread's metadata (`ag_ui_thread_id`), so the next
 //! run with that id continues the same conversation.
+//!
+//! Interrupts (AG-UI 1.0): a run that pauses for a parent's approval ends
+//! with `RUN_FINISHED` whose `outcome` is `{type: "interrupt", interrupts}`
+//! (one per waiting call, its id the call's); a second `POST /ag-ui` on the
+//! same thread whose `resume` answers every one of them continues the same
+//! run — the core's run, as `command.resume` does on the LangGraph side.
+//! `forwardedProps` may carry the companion's context (`approvals`,
+//! `model`, `system_prompt`, `tools`, `subagents`, `subagent_depth`).
 
 use std::convert::Infallible;
 
 use axum::extract::State;
 use axum::response::sse::{Event, KeepAlive, Sse};
+use deskmate_app::chat::agent::persist::ApprovalDecision;
 use deskmate_app::chat::agent::{persist, AgUiEvent};
 use deskmate_app::chat::{ChatMessage, ChatOptions};
 use futures_util::Stream;
@@ -24,13 +33,153 @@ use crate::{blocking, Api};
 const THREAD_KEY: &str = "ag_ui_thread_id";
 
 /// AG-UI's `RunAgentInput` (the fields Deskmate reads).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RunAgentInput {
     thread_id: String,
     run_id: String,
     #[serde(default)]
     messages: Vec<Value>,
+    /// Answers to the interrupts that ended the thread's last run: the run
+    /// continues instead of a new one starting (its messages are not read).
+    #[serde(default)]
+    resume: Option<Vec<ResumeEntry>>,
+    /// Values for the agent: the companion's context keys are read.
+    #[serde(default)]
+    forwarded_props: Option<Value>,
+}
+
+/// AG-UI 1.0's answer to one interrupt.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ResumeEntry {
+    /// The interrupt's id: the waiting tool call's.
+    interrupt_id: String,
+    status: ResumeStatus,
+    /// The decision: `"approve"`, `"reject"`, `{approved: bool, reason?}`,
+    /// `{editedArgs: {…}}`, or the protocol's `{decision: approve|edit|reject|respond, …}`;
+    /// absent with `resolved` approves.
+    #[serde(default)]
+    payload: Option<Value>,
+}
+
+/// Whether an interrupt was answered or abandoned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum ResumeStatus {
+    Resolved,
+    Cancelled,
+}
+
+impl ResumeEntry {
+    /// The parent's decision this entry carries.
+    fn decision(&self) -> ApiResult<ApprovalDecision> {
+        if self.status == ResumeStatus::Cancelled {
+            return Ok(ApprovalDecision::Reject {
+                reason: "the request was cancelled".into(),
+            });
+        }
+        let Some(payload) = &self.payload else {
+            return Ok(ApprovalDecision::Approve);
+        };
+        if let Some(args) = payload.get("editedArgs") {
+            let arguments = match args {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            return Ok(ApprovalDecision::Edit { arguments });
+        }
+        if let Some(approved) = payload.get("approved").and_then(Value::as_bool) {
+            return Ok(if approved {
+                ApprovalDecision::Approve
+            } else {
+                ApprovalDecision::Reject {
+                    reason: payload
+                        .get("reason")
+                        .and_then(Value::as_str)
+                        .unwrap_or("a parent said no")
+                        .to_string(),
+                }
+            });
+        }
+        crate::langgraph::decision_of(payload).map_err(|e| {
+            ApiError::invalid(format!(
+                "resume for interrupt {}: {}",
+                self.interrupt_id, e.message
+            ))
+        })
+    }
+}
+
+/// The chat thread of an AG-UI thread id, when there is one.
+fn find_thread(app: &deskmate_app::Deskmate, client_thread: &str) -> ApiResult<Option<String>> {
+    let store = app.store();
+    for t in persist::list_threads(store, None).map_err(deskmate_app::AppError::from)? {
+        let meta = persist::thread_metadata(store, &t.id).map_err(deskmate_app::AppError::from)?;
+        if meta.get(THREAD_KEY).and_then(Value::as_str) == Some(client_thread) {
+            return Ok(Some(t.id));
+        }
+    }
+    Ok(None)
+}
+
+/// Applies `resume` to the waiting calls of the AG-UI thread
+/// `client_thread` and returns the core's run to continue. Every waiting
+/// call must be answered, and nothing else: a refusal decides nothing.
+/// Call off the executor.
+fn apply_resume(
+    app: &deskmate_app::Deskmate,
+    client_thread: &str,
+    resume: &[ResumeEntry],
+) -> ApiResult<String> {
+    let thread_id = find_thread(app, client_thread)?.ok_or_else(|| {
+        ApiError::not_found(format!(
+            "no thread {client_thread}: a resume continues a run that paused on it"
+        ))
+    })?;
+    let waiting: Vec<_> = persist::open_approvals_of_thread(app.store(), &thread_id)
+        .map_err(deskmate_app::AppError::from)?
+        .into_iter()
+        .filter(|a| a.decision.is_none())
+        .collect();
+    if waiting.is_empty() {
+        return Err(ApiError::conflict(format!(
+            "nothing waits on thread {client_thread}: resume answers the interrupts of a paused run"
+        )));
+    }
+    if let Some(stray) = resume
+        .iter()
+        .find(|r| !waiting.iter().any(|w| w.tool_call_id == r.interrupt_id))
+    {
+        return Err(ApiError::invalid(format!(
+            "no interrupt {} waits on thread {client_thread}",
+            stray.interrupt_id
+        )));
+    }
+    let mut decisions = Vec::new();
+    for w in &waiting {
+        let entry = resume
+            .iter()
+            .find(|r| r.interrupt_id == w.tool_call_id)
+            .ok_or_else(|| {
+                ApiError::invalid(format!(
+                    "resume answers every interrupt: {} ({}) has no entry",
+                    w.tool_call_id, w.tool
+                ))
+            })?;
+        decisions.push((w, entry.decision()?));
+    }
+    for (w, decision) in &decisions {
+        app.chat()
+            .decide_approval(&w.run_id, &w.tool_call_id, decision)?;
+    }
+    let first = waiting
+        .first()
+        .map(|w| w.run_id.clone())
+        .unwrap_or_default();
+    Ok(persist::root_run(app.store(), &first)
+        .map_err(deskmate_app::AppError::from)?
+        .id)
 }
 
 /// The text of the last user message.
@@ -53,12 +202,8 @@ fn last_user_text(messages: &[Value]) -> ApiResult<String> {
 
 /// The chat thread of an AG-UI thread id, made on its first run.
 fn thread_for(app: &deskmate_app::Deskmate, client_thread: &str) -> ApiResult<String> {
-    let store = app.store();
-    for t in persist::list_threads(store, None).map_err(deskmate_app::AppError::from)? {
-        let meta = persist::thread_metadata(store, &t.id).map_err(deskmate_app::AppError::from)?;
-        if meta.get(THREAD_KEY).and_then(Value::as_str) == Some(client_thread) {
-            return Ok(t.id);
-        }
+    if let Some(id) = find_thread(app, client_thread)? {
+        return Ok(id);
     }
     let mut meta = Map::new();
     meta.insert(THREAD_KEY.into(), Value::String(client_thread.to_string()));
@@ -68,23 +213,37 @@ fn thread_for(app: &deskmate_app::Deskmate, client_thread: &str) -> ApiResult<St
 /// `POST /ag-ui`.
 pub(crate) async fn run(
     State(api): State<Api>,
-    ApiJson(input): ApiJson<RunAgentInput>,
+    ApiJson(mut input): ApiJson<RunAgentInput>,
 ) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
-    let text = last_user_text(&input.messages)?;
-    let client_thread = input.thread_id.clone();
-    let thread_id = blocking(&api.app, move |app| thread_for(&app, &client_thread)).await?;
-    let (tx, rx) = mpsc::unbounded_channel();
-    let msg = ChatMessage {
-        thread_id: Some(thread_id),
-        profile_id: None,
-        text,
-        images: vec![],
-        attachments: vec![],
+    let opts = match &input.forwarded_props {
+        None | Some(Value::Null) => ChatOptions::default(),
+        Some(Value::Object(props)) => crate::langgraph::chat_options(&[Some(props)])?,
+        Some(_) => return Err(ApiError::invalid("forwardedProps is an object")),
     };
-    api.app
-        .chat()
-        .start(msg, &ChatOptions::default(), tx)
-        .await?;
+    let (tx, rx) = mpsc::unbounded_channel();
+    match input.resume.take().filter(|r| !r.is_empty()) {
+        Some(resume) => {
+            let client_thread = input.thread_id.clone();
+            let run_id = blocking(&api.app, move |app| {
+                apply_resume(&app, &client_thread, &resume)
+            })
+            .await?;
+            api.app.chat().resume(&run_id, &opts, tx).await?;
+        }
+        None => {
+            let text = last_user_text(&input.messages)?;
+            let client_thread = input.thread_id.clone();
+            let thread_id = blocking(&api.app, move |app| thread_for(&app, &client_thread)).await?;
+            let msg = ChatMessage {
+                thread_id: Some(thread_id),
+                profile_id: None,
+                text,
+                images: vec![],
+                attachments: vec![],
+            };
+            api.app.chat().start(msg, &opts, tx).await?;
+        }
+    }
     let (client_thread, client_run) = (input.thread_id, input.run_id);
     let events = futures_util::stream::unfold(rx, move |mut rx| {
         let (client_thread, client_run) = (client_thread.clone(), client_run.clone());

@@ -12,7 +12,7 @@ use deskmate_app::AppError;
 use serde::Serialize;
 
 /// A failed request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ApiError {
     #[serde(skip)]
     pub status: StatusCode,

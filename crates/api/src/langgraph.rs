@@ -8,19 +8,20 @@ mod runs;
 mod shape;
 mod translate;
 
-pub(crate) use background::RunBook;
-pub(crate) use runs::ThreadTurns;
+pub(crate) use background::{CancelQuery, RunBook};
+pub(crate) use runs::{chat_options, decision_of, RunCreate, ThreadTurns};
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use deskmate_app::chat::agent::persist;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiJson, ApiResult};
-use crate::{blocking, Api};
+use crate::{blocking, wire, Api};
 use shape::ThreadFacts;
 
 pub(crate) fn routes() -> Router<Api> {
@@ -56,8 +57,8 @@ pub(crate) fn routes() -> Router<Api> {
         )
 }
 
-#[derive(Debug, Default, Deserialize)]
-struct AssistantSearch {
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub(crate) struct AssistantSearch {
     #[serde(default)]
     graph_id: Option<String>,
     #[serde(default)]
@@ -66,7 +67,9 @@ struct AssistantSearch {
     offset: Option<usize>,
 }
 
-async fn assistants_search(ApiJson(q): ApiJson<Option<AssistantSearch>>) -> Json<Value> {
+async fn assistants_search(
+    ApiJson(q): ApiJson<Option<AssistantSearch>>,
+) -> Json<Vec<wire::Assistant>> {
     let q = q.unwrap_or_default();
     let all = if q.graph_id.as_deref().is_none_or(|g| g == shape::GRAPH_ID) {
         vec![shape::assistant()]
@@ -78,25 +81,24 @@ async fn assistants_search(ApiJson(q): ApiJson<Option<AssistantSearch>>) -> Json
         .skip(q.offset.unwrap_or(0))
         .take(q.limit.unwrap_or(10))
         .collect();
-    Json(Value::Array(page))
+    Json(page)
 }
 
 /// `GET /assistants` (the deep-agents dialect): the companion with its
 /// model and tools.
-async fn assistants_list(State(api): State<Api>) -> ApiResult<Json<Value>> {
+async fn assistants_list(State(api): State<Api>) -> ApiResult<Json<Vec<wire::ListedAssistant>>> {
     let (model, tools) = blocking(&api.app, |app| {
         Ok((app.chat().llm_settings()?.model, app.chat().tool_names()?))
     })
     .await?;
-    let mut a = shape::assistant();
-    if let Some(o) = a.as_object_mut() {
-        o.insert("model".into(), model.map_or(Value::Null, Value::String));
-        o.insert("tools".into(), serde_json::json!(tools));
-    }
-    Ok(Json(Value::Array(vec![a])))
+    Ok(Json(vec![wire::ListedAssistant {
+        assistant: shape::assistant(),
+        model,
+        tools,
+    }]))
 }
 
-async fn assistant_get(Path(id): Path<String>) -> ApiResult<Json<Value>> {
+async fn assistant_get(Path(id): Path<String>) -> ApiResult<Json<wire::Assistant>> {
     if shape::is_assistant(&id) {
         Ok(Json(shape::assistant()))
     } else {
@@ -108,8 +110,8 @@ async fn assistant_get(Path(id): Path<String>) -> ApiResult<Json<Value>> {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
-struct ThreadCreate {
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub(crate) struct ThreadCreate {
     #[serde(default)]
     thread_id: Option<String>,
     #[serde(default)]
@@ -124,7 +126,7 @@ struct ThreadCreate {
 async fn thread_create(
     State(api): State<Api>,
     ApiJson(body): ApiJson<Option<ThreadCreate>>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<wire::Thread>> {
     let body = body.unwrap_or_default();
     let facts = blocking(&api.app, move |app| {
         if let Some(id) = &body.thread_id {
@@ -154,13 +156,16 @@ async fn thread_create(
     Ok(Json(facts.thread_json()))
 }
 
-async fn thread_get(State(api): State<Api>, Path(id): Path<String>) -> ApiResult<Json<Value>> {
+async fn thread_get(
+    State(api): State<Api>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<wire::Thread>> {
     let facts = blocking(&api.app, move |app| ThreadFacts::read(&app, &id)).await?;
     Ok(Json(facts.thread_json()))
 }
 
-#[derive(Debug, Deserialize)]
-struct ThreadPatch {
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct ThreadPatch {
     metadata: Map<String, Value>,
 }
 
@@ -168,7 +173,7 @@ async fn thread_patch(
     State(api): State<Api>,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<ThreadPatch>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<wire::Thread>> {
     let facts = blocking(&api.app, move |app| {
         app.chat().patch_thread_metadata(&id, &body.metadata)?;
         ThreadFacts::read(&app, &id)
@@ -182,8 +187,8 @@ async fn thread_delete(State(api): State<Api>, Path(id): Path<String>) -> ApiRes
     Ok(StatusCode::NO_CONTENT)
 }
 
-#[derive(Debug, Default, Deserialize)]
-struct ThreadSearch {
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub(crate) struct ThreadSearch {
     #[serde(default)]
     metadata: Option<Map<String, Value>>,
     #[serde(default)]
@@ -199,7 +204,7 @@ struct ThreadSearch {
 async fn threads_search(
     State(api): State<Api>,
     ApiJson(q): ApiJson<Option<ThreadSearch>>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Vec<wire::Thread>>> {
     let q = q.unwrap_or_default();
     let found = blocking(&api.app, move |app| {
         let threads =
@@ -224,7 +229,10 @@ async fn threads_search(
                     continue;
                 }
             }
-            if q.status.as_deref().is_some_and(|s| s != facts.status()) {
+            if q.status
+                .as_deref()
+                .is_some_and(|s| s != facts.status().name())
+            {
                 continue;
             }
             if skipped < offset {
@@ -236,10 +244,13 @@ async fn threads_search(
         Ok(out)
     })
     .await?;
-    Ok(Json(Value::Array(found)))
+    Ok(Json(found))
 }
 
-async fn state_get(State(api): State<Api>, Path(id): Path<String>) -> ApiResult<Json<Value>> {
+async fn state_get(
+    State(api): State<Api>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<wire::StateAnswer>> {
     let facts = blocking(&api.app, move |app| ThreadFacts::read(&app, &id)).await?;
     Ok(Json(facts.state_json()))
 }
@@ -272,8 +283,8 @@ fn state_parts(mut state: Map<String, Value>) -> ApiResult<StateParts> {
     Ok((todos, vars))
 }
 
-#[derive(Debug, Deserialize)]
-struct StatePut {
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct StatePut {
     state: Map<String, Value>,
     #[serde(default)]
     replace: bool,
@@ -286,7 +297,7 @@ async fn state_put(
     State(api): State<Api>,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<StatePut>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<wire::StateAnswer>> {
     let facts = blocking(&api.app, move |app| {
         let (todos, vars) = state_parts(body.state)?;
         app.chat().update_state(&id, todos, vars, body.replace)?;
@@ -296,8 +307,8 @@ async fn state_put(
     Ok(Json(facts.state_json()))
 }
 
-#[derive(Debug, Deserialize)]
-struct StatePost {
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct StatePost {
     values: Map<String, Value>,
 }
 
@@ -309,7 +320,7 @@ async fn state_post(
     State(api): State<Api>,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<StatePost>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<wire::StateUpdated>> {
     if body.values.contains_key("messages") {
         return Err(ApiError::invalid(
             "messages are written by runs: start a run with input.messages instead",
@@ -321,12 +332,14 @@ async fn state_post(
         ThreadFacts::read(&app, &id)
     })
     .await?;
-    let state = facts.state_json();
-    Ok(Json(serde_json::json!({"checkpoint": state["checkpoint"]})))
+    Ok(Json(wire::StateUpdated {
+        checkpoint: facts.state_json().langgraph.checkpoint,
+    }))
 }
 
-#[derive(Debug, Default, Deserialize)]
-struct HistoryQuery {
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub(crate) struct HistoryQuery {
+    /// At most this many states (10 when not given).
     #[serde(default)]
     limit: Option<usize>,
 }
@@ -335,18 +348,18 @@ async fn history(
     State(api): State<Api>,
     Path(id): Path<String>,
     ApiJson(q): ApiJson<Option<HistoryQuery>>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Vec<wire::ThreadState>>> {
     let limit = q.and_then(|q| q.limit).unwrap_or(10);
     let facts = blocking(&api.app, move |app| ThreadFacts::read(&app, &id)).await?;
-    Ok(Json(Value::Array(facts.history(limit))))
+    Ok(Json(facts.history(limit)))
 }
 
 async fn history_get(
     State(api): State<Api>,
     Path(id): Path<String>,
     axum::extract::Query(q): axum::extract::Query<HistoryQuery>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Vec<wire::ThreadState>>> {
     let limit = q.limit.unwrap_or(10);
     let facts = blocking(&api.app, move |app| ThreadFacts::read(&app, &id)).await?;
-    Ok(Json(Value::Array(facts.history(limit))))
+    Ok(Json(facts.history(limit)))
 }

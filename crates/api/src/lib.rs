@@ -18,6 +18,7 @@ mod routines;
 mod scenes;
 pub mod security;
 mod upload;
+mod wire;
 
 use axum::extract::DefaultBodyLimit;
 use axum::routing::get;
@@ -120,19 +121,23 @@ pub async fn serve(
 }
 
 /// LangGraph's health route: answers without a token.
-async fn ok() -> axum::Json<serde_json::Value> {
-    axum::Json(serde_json::json!({"ok": true}))
+async fn ok() -> axum::Json<wire::Health> {
+    axum::Json(wire::Health { ok: true })
 }
 
 /// What this server is (LangGraph's `/info`): its version and the
 /// features it serves.
-async fn info() -> axum::Json<serde_json::Value> {
-    axum::Json(serde_json::json!({
-        "version": env!("CARGO_PKG_VERSION"),
-        "server": "deskmate",
-        "flags": {"assistants": true, "crons": false, "langsmith": false},
-        "metadata": {},
-    }))
+async fn info() -> axum::Json<wire::Info> {
+    axum::Json(wire::Info {
+        version: env!("CARGO_PKG_VERSION").into(),
+        server: "deskmate".into(),
+        flags: wire::InfoFlags {
+            assistants: true,
+            crons: false,
+            langsmith: false,
+        },
+        metadata: serde_json::Map::new(),
+    })
 }
 
 async fn not_found(uri: axum::http::Uri) -> ApiError {

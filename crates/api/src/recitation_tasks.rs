@@ -46,7 +46,7 @@ pub const MAX_TASKS: usize = 256;
 pub const TASK_TTL: Duration = Duration::from_secs(60 * 60);
 
 /// Where a task is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     Queued,
@@ -61,16 +61,32 @@ impl Status {
     }
 }
 
+/// A task's progress (the schema of [`TaskState::progress`]).
+#[derive(schemars::JsonSchema)]
+#[allow(dead_code)]
+struct TaskProgress {
+    /// `queued`, `starting`, `loading_models`, `hearing`, `judging`,
+    /// `recording`, `done` or `failed`.
+    phase: String,
+    step: usize,
+    steps: usize,
+    /// Whether the check records an attempt for a child.
+    records: bool,
+}
+
 /// A task's state, as `GET` answers it and the stream sends it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct TaskState {
     pub task_id: String,
     pub status: Status,
     /// `phase` (`queued`, then the check's phases, then `done` or
     /// `failed`), `step` of `steps`, and whether the check `records` an
     /// attempt for a child.
+    #[schemars(with = "TaskProgress")]
     pub progress: Value,
+    /// What the check answers (as `POST /recitation/check` does).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     pub result: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ApiError>,
@@ -213,7 +229,7 @@ fn phase_name(p: CheckPhase) -> &'static str {
 pub(crate) async fn create(
     State(api): State<Api>,
     body: JsonOrForm<CheckRequest>,
-) -> ApiResult<(StatusCode, Json<Value>)> {
+) -> ApiResult<(StatusCode, Json<crate::wire::TaskFiled>)> {
     let prepared = prepare(&api, body).await?;
     let records = prepared.records();
     let task = api.tasks.file(records)?;
@@ -221,7 +237,10 @@ pub(crate) async fn create(
     tokio::spawn(run(api.clone(), task, prepared, records));
     Ok((
         StatusCode::ACCEPTED,
-        Json(json!({"task_id": id, "status": Status::Queued})),
+        Json(crate::wire::TaskFiled {
+            task_id: id,
+            status: Status::Queued,
+        }),
     ))
 }
 

@@ -10,7 +10,6 @@ use axum::http::StatusCode;
 use axum::Json;
 use deskmate_protocol::routine::{Routine, RoutineEvent, RoutineRunView};
 use serde::Deserialize;
-use serde_json::{json, Value};
 
 use crate::error::{ApiError, ApiJson, ApiResult};
 use crate::{blocking, Api};
@@ -34,12 +33,12 @@ pub(crate) async fn create(
 pub(crate) async fn get(
     State(api): State<Api>,
     Path(name): Path<String>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<crate::wire::RoutineWithRuns>> {
     let (routine, runs) = blocking(&api.app, move |app| {
         Ok((app.routine(&name)?, app.routine_runs(Some(&name))?))
     })
     .await?;
-    Ok(Json(json!({"routine": routine, "runs": runs})))
+    Ok(Json(crate::wire::RoutineWithRuns { routine, runs }))
 }
 
 /// `PUT /workflows/{name}`.
@@ -67,7 +66,7 @@ pub(crate) async fn delete(
     Ok(StatusCode::NO_CONTENT)
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub(crate) struct Start {
     /// The child (profile id or name).
     profile: String,
@@ -76,8 +75,8 @@ pub(crate) struct Start {
 }
 
 /// What a run answers: the run as saved and what its nodes reported.
-fn ran(run: RoutineRunView, events: Vec<RoutineEvent>) -> Json<Value> {
-    Json(json!({"run": run, "events": events}))
+fn ran(run: RoutineRunView, events: Vec<RoutineEvent>) -> Json<crate::wire::RoutineRan> {
+    Json(crate::wire::RoutineRan { run, events })
 }
 
 /// `POST /workflows/{name}/runs`.
@@ -85,7 +84,7 @@ pub(crate) async fn run(
     State(api): State<Api>,
     Path(name): Path<String>,
     ApiJson(body): ApiJson<Start>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<crate::wire::RoutineRan>> {
     let profile = {
         let key = body.profile.clone();
         blocking(&api.app, move |app| {
@@ -107,7 +106,7 @@ pub(crate) async fn run(
 pub(crate) async fn resume(
     State(api): State<Api>,
     Path(run_id): Path<String>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<crate::wire::RoutineRan>> {
     let mut events = Vec::new();
     let run = api
         .app

@@ -27,7 +27,7 @@ use crate::{blocking, Api};
 /// most 10 MB each, in base64, with room for the rest.
 pub const MAX_PHOTOS_BODY_BYTES: usize = 56 * 1024 * 1024;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub(crate) struct Process {
     /// The child (profile id or name).
     profile: String,
@@ -46,7 +46,7 @@ const PROCESS_FILES: &[&str] = &["audio", "image", "photo", "photos"];
 pub(crate) async fn process(
     State(api): State<Api>,
     body: JsonOrForm<Process>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<crate::wire::CoreAnswer>> {
     let response = match body {
         JsonOrForm::Json(body) => {
             if body.text.trim().is_empty() && body.photos.is_empty() {
@@ -70,7 +70,7 @@ pub(crate) async fn process(
     };
     let response = serde_json::to_value(&response)
         .map_err(|e| ApiError::internal(format!("cannot write the response: {e}")))?;
-    Ok(Json(response))
+    Ok(Json(crate::wire::CoreAnswer(response)))
 }
 
 async fn process_form(
@@ -132,7 +132,7 @@ async fn process_form(
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub(crate) struct CheckRequest {
     /// A material by id or title; or `reference`, the text itself.
     #[serde(default)]
@@ -282,8 +282,8 @@ pub(crate) async fn prepare(api: &Api, body: JsonOrForm<CheckRequest>) -> ApiRes
 pub(crate) async fn recitation_check(
     State(api): State<Api>,
     body: JsonOrForm<CheckRequest>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<crate::wire::CoreAnswer>> {
     let prepared = prepare(&api, body).await?;
     let answer = blocking(&api.app, move |app| prepared.run(&app, &mut |_| {})).await?;
-    Ok(Json(answer))
+    Ok(Json(crate::wire::CoreAnswer(answer)))
 }

@@ -4,7 +4,8 @@
 //! them stores anything. Also: every route the OpenAPI document lists is
 //! served, and the core's event stream arrives as server-sent events. Requests are written by hand (HTTP/1.1 on a
 //! `TcpStream`), so the headers are exactly the ones under test. The
-//! module [`uploads`] does the same for forms with recordings, recitation
+//! module [`agui`] pauses and resumes an AG-UI run; [`schemas`] validates real answers against the document's
+//! schemas; [`uploads`] does the same as this file for forms with recordings, recitation
 //! tasks and `multitask_strategy: enqueue`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -14,6 +15,10 @@ use deskmate_app::{Config, Deskmate};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+#[path = "security/agui.rs"]
+mod agui;
+#[path = "security/schemas.rs"]
+mod schemas;
 #[path = "security/uploads.rs"]
 mod uploads;
 
@@ -275,7 +280,8 @@ async fn every_route_in_the_openapi_document_is_served() {
         deskmate_api::openapi::ROUTES.len()
     );
     let id = "0190f0f0-0000-7000-8000-000000000000";
-    for (method, path, _) in deskmate_api::openapi::ROUTES {
+    for route in deskmate_api::openapi::ROUTES {
+        let (method, path) = (&route.method, &route.path);
         if *path == "/events" {
             // An endless stream: its own test below reads it.
             continue;

@@ -17,7 +17,7 @@ use crate::{AppError, AppResult, Deskmate};
 
 /// One photo as a front end sends it: the file's name (for the child's
 /// sake only; the kind is told by the bytes) and its bytes in base64.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PhotoUpload {
     pub name: String,
     pub data: String,

@@ -7,11 +7,12 @@
 //! (`next`), except `end`, which has none, and `condition`, which picks one
 //! of its branches by a keyword in the last message, or its `default`.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 /// A routine: its name (unique in the family), what it is for, its nodes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 pub struct Routine {
     pub name: String,
     #[serde(default)]
@@ -20,7 +21,7 @@ pub struct Routine {
 }
 
 /// One node of a routine.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 pub struct RoutineNode {
     /// Unique within the routine; what `next` and branches point at.
     pub id: String,
@@ -32,7 +33,7 @@ pub struct RoutineNode {
 }
 
 /// What a node does.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum NodeKind {
     /// Where a run begins (exactly one per routine).
@@ -65,14 +66,14 @@ pub enum NodeKind {
 }
 
 /// A condition's branch: when `keyword` is in the last message, go to `to`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 pub struct Branch {
     pub keyword: String,
     pub to: String,
 }
 
 /// Why a routine cannot be saved: one problem, on one node when it has one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
 pub struct RoutineProblem {
     /// A stable code (`routine.no_start`, `routine.cycle`, …).
     pub code: String,
@@ -84,7 +85,7 @@ pub struct RoutineProblem {
 }
 
 /// What a run of a routine reports as it goes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum RoutineEvent {
     NodeStarted {
@@ -118,7 +119,7 @@ pub enum RoutineEvent {
 }
 
 /// A stored run of a routine.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 pub struct RoutineRunView {
     pub id: String,
     pub routine: String,
@@ -133,7 +134,7 @@ pub struct RoutineRunView {
 }
 
 /// One finished node of a run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 pub struct RoutineStep {
     pub node: String,
     pub output: String,

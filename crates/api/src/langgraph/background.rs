@@ -19,7 +19,7 @@ use deskmate_app::chat::agent::persist;
 use deskmate_app::chat::agent::RunStatus;
 use futures_util::Stream;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, watch};
 
 use super::runs::{
@@ -28,7 +28,7 @@ use super::runs::{
 };
 use super::shape::{self, ThreadFacts};
 use crate::error::{ApiError, ApiJson, ApiResult};
-use crate::{blocking, Api};
+use crate::{blocking, wire, Api};
 
 /// How many runs' stream parts the book keeps.
 pub const KEPT_RUNS: usize = 64;
@@ -123,32 +123,47 @@ impl RunBook {
 }
 
 /// A stored run as LangGraph's `Run`.
-fn run_json(run: &persist::Run) -> Value {
+fn run_json(run: &persist::Run) -> wire::Run {
     run_json_with(run, "reject")
 }
 
 /// A stored run as LangGraph's `Run`, started with `strategy`.
-fn run_json_with(run: &persist::Run, strategy: &str) -> Value {
-    json!({
-        "run_id": run.id,
-        "thread_id": run.thread_id,
-        "assistant_id": shape::assistant_id(),
-        "created_at": run.started_at,
-        "updated_at": run.finished_at.clone().unwrap_or_else(|| run.started_at.clone()),
-        "status": status_name(run.status),
-        "metadata": {},
-        "kwargs": {},
-        "multitask_strategy": strategy,
-    })
+fn run_json_with(run: &persist::Run, strategy: &str) -> wire::Run {
+    wire::Run {
+        run_id: run.id.clone(),
+        thread_id: run.thread_id.clone(),
+        assistant_id: shape::assistant_id(),
+        created_at: Some(run.started_at.clone()),
+        updated_at: Some(
+            run.finished_at
+                .clone()
+                .unwrap_or_else(|| run.started_at.clone()),
+        ),
+        status: run_state(run.status),
+        metadata: Map::new(),
+        kwargs: Map::new(),
+        multitask_strategy: strategy.into(),
+    }
 }
 
 /// A run's status as LangGraph names it.
-pub(crate) fn status_name(s: RunStatus) -> &'static str {
+pub(crate) fn run_state(s: RunStatus) -> wire::RunState {
     match s {
-        RunStatus::Running => "running",
-        RunStatus::Completed => "success",
-        RunStatus::Interrupted | RunStatus::Cancelled => "interrupted",
-        RunStatus::Error | RunStatus::StepLimit => "error",
+        RunStatus::Running => wire::RunState::Running,
+        RunStatus::Completed => wire::RunState::Success,
+        RunStatus::Interrupted | RunStatus::Cancelled => wire::RunState::Interrupted,
+        RunStatus::Error | RunStatus::StepLimit => wire::RunState::Error,
+    }
+}
+
+/// A run's status as LangGraph names it, as text.
+pub(crate) fn status_name(s: RunStatus) -> &'static str {
+    match run_state(s) {
+        wire::RunState::Pending => "pending",
+        wire::RunState::Running => "running",
+        wire::RunState::Success => "success",
+        wire::RunState::Interrupted => "interrupted",
+        wire::RunState::Error => "error",
     }
 }
 
@@ -175,14 +190,14 @@ pub(crate) async fn create(
     State(api): State<Api>,
     Path(thread_id): Path<String>,
     ApiJson(body): ApiJson<RunCreate>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<wire::Run>> {
     // Background runs record every mode unless told which.
     let modes = match body.stream_mode {
         None => Modes::all(),
         Some(ref m) => Modes::parse(Some(m))?,
     };
     let checked = prepare_launch(&api, &thread_id, &body).await?;
-    let strategy = if body.enqueues() { "enqueue" } else { "reject" };
+    let strategy = body.strategy()?;
     let started = match checked {
         Launch::New { msg, opts } if body.enqueues() => {
             // First in the queue and the thread free: it starts now.
@@ -200,14 +215,14 @@ pub(crate) async fn create(
                 Err(e) => return Err(e.into()),
             }
         }
-        other => launch(&api, &thread_id, other, false).await?,
+        other => launch(&api, &thread_id, other, strategy).await?,
     };
     let run_id = started.0.run_id.clone();
     let rec = Arc::new(Recorded::new(&thread_id, None));
     api.runs.insert(&run_id, rec.clone());
     tokio::spawn(record(api.clone(), rec, thread_id.clone(), modes, started));
     let run = blocking(&api.app, move |app| lead_run(&app, &thread_id, &run_id)).await?;
-    Ok(Json(run_json_with(&run, strategy)))
+    Ok(Json(run_json_with(&run, strategy.name())))
 }
 
 /// Follows a started run to its end, recording its stream.
@@ -241,7 +256,7 @@ fn pending(
     msg: deskmate_app::chat::ChatMessage,
     opts: deskmate_app::chat::ChatOptions,
     turn: Option<tokio::sync::OwnedMutexGuard<()>>,
-) -> Value {
+) -> wire::Run {
     let id = uuid::Uuid::now_v7().to_string();
     let created_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     let off = Arc::new(CallOff::default());
@@ -255,7 +270,7 @@ fn pending(
         }),
     ));
     api.runs.insert(&id, rec.clone());
-    let answer = queued_json(&id, &rec, "pending");
+    let answer = queued_json(&id, &rec, wire::RunState::Pending);
     let (api, pending_id) = (api.clone(), id);
     tokio::spawn(async move {
         let (tx, rx) = mpsc::unbounded_channel();
@@ -301,19 +316,19 @@ fn pending(
 }
 
 /// A background run that has not started (yet) as LangGraph's `Run`.
-fn queued_json(run_id: &str, rec: &Recorded, status: &str) -> Value {
+fn queued_json(run_id: &str, rec: &Recorded, status: wire::RunState) -> wire::Run {
     let created_at = rec.queued.as_ref().map(|q| q.created_at.clone());
-    json!({
-        "run_id": run_id,
-        "thread_id": rec.thread_id,
-        "assistant_id": shape::assistant_id(),
-        "created_at": created_at,
-        "updated_at": created_at,
-        "status": status,
-        "metadata": {},
-        "kwargs": {},
-        "multitask_strategy": "enqueue",
-    })
+    wire::Run {
+        run_id: run_id.into(),
+        thread_id: rec.thread_id.clone(),
+        assistant_id: shape::assistant_id(),
+        created_at: created_at.clone(),
+        updated_at: created_at,
+        status,
+        metadata: Map::new(),
+        kwargs: Map::new(),
+        multitask_strategy: "enqueue".into(),
+    }
 }
 
 /// What a run id of a thread names.
@@ -351,7 +366,7 @@ async fn named(api: &Api, thread_id: &str, run_id: &str) -> ApiResult<Named> {
 }
 
 /// A run as `GET` answers it (a queued one under the id it was given).
-fn named_json(api: &Api, run_id: &str, named: &Named) -> Value {
+fn named_json(api: &Api, run_id: &str, named: &Named) -> wire::Run {
     match named {
         Named::Stored { run, alias } => {
             let queued = alias.is_some()
@@ -361,15 +376,15 @@ fn named_json(api: &Api, run_id: &str, named: &Named) -> Value {
                     .is_some_and(|rec| rec.queued.is_some());
             let mut v = run_json_with(run, if queued { "enqueue" } else { "reject" });
             if let Some(a) = alias {
-                v["run_id"] = json!(a);
+                v.run_id = a.clone();
             }
             v
         }
         Named::Queued(rec, state) => {
             let status = match state {
-                QueuedState::Waiting | QueuedState::Started(_) => "pending",
-                QueuedState::Refused(_) => "error",
-                QueuedState::CalledOff => "interrupted",
+                QueuedState::Waiting | QueuedState::Started(_) => wire::RunState::Pending,
+                QueuedState::Refused(_) => wire::RunState::Error,
+                QueuedState::CalledOff => wire::RunState::Interrupted,
             };
             queued_json(run_id, rec, status)
         }
@@ -380,18 +395,16 @@ fn named_json(api: &Api, run_id: &str, named: &Named) -> Value {
 pub(crate) async fn list(
     State(api): State<Api>,
     Path(thread_id): Path<String>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Vec<wire::Run>>> {
     let facts = blocking(&api.app, move |app| ThreadFacts::read(&app, &thread_id)).await?;
-    Ok(Json(Value::Array(
-        facts.runs.iter().rev().map(run_json).collect(),
-    )))
+    Ok(Json(facts.runs.iter().rev().map(run_json).collect()))
 }
 
 /// `GET /threads/{id}/runs/{rid}`.
 pub(crate) async fn get(
     State(api): State<Api>,
     Path((thread_id, run_id)): Path<(String, String)>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<wire::Run>> {
     let found = named(&api, &thread_id, &run_id).await?;
     Ok(Json(named_json(&api, &run_id, &found)))
 }
@@ -424,15 +437,16 @@ async fn finished(api: &Api, thread_id: &str, run_id: &str) -> ApiResult<()> {
 pub(crate) async fn join(
     State(api): State<Api>,
     Path((thread_id, run_id)): Path<(String, String)>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<wire::Values>> {
     named(&api, &thread_id, &run_id).await?;
     finished(&api, &thread_id, &run_id).await?;
     let facts = blocking(&api.app, move |app| ThreadFacts::read(&app, &thread_id)).await?;
     Ok(Json(facts.values_upto(facts.messages.len(), true)))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 pub(crate) struct CancelQuery {
+    /// Answer once the run has stopped: `1` or `true`.
     #[serde(default)]
     wait: Option<String>,
 }

@@ -30,7 +30,7 @@ use crate::error::{ApiError, ApiJson, ApiResult};
 use crate::{blocking, Api};
 
 /// A run as LangGraph's `RunCreate` asks for it (the fields Deskmate reads).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 pub(crate) struct RunCreate {
     #[serde(default)]
     assistant_id: Option<String>,
@@ -50,10 +50,33 @@ pub(crate) struct RunCreate {
     /// A stateless run's thread afterwards: `delete` (the default) or `keep`.
     #[serde(default)]
     on_completion: Option<String>,
-    /// A run on a busy thread: `enqueue` waits its turn; `reject` (the
-    /// default, and any other value) is refused 409 `chat.busy`.
+    /// A run on a busy thread: `reject` (the default) is refused 409
+    /// `chat.busy`; `enqueue` waits its turn; `interrupt` stops the run
+    /// going on (its messages stay) and starts; `rollback` stops it,
+    /// discards it and what it wrote, and starts.
     #[serde(default)]
     pub(crate) multitask_strategy: Option<String>,
+}
+
+/// What a new run does when its thread is busy (LangGraph's
+/// `multitask_strategy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Strategy {
+    Reject,
+    Enqueue,
+    Interrupt,
+    Rollback,
+}
+
+impl Strategy {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Reject => "reject",
+            Self::Enqueue => "enqueue",
+            Self::Interrupt => "interrupt",
+            Self::Rollback => "rollback",
+        }
+    }
 }
 
 impl RunCreate {
@@ -63,9 +86,22 @@ impl RunCreate {
         self.assistant_id.is_none() && self.stream_mode.is_none()
     }
 
+    /// The strategy asked for (`reject` when none is).
+    pub(crate) fn strategy(&self) -> ApiResult<Strategy> {
+        match self.multitask_strategy.as_deref() {
+            None | Some("reject") => Ok(Strategy::Reject),
+            Some("enqueue") => Ok(Strategy::Enqueue),
+            Some("interrupt") => Ok(Strategy::Interrupt),
+            Some("rollback") => Ok(Strategy::Rollback),
+            Some(other) => Err(ApiError::invalid(format!(
+                "multitask_strategy {other:?} is not one of reject, enqueue, interrupt, rollback"
+            ))),
+        }
+    }
+
     /// Whether a run on a busy thread waits its turn (`enqueue`).
     pub(crate) fn enqueues(&self) -> bool {
-        self.multitask_strategy.as_deref() == Some("enqueue")
+        matches!(self.strategy(), Ok(Strategy::Enqueue))
     }
 }
 
@@ -270,19 +306,22 @@ const CONTEXT_KEYS: &[&str] = &[
 ];
 
 fn options(body: &RunCreate) -> ApiResult<ChatOptions> {
-    let mut ctx = Map::new();
     let configurable = body
         .config
         .as_ref()
         .and_then(|c| c.get("configurable"))
         .and_then(Value::as_object);
-    for source in [
+    chat_options(&[
         configurable,
         body.context.as_ref().and_then(Value::as_object),
-    ]
-    .into_iter()
-    .flatten()
-    {
+    ])
+}
+
+/// The companion's options from the context keys of `sources` (a later
+/// source's key wins).
+pub(crate) fn chat_options(sources: &[Option<&Map<String, Value>>]) -> ApiResult<ChatOptions> {
+    let mut ctx = Map::new();
+    for source in sources.iter().flatten() {
         for k in CONTEXT_KEYS {
             if let Some(v) = source.get(*k) {
                 ctx.insert((*k).to_string(), v.clone());
@@ -372,7 +411,7 @@ fn message_of(thread_id: &str, input: &Value) -> ApiResult<ChatMessage> {
 
 /// One decision from a `resume` value: `"approve"`, `"reject"`, or the
 /// protocol's `{"decision": "approve"|"edit"|"reject"|"respond", …}`.
-fn decision_of(v: &Value) -> ApiResult<ApprovalDecision> {
+pub(crate) fn decision_of(v: &Value) -> ApiResult<ApprovalDecision> {
     match v {
         Value::String(s) => match s.as_str() {
             "approve" | "approved" | "accept" | "yes" => Ok(ApprovalDecision::Approve),
@@ -458,6 +497,7 @@ pub(crate) async fn prepare_launch(
             )));
         }
     }
+    body.strategy()?;
     let opts = options(body)?;
     let id = thread_id.to_string();
     let resume = body.command.as_ref().and_then(|c| c.get("resume")).cloned();
@@ -484,13 +524,13 @@ pub(crate) async fn prepare_launch(
     }
 }
 
-/// Starts (or resumes) a checked run; a new one waits its turn with
-/// `enqueue`.
+/// Starts (or resumes) a checked run; on a busy thread a new one waits its
+/// turn (`enqueue`) or takes the thread over (`interrupt`, `rollback`).
 pub(crate) async fn launch(
     api: &Api,
     thread_id: &str,
     launch: Launch,
-    enqueue: bool,
+    strategy: Strategy,
 ) -> ApiResult<Started> {
     let (tx, rx) = mpsc::unbounded_channel();
     match launch {
@@ -498,8 +538,13 @@ pub(crate) async fn launch(
             let run = api.app.chat().resume(&run_id, &opts, tx).await?;
             Ok((run, rx, true))
         }
-        Launch::New { msg, opts } if !enqueue => {
+        Launch::New { msg, opts } if strategy == Strategy::Reject => {
             let run = api.app.chat().start(msg, &opts, tx).await?;
+            Ok((run, rx, false))
+        }
+        Launch::New { msg, opts } if strategy != Strategy::Enqueue => {
+            let rollback = strategy == Strategy::Rollback;
+            let run = take_over(api, thread_id, msg, &opts, tx, rollback).await?;
             Ok((run, rx, false))
         }
         Launch::New { msg, opts } => {
@@ -516,7 +561,84 @@ pub(crate) async fn launch(
 /// Starts (or resumes) the run a request asks for.
 pub(crate) async fn start(api: &Api, thread_id: &str, body: &RunCreate) -> ApiResult<Started> {
     let l = prepare_launch(api, thread_id, body).await?;
-    launch(api, thread_id, l, body.enqueues()).await
+    launch(api, thread_id, l, body.strategy()?).await
+}
+
+/// How long `interrupt` and `rollback` wait for the run going on to stop.
+const STOP_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Starts a new message's run on a busy thread by stopping the lead's run
+/// going on (`interrupt`: what it wrote stays, its status `interrupted`);
+/// with `rollback` the stopped run is then discarded with everything it
+/// wrote, so the new run starts from the thread as it was before it. A
+/// run this server cannot stop (the window's or the CLI's, in another
+/// process) is left alone: 409 `chat.busy`.
+async fn take_over(
+    api: &Api,
+    thread_id: &str,
+    msg: ChatMessage,
+    opts: &ChatOptions,
+    tx: mpsc::UnboundedSender<AgUiEvent>,
+    rollback: bool,
+) -> ApiResult<ChatRun> {
+    let until = std::time::Instant::now() + STOP_WAIT;
+    let mut stopped: Vec<String> = Vec::new();
+    loop {
+        let id = thread_id.to_string();
+        let running: Vec<String> = blocking(&api.app, move |app| {
+            Ok(persist::running_runs(app.store(), Some(&id))
+                .map_err(deskmate_app::AppError::from)?
+                .into_iter()
+                .filter(|r| r.parent_run_id.is_none())
+                .map(|r| r.id)
+                .collect())
+        })
+        .await?;
+        if running.is_empty() {
+            if rollback && !stopped.is_empty() {
+                let gone = std::mem::take(&mut stopped);
+                blocking(&api.app, move |app| {
+                    for run in &gone {
+                        persist::discard_run(app.store(), run)
+                            .map_err(deskmate_app::AppError::from)?;
+                    }
+                    Ok(())
+                })
+                .await?;
+            }
+            match api.app.chat().start(msg.clone(), opts, tx.clone()).await {
+                // The stopped run still lets go of the thread.
+                Err(e) if e.code() == "chat.busy" => {}
+                other => return Ok(other?),
+            }
+        }
+        for run in running {
+            if stopped.contains(&run) {
+                continue;
+            }
+            if !api.app.chat().cancel_run(&run) {
+                return Err(ApiError::new(
+                    axum::http::StatusCode::CONFLICT,
+                    "chat.busy",
+                    format!(
+                        "run {run} on thread {thread_id} is not this server's to stop (the window's or the CLI's): try again when it has finished, or use multitask_strategy enqueue"
+                    ),
+                ));
+            }
+            stopped.push(run);
+        }
+        if std::time::Instant::now() > until {
+            return Err(ApiError::new(
+                axum::http::StatusCode::CONFLICT,
+                "chat.busy",
+                format!(
+                    "the run going on on thread {thread_id} did not stop within {} s",
+                    STOP_WAIT.as_secs()
+                ),
+            ));
+        }
+        tokio::time::sleep(TURN_POLL).await;
+    }
 }
 
 /// Follows a run to its end, translating its events onto `out`.

@@ -10,6 +10,8 @@ use deskmate_app::Deskmate;
 use serde_json::{json, Map, Value};
 
 use crate::error::ApiResult;
+use crate::wire;
+use deskmate_protocol::chat::Todo;
 
 /// The graph every thread runs: the chat companion.
 pub const GRAPH_ID: &str = "companion";
@@ -25,20 +27,25 @@ pub fn is_assistant(id: &str) -> bool {
 }
 
 /// The companion as a LangGraph assistant.
-pub fn assistant() -> Value {
+pub fn assistant() -> wire::Assistant {
     let epoch = "2026-01-01T00:00:00+00:00";
-    json!({
-        "assistant_id": assistant_id(),
-        "graph_id": GRAPH_ID,
-        "name": GRAPH_ID,
-        "description": "Deskmate's chat companion: the lead agent with its tools, skills and subagents",
-        "config": {"configurable": {}},
-        "context": {},
-        "metadata": {"created_by": "system"},
-        "version": 1,
-        "created_at": epoch,
-        "updated_at": epoch,
-    })
+    let mut config = Map::new();
+    config.insert("configurable".into(), json!({}));
+    let mut metadata = Map::new();
+    metadata.insert("created_by".into(), json!("system"));
+    wire::Assistant {
+        assistant_id: assistant_id(),
+        graph_id: GRAPH_ID.into(),
+        name: GRAPH_ID.into(),
+        description:
+            "Deskmate's chat companion: the lead agent with its tools, skills and subagents".into(),
+        config,
+        context: Map::new(),
+        metadata,
+        version: 1,
+        created_at: epoch.into(),
+        updated_at: epoch.into(),
+    }
 }
 
 /// A stored message as a LangChain message dict.
@@ -119,21 +126,22 @@ pub fn node_of(m: &StoredMessage) -> &'static str {
 }
 
 /// A waiting call as a LangGraph interrupt.
-pub fn interrupt(a: &Approval) -> Value {
-    json!({
-        "id": a.tool_call_id,
-        "value": {
-            "reason": "tool_approval",
-            "message": format!("{} waits for a parent's approval", a.tool),
-            "tool": a.tool,
-            "arguments": serde_json::from_str::<Value>(&a.arguments).unwrap_or(Value::String(a.arguments.clone())),
-            "tool_call_id": a.tool_call_id,
-            "run_id": a.run_id,
+pub fn interrupt(a: &Approval) -> wire::Interrupt {
+    wire::Interrupt {
+        id: a.tool_call_id.clone(),
+        value: wire::InterruptValue {
+            reason: "tool_approval".into(),
+            message: format!("{} waits for a parent's approval", a.tool),
+            tool: a.tool.clone(),
+            arguments: serde_json::from_str::<Value>(&a.arguments)
+                .unwrap_or(Value::String(a.arguments.clone())),
+            tool_call_id: a.tool_call_id.clone(),
+            run_id: a.run_id.clone(),
         },
-        "when": "during",
-        "resumable": true,
-        "ns": ["tools"],
-    })
+        when: "during".into(),
+        resumable: true,
+        ns: vec!["tools".into()],
+    }
 }
 
 /// What the core knows of a thread, read once.
@@ -141,11 +149,11 @@ pub struct ThreadFacts {
     pub thread: Thread,
     pub metadata: Value,
     pub messages: Vec<StoredMessage>,
-    pub todos: Value,
+    pub todos: Vec<Todo>,
     /// The front end's values kept on the thread (`state.vars`).
-    pub vars: Value,
-    /// The files in the thread's workspace (`{path, size}`).
-    pub files: Vec<Value>,
+    pub vars: Map<String, Value>,
+    /// The files in the thread's workspace.
+    pub files: Vec<wire::WorkspaceFile>,
     /// The lead's runs, oldest first.
     pub runs: Vec<persist::Run>,
     pub waiting: Vec<Approval>,
@@ -178,8 +186,8 @@ impl ThreadFacts {
             thread,
             metadata,
             messages,
-            todos: serde_json::to_value(&state.todos).unwrap_or(Value::Array(vec![])),
-            vars: Value::Object(state.vars),
+            todos: state.todos,
+            vars: state.vars,
             files: files_in(&workspace),
             runs,
             waiting,
@@ -188,89 +196,79 @@ impl ThreadFacts {
     }
 
     /// `busy`, `interrupted`, `error` (the last run failed) or `idle`.
-    pub fn status(&self) -> &'static str {
+    pub fn status(&self) -> wire::ThreadStatus {
         if self.running {
-            "busy"
+            wire::ThreadStatus::Busy
         } else if !self.waiting.is_empty() {
-            "interrupted"
+            wire::ThreadStatus::Interrupted
         } else if self
             .runs
             .last()
             .is_some_and(|r| matches!(r.status, RunStatus::Error | RunStatus::StepLimit))
         {
-            "error"
+            wire::ThreadStatus::Error
         } else {
-            "idle"
+            wire::ThreadStatus::Idle
         }
     }
 
     /// The graph's values: the conversation and the todo list, with the
     /// waiting calls as `__interrupt__` when `with_interrupts`.
-    pub fn values_upto(&self, upto: usize, with_interrupts: bool) -> Value {
-        let mut v = Map::new();
-        v.insert(
-            "messages".into(),
-            Value::Array(
-                self.messages[..upto.min(self.messages.len())]
-                    .iter()
-                    .map(message)
-                    .collect(),
-            ),
-        );
-        v.insert("todos".into(), self.todos.clone());
-        if with_interrupts && !self.waiting.is_empty() {
-            v.insert("__interrupt__".into(), self.interrupts());
+    pub fn values_upto(&self, upto: usize, with_interrupts: bool) -> wire::Values {
+        wire::Values {
+            messages: self.messages[..upto.min(self.messages.len())]
+                .iter()
+                .map(message)
+                .collect(),
+            todos: self.todos.clone(),
+            interrupt: (with_interrupts && !self.waiting.is_empty()).then(|| self.interrupts()),
+            error: None,
         }
-        Value::Object(v)
     }
 
-    pub fn values(&self) -> Value {
+    pub fn values(&self) -> wire::Values {
         self.values_upto(self.messages.len(), false)
     }
 
-    pub fn interrupts(&self) -> Value {
-        Value::Array(self.waiting.iter().map(interrupt).collect())
+    pub fn interrupts(&self) -> Vec<wire::Interrupt> {
+        self.waiting.iter().map(interrupt).collect()
     }
 
     /// The thread as LangGraph's `Thread`.
-    pub fn thread_json(&self) -> Value {
-        let interrupts: Map<String, Value> = if self.waiting.is_empty() {
-            Map::new()
-        } else {
-            let mut m = Map::new();
-            m.insert("tools".into(), self.interrupts());
-            m
-        };
-        json!({
-            "thread_id": self.thread.id,
-            "created_at": self.thread.created_at,
-            "updated_at": self.thread.updated_at,
-            "metadata": self.metadata,
-            "status": self.status(),
-            "values": self.values(),
-            "interrupts": interrupts,
-        })
+    pub fn thread_json(&self) -> wire::Thread {
+        let mut interrupts = std::collections::BTreeMap::new();
+        if !self.waiting.is_empty() {
+            interrupts.insert("tools".to_string(), self.interrupts());
+        }
+        wire::Thread {
+            thread_id: self.thread.id.clone(),
+            created_at: self.thread.created_at.clone(),
+            updated_at: self.thread.updated_at.clone(),
+            metadata: self.metadata.as_object().cloned().unwrap_or_default(),
+            status: self.status(),
+            values: self.values(),
+            interrupts,
+        }
     }
 
     /// The current state as LangGraph's `ThreadState`, with the deep-agents
     /// dialect's fields beside it (`thread_id`, `state {todos, vars}`,
     /// `updated_at`, `messages_summary`, `files`): one answer serves both.
-    pub fn state_json(&self) -> Value {
-        let mut v = self.langgraph_state();
-        if let Some(o) = v.as_object_mut() {
-            o.insert("thread_id".into(), json!(self.thread.id));
-            o.insert(
-                "state".into(),
-                json!({"todos": self.todos, "vars": self.vars}),
-            );
-            o.insert("updated_at".into(), json!(self.thread.updated_at));
-            o.insert("messages_summary".into(), json!([]));
-            o.insert("files".into(), Value::Array(self.files.clone()));
+    pub fn state_json(&self) -> wire::StateAnswer {
+        wire::StateAnswer {
+            langgraph: self.langgraph_state(),
+            thread_id: self.thread.id.clone(),
+            state: wire::AgentState {
+                todos: self.todos.clone(),
+                vars: self.vars.clone(),
+            },
+            updated_at: self.thread.updated_at.clone(),
+            messages_summary: Vec::new(),
+            files: self.files.clone(),
         }
-        v
     }
 
-    fn langgraph_state(&self) -> Value {
+    fn langgraph_state(&self) -> wire::ThreadState {
         let last = self.runs.last().map(|r| r.id.clone());
         let parent = self
             .runs
@@ -281,55 +279,66 @@ impl ThreadFacts {
         self.state_at(self.messages.len(), last, parent, !self.waiting.is_empty())
     }
 
+    fn checkpoint(&self, id: Option<String>) -> wire::Checkpoint {
+        wire::Checkpoint {
+            thread_id: self.thread.id.clone(),
+            checkpoint_ns: String::new(),
+            checkpoint_id: id,
+            checkpoint_map: None,
+        }
+    }
+
     fn state_at(
         &self,
         upto: usize,
         checkpoint: Option<String>,
         parent: Option<String>,
         waiting: bool,
-    ) -> Value {
+    ) -> wire::ThreadState {
         let (next, tasks, interrupts) = if waiting {
             (
-                json!(["tools"]),
-                json!([{
-                    "id": checkpoint.clone().unwrap_or_default(),
-                    "name": "tools",
-                    "path": ["__pregel_pull", "tools"],
-                    "error": null,
-                    "interrupts": self.interrupts(),
-                    "checkpoint": null,
-                    "state": null,
-                    "result": null,
-                }]),
+                vec!["tools".to_string()],
+                vec![wire::StateTask {
+                    id: checkpoint.clone().unwrap_or_default(),
+                    name: "tools".into(),
+                    path: vec!["__pregel_pull".into(), "tools".into()],
+                    error: None,
+                    interrupts: self.interrupts(),
+                    checkpoint: None,
+                    state: None,
+                    result: None,
+                }],
                 self.interrupts(),
             )
         } else {
-            (json!([]), json!([]), json!([]))
+            (vec![], vec![], vec![])
         };
-        let cp = |id: &Option<String>| match id {
-            Some(id) => json!({
-                "thread_id": self.thread.id, "checkpoint_ns": "", "checkpoint_id": id, "checkpoint_map": null,
-            }),
-            None => Value::Null,
-        };
-        json!({
-            "values": self.values_upto(upto, false),
-            "next": next,
-            "tasks": tasks,
-            "interrupts": interrupts,
-            "checkpoint": cp(&checkpoint).as_object().map_or_else(
-                || json!({"thread_id": self.thread.id, "checkpoint_ns": "", "checkpoint_id": null, "checkpoint_map": null}),
-                |o| Value::Object(o.clone()),
-            ),
-            "parent_checkpoint": cp(&parent),
-            "metadata": {"source": "loop", "step": self.runs.len(), "thread_id": self.thread.id},
-            "created_at": self.runs.last().map_or(self.thread.updated_at.clone(), |r| r.finished_at.clone().unwrap_or_else(|| r.started_at.clone())),
-        })
+        let mut metadata = Map::new();
+        metadata.insert("source".into(), json!("loop"));
+        metadata.insert("step".into(), json!(self.runs.len()));
+        metadata.insert("thread_id".into(), json!(self.thread.id));
+        wire::ThreadState {
+            values: self.values_upto(upto, false),
+            next,
+            tasks,
+            interrupts,
+            checkpoint: self.checkpoint(checkpoint),
+            parent_checkpoint: parent.map(|p| self.checkpoint(Some(p))),
+            metadata,
+            created_at: self
+                .runs
+                .last()
+                .map_or(self.thread.updated_at.clone(), |r| {
+                    r.finished_at
+                        .clone()
+                        .unwrap_or_else(|| r.started_at.clone())
+                }),
+        }
     }
 
     /// Past states, newest first: the state after each of the lead's runs
     /// (a checkpoint per run, its id the run's).
-    pub fn history(&self, limit: usize) -> Vec<Value> {
+    pub fn history(&self, limit: usize) -> Vec<wire::ThreadState> {
         let mut out = Vec::new();
         for (i, run) in self.runs.iter().enumerate().rev() {
             if out.len() >= limit {
@@ -356,7 +365,7 @@ impl ThreadFacts {
 /// The files under a thread's workspace as `{path, size}`, paths from the
 /// workspace's root (`/notes.md`), at most 500, sorted. Unreadable entries
 /// are left out.
-fn files_in(root: &std::path::Path) -> Vec<Value> {
+fn files_in(root: &std::path::Path) -> Vec<wire::WorkspaceFile> {
     let mut out = Vec::new();
     let mut dirs = vec![root.to_path_buf()];
     while let Some(dir) = dirs.pop() {
@@ -371,10 +380,13 @@ fn files_in(root: &std::path::Path) -> Vec<Value> {
             } else if kind.is_file() && out.len() < 500 {
                 let rel = path.strip_prefix(root).unwrap_or(&path);
                 let size = e.metadata().map(|m| m.len()).unwrap_or(0);
-                out.push(json!({"path": format!("/{}", rel.display()), "size": size}));
+                out.push(wire::WorkspaceFile {
+                    path: format!("/{}", rel.display()),
+                    size,
+                });
             }
         }
     }
-    out.sort_by(|a, b| a["path"].as_str().cmp(&b["path"].as_str()));
+    out.sort_by(|a, b| a.path.cmp(&b.path));
     out
 }

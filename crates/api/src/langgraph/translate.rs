@@ -65,7 +65,7 @@ impl Translate {
                 .position(|m| m.run_id.as_deref() == Some(self.run_id.as_str()))
                 .unwrap_or(facts.messages.len())
         };
-        self.last_values = facts.values();
+        self.last_values = serde_json::to_value(facts.values()).unwrap_or_default();
         Ok(())
     }
 
@@ -97,7 +97,8 @@ impl Translate {
             }
             self.seen = facts.messages.len();
         }
-        let values = facts.values_upto(facts.messages.len(), interrupted);
+        let values = serde_json::to_value(facts.values_upto(facts.messages.len(), interrupted))
+            .unwrap_or_default();
         if self.modes.values && (!new.is_empty() || interrupted) {
             self.send("values", values.clone());
         }

@@ -455,8 +455,8 @@ async fn enqueue_waits_its_turn_on_a_busy_thread_and_reject_refuses() {
     let (status, first, _) =
         send_typed(s.addr, "POST", &runs, json, &run_body("慢慢说", None)).await;
     assert_eq!(status, 200, "{first}");
-    // Reject (the default, and any other value): refused while the first runs.
-    for strategy in [None, Some("reject"), Some("interrupt")] {
+    // Reject (the default): refused while the first runs.
+    for strategy in [None, Some("reject")] {
         let (status, body, _) =
             send_typed(s.addr, "POST", &runs, json, &run_body("你好", strategy)).await;
         assert_eq!(
@@ -588,4 +588,144 @@ async fn enqueue_waits_its_turn_on_a_busy_thread_and_reject_refuses() {
         ["慢慢说", "好的，慢慢来。", "再说一次", "pong"],
         "the queued run came after the slow one had ended"
     );
+}
+
+/// The `(type, id)` of each message in a thread's values.
+fn conversation(values: &Value) -> Vec<(String, String)> {
+    values["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["type"].as_str().unwrap().to_string(),
+                m["id"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Waits until the scripted model has been asked `n` times.
+async fn asked(model: &deskmate_llm::scripted::ScriptedServer, n: usize) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while model.request_count() < n {
+        assert!(std::time::Instant::now() < until, "the model was not asked");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test]
+async fn interrupt_stops_the_run_going_on_and_rollback_discards_it() {
+    let model = slow_model();
+    std::env::set_var("DESKMATE_LLM_API_KEY", "sk-api-test");
+    let s = server().await;
+    s.app
+        .chat()
+        .save_llm_settings("openai:scripted", Some(&model.base_url()))
+        .unwrap();
+    let json = Some("application/json");
+    let (_, thread, _) = send_typed(s.addr, "POST", "/threads", json, b"{}").await;
+    let tid = thread["thread_id"].as_str().unwrap().to_string();
+    let runs = format!("/threads/{tid}/runs");
+    let wait = format!("/threads/{tid}/runs/wait");
+
+    // An unknown strategy is refused before anything runs.
+    let (status, body, _) = send_typed(
+        s.addr,
+        "POST",
+        &wait,
+        json,
+        &run_body("你好", Some("shove")),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (422, Some("invalid")),
+        "{body}"
+    );
+    assert_eq!(model.request_count(), 0);
+
+    // Interrupt: the slow run is stopped where it is, its messages stay,
+    // and the new run answers after them.
+    let (status, first, _) =
+        send_typed(s.addr, "POST", &runs, json, &run_body("慢慢说", None)).await;
+    assert_eq!(status, 200, "{first}");
+    let first = first["run_id"].as_str().unwrap().to_string();
+    asked(&model, 1).await;
+    let (status, values, _) = send_typed(
+        s.addr,
+        "POST",
+        &wait,
+        json,
+        &run_body("你好", Some("interrupt")),
+    )
+    .await;
+    assert_eq!(status, 200, "{values}");
+    let after_interrupt = conversation(&values);
+    let kinds: Vec<&str> = after_interrupt.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(kinds.first(), Some(&"human"));
+    assert_eq!(&kinds[kinds.len() - 2..], ["human", "ai"], "{values}");
+    assert_eq!(
+        values["messages"][0]["content"], "慢慢说",
+        "the first run's message stays"
+    );
+    assert_eq!(
+        values["messages"].as_array().unwrap().last().unwrap()["content"],
+        "pong"
+    );
+    let (_, run, _) = send_typed(s.addr, "GET", &format!("{runs}/{first}"), None, b"").await;
+    assert_eq!(run["status"], "interrupted", "{run}");
+
+    // Rollback: the slow run is stopped and discarded with what it wrote;
+    // the thread goes on from where it was before it.
+    let (status, second, _) =
+        send_typed(s.addr, "POST", &runs, json, &run_body("慢慢说", None)).await;
+    assert_eq!(status, 200, "{second}");
+    let second = second["run_id"].as_str().unwrap().to_string();
+    asked(&model, 3).await;
+    let (status, values, _) = send_typed(
+        s.addr,
+        "POST",
+        &wait,
+        json,
+        &run_body("再见", Some("rollback")),
+    )
+    .await;
+    assert_eq!(status, 200, "{values}");
+    let after_rollback = conversation(&values);
+    assert_eq!(
+        after_rollback[..after_rollback.len() - 2],
+        after_interrupt[..],
+        "the rolled-back run left nothing: {values}"
+    );
+    let last_two: Vec<&Value> = values["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .take(2)
+        .collect();
+    assert_eq!(
+        (
+            last_two[1]["content"].as_str(),
+            last_two[0]["content"].as_str()
+        ),
+        (Some("再见"), Some("pong"))
+    );
+    let (status, _, _) = send_typed(s.addr, "GET", &format!("{runs}/{second}"), None, b"").await;
+    assert_eq!(status, 404, "the rolled-back run is gone");
+    let (status, _, raw) = send_typed(s.addr, "GET", &runs, None, b"").await;
+    assert_eq!(status, 200);
+    assert!(raw.contains(&first) && !raw.contains(&second), "{raw}");
+    // The new run's model saw the thread without the discarded run's
+    // message: one 慢慢说 (the interrupted run's), not two.
+    let requests = model.requests();
+    assert_eq!(requests.len(), 4);
+    let slow_asks = requests[3].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user" && m["content"].to_string().contains("慢慢说"))
+        .count();
+    assert_eq!(slow_asks, 1, "{}", requests[3].body);
 }
