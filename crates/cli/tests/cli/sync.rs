@@ -320,3 +320,83 @@ fn family_of_two(
     assert_eq!(json(&out.get_output().stdout)["family_id"], family);
     tablet_cmd(tablet).args(["sync", "on"]).assert().success();
 }
+
+#[test]
+fn a_second_parent_invited_by_email_joins_and_sees_the_children() {
+    let server = SyncServer::start(&server_bin(), &cluster().database(), &[]);
+    let desk = tempfile::tempdir().unwrap();
+    let laptop = tempfile::tempdir().unwrap();
+    add_child(desk.path());
+    deskmate(desk.path())
+        .args(["account", "signup", "--server", &server.url])
+        .args(["--email", "gao@example.com", "--password", "correct horse"])
+        .assert()
+        .success();
+    deskmate(desk.path())
+        .args(["sync", "on"])
+        .assert()
+        .success();
+    deskmate(desk.path())
+        .args(["sync", "now"])
+        .assert()
+        .success();
+    let out = deskmate(desk.path())
+        .args(["account", "invite", "--email", "lan@example.com", "--json"])
+        .assert()
+        .success();
+    let code = json(&out.get_output().stdout)["code"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // The code is for lan@ only.
+    let wrong = deskmate(laptop.path())
+        .args(["account", "accept", &code, "--server", &server.url])
+        .args(["--email", "someone@example.com", "--password", "orchid tea"])
+        .assert()
+        .failure();
+    assert!(
+        String::from_utf8_lossy(&wrong.get_output().stderr).contains("for another email"),
+        "{}",
+        String::from_utf8_lossy(&wrong.get_output().stderr)
+    );
+    deskmate(laptop.path())
+        .args(["account", "accept", &code, "--server", &server.url])
+        .args(["--email", "lan@example.com", "--password", "orchid tea"])
+        .assert()
+        .success();
+    let out = deskmate(laptop.path())
+        .args(["account", "status", "--json"])
+        .assert()
+        .success();
+    let status = json(&out.get_output().stdout);
+    assert_eq!(status["account"]["role"], "parent");
+    assert_eq!(status["account"]["email"], "lan@example.com");
+    deskmate(laptop.path())
+        .args(["sync", "on"])
+        .assert()
+        .success();
+    deskmate(laptop.path())
+        .args(["sync", "now"])
+        .assert()
+        .success();
+    let out = deskmate(laptop.path())
+        .args(["profiles", "list", "--json"])
+        .assert()
+        .success();
+    let names: Vec<String> = json(&out.get_output().stdout)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        names,
+        ["小明"],
+        "the family's child reached the second parent"
+    );
+    let out = deskmate(desk.path())
+        .args(["account", "invitations", "--json"])
+        .assert()
+        .success();
+    assert!(json(&out.get_output().stdout)[0]["accepted_at"].is_string());
+}
