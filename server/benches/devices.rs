@@ -45,7 +45,12 @@ fn client(source: Ipv4Addr) -> Result<reqwest::Client, String> {
         .map_err(|e| e.to_string())
 }
 
-async fn post(http: &reqwest::Client, url: String, token: Option<&str>, body: &Value) -> Result<Value, String> {
+async fn post(
+    http: &reqwest::Client,
+    url: String,
+    token: Option<&str>,
+    body: &Value,
+) -> Result<Value, String> {
     let mut rb = http.post(&url).json(body);
     if let Some(t) = token {
         rb = rb.bearer_auth(t);
@@ -135,7 +140,9 @@ impl Device {
             &body,
         )
         .await?;
-        r["accepted"].as_u64().ok_or_else(|| format!("push answered {r}"))
+        r["accepted"]
+            .as_u64()
+            .ok_or_else(|| format!("push answered {r}"))
     }
 
     /// Pulls every page after `after`; returns the change ids in order, the
@@ -234,7 +241,11 @@ fn postgres_cpu(postmaster: u32, tick: f64) -> f64 {
     let mut total = cpu_secs(postmaster, tick);
     if let Ok(dir) = std::fs::read_dir("/proc") {
         for entry in dir.flatten() {
-            let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|s| s.parse::<u32>().ok())
+            else {
                 continue;
             };
             if ppid(pid) == Some(postmaster) {
@@ -275,7 +286,12 @@ async fn bench() -> Result<(), String> {
         .arg("CLK_TCK")
         .output()
         .ok()
-        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse::<f64>().ok())
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
         .unwrap_or(100.0);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let db = cluster().database();
@@ -356,7 +372,9 @@ async fn bench() -> Result<(), String> {
             let d = d.clone();
             tokio::spawn(async move {
                 let t = Instant::now();
-                d.pull_all(0).await.map(|(ids, _, req)| (ids.len(), req, t.elapsed()))
+                d.pull_all(0)
+                    .await
+                    .map(|(ids, _, req)| (ids.len(), req, t.elapsed()))
             })
         })
         .collect();
@@ -364,7 +382,10 @@ async fn bench() -> Result<(), String> {
     for t in tasks {
         let (n, req, took) = t.await.map_err(|e| e.to_string())??;
         if n != 2 * ROUNDS * BATCH {
-            return Err(format!("a catch-up pulled {n} changes, not {}", 2 * ROUNDS * BATCH));
+            return Err(format!(
+                "a catch-up pulled {n} changes, not {}",
+                2 * ROUNDS * BATCH
+            ));
         }
         caught += n;
         requests2 += req;
@@ -442,7 +463,10 @@ async fn bench() -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("bench: no runtime: {e}");
