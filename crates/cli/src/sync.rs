@@ -365,7 +365,7 @@ pub fn run_sync(app: &Deskmate, cmd: SyncCmd) -> anyhow::Result<ExitCode> {
             }
         }
         SyncCmd::Status { json } => {
-            let s = sync.state()?;
+            let s = app.sync_status()?.state;
             if json {
                 output::json(&s)?;
             } else {
@@ -375,9 +375,22 @@ pub fn run_sync(app: &Deskmate, cmd: SyncCmd) -> anyhow::Result<ExitCode> {
                     s.pending,
                     s.last_sync_at.as_deref().unwrap_or("never"),
                     s.last_error
+                        .as_deref()
                         .map(|e| format!("; last error: {e}"))
                         .unwrap_or_default()
                 );
+                if let Some(b) = s.background {
+                    println!(
+                        "in the background (the window or `deskmate serve`): {} at {}{}",
+                        b.round,
+                        b.at.as_deref().unwrap_or("?"),
+                        match (b.error, b.retry_in_ms) {
+                            (Some(e), Some(ms)) => format!(" ({e}; next try in {} s)", ms / 1000),
+                            (Some(e), None) => format!(" ({e})"),
+                            _ => format!(": sent {}, applied {}", b.pushed, b.applied),
+                        }
+                    );
+                }
             }
         }
         SyncCmd::On { transcripts } => {

@@ -316,6 +316,13 @@ impl<V: TokenVault> Sync<V> {
             .with_conn(|c| local::enable(c, transcripts).map_err(store_err))?)
     }
 
+    /// Keeps a background round for the status line (`LocalState::background`).
+    pub fn record_background(&self, round: &background::Round) -> SyncResult<()> {
+        Ok(self
+            .store
+            .with_conn(|c| local::record_background(c, &round.view()).map_err(store_err))?)
+    }
+
     /// Turns sync off; nothing is sent or received until it is on again.
     pub fn disable(&self) -> SyncResult<()> {
         Ok(self

@@ -400,3 +400,90 @@ fn a_second_parent_invited_by_email_joins_and_sees_the_children() {
         .success();
     assert!(json(&out.get_output().stdout)[0]["accepted_at"].is_string());
 }
+
+fn sync_status(dir: &std::path::Path) -> serde_json::Value {
+    let out = deskmate(dir)
+        .args(["sync", "status", "--json"])
+        .assert()
+        .success();
+    json(&out.get_output().stdout)
+}
+
+#[test]
+fn deskmate_serve_keeps_the_device_in_step_and_one_shot_commands_do_not() {
+    use std::process::{Command, Stdio};
+    let server = SyncServer::start(&server_bin(), &cluster().database(), &[]);
+    let desk = tempfile::tempdir().unwrap();
+    let tablet = tempfile::tempdir().unwrap();
+    add_child(desk.path());
+    family_of_two(
+        &server,
+        "serve@example.com",
+        desk.path(),
+        tablet.path(),
+        deskmate,
+    );
+    deskmate(desk.path())
+        .args(["sync", "now"])
+        .assert()
+        .success();
+    deskmate(tablet.path())
+        .args(["sync", "now"])
+        .assert()
+        .success();
+    deskmate(tablet.path())
+        .args([
+            "recite",
+            "attempt",
+            "--profile",
+            "小明",
+            "--material",
+            "静夜思",
+        ])
+        .args(["--transcript", "床前明月光，疑是地上霜。"])
+        .assert()
+        .success();
+    // One-shot commands run no loop: the attempt (with what it wrote
+    // besides) waits, no round was kept.
+    let before = sync_status(tablet.path());
+    let waiting = before["pending"].as_i64().unwrap();
+    assert!(waiting >= 1, "{before}");
+    assert!(before["background"].is_null(), "{before}");
+
+    // `deskmate serve` runs it: its first round sends the attempt.
+    let mut serve = Command::new(assert_cmd::cargo::cargo_bin("deskmate"))
+        .arg("--data-dir")
+        .arg(tablet.path())
+        .env_remove("DESKMATE_DATA_DIR")
+        .args(["serve", "--port", "0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let status = loop {
+        let s = sync_status(tablet.path());
+        if s["background"]["round"] == "synced" && s["pending"] == 0 {
+            break s;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "serve did not sync within 30 s: {s}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    assert_eq!(status["background"]["pushed"], waiting, "{status}");
+    assert!(status["background"]["at"].is_string(), "{status}");
+    // Ctrl-C stops serve and its loop; it ends cleanly.
+    let stopped = Command::new("kill")
+        .args(["-INT", &serve.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+    assert!(serve.wait().unwrap().success());
+    let out = deskmate(desk.path())
+        .args(["sync", "now", "--json"])
+        .assert()
+        .success();
+    assert_eq!(json(&out.get_output().stdout)["applied"], waiting);
+}
