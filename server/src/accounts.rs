@@ -29,7 +29,7 @@ use crate::{db, AppState, Auth};
 const LOGIN_LIMIT: i64 = 10;
 const LOGIN_WINDOW_SECS: f64 = 300.0;
 
-fn check_email(email: &str) -> ApiResult<String> {
+pub(crate) fn check_email(email: &str) -> ApiResult<String> {
     let email = email.trim();
     let ok = email.len() <= 254
         && email
@@ -43,7 +43,7 @@ fn check_email(email: &str) -> ApiResult<String> {
     Ok(email.to_lowercase())
 }
 
-fn check_device_name(name: &str) -> ApiResult<String> {
+pub(crate) fn check_device_name(name: &str) -> ApiResult<String> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 80 {
         return Err(ApiError::BadRequest(
@@ -53,7 +53,7 @@ fn check_device_name(name: &str) -> ApiResult<String> {
     Ok(name.to_string())
 }
 
-async fn hash_password(password: String) -> ApiResult<String> {
+pub(crate) async fn hash_password(password: String) -> ApiResult<String> {
     tokio::task::spawn_blocking(move || {
         let salt = SaltString::generate(&mut OsRng);
         Argon2::default()
@@ -65,7 +65,7 @@ async fn hash_password(password: String) -> ApiResult<String> {
     .map_err(|e| ApiError::Internal(e.to_string()))?
 }
 
-async fn password_matches(password: String, stored: String) -> ApiResult<bool> {
+pub(crate) async fn password_matches(password: String, stored: String) -> ApiResult<bool> {
     tokio::task::spawn_blocking(move || {
         let parsed = PasswordHash::new(&stored).map_err(|e| ApiError::Internal(e.to_string()))?;
         Ok(Argon2::default()
@@ -299,8 +299,12 @@ pub async fn status(State(state): State<AppState>, auth: Auth) -> ApiResult<Json
     let mut client = state.db().await?;
     let tx = auth.transaction(&mut client).await?;
     let family = tx
-        .query_one("SELECT name FROM families WHERE id = $1", &[&auth.0.fam])
+        .query_one(
+            "SELECT name, owner_account FROM families WHERE id = $1",
+            &[&auth.0.fam],
+        )
         .await?;
+    let owner: Uuid = family.get(1);
     let email = match auth.0.acc {
         Some(acc) => tx
             .query_opt(
@@ -318,5 +322,12 @@ pub async fn status(State(state): State<AppState>, auth: Auth) -> ApiResult<Json
         device_id: auth.0.dev.to_string(),
         account_id: auth.0.acc.map(|a| a.to_string()),
         email,
+        role: auth.0.acc.map(|a| {
+            if a == owner {
+                "owner".to_string()
+            } else {
+                "parent".to_string()
+            }
+        }),
     }))
 }

@@ -16,10 +16,16 @@ use uuid::Uuid;
 use crate::error::{ApiError, ApiResult};
 
 /// The schema, in order. Append; never edit an applied one.
-const MIGRATIONS: &[(&str, &str)] = &[(
-    "0001_families",
-    include_str!("../migrations/0001_families.sql"),
-)];
+const MIGRATIONS: &[(&str, &str)] = &[
+    (
+        "0001_families",
+        include_str!("../migrations/0001_families.sql"),
+    ),
+    (
+        "0002_invitations",
+        include_str!("../migrations/0002_invitations.sql"),
+    ),
+];
 
 /// Opens the pool. Fails in plain words when the URL does not parse.
 pub fn pool(database_url: &str, size: usize) -> anyhow::Result<Pool> {

@@ -10,6 +10,7 @@ pub mod accounts;
 pub mod db;
 pub mod devices;
 pub mod error;
+pub mod invitations;
 pub mod sync;
 pub mod token;
 
@@ -154,6 +155,12 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/accounts/logout", post(accounts::logout))
         .route("/v1/accounts/me", get(accounts::status))
         .route("/v1/tokens/refresh", post(accounts::refresh))
+        .route(
+            "/v1/invitations",
+            post(invitations::create).get(invitations::list),
+        )
+        .route("/v1/invitations/accept", post(invitations::accept))
+        .route("/v1/invitations/{id}", delete(invitations::withdraw))
         .route("/v1/pairing-codes", post(devices::create_code))
         .route("/v1/devices/pair", post(devices::pair))
         .route("/v1/devices", get(devices::list))

@@ -312,6 +312,7 @@ async fn a_second_familys_valid_token_reaches_nothing_of_the_first() {
         "accounts",
         "families",
         "pairing_codes",
+        "invitations",
     ] {
         let column = if table == "families" {
             "id"
@@ -489,6 +490,186 @@ async fn the_server_killed_mid_push_loses_and_doubles_nothing() {
     let ids: HashSet<&str> = all.iter().map(|c| c.change.change_id.as_str()).collect();
     assert_eq!(all.len(), 500);
     assert_eq!(ids.len(), 500);
+}
+
+async fn accept(base: &str, code: &str, email: &str, password: &str) -> (StatusCode, Value) {
+    post(
+        &reqwest::Client::new(),
+        format!("{base}/v1/invitations/accept"),
+        json!({"code": code, "email": email, "password": password, "device_name": "laptop"}),
+    )
+    .await
+}
+
+fn device(base: &str, body: Value) -> Device {
+    Device {
+        http: reqwest::Client::new(),
+        base: base.to_string(),
+        tokens: serde_json::from_value(body).unwrap(),
+    }
+}
+
+#[tokio::test]
+async fn a_second_parent_joins_by_invitation_once_before_it_expires() {
+    let (a, db) = server(&[]);
+    let li = signup(&a.url, "li@example.com").await;
+    let tablet = li.pair_tablet().await;
+    let attempt_on_tablet = attempt(3);
+    tablet.push(std::slice::from_ref(&attempt_on_tablet)).await;
+
+    // Only the owner invites: not the child's tablet.
+    assert_eq!(
+        tablet
+            .post("/v1/invitations", json!({"email": "mei@example.com"}))
+            .await
+            .0,
+        StatusCode::FORBIDDEN
+    );
+    let (s, inv) = li
+        .post("/v1/invitations", json!({"email": "Mei@Example.com"}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{inv}");
+    let code = inv["code"].as_str().unwrap().to_string();
+    assert_eq!(code.len(), 14, "XXXX-XXXX-XXXX: {code}");
+    assert_eq!(inv["email"], "mei@example.com");
+
+    // Another family sees none of it, cannot withdraw it, and its parent
+    // cannot take it with their own account.
+    let zhao = signup(&a.url, "zhao@example.com").await;
+    zhao.push(&[attempt(1)]).await;
+    let (s, theirs) = zhao.get("/v1/invitations").await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(theirs, json!([]));
+    let (s, _) = zhao
+        .delete(&format!("/v1/invitations/{}", inv["id"].as_str().unwrap()))
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    let (s, body) = accept(&a.url, &code, "zhao@example.com", "correct horse").await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED, "{body}");
+
+    // The invited person signs up through it (code typed in lower case).
+    let (s, body) = accept(
+        &a.url,
+        &code.to_lowercase(),
+        "mei@example.com",
+        "plum blossom",
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    let mei = device(&a.url, body);
+    assert_eq!(mei.tokens.family_id, li.tokens.family_id);
+    let (_, me) = mei.get("/v1/accounts/me").await;
+    assert_eq!(me["role"], "parent");
+    assert_eq!(me["email"], "mei@example.com");
+    assert_eq!(li.get("/v1/accounts/me").await.1["role"], "owner");
+    // A parent: sees the family's log, pairs devices, but does not invite.
+    let (seen, _) = mei.pull_all(0, 100).await;
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].change, attempt_on_tablet);
+    assert_eq!(
+        mei.post("/v1/pairing-codes", json!({})).await.0,
+        StatusCode::OK
+    );
+    assert_eq!(
+        mei.post("/v1/invitations", json!({"email": "x@example.com"}))
+            .await
+            .0,
+        StatusCode::FORBIDDEN
+    );
+    // Single use.
+    let (s, _) = accept(&a.url, &code, "mei@example.com", "plum blossom").await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    // Mei now signs in like any parent.
+    let (s, body) = post(
+        &reqwest::Client::new(),
+        format!("{}/v1/accounts/login", a.url),
+        json!({"email": "mei@example.com", "password": "plum blossom", "device_name": "phone"}),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    assert_eq!(body["family_id"], li.tokens.family_id.as_str());
+    let (_, list) = li.get("/v1/invitations").await;
+    assert!(list[0]["accepted_at"].is_string(), "{list}");
+    assert!(
+        list[0]["code"].is_null(),
+        "a listed invitation shows no code"
+    );
+    // Inviting a parent who is already one is refused.
+    assert_eq!(
+        li.post("/v1/invitations", json!({"email": "mei@example.com"}))
+            .await
+            .0,
+        StatusCode::CONFLICT
+    );
+
+    // An invitation past its time is refused.
+    let (_, late) = li
+        .post("/v1/invitations", json!({"email": "wen@example.com"}))
+        .await;
+    let (owner, conn) = tokio_postgres::connect(&db, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    owner
+        .execute(
+            "UPDATE invitations SET expires_at = now() - interval '1 second'
+             WHERE id = $1::text::uuid",
+            &[&late["id"].as_str().unwrap()],
+        )
+        .await
+        .unwrap();
+    let (s, body) = accept(
+        &a.url,
+        late["code"].as_str().unwrap(),
+        "wen@example.com",
+        "correct horse",
+    )
+    .await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    assert!(
+        body["message"].as_str().unwrap().contains("expired"),
+        "{body}"
+    );
+
+    // Someone who signed up alone before being invited brings their account.
+    let solo = signup(&a.url, "solo@example.com").await;
+    let (_, inv) = li
+        .post("/v1/invitations", json!({"email": "solo@example.com"}))
+        .await;
+    let code = inv["code"].as_str().unwrap();
+    let (s, _) = accept(&a.url, code, "solo@example.com", "wrong password").await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    let (s, body) = accept(&a.url, code, "solo@example.com", "correct horse").await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    assert_eq!(body["family_id"], li.tokens.family_id.as_str());
+    assert_eq!(
+        solo.get("/v1/accounts/me").await.0,
+        StatusCode::UNAUTHORIZED,
+        "the old family's session ended"
+    );
+    // A parent of a family with records of its own is not torn out of it.
+    let (_, inv) = li
+        .post("/v1/invitations", json!({"email": "zhao@example.com"}))
+        .await;
+    let (s, body) = accept(
+        &a.url,
+        inv["code"].as_str().unwrap(),
+        "zhao@example.com",
+        "correct horse",
+    )
+    .await;
+    assert_eq!(s, StatusCode::CONFLICT, "{body}");
+    let (_, me) = zhao.get("/v1/accounts/me").await;
+    assert_eq!(me["family_id"], zhao.tokens.family_id.as_str());
+    assert_eq!(zhao.pull_all(0, 10).await.0.len(), 1);
+    let (_, parents) = li.get("/v1/devices").await;
+    let kinds: Vec<&str> = parents
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["parent", "paired", "parent", "parent", "parent"]);
 }
 
 #[tokio::test]

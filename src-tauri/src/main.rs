@@ -73,10 +73,18 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             }
             // Due reviews at start and then hourly (reviews://due, reminders).
             app.follow_reviews(deskmate_app::review_reminders::REVIEWS_EVERY)?;
+            // The family's devices kept in step while the window is open
+            // (idle while sync is off); stopped when it closes, below.
+            app.start_sync()?;
             Ok(())
         })
-        .manage(app)
+        .manage(app.clone())
         .invoke_handler(commands::handler())
-        .run(tauri::generate_context!())?;
+        .build(tauri::generate_context!())?
+        .run(move |_, event| {
+            if let tauri::RunEvent::Exit = event {
+                app.stop_sync();
+            }
+        });
     Ok(())
 }

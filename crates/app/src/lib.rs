@@ -10,6 +10,7 @@ pub mod doctor;
 mod error;
 pub mod events;
 pub mod family;
+pub mod family_sync;
 pub mod handoff;
 pub mod knowledge;
 pub mod lamp;
@@ -61,6 +62,8 @@ pub struct Deskmate {
     bus: events::EventBus,
     /// The talk button's listening, by child (its stop buttons).
     talks: talk::Talks,
+    /// The family's background sync, when a long-running front end started it.
+    sync_loop: family_sync::SyncLoop,
 }
 
 impl Deskmate {
@@ -92,6 +95,7 @@ impl Deskmate {
             chat,
             bus,
             talks: talk::Talks::default(),
+            sync_loop: family_sync::SyncLoop::default(),
         };
         library::sync_builtin(&app.store)?;
         Ok(app)

@@ -36,6 +36,9 @@ pub fn run(app: &Deskmate, args: ServeArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     app.chat().recover_runs()?;
+    // A long-running front end keeps the family's devices in step (it idles
+    // while sync is off).
+    app.start_sync()?;
     let rt = crate::runtime()?;
     rt.block_on(async {
         let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))
@@ -46,12 +49,16 @@ pub fn run(app: &Deskmate, args: ServeArgs) -> anyhow::Result<ExitCode> {
             "deskmate serve: listening on http://{addr} (token: deskmate serve --print-token)"
         );
         let security = deskmate_api::Security::new(&token, &args.host);
-        tokio::select! {
+        let outcome = tokio::select! {
             served = deskmate_api::serve(app.clone(), listener, security) => {
-                served.context("the server stopped")?;
+                served.context("the server stopped")
             }
-            _ = tokio::signal::ctrl_c() => eprintln!("deskmate serve: stopped"),
-        }
-        Ok(ExitCode::SUCCESS)
+            _ = tokio::signal::ctrl_c() => {
+                eprintln!("deskmate serve: stopped");
+                Ok(())
+            }
+        };
+        app.stop_sync();
+        outcome.map(|()| ExitCode::SUCCESS)
     })
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Subcommand;
 use deskmate_app::Deskmate;
-use deskmate_protocol::sync::{LoginRequest, PairRequest, SignupRequest};
+use deskmate_protocol::sync::{AcceptRequest, LoginRequest, PairRequest, SignupRequest};
 use deskmate_sync::background::{Cadence, Round};
 use deskmate_sync::{KeyringVault, Sync};
 
@@ -33,6 +33,36 @@ pub enum AccountCmd {
     },
     /// Sign this device in with a parent's account.
     Login {
+        #[arg(long)]
+        server: String,
+        #[arg(long)]
+        email: String,
+        #[arg(long, env = "DESKMATE_PASSWORD", hide_env_values = true)]
+        password: String,
+        #[arg(long, default_value = "desktop")]
+        device_name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The family's owner invites a second parent by email; prints the
+    /// one-time code (7 days) to pass on to them.
+    Invite {
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The family's invitations: to whom, until when, whether accepted.
+    Invitations {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Join a family as its second parent with the code of an invitation to
+    /// this email (a new account, or yours if it is alone in a family of its
+    /// own with nothing synced); signs this device in.
+    Accept {
+        /// The invitation's code (XXXX-XXXX-XXXX).
+        code: String,
         #[arg(long)]
         server: String,
         #[arg(long)]
@@ -171,6 +201,64 @@ pub fn run_account(app: &Deskmate, cmd: AccountCmd) -> anyhow::Result<ExitCode> 
                 println!("signed in; family {}", t.family_id);
             }
         }
+        AccountCmd::Invite { email, json } => {
+            let inv = rt.block_on(sync.invite(&email))?;
+            if json {
+                output::json(&inv)?;
+            } else {
+                println!(
+                    "invitation for {} (until {}): on their device they run",
+                    inv.email, inv.expires_at
+                );
+                println!(
+                    "  deskmate account accept {} --server URL --email {}",
+                    inv.code.unwrap_or_default(),
+                    inv.email
+                );
+            }
+        }
+        AccountCmd::Invitations { json } => {
+            let list = rt.block_on(sync.invitations())?;
+            if json {
+                output::json(&list)?;
+            } else {
+                for i in list {
+                    let state = match i.accepted_at {
+                        Some(at) => format!("accepted {at}"),
+                        None => format!("open until {}", i.expires_at),
+                    };
+                    println!("{}  {} ({state})", i.id, i.email);
+                }
+            }
+        }
+        AccountCmd::Accept {
+            code,
+            server,
+            email,
+            password,
+            device_name,
+            json,
+        } => {
+            let t = rt.block_on(sync.accept(
+                &server,
+                AcceptRequest {
+                    code,
+                    email,
+                    password,
+                    device_name,
+                },
+            ))?;
+            if json {
+                output::json(
+                    &serde_json::json!({"family_id": t.family_id, "device_id": t.device_id}),
+                )?;
+            } else {
+                println!(
+                    "joined family {} as a parent — turn sync on with `deskmate sync on`",
+                    t.family_id
+                );
+            }
+        }
         AccountCmd::Logout => {
             rt.block_on(sync.logout())?;
             println!("signed out; sync is off");
@@ -193,9 +281,10 @@ pub fn run_account(app: &Deskmate, cmd: AccountCmd) -> anyhow::Result<ExitCode> 
                 match remote {
                     None => println!("not signed in"),
                     Some(Ok(a)) => println!(
-                        "signed in to {} as {} (family {}, this device {})",
+                        "signed in to {} as {}{} (family {}, this device {})",
                         local.server_url.unwrap_or_default(),
                         a.email.unwrap_or_else(|| "a paired device".into()),
+                        a.role.map(|r| format!(", {r}")).unwrap_or_default(),
                         a.family_name,
                         a.device_id
                     ),
@@ -276,7 +365,7 @@ pub fn run_sync(app: &Deskmate, cmd: SyncCmd) -> anyhow::Result<ExitCode> {
             }
         }
         SyncCmd::Status { json } => {
-            let s = sync.state()?;
+            let s = app.sync_status()?.state;
             if json {
                 output::json(&s)?;
             } else {
@@ -286,9 +375,22 @@ pub fn run_sync(app: &Deskmate, cmd: SyncCmd) -> anyhow::Result<ExitCode> {
                     s.pending,
                     s.last_sync_at.as_deref().unwrap_or("never"),
                     s.last_error
+                        .as_deref()
                         .map(|e| format!("; last error: {e}"))
                         .unwrap_or_default()
                 );
+                if let Some(b) = s.background {
+                    println!(
+                        "in the background (the window or `deskmate serve`): {} at {}{}",
+                        b.round,
+                        b.at.as_deref().unwrap_or("?"),
+                        match (b.error, b.retry_in_ms) {
+                            (Some(e), Some(ms)) => format!(" ({e}; next try in {} s)", ms / 1000),
+                            (Some(e), None) => format!(" ({e})"),
+                            _ => format!(": sent {}, applied {}", b.pushed, b.applied),
+                        }
+                    );
+                }
             }
         }
         SyncCmd::On { transcripts } => {

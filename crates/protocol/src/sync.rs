@@ -78,6 +78,42 @@ pub struct AccountStatus {
     pub account_id: Option<String>,
     #[serde(default)]
     pub email: Option<String>,
+    /// `owner` (signed the family up), `parent` (joined by invitation) or
+    /// absent for a paired device.
+    #[serde(default)]
+    pub role: Option<String>,
+}
+
+/// The family's owner invites a second parent by email.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct InviteRequest {
+    pub email: String,
+}
+
+/// An invitation as the family sees it; `code` only in the answer that
+/// made it (the server keeps a hash).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Invitation {
+    pub id: String,
+    pub email: String,
+    #[serde(default)]
+    pub code: Option<String>,
+    /// RFC 3339 UTC.
+    pub expires_at: String,
+    /// RFC 3339 UTC, once accepted.
+    #[serde(default)]
+    pub accepted_at: Option<String>,
+}
+
+/// The invited person joins the family as a parent: a new account with the
+/// invited email, or the account they already have with that email when it
+/// is alone in a family of its own with nothing synced yet.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct AcceptRequest {
+    pub code: String,
+    pub email: String,
+    pub password: String,
+    pub device_name: String,
 }
 
 /// One device of the family.

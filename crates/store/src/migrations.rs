@@ -27,6 +27,7 @@ const SCHEMA: &[&str] = &[
     include_str!("../migrations/0017_memories.sql"),
     include_str!("../migrations/0020_routines.sql"),
     include_str!("../migrations/0021_sync_more.sql"),
+    include_str!("../migrations/0022_sync_background.sql"),
     include_str!("../migrations/0023_memory_extractions.sql"),
 ];
 

@@ -10,6 +10,8 @@
 //! [`Cadence::max_backoff`], and goes back to the normal cadence after the
 //! first round that works. Sync turned off or the device signed out is not a
 //! failure: the loop idles at the normal cadence until a parent turns it on.
+//! Each round is kept in the store ([`RoundView`], `sync_state.background`),
+//! so a status line in another process can show how syncing goes.
 
 use std::time::Duration;
 
@@ -68,9 +70,75 @@ pub enum Round {
     },
 }
 
+/// A round as a status line shows it, and as the store keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RoundView {
+    /// `synced`, `idle` or `failed`.
+    pub round: String,
+    /// When the round ended (RFC 3339 UTC), stamped by the store.
+    #[serde(default)]
+    pub at: Option<String>,
+    /// Changes sent and applied (a round that synced).
+    #[serde(default)]
+    pub pushed: u32,
+    #[serde(default)]
+    pub applied: usize,
+    /// Why it did not sync (idle or failed), in plain words.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// Failed rounds in a row.
+    #[serde(default)]
+    pub failures: u32,
+    /// The wait before the next try (failed rounds), ms.
+    #[serde(default)]
+    pub retry_in_ms: Option<u64>,
+}
+
+impl Round {
+    /// The round for a status line.
+    pub fn view(&self) -> RoundView {
+        let base = |round: &str| RoundView {
+            round: round.to_string(),
+            at: None,
+            pushed: 0,
+            applied: 0,
+            error: None,
+            failures: 0,
+            retry_in_ms: None,
+        };
+        match self {
+            Round::Synced(r) => RoundView {
+                pushed: r.pushed,
+                applied: r.applied,
+                ..base("synced")
+            },
+            Round::Idle(e) => RoundView {
+                error: Some(e.to_string()),
+                ..base("idle")
+            },
+            Round::Failed {
+                error,
+                failures,
+                retry_in,
+            } => RoundView {
+                error: Some(error.to_string()),
+                failures: *failures,
+                retry_in_ms: Some(u64::try_from(retry_in.as_millis()).unwrap_or(u64::MAX)),
+                ..base("failed")
+            },
+        }
+    }
+}
+
 /// Keeps syncing until the returned future is dropped (select it against a
 /// shutdown signal). `on_round` hears every round that ran.
 pub async fn run<V: TokenVault>(sync: &Sync<V>, cadence: Cadence, mut on_round: impl FnMut(Round)) {
+    let mut on_round = |round: Round| {
+        if let Err(e) = sync.record_background(&round) {
+            tracing::warn!("cannot keep the sync round for the status line: {e}");
+        }
+        on_round(round);
+    };
     let mut failures: u32 = 0;
     // A round at once: a device that was off for days catches up on start.
     let mut due = tokio::time::Instant::now();

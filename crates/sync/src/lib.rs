@@ -21,8 +21,9 @@ pub mod local;
 pub mod vault;
 
 use deskmate_protocol::sync::{
-    AccountStatus, DeviceView, LoginRequest, PairRequest, PairingCode, PullResponse, PushRequest,
-    PushResponse, RefreshRequest, SignupRequest, TokenPair, MAX_PAGE,
+    AcceptRequest, AccountStatus, DeviceView, Invitation, InviteRequest, LoginRequest, PairRequest,
+    PairingCode, PullResponse, PushRequest, PushResponse, RefreshRequest, SignupRequest, TokenPair,
+    MAX_PAGE,
 };
 use deskmate_store::Store;
 use reqwest::StatusCode;
@@ -201,6 +202,13 @@ impl<V: TokenVault> Sync<V> {
         self.sign_in(server, "/v1/devices/pair", &req).await
     }
 
+    /// Joins a family as its second parent with an invitation's code (a new
+    /// account, or the one this email has when it is alone in a family of
+    /// its own); signs this device in.
+    pub async fn accept(&self, server: &str, req: AcceptRequest) -> SyncResult<TokenPair> {
+        self.sign_in(server, "/v1/invitations/accept", &req).await
+    }
+
     fn account(&self) -> SyncResult<(String, String, TokenPair)> {
         let s = self.state()?;
         let (Some(server), Some(vault_id)) = (s.server_url, s.vault_id) else {
@@ -274,6 +282,22 @@ impl<V: TokenVault> Sync<V> {
             .await
     }
 
+    /// The family's owner invites a second parent; the answer holds the
+    /// one-time code to pass on to them.
+    pub async fn invite(&self, email: &str) -> SyncResult<Invitation> {
+        let body = InviteRequest {
+            email: email.to_string(),
+        };
+        self.authed(|h, s| h.post(Self::url(s, "/v1/invitations")).json(&body))
+            .await
+    }
+
+    /// The family's invitations (without their codes).
+    pub async fn invitations(&self) -> SyncResult<Vec<Invitation>> {
+        self.authed(|h, s| h.get(Self::url(s, "/v1/invitations")))
+            .await
+    }
+
     pub async fn devices(&self) -> SyncResult<Vec<DeviceView>> {
         self.authed(|h, s| h.get(Self::url(s, "/v1/devices"))).await
     }
@@ -290,6 +314,13 @@ impl<V: TokenVault> Sync<V> {
         Ok(self
             .store
             .with_conn(|c| local::enable(c, transcripts).map_err(store_err))?)
+    }
+
+    /// Keeps a background round for the status line (`LocalState::background`).
+    pub fn record_background(&self, round: &background::Round) -> SyncResult<()> {
+        Ok(self
+            .store
+            .with_conn(|c| local::record_background(c, &round.view()).map_err(store_err))?)
     }
 
     /// Turns sync off; nothing is sent or received until it is on again.

@@ -36,12 +36,15 @@ pub struct LocalState {
     /// How far the server's clock is from this device's (ms, server minus
     /// device; 0 within a minute): added to the clock changes are stamped with.
     pub clock_offset_ms: i64,
+    /// The background loop's last round, whichever process runs it
+    /// (migration 0022); `None` before any loop ran here.
+    pub background: Option<crate::background::RoundView>,
 }
 
 pub fn state(conn: &Connection) -> SyncResult<LocalState> {
     let mut s = conn.query_row(
         "SELECT enabled, transcripts, server_url, vault_id, family_id, device_id, cursor,
-                last_sync_at, last_error, clock_offset_ms FROM sync_state WHERE id = 1",
+                last_sync_at, last_error, clock_offset_ms, background FROM sync_state WHERE id = 1",
         [],
         |r| {
             Ok(LocalState {
@@ -56,11 +59,28 @@ pub fn state(conn: &Connection) -> SyncResult<LocalState> {
                 last_error: r.get(8)?,
                 pending: 0,
                 clock_offset_ms: r.get(9)?,
+                background: r
+                    .get::<_, Option<String>>(10)?
+                    .and_then(|j| serde_json::from_str(&j).ok()),
             })
         },
     )?;
     s.pending = conn.query_row("SELECT count(*) FROM sync_outbox", [], |r| r.get(0))?;
     Ok(s)
+}
+
+/// Keeps the background loop's last round, stamped with the time now.
+pub fn record_background(
+    conn: &Connection,
+    round: &crate::background::RoundView,
+) -> SyncResult<()> {
+    let json = serde_json::to_string(round).map_err(|e| SyncError::Invalid(e.to_string()))?;
+    conn.execute(
+        "UPDATE sync_state SET background = json_set(?1, '$.at', strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+         WHERE id = 1",
+        [json],
+    )?;
+    Ok(())
 }
 
 /// Keeps how far the server's clock is from this device's. Every answer

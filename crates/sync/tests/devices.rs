@@ -18,11 +18,27 @@ use deskmate_testkit::postgres::{cluster, free_port};
 
 /// The server in this process, on `port`; abort the handle to take it down.
 async fn start_server(db: &str, port: u16) -> tokio::task::JoinHandle<()> {
+    start_server_with(
+        db,
+        port,
+        Duration::from_secs(900),
+        Duration::from_secs(86_400),
+    )
+    .await
+}
+
+/// As [`start_server`], with the tokens' lifetimes.
+async fn start_server_with(
+    db: &str,
+    port: u16,
+    access_ttl: Duration,
+    refresh_ttl: Duration,
+) -> tokio::task::JoinHandle<()> {
     let config = ServerConfig {
         database_url: db.to_string(),
         bind: SocketAddr::from(([127, 0, 0, 1], port)),
-        access_ttl: Duration::from_secs(900),
-        refresh_ttl: Duration::from_secs(86_400),
+        access_ttl,
+        refresh_ttl,
         pool_size: 4,
     };
     let handle = tokio::spawn(async move {
@@ -1223,4 +1239,168 @@ async fn memories_and_routines_sync_and_routine_runs_stay() {
     assert!(tab_store.memories().get(&memory.id).is_err());
     assert!(desk_store.routines().find("晚间复习").unwrap().is_none());
     assert_eq!(tab_store.memories().get(&sisters.id).unwrap().text, "乘法");
+}
+
+/// Adds `n` attempts of a child at a material in one transaction (each with
+/// its outbox entry, as the triggers write it); returns their ids.
+fn add_attempts(store: &Store, profile: &str, material: &str, n: usize) -> Vec<String> {
+    let ids: Vec<String> = (0..n).map(|_| uuid::Uuid::now_v7().to_string()).collect();
+    store
+        .with_conn(|c| {
+            let tx = c.unchecked_transaction()?;
+            for id in &ids {
+                tx.execute(
+                    "INSERT INTO recite_attempts (id, profile_id, material_id, mode, lang, transcript,
+                        units, correct, accuracy, pass_threshold, passed, duration_ms, session_id,
+                        attempt_no, purpose, created_at)
+                     VALUES (?1, ?2, ?3, 'text', 'zh', '', 20, 18, 90.0, 85.0, 1, 30000, ?4, 1,
+                        'learn', strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
+                    rusqlite::params![id, profile, material, uuid::Uuid::now_v7().to_string()],
+                )?;
+            }
+            tx.commit()?;
+            Ok(())
+        })
+        .unwrap();
+    ids
+}
+
+fn profile_names(store: &Store) -> Vec<String> {
+    let mut names: Vec<String> = store
+        .profiles()
+        .list()
+        .unwrap()
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
+    names.sort();
+    names
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_device_offline_for_days_catches_up_whole_in_order_once() {
+    use deskmate_protocol::sync::MAX_PAGE;
+    // Access tokens of a second and refresh tokens of four: "days" offline
+    // for the tokens, seconds for the test.
+    let db = cluster().database();
+    let port = free_port();
+    let _server =
+        start_server_with(&db, port, Duration::from_secs(1), Duration::from_secs(4)).await;
+    let url = format!("http://127.0.0.1:{port}");
+    let dir = tempfile::tempdir().unwrap();
+    let (desk_store, desk) = device(&dir, "desktop");
+    let (tab_store, tablet) = device(&dir, "tablet");
+    let child = desk_store
+        .profiles()
+        .add(NewProfile {
+            name: "小明".into(),
+            grade: Some(2),
+            ..Default::default()
+        })
+        .unwrap()
+        .id;
+    let poem = add_jing_ye_si(&desk_store).id;
+    join_family(&url, "away@example.com", &desk, &tablet).await;
+    settle(&desk, &tablet).await;
+    let tablet_device = tablet.state().unwrap().device_id.unwrap();
+
+    // The tablet goes offline; on it the child recites once.
+    let offline_attempt = add_attempt(&tab_store, &child, &poem, "床前明月光");
+    // The desktop goes on for "days": a new poem with many attempts at it
+    // (records pointing at a record made in the same stretch), and the
+    // child renamed again and again, over several rounds with expired
+    // access tokens in between, which the desktop refreshes.
+    let mut made = Vec::new();
+    let mut desk_changes = 0;
+    let mut new_poem = String::new();
+    for day in 0..4 {
+        if day == 0 {
+            new_poem = desk_store
+                .materials()
+                .add_custom(
+                    deskmate_store::NewMaterial {
+                        slug: Some("chun-xiao".into()),
+                        lang: "zh".into(),
+                        title: "春晓".into(),
+                        author: Some("孟浩然".into()),
+                        dynasty: Some("唐".into()),
+                        grade: Some(1),
+                        level: None,
+                        body: "春眠不觉晓，处处闻啼鸟。\n夜来风雨声，花落知多少。".into(),
+                    },
+                    None,
+                )
+                .unwrap()
+                .id;
+        }
+        made.extend(add_attempts(&desk_store, &child, &new_poem, 450));
+        for n in 0..5 {
+            rename(&desk_store, &child, &format!("小明{day}{n}"));
+        }
+        let report = desk.sync_now().await.unwrap();
+        desk_changes += report.pushed as usize;
+        tokio::time::sleep(Duration::from_millis(1_300)).await;
+    }
+    assert!(
+        desk_changes > 3 * MAX_PAGE,
+        "{desk_changes} changes: more than three pull pages"
+    );
+
+    // Its refresh token expired too: the tablet is signed out, not broken;
+    // what it made waits in its outbox.
+    let err = tablet.sync_now().await.unwrap_err();
+    assert!(matches!(err, SyncError::NotSignedIn), "{err}");
+    assert_eq!(tablet.state().unwrap().pending, 1);
+    // A parent pairs it again; it stays in the family, so its cursor stays.
+    let code = desk.pairing_code().await.unwrap();
+    tablet
+        .pair(
+            &url,
+            PairRequest {
+                code: code.code,
+                device_name: "tablet".into(),
+            },
+        )
+        .await
+        .unwrap();
+    assert_ne!(tablet.state().unwrap().device_id.unwrap(), tablet_device);
+    // One round: everything the desktop made, each once.
+    let report = tablet.sync_now().await.unwrap();
+    assert_eq!(report.pushed, 1);
+    assert_eq!(
+        report.applied, desk_changes,
+        "every change applied exactly once"
+    );
+    assert_eq!(tablet.state().unwrap().pending, 0);
+    // In order: the attempts found the poem they point at, and the child's
+    // name is the last one given, not an earlier one pulled after it.
+    let on_tablet: std::collections::HashSet<String> =
+        attempts(&tab_store).into_iter().map(|(id, _)| id).collect();
+    assert_eq!(on_tablet.len(), made.len() + 1);
+    assert!(made.iter().all(|id| on_tablet.contains(id)));
+    assert!(on_tablet.contains(&offline_attempt));
+    assert_eq!(profile_names(&tab_store), ["小明34"]);
+    // The review schedule, rebuilt from the merged attempts, counts each
+    // attempt at the new poem once.
+    let reps: Option<i64> = one(
+        &tab_store,
+        "SELECT reps FROM recite_reviews WHERE material_id = ?1",
+        &new_poem,
+    );
+    assert_eq!(reps, Some(i64::try_from(made.len()).unwrap()));
+    // The desktop gets the tablet's attempt (without its transcript); both
+    // hold the same attempts.
+    desk.sync_now().await.unwrap();
+    let ids =
+        |store: &Store| -> Vec<String> { attempts(store).into_iter().map(|(id, _)| id).collect() };
+    let (on_desk, on_tab) = (ids(&desk_store), ids(&tab_store));
+    assert!(
+        on_desk == on_tab,
+        "{} attempts on the desktop, {} on the tablet",
+        on_desk.len(),
+        on_tab.len()
+    );
+    // Nothing more comes on a second round, and a replay from 0 adds nothing.
+    assert_eq!(tablet.sync_now().await.unwrap().applied, 0);
+    replay_changes_nothing(&tab_store, &tablet).await;
 }

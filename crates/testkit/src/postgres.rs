@@ -239,6 +239,11 @@ impl SyncServer {
         }
     }
 
+    /// The server process's id (to read its CPU and memory in /proc).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// SIGKILL, no goodbye.
     pub fn kill(&mut self) {
         let _ = self.child.kill();

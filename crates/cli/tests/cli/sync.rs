@@ -320,3 +320,170 @@ fn family_of_two(
     assert_eq!(json(&out.get_output().stdout)["family_id"], family);
     tablet_cmd(tablet).args(["sync", "on"]).assert().success();
 }
+
+#[test]
+fn a_second_parent_invited_by_email_joins_and_sees_the_children() {
+    let server = SyncServer::start(&server_bin(), &cluster().database(), &[]);
+    let desk = tempfile::tempdir().unwrap();
+    let laptop = tempfile::tempdir().unwrap();
+    add_child(desk.path());
+    deskmate(desk.path())
+        .args(["account", "signup", "--server", &server.url])
+        .args(["--email", "gao@example.com", "--password", "correct horse"])
+        .assert()
+        .success();
+    deskmate(desk.path())
+        .args(["sync", "on"])
+        .assert()
+        .success();
+    deskmate(desk.path())
+        .args(["sync", "now"])
+        .assert()
+        .success();
+    let out = deskmate(desk.path())
+        .args(["account", "invite", "--email", "lan@example.com", "--json"])
+        .assert()
+        .success();
+    let code = json(&out.get_output().stdout)["code"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // The code is for lan@ only.
+    let wrong = deskmate(laptop.path())
+        .args(["account", "accept", &code, "--server", &server.url])
+        .args(["--email", "someone@example.com", "--password", "orchid tea"])
+        .assert()
+        .failure();
+    assert!(
+        String::from_utf8_lossy(&wrong.get_output().stderr).contains("for another email"),
+        "{}",
+        String::from_utf8_lossy(&wrong.get_output().stderr)
+    );
+    deskmate(laptop.path())
+        .args(["account", "accept", &code, "--server", &server.url])
+        .args(["--email", "lan@example.com", "--password", "orchid tea"])
+        .assert()
+        .success();
+    let out = deskmate(laptop.path())
+        .args(["account", "status", "--json"])
+        .assert()
+        .success();
+    let status = json(&out.get_output().stdout);
+    assert_eq!(status["account"]["role"], "parent");
+    assert_eq!(status["account"]["email"], "lan@example.com");
+    deskmate(laptop.path())
+        .args(["sync", "on"])
+        .assert()
+        .success();
+    deskmate(laptop.path())
+        .args(["sync", "now"])
+        .assert()
+        .success();
+    let out = deskmate(laptop.path())
+        .args(["profiles", "list", "--json"])
+        .assert()
+        .success();
+    let names: Vec<String> = json(&out.get_output().stdout)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        names,
+        ["小明"],
+        "the family's child reached the second parent"
+    );
+    let out = deskmate(desk.path())
+        .args(["account", "invitations", "--json"])
+        .assert()
+        .success();
+    assert!(json(&out.get_output().stdout)[0]["accepted_at"].is_string());
+}
+
+fn sync_status(dir: &std::path::Path) -> serde_json::Value {
+    let out = deskmate(dir)
+        .args(["sync", "status", "--json"])
+        .assert()
+        .success();
+    json(&out.get_output().stdout)
+}
+
+#[test]
+fn deskmate_serve_keeps_the_device_in_step_and_one_shot_commands_do_not() {
+    use std::process::{Command, Stdio};
+    let server = SyncServer::start(&server_bin(), &cluster().database(), &[]);
+    let desk = tempfile::tempdir().unwrap();
+    let tablet = tempfile::tempdir().unwrap();
+    add_child(desk.path());
+    family_of_two(
+        &server,
+        "serve@example.com",
+        desk.path(),
+        tablet.path(),
+        deskmate,
+    );
+    deskmate(desk.path())
+        .args(["sync", "now"])
+        .assert()
+        .success();
+    deskmate(tablet.path())
+        .args(["sync", "now"])
+        .assert()
+        .success();
+    deskmate(tablet.path())
+        .args([
+            "recite",
+            "attempt",
+            "--profile",
+            "小明",
+            "--material",
+            "静夜思",
+        ])
+        .args(["--transcript", "床前明月光，疑是地上霜。"])
+        .assert()
+        .success();
+    // One-shot commands run no loop: the attempt (with what it wrote
+    // besides) waits, no round was kept.
+    let before = sync_status(tablet.path());
+    let waiting = before["pending"].as_i64().unwrap();
+    assert!(waiting >= 1, "{before}");
+    assert!(before["background"].is_null(), "{before}");
+
+    // `deskmate serve` runs it: its first round sends the attempt.
+    let mut serve = Command::new(assert_cmd::cargo::cargo_bin("deskmate"))
+        .arg("--data-dir")
+        .arg(tablet.path())
+        .env_remove("DESKMATE_DATA_DIR")
+        .args(["serve", "--port", "0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let status = loop {
+        let s = sync_status(tablet.path());
+        if s["background"]["round"] == "synced" && s["pending"] == 0 {
+            break s;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "serve did not sync within 30 s: {s}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    assert_eq!(status["background"]["pushed"], waiting, "{status}");
+    assert!(status["background"]["at"].is_string(), "{status}");
+    // Ctrl-C stops serve and its loop; it ends cleanly.
+    let stopped = Command::new("kill")
+        .args(["-INT", &serve.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+    assert!(serve.wait().unwrap().success());
+    let out = deskmate(desk.path())
+        .args(["sync", "now", "--json"])
+        .assert()
+        .success();
+    assert_eq!(json(&out.get_output().stdout)["applied"], waiting);
+}
