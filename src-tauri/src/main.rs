@@ -76,6 +76,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             // The family's devices kept in step while the window is open
             // (idle while sync is off); stopped when it closes, below.
             app.start_sync()?;
+            // Quiet conversations read for memories when a model is set.
+            app.follow_conversations(
+                deskmate_app::memories::SWEEP_EVERY,
+                deskmate_app::memories::QUIET_FOR,
+            )?;
             Ok(())
         })
         .manage(app.clone())

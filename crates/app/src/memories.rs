@@ -9,7 +9,10 @@
 //! ([`Deskmate::extract_memories`]): each child's chat threads are read
 //! once, from where the last reading stopped, and the facts that pass
 //! `deskmate_orchestrator::memory::extract`'s checks are kept with the new
-//! read mark in one transaction.
+//! read mark in one transaction. The window and `deskmate serve` read on
+//! their own ([`Deskmate::follow_conversations`]): every
+//! [`SWEEP_EVERY`], the conversations quiet for [`QUIET_FOR`], when a
+//! model is configured.
 
 use std::time::Duration;
 
@@ -22,6 +25,12 @@ use serde::Serialize;
 
 use crate::chat::ChatOptions;
 use crate::{AppError, AppResult, Deskmate};
+
+/// How often the window and `deskmate serve` look for conversations to read.
+pub const SWEEP_EVERY: Duration = Duration::from_secs(10 * 60);
+
+/// A conversation is read once it has been quiet this long.
+pub const QUIET_FOR: Duration = Duration::from_secs(30 * 60);
 
 /// What one conversation gave the memory.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -207,5 +216,117 @@ impl Deskmate {
             }
         }
         Ok(out)
+    }
+}
+
+impl Deskmate {
+    /// Reads the conversations quiet for `quiet` now and then every `every`
+    /// on a thread of its own, while a model is configured (without one it
+    /// only looks again next time). A failed reading is logged and tried
+    /// again later; nothing the child said is lost. The window and
+    /// `deskmate serve` start this once; one-shot commands do not.
+    pub fn follow_conversations(&self, every: Duration, quiet: Duration) -> AppResult<()> {
+        let app = self.clone();
+        std::thread::Builder::new()
+            .name("memories".into())
+            .spawn(move || {
+                let runtime = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(r) => r,
+                    Err(e) => {
+                        tracing::warn!("conversations cannot be read for memories: {e}");
+                        return;
+                    }
+                };
+                let opts = ChatOptions::default();
+                loop {
+                    if crate::chat::llm_client(app.store(), &opts).is_ok() {
+                        match runtime.block_on(app.extract_memories(None, quiet, &opts)) {
+                            Ok(read) => {
+                                for r in read.iter().filter(|r| r.error.is_some()) {
+                                    tracing::warn!(
+                                        "no memories from thread {} yet: {}",
+                                        r.thread_id,
+                                        r.error.as_deref().unwrap_or_default()
+                                    );
+                                }
+                            }
+                            Err(e) => tracing::warn!("conversations cannot be read: {e}"),
+                        }
+                    }
+                    std::thread::sleep(every);
+                }
+            })
+            .map_err(|e| AppError::Thread {
+                what: "cannot follow the conversations",
+                reason: e.to_string(),
+            })?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use super::*;
+    use deskmate_llm::scripted::{openai, ScriptedServer};
+    use deskmate_llm::Message;
+    use deskmate_store::NewProfile;
+
+    #[test]
+    fn a_quiet_conversation_is_read_on_its_own_once_a_model_is_set() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = Deskmate::open(crate::Config::in_dir(dir.path())).unwrap();
+        let child = app
+            .store()
+            .profiles()
+            .add(NewProfile {
+                kind: Some(ProfileKind::Child),
+                name: "小明".into(),
+                grade: Some(2),
+                ..Default::default()
+            })
+            .unwrap();
+        let thread = persist::create_thread(app.store(), Some(&child.id), "恐龙").unwrap();
+        persist::insert_message(
+            app.store(),
+            &thread.id,
+            None,
+            None,
+            &Message::user("我最喜欢恐龙了"),
+        )
+        .unwrap();
+        let facts = r#"{"facts": [{"kind": "likes", "text": "喜欢恐龙"}]}"#;
+        let server = ScriptedServer::start(vec![openai::tool_calls(
+            None,
+            &[("call_1", extract::FUNCTION, facts)],
+        )])
+        .unwrap();
+        // No model yet: the sweep only looks.
+        app.follow_conversations(Duration::from_millis(50), Duration::ZERO)
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(server.request_count(), 0);
+        assert!(app.memories("小明").unwrap().is_empty());
+        // A parent sets a model: the conversation is read, once.
+        app.chat()
+            .save_llm_settings("openai:gpt-4o-mini", Some(&server.base_url()))
+            .unwrap();
+        let started = std::time::Instant::now();
+        while app.memories("小明").unwrap().is_empty() {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "nothing was read"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let kept = app.memories("小明").unwrap();
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].source, MemorySource::Conversation);
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(server.request_count(), 1, "a conversation is read once");
     }
 }

@@ -39,6 +39,11 @@ pub fn run(app: &Deskmate, args: ServeArgs) -> anyhow::Result<ExitCode> {
     // A long-running front end keeps the family's devices in step (it idles
     // while sync is off).
     app.start_sync()?;
+    // And reads quiet conversations for memories when a model is set.
+    app.follow_conversations(
+        deskmate_app::memories::SWEEP_EVERY,
+        deskmate_app::memories::QUIET_FOR,
+    )?;
     let rt = crate::runtime()?;
     rt.block_on(async {
         let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))
