@@ -4,7 +4,7 @@
  * One function per command. Argument keys are camelCase here; Tauri maps them
  * to the Rust snake_case parameter names. The argument and result types are
  * generated from the Rust types (./protocol.ts; regenerate with
- * `UPDATE_PROTOCOL_TS=1 cargo test -p deskmate-app --test typescript`), so
+ * `UPDATE_PROTOCOL_TS=1 cargo test -p deskmate-app --test app typescript`), so
  * they are exactly what the shell sends, snake_case fields and all. Every
  * function rejects with a plain-language string that can be shown to the
  * user as-is (the core's coded `WireError`, said by ./errors.ts).

@@ -1,5 +1,5 @@
-// Generated from the Rust types by `UPDATE_PROTOCOL_TS=1 cargo test -p deskmate-app --test typescript`
-// (crates/app/tests/typescript.rs). Do not edit by hand: change the Rust type and regenerate.
+// Generated from the Rust types by `UPDATE_PROTOCOL_TS=1 cargo test -p deskmate-app --test app typescript`
+// (crates/app/tests/app/typescript.rs). Do not edit by hand: change the Rust type and regenerate.
 /* eslint-disable */
 
 // The wire error

@@ -599,7 +599,7 @@ mod tests {
 
     /// A stand-in for whisper's decoder (so the decision rule is tested
     /// without a model; the real scorer runs on real audio in
-    /// tests/recheck.rs and tests/agreement.rs): `fits(text)` is how well
+    /// tests/speech/recheck.rs and tests/speech/agreement.rs): `fits(text)` is how well
     /// the audio fits a text, and a variant's delta is how much better it
     /// fits than the base.
     fn by_fit(

@@ -29,6 +29,12 @@ fn crash_writer() {
     }
 }
 
+/// `crash::crash_writer`, as the test harness names it.
+fn writer_test_name() -> String {
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
+    format!("{module}::crash_writer")
+}
+
 #[test]
 fn killed_mid_write_keeps_committed_rows() {
     if std::env::var_os(WRITER_ENV).is_some() {
@@ -37,7 +43,13 @@ fn killed_mid_write_keeps_committed_rows() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("deskmate.sqlite3");
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "crash_writer", "--nocapture", "--test-threads=1"])
+        // The writer's name in this binary: its module path without the crate.
+        .args([
+            "--exact",
+            &writer_test_name(),
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(WRITER_ENV, &db)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

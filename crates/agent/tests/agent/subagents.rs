@@ -20,7 +20,7 @@ use deskmate_agent::*;
 use deskmate_llm::scripted::{openai, Frame, RecordedRequest, Reply, ScriptedServer};
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::{run, Env};
 
 const LEAD: &str = "---\nname: deskmate\ndescription: 同桌\ntools: [task]\n---\n你是同桌。\n";

@@ -1,6 +1,7 @@
 //! The playback queue on a real rodio/cpal output stream: ALSA's default
 //! device is configured (ALSA_CONFIG_PATH) as a null sink, so no sound card
-//! is needed. One test in this binary because the ALSA configuration is
+//! is needed. It runs in a process of its own
+//! (`deskmate_testkit::process::alone`): the ALSA configuration is
 //! process-wide. The null sink is not paced, so clips play faster than real
 //! time; order and interruption are what is checked.
 
@@ -34,6 +35,13 @@ fn events_until(q: &PlaybackQueue, done: impl Fn(&[PlaybackEvent]) -> bool) -> V
 
 #[test]
 fn voices_play_in_order_one_at_a_time_and_stop_when_the_child_speaks() {
+    // ALSA's configuration is process-wide: this test runs in a process of its own.
+    if !deskmate_testkit::process::alone(
+        module_path!(),
+        "voices_play_in_order_one_at_a_time_and_stop_when_the_child_speaks",
+    ) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let conf = dir.path().join("asound.conf");
     std::fs::write(
@@ -41,7 +49,7 @@ fn voices_play_in_order_one_at_a_time_and_stop_when_the_child_speaks() {
         "pcm.!default { type plug slave.pcm { type null } }\n",
     )
     .unwrap();
-    // SAFETY (edition 2021 set_var): this binary runs this single test, before any ALSA use.
+    // SAFETY (edition 2021 set_var): this process runs this single test (`alone`), before any ALSA use.
     std::env::set_var("ALSA_CONFIG_PATH", &conf);
     let mut q = PlaybackQueue::open_default().expect("the null ALSA device opens as the speaker");
 

@@ -15,7 +15,7 @@ use deskmate_llm::scripted::{anthropic, openai, Frame, Reply, ScriptedServer};
 use deskmate_llm::{ApiKey, LlmClient, LlmConfig, Message, ModelSpec, RetryPolicy, Role, ToolCall};
 use deskmate_store::Store;
 
-mod common;
+use crate::common;
 use common::{run, KEY};
 
 struct Env {

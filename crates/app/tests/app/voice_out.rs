@@ -3,7 +3,8 @@
 //! null sink, so no sound card is needed. A typed verdict's feedback is
 //! synthesized, cached and played; a voice still speaking stops when the
 //! child presses record, and is dropped when the child leaves the practice.
-//! One test in this binary, because the ALSA configuration is process-wide.
+//! It runs in a process of its own (`deskmate_testkit::process::alone`):
+//! the ALSA configuration is process-wide.
 //! The null sink is not paced, so a long tone stands in for a long voice.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -76,6 +77,13 @@ fn streams(app: &Deskmate) -> (mpsc::Receiver<TaskEvent>, mpsc::Receiver<VoiceNo
 
 #[test]
 fn feedback_is_spoken_in_order_stops_for_the_child_and_is_dropped_on_leaving() {
+    // ALSA's configuration is process-wide: this test runs in a process of its own.
+    if !deskmate_testkit::process::alone(
+        module_path!(),
+        "feedback_is_spoken_in_order_stops_for_the_child_and_is_dropped_on_leaving",
+    ) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let conf = dir.path().join("asound.conf");
     std::fs::write(
@@ -83,7 +91,7 @@ fn feedback_is_spoken_in_order_stops_for_the_child_and_is_dropped_on_leaving() {
         "pcm.!default { type plug slave.pcm { type null } }\n",
     )
     .unwrap();
-    // SAFETY (edition 2021 set_var): this binary runs this single test, before any ALSA use.
+    // SAFETY (edition 2021 set_var): this process runs this single test (`alone`), before any ALSA use.
     std::env::set_var("ALSA_CONFIG_PATH", &conf);
 
     let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();

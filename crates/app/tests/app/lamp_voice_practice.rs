@@ -8,7 +8,8 @@
 //! Checked: the task id exists when the microphone opens (`listening`) and
 //! every later status of the attempt carries it, in order; a live partial
 //! transcript arrives while the child is still speaking; the verdict's
-//! feedback is spoken. One test in this binary: the ALSA configuration is
+//! feedback is spoken. It runs in a process of its own
+//! (`deskmate_testkit::process::alone`): the ALSA configuration is
 //! process-wide. Needs the speech models (scripts/fetch-models.sh) and the
 //! dev clips; without them it fails with the fix in the message.
 
@@ -39,6 +40,13 @@ fn chars_in(heard: &str, expected: &str) -> usize {
 
 #[test]
 fn the_lamp_s_buttons_record_a_spoken_attempt_with_partials_and_spoken_feedback() {
+    // ALSA's configuration is process-wide: this test runs in a process of its own.
+    if !deskmate_testkit::process::alone(
+        module_path!(),
+        "the_lamp_s_buttons_record_a_spoken_attempt_with_partials_and_spoken_feedback",
+    ) {
+        return;
+    }
     let models = ModelPaths::dev_dir();
     if let Err(e) = ModelPaths::present_in(&models) {
         panic!("{e} (looked in {})", models.display());
@@ -51,7 +59,7 @@ fn the_lamp_s_buttons_record_a_spoken_attempt_with_partials_and_spoken_feedback(
     let dir = tempfile::tempdir().unwrap();
     let mic = FifoMic::new(dir.path());
     mic.feed_looping(&speech);
-    // SAFETY (edition 2021 set_var): this binary runs this single test, before any ALSA use.
+    // SAFETY (edition 2021 set_var): this process runs this single test (`alone`), before any ALSA use.
     std::env::set_var("ALSA_CONFIG_PATH", mic.alsa_config());
 
     let app = Deskmate::open(Config {

@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use deskmate_recite::{check, ErrorType, Mode, Reference};
 use deskmate_speech::asr::{AsrError, Lang, Transcript};

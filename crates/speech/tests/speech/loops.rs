@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use deskmate_speech::asr::{GuardFlag, Lang};
 use deskmate_speech::audio::file;

@@ -16,7 +16,7 @@ use deskmate_agent::*;
 use deskmate_llm::scripted::{openai, status, ScriptedServer};
 use deskmate_llm::{Message, Role};
 
-mod common;
+use crate::common;
 use common::{run, Env};
 
 /// About 60 tokens each (CJK characters count one).

@@ -18,7 +18,6 @@ use deskmate_store::Store;
 use serde_json::{json, Value};
 
 #[cfg(unix)]
-#[path = "plugin_tools/mcp.rs"]
 mod mcp;
 
 /// When each nap began and ended, by label.

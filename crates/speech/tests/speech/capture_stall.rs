@@ -3,11 +3,12 @@
 //! keeping the pipe open, so the driver's read blocks — a microphone that
 //! stalls mid-recitation. The attempt must end with a clear reason and keep
 //! what was heard, and closing the capture must not freeze the caller.
-//! One test in this binary, because the ALSA configuration is process-wide.
+//! It runs in a process of its own (`deskmate_testkit::process::alone`):
+//! the ALSA configuration is process-wide.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 
@@ -19,6 +20,13 @@ use deskmate_testkit::mic::FifoMic;
 
 #[test]
 fn a_microphone_that_stalls_mid_recitation_ends_the_attempt_and_keeps_the_speech() {
+    // ALSA's configuration is process-wide: this test runs in a process of its own.
+    if !deskmate_testkit::process::alone(
+        module_path!(),
+        "a_microphone_that_stalls_mid_recitation_ends_the_attempt_and_keeps_the_speech",
+    ) {
+        return;
+    }
     let models = common::models();
     let dir = tempfile::tempdir().unwrap();
     // 0.5 s of silence then 2.5 s of speech: the child is mid-line when the
@@ -26,7 +34,7 @@ fn a_microphone_that_stalls_mid_recitation_ends_the_attempt_and_keeps_the_speech
     let (samples, _) = dev_clip_samples("静夜思-1.wav");
     let mic = FifoMic::new(dir.path());
     let feeder = mic.feed_then_stall(&samples[..16_000 * 3]);
-    // SAFETY (edition 2021 set_var): this binary runs this single test, before any ALSA use.
+    // SAFETY (edition 2021 set_var): this process runs this single test (`alone`), before any ALSA use.
     std::env::set_var("ALSA_CONFIG_PATH", mic.alsa_config());
 
     let capture = Capture::start(None).expect("the ALSA FIFO device opens as the microphone");

@@ -14,7 +14,7 @@ use deskmate_agent::*;
 use deskmate_llm::scripted::{openai, RecordedRequest, Reply, ScriptedServer};
 use deskmate_protocol::agui::RunFinishedOutcome;
 
-mod common;
+use crate::common;
 use common::{run, Env};
 
 /// The model lists the workspace, then says what the tool answered.

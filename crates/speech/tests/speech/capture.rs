@@ -2,12 +2,13 @@
 //! configured (ALSA_CONFIG_PATH, the shared `deskmate_testkit::mic`
 //! configuration) to read a dev clip from a raw file and to play to a null
 //! sink: microphone → VAD → whisper → transcript, no sound
-//! card needed. One test in this binary, because the ALSA configuration is
+//! card needed. It runs in a process of its own
+//! (`deskmate_testkit::process::alone`): the ALSA configuration is
 //! process-wide.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
@@ -18,6 +19,13 @@ use deskmate_speech::vad::{SileroVad, VadSettings};
 
 #[test]
 fn a_dev_clip_fed_as_the_microphone_is_heard_and_transcribed() {
+    // ALSA's configuration is process-wide: this test runs in a process of its own.
+    if !deskmate_testkit::process::alone(
+        module_path!(),
+        "a_dev_clip_fed_as_the_microphone_is_heard_and_transcribed",
+    ) {
+        return;
+    }
     let models = common::models();
     let clip = common::dev_clip("静夜思-1.wav");
     let dir = tempfile::tempdir().unwrap();
@@ -33,7 +41,7 @@ fn a_dev_clip_fed_as_the_microphone_is_heard_and_transcribed() {
     // The shared ALSA configuration (crates/testkit/alsa-file-mic.conf), reading the file.
     let conf_path = dir.path().join("asound.conf");
     std::fs::write(&conf_path, deskmate_testkit::mic::alsa_config(&raw_path)).unwrap();
-    // SAFETY (edition 2021 set_var): this binary runs this single test, before any ALSA use.
+    // SAFETY (edition 2021 set_var): this process runs this single test (`alone`), before any ALSA use.
     std::env::set_var("ALSA_CONFIG_PATH", &conf_path);
 
     let capture =

@@ -37,8 +37,8 @@ use deskmate_store::{
 };
 
 const HEADER: &str = "\
-// Generated from the Rust types by `UPDATE_PROTOCOL_TS=1 cargo test -p deskmate-app --test typescript`
-// (crates/app/tests/typescript.rs). Do not edit by hand: change the Rust type and regenerate.
+// Generated from the Rust types by `UPDATE_PROTOCOL_TS=1 cargo test -p deskmate-app --test app typescript`
+// (crates/app/tests/app/typescript.rs). Do not edit by hand: change the Rust type and regenerate.
 /* eslint-disable */";
 
 fn generated() -> String {
@@ -138,6 +138,6 @@ fn ui_protocol_ts_matches_the_rust_types() {
     assert!(
         have == want,
         "ui/src/protocol.ts is not what the Rust types generate. Regenerate it with\n  \
-         UPDATE_PROTOCOL_TS=1 cargo test -p deskmate-app --test typescript\nand commit the result."
+         UPDATE_PROTOCOL_TS=1 cargo test -p deskmate-app --test app typescript\nand commit the result."
     );
 }
