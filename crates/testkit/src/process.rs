@@ -58,3 +58,16 @@ pub fn alone(module: &str, name: &str) -> bool {
     );
     false
 }
+
+/// Tests that run whisper take turns within one test binary: hold the guard
+/// for the test's whole body. Each transcription uses both cores and
+/// whisper.cpp's threads spin-wait, so two at once run several times slower
+/// than one after the other — and a live decode (a partial transcript while
+/// the child speaks) starves. The binary's other tests still run beside
+/// them. A test that runs alone in a child process ([`alone`]) takes its
+/// turn in the parent, around the child.
+pub fn speech_turn() -> std::sync::MutexGuard<'static, ()> {
+    static SPEECH: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    // A test that failed while holding it does not stop the others.
+    SPEECH.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -24,16 +24,6 @@ mod sync;
 mod team;
 mod workflows;
 
-/// Tests that run whisper take turns. Each transcription uses both cores, and
-/// the live ones (a partial transcript while the child speaks, the end of
-/// speech) need them: with two at once a live decode starved and no partial
-/// came before the clip ended. The other tests still run beside them.
-fn speech_alone() -> std::sync::MutexGuard<'static, ()> {
-    static SPEECH: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    // A test that failed while holding it does not stop the others.
-    SPEECH.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// Waits until `server` has had its first request (the run is inside that
 /// tool call), then kills `child` with SIGKILL — a crash at that point.
 #[allow(clippy::unwrap_used)]

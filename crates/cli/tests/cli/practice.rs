@@ -186,7 +186,7 @@ fn a_typed_practice_from_start_to_pass_with_retry_resume_report_and_unlock() {
 
 #[test]
 fn a_spoken_practice_hears_the_microphone_shows_partials_and_ends_at_silence() {
-    let _speech = crate::speech_alone();
+    let _speech = deskmate_testkit::process::speech_turn();
     let dir = tempfile::tempdir().unwrap();
     set_up(dir.path());
     let id = start(dir.path(), "voice")["id"]
@@ -261,7 +261,7 @@ fn last_result(out: &[u8]) -> Value {
 
 #[test]
 fn a_line_the_verdict_re_asks_is_said_again_alone_and_merged_into_the_same_attempt() {
-    let _speech = crate::speech_alone();
+    let _speech = deskmate_testkit::process::speech_turn();
     let dir = tempfile::tempdir().unwrap();
     set_up(dir.path());
     // Passed once already, typed: a first pass is capped at Good, so only a

@@ -188,7 +188,7 @@ fn say_wav(dir: &std::path::Path, wav: &std::path::Path) -> std::process::Output
 
 #[test]
 fn a_recited_poem_is_heard_offline_and_its_recitation_offered() {
-    let _speech = crate::speech_alone();
+    let _speech = deskmate_testkit::process::speech_turn();
     let dir = tempfile::tempdir().unwrap();
     add_child(dir.path());
     // A child reciting 静夜思 (a dev clip): heard by whisper, the poem is
@@ -237,7 +237,7 @@ fn a_recited_poem_is_heard_offline_and_its_recitation_offered() {
 
 #[test]
 fn a_recording_that_cannot_be_heard_is_answered_in_plain_words_and_nothing_is_logged() {
-    let _speech = crate::speech_alone();
+    let _speech = deskmate_testkit::process::speech_turn();
     let dir = tempfile::tempdir().unwrap();
     add_child(dir.path());
     // Not audio at all.
@@ -411,7 +411,7 @@ fn a_photo_of_homework_is_checked_by_the_vision_model_and_its_mistake_planned() 
 
 #[test]
 fn say_listen_hears_the_microphone_until_silence_as_the_talk_button_does() {
-    let _speech = crate::speech_alone();
+    let _speech = deskmate_testkit::process::speech_turn();
     let dir = tempfile::tempdir().unwrap();
     add_child(dir.path());
     // The microphone plays a child reciting 静夜思 (a dev clip), then silence:

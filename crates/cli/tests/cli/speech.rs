@@ -34,7 +34,7 @@ fn json(out: &[u8]) -> serde_json::Value {
 
 #[test]
 fn transcribe_gives_text_confidences_and_timing() {
-    let _speech = crate::speech_alone();
+    let _speech = deskmate_testkit::process::speech_turn();
     let data = tempfile::tempdir().unwrap();
     let out = deskmate(&data)
         .args(["speech", "transcribe", "--lang", "zh", "--json", "--wav"])
@@ -59,7 +59,7 @@ fn transcribe_gives_text_confidences_and_timing() {
 
 #[test]
 fn recite_audio_finds_a_missing_line_and_records_the_attempt() {
-    let _speech = crate::speech_alone();
+    let _speech = deskmate_testkit::process::speech_turn();
     let data = tempfile::tempdir().unwrap();
     // A child profile to record for.
     let out = deskmate(&data)
@@ -114,7 +114,7 @@ fn recite_audio_finds_a_missing_line_and_records_the_attempt() {
 /// the attempt does: the verdict printed is the one stored.
 #[test]
 fn recite_audio_for_a_child_judges_by_the_child_s_pass_mark() {
-    let _speech = crate::speech_alone();
+    let _speech = deskmate_testkit::process::speech_turn();
     let data = tempfile::tempdir().unwrap();
     let child = deskmate_testkit::cli::add_child(data.path());
     let audio = |profile: Option<&str>| {
@@ -156,7 +156,7 @@ fn recite_audio_for_a_child_judges_by_the_child_s_pass_mark() {
 
 #[test]
 fn bad_audio_is_a_plain_error_not_a_crash() {
-    let _speech = crate::speech_alone();
+    let _speech = deskmate_testkit::process::speech_turn();
     let data = tempfile::tempdir().unwrap();
     let bad = data.path().join("notes.wav");
     std::fs::write(&bad, "not audio at all").unwrap();
@@ -399,7 +399,7 @@ fn wav_bytes(samples: &[i16]) -> Vec<u8> {
 
 #[test]
 fn a_recording_that_is_not_an_attempt_is_neither_scored_nor_recorded() {
-    let _speech = crate::speech_alone();
+    let _speech = deskmate_testkit::process::speech_turn();
     let data = tempfile::tempdir().unwrap();
     let out = deskmate(&data)
         .args([

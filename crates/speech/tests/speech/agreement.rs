@@ -108,6 +108,8 @@ struct Bounds {
 
 #[test]
 fn both_dev_sets_agree_with_their_expected_errors() {
+    // Whisper runs one test at a time in this binary (both cores each).
+    let _turn = deskmate_testkit::process::speech_turn();
     let models = common::models();
     let pipeline = SpeechPipeline::from_models_dir(&models.dir).unwrap();
     let dev = agree(&pipeline, "dev", &common::dev_clips_dir(), 150);

@@ -19,6 +19,8 @@ use deskmate_speech::vad::{SileroVad, VadSettings};
 
 #[test]
 fn a_dev_clip_fed_as_the_microphone_is_heard_and_transcribed() {
+    // Whisper runs one test at a time in this binary (both cores each).
+    let _turn = deskmate_testkit::process::speech_turn();
     // ALSA's configuration is process-wide: this test runs in a process of its own.
     if !deskmate_testkit::process::alone(
         module_path!(),

@@ -66,6 +66,8 @@ fn heard_text(p: &SpeechPipeline, path: &Path) -> String {
 
 #[test]
 fn other_rates_and_channel_counts_are_heard_like_the_original() {
+    // Whisper runs one test at a time in this binary (both cores each).
+    let _turn = deskmate_testkit::process::speech_turn();
     let dir = tempfile::tempdir().unwrap();
     let samples = dev_samples();
     let p = pipeline();
@@ -90,6 +92,8 @@ fn other_rates_and_channel_counts_are_heard_like_the_original() {
 
 #[test]
 fn compressed_formats_decode_through_symphonia() {
+    // Whisper runs one test at a time in this binary (both cores each).
+    let _turn = deskmate_testkit::process::speech_turn();
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let p = pipeline();
     for name in ["jing-ye-si.flac", "jing-ye-si.ogg"] {
@@ -108,6 +112,8 @@ fn compressed_formats_decode_through_symphonia() {
 
 #[test]
 fn silence_gives_no_speech_rather_than_invented_text() {
+    // Whisper runs one test at a time in this binary (both cores each).
+    let _turn = deskmate_testkit::process::speech_turn();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("silence.wav");
     write_wav(&path, 16_000, 1, &vec![0.0; 16_000 * 5]);

@@ -39,6 +39,8 @@ fn heard_most_of(p: &SpeechPipeline, clip: &str, lang: Lang, units: usize) {
 
 #[test]
 fn repeated_syllables_no_longer_swallow_the_recitation() {
+    // Whisper runs one test at a time in this binary (both cores each).
+    let _turn = deskmate_testkit::process::speech_turn();
     let p = SpeechPipeline::from_models_dir(&common::models().dir).unwrap();
     // 咏鹅, recited right with a restarted line: 18 hanzi.
     heard_most_of(&p, "咏鹅-13.wav", Lang::Zh, 18);

@@ -32,6 +32,8 @@ fn hear_clip(p: &SpeechPipeline, clip: &str, units: usize) -> Transcript {
 
 #[test]
 fn a_dropped_line_stays_the_childs_error_and_mishearings_do_not() {
+    // Whisper runs one test at a time in this binary (both cores each).
+    let _turn = deskmate_testkit::process::speech_turn();
     let p = pipeline();
     let reference = Reference::new(JING_YE_SI, None).unwrap();
     let settings = FairnessSettings::default();
@@ -94,6 +96,8 @@ fn a_dropped_line_stays_the_childs_error_and_mishearings_do_not() {
 
 #[test]
 fn re_examining_needs_the_last_recording() {
+    // Whisper runs one test at a time in this binary (both cores each).
+    let _turn = deskmate_testkit::process::speech_turn();
     let p = pipeline();
     let a = file::load(&common::dev_clip("静夜思-1.wav"), 60.0).unwrap();
     let first = p.hear(&a, Lang::Zh, Some(20)).unwrap().transcript.unwrap();
@@ -115,6 +119,8 @@ fn re_examining_needs_the_last_recording() {
 
 #[test]
 fn deltas_do_not_depend_on_what_else_is_scored_with_them() {
+    // Whisper runs one test at a time in this binary (both cores each).
+    let _turn = deskmate_testkit::process::speech_turn();
     // Variants scored together share the decoded text before their
     // differences; each must score as it does alone.
     let p = pipeline();
@@ -154,6 +160,8 @@ fn deltas_do_not_depend_on_what_else_is_scored_with_them() {
 /// child for the rare character.
 #[test]
 fn the_prior_takes_a_rare_characters_spelling_off_its_score() {
+    // Whisper runs one test at a time in this binary (both cores each).
+    let _turn = deskmate_testkit::process::speech_turn();
     let p = pipeline();
     let prior = p
         .asr()
