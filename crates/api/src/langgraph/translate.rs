@@ -69,38 +69,56 @@ impl Translate {
         Ok(())
     }
 
-    /// Reads the thread back and sends what was stored since last time.
+    /// Reads the thread back and sends what was stored since last time:
+    /// per step (the input, then each node's messages, in the order they
+    /// were written) its update and the values as they stood after it, as
+    /// LangGraph sends a `values` after every step. A step's values never
+    /// include what later steps wrote, however far the run got before this
+    /// read (under load the model's answer may already be stored when the
+    /// input's values are sent).
     pub(super) async fn sync(&mut self, interrupted: bool) -> ApiResult<()> {
         let id = self.thread_id.clone();
         let facts = blocking(&self.app, move |app| ThreadFacts::read(&app, &id)).await?;
-        let new = &facts.messages[self.seen.min(facts.messages.len())..];
-        if !new.is_empty() {
-            // One update per node, in the order they wrote.
-            let mut groups: Vec<(&str, Vec<Value>)> = Vec::new();
-            for m in new {
-                let node = shape::node_of(m);
-                match groups.last_mut() {
-                    Some((n, msgs)) if *n == node => msgs.push(shape::message(m)),
-                    _ => groups.push((node, vec![shape::message(m)])),
+        let start = self.seen.min(facts.messages.len());
+        let new = &facts.messages[start..];
+        // Each step: its node, its messages, and where it ends in the thread.
+        let mut steps: Vec<(&str, Vec<Value>, usize)> = Vec::new();
+        for (i, m) in new.iter().enumerate() {
+            let node = shape::node_of(m);
+            match steps.last_mut() {
+                Some((n, msgs, end)) if *n == node => {
+                    msgs.push(shape::message(m));
+                    *end = start + i + 1;
                 }
+                _ => steps.push((node, vec![shape::message(m)], start + i + 1)),
             }
-            if self.modes.deep {
-                for m in new {
-                    self.deep_part(m);
-                }
-            }
-            // The input is no node's update (LangGraph sends none for it).
-            for (node, msgs) in groups {
-                if self.modes.updates && node != "__input__" {
-                    self.send("updates", json!({ node: {"messages": msgs} }));
-                }
-            }
-            self.seen = facts.messages.len();
         }
-        let values = serde_json::to_value(facts.values_upto(facts.messages.len(), interrupted))
-            .unwrap_or_default();
-        if self.modes.values && (!new.is_empty() || interrupted) {
-            self.send("values", values.clone());
+        if self.modes.deep {
+            for m in new {
+                self.deep_part(m);
+            }
+        }
+        let last = steps.len();
+        let mut values = self.last_values.clone();
+        for (k, (node, msgs, end)) in steps.into_iter().enumerate() {
+            // The input is no node's update (LangGraph sends none for it).
+            if self.modes.updates && node != "__input__" {
+                self.send("updates", json!({ node: {"messages": msgs} }));
+            }
+            let paused_here = interrupted && k + 1 == last;
+            values = serde_json::to_value(facts.values_upto(end, paused_here)).unwrap_or_default();
+            if self.modes.values {
+                self.send("values", values.clone());
+            }
+        }
+        self.seen = facts.messages.len();
+        if last == 0 {
+            // Nothing new: the values as they stand (with the interrupt when paused).
+            values = serde_json::to_value(facts.values_upto(facts.messages.len(), interrupted))
+                .unwrap_or_default();
+            if self.modes.values && interrupted {
+                self.send("values", values.clone());
+            }
         }
         if interrupted && self.modes.updates {
             self.send("updates", json!({"__interrupt__": facts.interrupts()}));
