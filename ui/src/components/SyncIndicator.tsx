@@ -73,16 +73,17 @@ export function SyncIndicator() {
 
   const s = syncState(view);
   if (!s) return null;
+  // Short in the header (it shares the bar with the buttons); the time of
+  // the last sync is in the title.
   const label =
     s.state === "offline"
       ? t("sync.indicator.offline")
       : s.state === "pending"
         ? t("sync.indicator.pending", { count: String(s.count) })
-        : s.at
-          ? t("sync.indicator.syncedAt", { time: formatLockTime(s.at, locale) ?? "" })
-          : t("sync.indicator.synced");
+        : t("sync.indicator.synced");
+  const long = s.state === "synced" && s.at ? t("sync.indicator.syncedAt", { time: formatLockTime(s.at, locale) ?? "" }) : label;
   return (
-    <span className="sync-indicator" data-testid="sync-indicator" data-state={s.state} role="status" title={t("sync.indicator.title", { state: label })}>
+    <span className="sync-indicator" data-testid="sync-indicator" data-state={s.state} role="status" title={t("sync.indicator.title", { state: long })}>
       {label}
     </span>
   );

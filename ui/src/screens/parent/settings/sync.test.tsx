@@ -223,6 +223,7 @@ describe("the header's sync indicator", () => {
     const dot = await screen.findByTestId("sync-indicator");
     expect(dot).toHaveAttribute("data-state", "synced");
     expect(dot).toHaveTextContent("已同步");
+    expect(dot.getAttribute("title")).toMatch(/^家庭同步：已同步 \d\d:05$/);
     act(() => announceSync(view({ last_error: "the sync server cannot be reached" })));
     expect(screen.getByTestId("sync-indicator")).toHaveAttribute("data-state", "offline");
     expect(screen.getByTestId("sync-indicator")).toHaveTextContent("离线");
