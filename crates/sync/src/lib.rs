@@ -393,6 +393,10 @@ impl<V: TokenVault> Sync<V> {
     /// One round: push the whole outbox, then pull every new page.
     pub async fn sync_now(&self) -> SyncResult<SyncReport> {
         let result = self.round().await;
+        if matches!(result, Err(SyncError::Off | SyncError::NotSignedIn)) {
+            // Nothing was tried: the last round that was stays the last.
+            return result;
+        }
         let error = result.as_ref().err().map(|e| e.to_string());
         self.store
             .with_conn(|c| local::record_round(c, error.as_deref()).map_err(store_err))?;
