@@ -48,6 +48,14 @@ import type {
   ThreadView,
   ToolCallRef,
   VoiceTest,
+  AccountStatus,
+  DeviceView,
+  PairingCode,
+  SignedIn,
+  SyncView,
+  SignupRequest,
+  LoginRequest,
+  PairRequest,
 } from "./protocol";
 
 export type * from "./protocol";
@@ -403,4 +411,60 @@ export function modelsFetch(onProgress: (p: ModelProgress) => void): Promise<nul
     channel.onmessage = onProgress;
     return { onProgress: channel };
   });
+}
+
+// ── The family's sync (src-tauri/src/commands/sync.rs) ─────────────────────
+
+/** How syncing goes on this device (no secrets). */
+export function syncView(): Promise<SyncView> {
+  return call<SyncView>("sync_view");
+}
+
+/** A new parent account and family on `server`; this device is signed in. */
+export function syncSignup(server: string, request: SignupRequest): Promise<SignedIn> {
+  return call<SignedIn>("sync_signup", { server, request });
+}
+
+/** Signs this device in with a parent's account. */
+export function syncLogin(server: string, request: LoginRequest): Promise<SignedIn> {
+  return call<SignedIn>("sync_login", { server, request });
+}
+
+/** A tablet joins its family with a parent's code; sync turns on and the family's children come over. */
+export function syncJoin(server: string, request: PairRequest): Promise<SignedIn> {
+  return call<SignedIn>("sync_join", { server, request });
+}
+
+/** Signs this device out; sync turns off. */
+export function syncLogout(): Promise<null> {
+  return call<null>("sync_logout");
+}
+
+/** Who this device is signed in as (asks the server). */
+export function syncAccount(): Promise<AccountStatus> {
+  return call<AccountStatus>("sync_account");
+}
+
+/** A one-time code (8 digits, 10 minutes) for a child's tablet. */
+export function syncPairingCode(): Promise<PairingCode> {
+  return call<PairingCode>("sync_pairing_code");
+}
+
+export function syncDevices(): Promise<DeviceView[]> {
+  return call<DeviceView[]>("sync_devices");
+}
+
+/** Removes a device from the family; it is signed out at once. */
+export function syncRemoveDevice(id: string): Promise<null> {
+  return call<null>("sync_remove_device", { id });
+}
+
+/** Sync on (starting the background loop) or off (stopping it). */
+export function syncSet(on: boolean, transcripts: boolean): Promise<SyncView> {
+  return call<SyncView>("sync_set", { on, transcripts });
+}
+
+/** One round now: this device's changes out, the family's in. */
+export function syncNow(): Promise<SyncView> {
+  return call<SyncView>("sync_now");
 }

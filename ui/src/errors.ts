@@ -326,6 +326,51 @@ export const CORE_ERROR_WORDS: Partial<Record<ErrorCode, Words>> = {
     "zh-CN": "读写对话文件时出错了。请再试一次。",
     en: "Reading or writing the conversation's files failed. Please try again.",
   },
+  // The family's sync (deskmate-sync; a refusal is named by the server's code).
+  "sync.not_signed_in": {
+    "zh-CN": "这台设备还没有登录家庭账号。请家长在设置里登录，或者用配对码加入家庭。",
+    en: "This device is not signed in to a family account. A parent can sign in, or join with a pairing code, in Settings.",
+  },
+  "sync.off": {
+    "zh-CN": "同步已关闭。家长可以在设置里打开。",
+    en: "Sync is off. A parent can turn it on in Settings.",
+  },
+  "sync.offline": {
+    "zh-CN": "连不上同步服务器。改动都留在这台设备上，联网后会自动发送。",
+    en: "The sync server cannot be reached. Changes stay on this device and go out once it is back online.",
+  },
+  "sync.keyring": {
+    "zh-CN": "用不了系统钥匙串，登录信息没法保存。请解锁钥匙串后再试。",
+    en: "The system keyring cannot be used, so the sign-in cannot be kept. Please unlock the keyring and try again.",
+  },
+  "sync.refused": {
+    "zh-CN": "同步服务器拒绝了：{message}",
+    en: "The sync server refused: {message}",
+  },
+  "sync.unauthorized": {
+    "zh-CN": "邮箱、密码或配对码不对，或者已经过期。请检查后再试。",
+    en: "The email, password or pairing code is wrong or has expired. Please check and try again.",
+  },
+  "sync.forbidden": {
+    "zh-CN": "只有家长的账号可以这样做。",
+    en: "Only a parent's account can do that.",
+  },
+  "sync.not_found": {
+    "zh-CN": "同步服务器上没有找到：{message}",
+    en: "The sync server has no such thing: {message}",
+  },
+  "sync.conflict": {
+    "zh-CN": "这个邮箱已经有账号了，请直接登录。",
+    en: "There is already an account with this email; please sign in instead.",
+  },
+  "sync.rate_limited": {
+    "zh-CN": "尝试的次数太多了，请过几分钟再试。",
+    en: "Too many tries. Please wait a few minutes and try again.",
+  },
+  "sync.bad_request": {
+    "zh-CN": "同步服务器没有接受：{message}",
+    en: "The sync server did not accept this: {message}",
+  },
 };
 
 /** `{name}` in `words` filled from `params`, or null when a value is missing. */

@@ -225,6 +225,113 @@ export type StageTimings = { decode_ms: number, vad_ms: number, asr_ms: number, 
  */
 total_ms: number, load_ms: number, };
 
+// Family sync
+
+export type RecordKind = "attempt" | "profile" | "material" | "goal" | "setting" | "report" | "error_pattern" | "practice_session" | "thread" | "run" | "message" | "tool_call" | "memory" | "routine";
+
+export type RoundView = { 
+/**
+ * `synced`, `idle` or `failed`.
+ */
+round: string, 
+/**
+ * When the round ended (RFC 3339 UTC), stamped by the store.
+ */
+at: string | null, 
+/**
+ * Changes sent and applied (a round that synced).
+ */
+pushed: number, applied: number, 
+/**
+ * Why it did not sync (idle or failed), in plain words.
+ */
+error: string | null, 
+/**
+ * Failed rounds in a row.
+ */
+failures: number, 
+/**
+ * The wait before the next try (failed rounds), ms.
+ */
+retry_in_ms: number | null, };
+
+export type SyncView = { 
+/**
+ * Signed in to a sync server (a parent's account or a paired device).
+ */
+signed_in: boolean, server_url: string | null, family_id: string | null, device_id: string | null, 
+/**
+ * A parent turned sync on.
+ */
+enabled: boolean, 
+/**
+ * Recitation transcripts sync too.
+ */
+transcripts: boolean, 
+/**
+ * Changes waiting to be sent.
+ */
+pending: number, 
+/**
+ * The last round that reached the server (RFC 3339 UTC).
+ */
+last_sync_at: string | null, 
+/**
+ * Why the last round failed, in plain words.
+ */
+last_error: string | null, 
+/**
+ * This process runs the background loop.
+ */
+running: boolean, 
+/**
+ * The background loop's last round, whichever process ran it.
+ */
+background: RoundView | null, 
+/**
+ * What syncs, in the order a device first sends it.
+ */
+kinds: Array<RecordKind>, };
+
+export type SignedIn = { family_id: string, device_id: string, };
+
+export type SignupRequest = { email: string, password: string, 
+/**
+ * The family's display name ("The Lis"); defaults to the email's name.
+ */
+family_name: string | null, 
+/**
+ * What this device is called in the device list ("desktop").
+ */
+device_name: string, };
+
+export type LoginRequest = { email: string, password: string, device_name: string, };
+
+export type PairRequest = { code: string, device_name: string, };
+
+export type PairingCode = { code: string, 
+/**
+ * RFC 3339 UTC.
+ */
+expires_at: string, };
+
+export type AccountStatus = { family_id: string, family_name: string, device_id: string, account_id: string | null, email: string | null, 
+/**
+ * `owner` (signed the family up), `parent` (joined by invitation) or
+ * absent for a paired device.
+ */
+role: string | null, };
+
+export type DeviceView = { id: string, name: string, 
+/**
+ * `parent` (signed in with a password) or `paired` (joined with a code).
+ */
+kind: string, 
+/**
+ * RFC 3339 UTC.
+ */
+created_at: string, last_seen_at: string | null, };
+
 // Family and library (deskmate-store)
 
 export type ProfileKind = "parent" | "child";
@@ -772,6 +879,17 @@ export const ERROR_CODES = [
   "speech.nothing_heard",
   "speech.unclear",
   "speech.vad",
+  "sync.bad_request",
+  "sync.conflict",
+  "sync.forbidden",
+  "sync.keyring",
+  "sync.not_found",
+  "sync.not_signed_in",
+  "sync.off",
+  "sync.offline",
+  "sync.rate_limited",
+  "sync.refused",
+  "sync.unauthorized",
   "voice.failed",
 ] as const;
 

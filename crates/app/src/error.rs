@@ -1,6 +1,6 @@
 //! The app's error: one variant per source (the store, recitation, the model
 //! provider, the agent, speech, the speech models, the practice scene, the
-//! lamp, spoken feedback, knowledge bases) and a few of the app's own. [`AppError::code`] hands each
+//! lamp, spoken feedback, knowledge bases, the family's sync) and a few of the app's own. [`AppError::code`] hands each
 //! source's stable code through, so a front end can say the failure in the
 //! user's language; [`AppError::CODES`] lists every code the core can send
 //! (the UI's words are checked against it).
@@ -74,6 +74,9 @@ pub enum AppError {
     /// that does not exist, the sentence encoder missing.
     #[error(transparent)]
     Knowledge(deskmate_knowledge::KnowledgeError),
+    /// The family's sync: not signed in, off, the server away or refusing.
+    #[error(transparent)]
+    Sync(#[from] deskmate_sync::SyncError),
 }
 
 pub type AppResult<T> = Result<T, AppError>;
@@ -118,6 +121,7 @@ impl AppError {
             Self::GoalUnreadable { .. } => "plan.goal_unreadable",
             Self::Mcp(_) => "mcp.server_failed",
             Self::Knowledge(e) => knowledge_code(e),
+            Self::Sync(e) => e.code(),
         }
     }
 
@@ -135,6 +139,7 @@ impl AppError {
             SpeechError::CODES,
             SceneError::CODES,
             deskmate_orchestrator::homework::photo::PhotoError::CODES,
+            deskmate_sync::SyncError::CODES,
         ]
         .concat();
         all.sort_unstable();
@@ -150,6 +155,7 @@ impl AppError {
             Self::Recite(e) => return e.params(),
             Self::Agent(e) => return e.params(),
             Self::Scene(e) => return e.params(),
+            Self::Sync(e) => return e.params(),
             Self::DataDir { path, reason } => {
                 params.insert("path".into(), path.display().to_string().into());
                 params.insert("reason".into(), reason.clone().into());
@@ -260,6 +266,15 @@ mod tests {
             }),
             AppError::Knowledge(deskmate_knowledge::KnowledgeError::NoSuchBase("b".into())),
             AppError::Knowledge(deskmate_knowledge::KnowledgeError::BuiltIn("b".into())),
+            AppError::from(deskmate_sync::SyncError::Off),
+            AppError::from(deskmate_sync::SyncError::Refused {
+                code: "too_many_requests".into(),
+                message: "m".into(),
+            }),
+            AppError::from(deskmate_sync::SyncError::Refused {
+                code: "teapot".into(),
+                message: "m".into(),
+            }),
         ];
         for e in &samples {
             assert!(

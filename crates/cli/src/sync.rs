@@ -142,13 +142,7 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .build()?)
 }
 
-fn client(app: &Deskmate) -> Sync<KeyringVault> {
-    Sync::new(app.store().clone(), KeyringVault)
-}
-
 pub fn run_account(app: &Deskmate, cmd: AccountCmd) -> anyhow::Result<ExitCode> {
-    let sync = client(app);
-    let rt = runtime()?;
     match cmd {
         AccountCmd::Signup {
             server,
@@ -158,7 +152,7 @@ pub fn run_account(app: &Deskmate, cmd: AccountCmd) -> anyhow::Result<ExitCode> 
             device_name,
             json,
         } => {
-            let t = rt.block_on(sync.signup(
+            let t = app.sync_signup(
                 &server,
                 SignupRequest {
                     email,
@@ -166,7 +160,7 @@ pub fn run_account(app: &Deskmate, cmd: AccountCmd) -> anyhow::Result<ExitCode> 
                     family_name: family,
                     device_name,
                 },
-            ))?;
+            )?;
             if json {
                 output::json(
                     &serde_json::json!({"family_id": t.family_id, "device_id": t.device_id}),
@@ -185,14 +179,14 @@ pub fn run_account(app: &Deskmate, cmd: AccountCmd) -> anyhow::Result<ExitCode> 
             device_name,
             json,
         } => {
-            let t = rt.block_on(sync.login(
+            let t = app.sync_login(
                 &server,
                 LoginRequest {
                     email,
                     password,
                     device_name,
                 },
-            ))?;
+            )?;
             if json {
                 output::json(
                     &serde_json::json!({"family_id": t.family_id, "device_id": t.device_id}),
@@ -202,7 +196,7 @@ pub fn run_account(app: &Deskmate, cmd: AccountCmd) -> anyhow::Result<ExitCode> 
             }
         }
         AccountCmd::Invite { email, json } => {
-            let inv = rt.block_on(sync.invite(&email))?;
+            let inv = app.sync_invite(&email)?;
             if json {
                 output::json(&inv)?;
             } else {
@@ -218,7 +212,7 @@ pub fn run_account(app: &Deskmate, cmd: AccountCmd) -> anyhow::Result<ExitCode> 
             }
         }
         AccountCmd::Invitations { json } => {
-            let list = rt.block_on(sync.invitations())?;
+            let list = app.sync_invitations()?;
             if json {
                 output::json(&list)?;
             } else {
@@ -239,7 +233,7 @@ pub fn run_account(app: &Deskmate, cmd: AccountCmd) -> anyhow::Result<ExitCode> 
             device_name,
             json,
         } => {
-            let t = rt.block_on(sync.accept(
+            let t = app.sync_accept(
                 &server,
                 AcceptRequest {
                     code,
@@ -247,7 +241,7 @@ pub fn run_account(app: &Deskmate, cmd: AccountCmd) -> anyhow::Result<ExitCode> 
                     password,
                     device_name,
                 },
-            ))?;
+            )?;
             if json {
                 output::json(
                     &serde_json::json!({"family_id": t.family_id, "device_id": t.device_id}),
@@ -260,13 +254,13 @@ pub fn run_account(app: &Deskmate, cmd: AccountCmd) -> anyhow::Result<ExitCode> 
             }
         }
         AccountCmd::Logout => {
-            rt.block_on(sync.logout())?;
+            app.sync_logout()?;
             println!("signed out; sync is off");
         }
         AccountCmd::Status { json } => {
-            let local = sync.state()?;
+            let local = app.sync_status()?.state;
             let remote = if local.server_url.is_some() {
-                Some(rt.block_on(sync.status()))
+                Some(app.sync_account())
             } else {
                 None
             };
@@ -297,13 +291,11 @@ pub fn run_account(app: &Deskmate, cmd: AccountCmd) -> anyhow::Result<ExitCode> 
 }
 
 pub fn run_devices(app: &Deskmate, cmd: DevicesCmd) -> anyhow::Result<ExitCode> {
-    let sync = client(app);
-    let rt = runtime()?;
     match cmd {
         DevicesCmd::Pair {
             code: None, json, ..
         } => {
-            let code = rt.block_on(sync.pairing_code())?;
+            let code = app.sync_pairing_code()?;
             if json {
                 output::json(&code)?;
             } else {
@@ -322,7 +314,7 @@ pub fn run_devices(app: &Deskmate, cmd: DevicesCmd) -> anyhow::Result<ExitCode> 
         } => {
             let server =
                 server.ok_or_else(|| anyhow::anyhow!("joining with a code needs --server URL"))?;
-            let t = rt.block_on(sync.pair(&server, PairRequest { code, device_name }))?;
+            let t = app.sync_pair(&server, PairRequest { code, device_name })?;
             if json {
                 output::json(
                     &serde_json::json!({"family_id": t.family_id, "device_id": t.device_id}),
@@ -332,7 +324,7 @@ pub fn run_devices(app: &Deskmate, cmd: DevicesCmd) -> anyhow::Result<ExitCode> 
             }
         }
         DevicesCmd::List { json } => {
-            let list = rt.block_on(sync.devices())?;
+            let list = app.sync_devices()?;
             if json {
                 output::json(&list)?;
             } else {
@@ -343,7 +335,7 @@ pub fn run_devices(app: &Deskmate, cmd: DevicesCmd) -> anyhow::Result<ExitCode> 
             }
         }
         DevicesCmd::Remove { id } => {
-            rt.block_on(sync.remove_device(&id))?;
+            app.sync_remove_device(&id)?;
             println!("removed {id}");
         }
     }
@@ -351,10 +343,9 @@ pub fn run_devices(app: &Deskmate, cmd: DevicesCmd) -> anyhow::Result<ExitCode> 
 }
 
 pub fn run_sync(app: &Deskmate, cmd: SyncCmd) -> anyhow::Result<ExitCode> {
-    let sync = client(app);
     match cmd {
         SyncCmd::Now { json } => {
-            let report = runtime()?.block_on(sync.sync_now())?;
+            let report = app.sync_now()?;
             if json {
                 output::json(&report)?;
             } else {
@@ -394,14 +385,15 @@ pub fn run_sync(app: &Deskmate, cmd: SyncCmd) -> anyhow::Result<ExitCode> {
             }
         }
         SyncCmd::On { transcripts } => {
-            let queued = sync.enable(transcripts)?;
+            let queued = app.sync_on(transcripts)?;
             println!("sync is on; {queued} existing record(s) queued");
         }
         SyncCmd::Off => {
-            sync.disable()?;
+            app.sync_off()?;
             println!("sync is off");
         }
         SyncCmd::Run { json } => {
+            let sync = Sync::new(app.store().clone(), KeyringVault);
             let rounds = deskmate_sync::background::run(&sync, Cadence::default(), |round| {
                 print_round(&round, json)
             });

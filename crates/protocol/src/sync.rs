@@ -10,9 +10,10 @@
 //! everything after the last `seq` it has seen, in pages.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 /// Signing up: the first parent of a new family.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, TS)]
 pub struct SignupRequest {
     pub email: String,
     pub password: String,
@@ -24,7 +25,7 @@ pub struct SignupRequest {
 }
 
 /// Signing in on a device with a parent's email and password.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, TS)]
 pub struct LoginRequest {
     pub email: String,
     pub password: String,
@@ -38,7 +39,7 @@ pub struct RefreshRequest {
 }
 
 /// A child's tablet joins the family with the code a parent's device shows.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, TS)]
 pub struct PairRequest {
     pub code: String,
     pub device_name: String,
@@ -61,7 +62,7 @@ pub struct TokenPair {
 }
 
 /// A one-time pairing code, shown on the parent's device.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, TS)]
 pub struct PairingCode {
     pub code: String,
     /// RFC 3339 UTC.
@@ -69,7 +70,7 @@ pub struct PairingCode {
 }
 
 /// Who this token belongs to.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, TS)]
 pub struct AccountStatus {
     pub family_id: String,
     pub family_name: String,
@@ -92,7 +93,7 @@ pub struct InviteRequest {
 
 /// An invitation as the family sees it; `code` only in the answer that
 /// made it (the server keeps a hash).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, TS)]
 pub struct Invitation {
     pub id: String,
     pub email: String,
@@ -117,7 +118,7 @@ pub struct AcceptRequest {
 }
 
 /// One device of the family.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, TS)]
 pub struct DeviceView {
     pub id: String,
     pub name: String,
@@ -131,7 +132,7 @@ pub struct DeviceView {
 
 /// The kinds of record that sync. Append-only kinds never conflict; the
 /// mutable ones resolve last-writer-wins by the hybrid logical clock.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum RecordKind {
     /// A recitation attempt: append-only, never conflicts.
@@ -271,3 +272,64 @@ pub struct PullResponse {
 
 /// The largest page a pull returns and the largest batch a push accepts.
 pub const MAX_PAGE: usize = 500;
+
+/// The background loop's last round, as a status line shows it (kept in
+/// the device's store, so another process can show it too).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq, TS)]
+pub struct RoundView {
+    /// `synced`, `idle` or `failed`.
+    pub round: String,
+    /// When the round ended (RFC 3339 UTC), stamped by the store.
+    #[serde(default)]
+    pub at: Option<String>,
+    /// Changes sent and applied (a round that synced).
+    #[serde(default)]
+    pub pushed: u32,
+    #[serde(default)]
+    pub applied: u32,
+    /// Why it did not sync (idle or failed), in plain words.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// Failed rounds in a row.
+    #[serde(default)]
+    pub failures: u32,
+    /// The wait before the next try (failed rounds), ms.
+    #[serde(default)]
+    pub retry_in_ms: Option<u64>,
+}
+
+/// This device's place in the family's sync, for the parent's settings and
+/// the indicator in the window's header. No secrets: the tokens stay in the
+/// OS keyring.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, TS)]
+pub struct SyncView {
+    /// Signed in to a sync server (a parent's account or a paired device).
+    pub signed_in: bool,
+    pub server_url: Option<String>,
+    pub family_id: Option<String>,
+    pub device_id: Option<String>,
+    /// A parent turned sync on.
+    pub enabled: bool,
+    /// Recitation transcripts sync too.
+    pub transcripts: bool,
+    /// Changes waiting to be sent.
+    pub pending: u32,
+    /// The last round that reached the server (RFC 3339 UTC).
+    pub last_sync_at: Option<String>,
+    /// Why the last round failed, in plain words.
+    pub last_error: Option<String>,
+    /// This process runs the background loop.
+    pub running: bool,
+    /// The background loop's last round, whichever process ran it.
+    pub background: Option<RoundView>,
+    /// What syncs, in the order a device first sends it.
+    pub kinds: Vec<RecordKind>,
+}
+
+/// What signing in (signup, login, pairing, accepting an invitation) tells
+/// the front end: the family and this device. The tokens stay in the keyring.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, TS)]
+pub struct SignedIn {
+    pub family_id: String,
+    pub device_id: String,
+}

@@ -5,7 +5,7 @@
 
 use ts_rs::{Config, TS};
 
-use crate::{agui, chat, check, error, models, practice, status};
+use crate::{agui, chat, check, error, models, practice, status, sync};
 
 /// How the types are rendered: 64-bit integers are plain `number`s (the
 /// core's are counts, bytes and seconds, well inside 2^53).
@@ -105,7 +105,18 @@ pub fn add_protocol_types(module: &mut Module) {
         .add::<check::CheckedError>()
         .add::<check::CheckedLine>()
         .add::<check::LineFailure>()
-        .add::<check::StageTimings>();
+        .add::<check::StageTimings>()
+        .raw("// Family sync")
+        .add::<sync::RecordKind>()
+        .add::<sync::RoundView>()
+        .add::<sync::SyncView>()
+        .add::<sync::SignedIn>()
+        .add::<sync::SignupRequest>()
+        .add::<sync::LoginRequest>()
+        .add::<sync::PairRequest>()
+        .add::<sync::PairingCode>()
+        .add::<sync::AccountStatus>()
+        .add::<sync::DeviceView>();
 }
 
 #[cfg(test)]

@@ -221,6 +221,82 @@ pub(crate) fn record(
     Ok(hits)
 }
 
+/// Counts a child's patterns on a material again from every attempt of it
+/// this device has, in the order they were made, inside the caller's
+/// transaction — as the review schedule is rebuilt
+/// ([`crate::schedule::rebuild`]). Sync calls it after attempts or patterns
+/// from another device arrive, so a mistake both devices saw offline counts
+/// on each, and every device, whatever order the changes came in, ends with
+/// the same counts. What is not counted is kept: a pattern keeps its id and
+/// its memory tip; a pattern no attempt here supports (its attempts have
+/// not arrived yet) stays as it came, unless the count folded it into a
+/// pattern of a longer core text on the same line.
+pub fn rebuild(tx: &Transaction<'_>, profile_id: &str, material_id: &str) -> StoreResult<()> {
+    tx.execute_batch(
+        "CREATE TEMP TABLE IF NOT EXISTS pattern_recount AS SELECT * FROM main.recite_error_patterns WHERE 0;
+         DELETE FROM temp.pattern_recount;",
+    )?;
+    tx.execute(
+        "INSERT INTO temp.pattern_recount
+         SELECT * FROM main.recite_error_patterns WHERE profile_id = ?1 AND material_id = ?2",
+        params![profile_id, material_id],
+    )?;
+    tx.execute(
+        "DELETE FROM main.recite_error_patterns WHERE profile_id = ?1 AND material_id = ?2",
+        params![profile_id, material_id],
+    )?;
+    let attempts: Vec<(String, String, String, String)> = tx
+        .prepare(
+            "SELECT id, mode, errors, created_at FROM recite_attempts
+             WHERE profile_id = ?1 AND material_id = ?2 ORDER BY created_at, id",
+        )?
+        .query_map(params![profile_id, material_id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?
+        .collect::<Result<_, _>>()?;
+    for (attempt_id, mode, errors, at) in attempts {
+        // An attempt whose errors cannot be read counts nothing (it was
+        // written by a build this one does not understand).
+        let (Ok(mode), Ok(errors)) = (
+            mode.parse::<Mode>(),
+            serde_json::from_str::<Vec<RecitationError>>(&errors),
+        ) else {
+            continue;
+        };
+        let certain: Vec<&RecitationError> = errors.iter().filter(|e| !e.uncertain).collect();
+        record(
+            tx,
+            profile_id,
+            material_id,
+            mode,
+            &certain,
+            &attempt_id,
+            &at,
+        )?;
+    }
+    tx.execute(
+        "UPDATE main.recite_error_patterns AS p
+         SET id = k.id, tip_zh = k.tip_zh, tip_en = k.tip_en, tip_source = k.tip_source, tip_at = k.tip_at
+         FROM temp.pattern_recount AS k
+         WHERE p.profile_id = ?1 AND p.material_id = ?2 AND p.pattern_key = k.pattern_key",
+        params![profile_id, material_id],
+    )?;
+    tx.execute(
+        "INSERT INTO main.recite_error_patterns
+         SELECT * FROM temp.pattern_recount AS k
+         WHERE NOT EXISTS (
+             SELECT 1 FROM main.recite_error_patterns AS p
+             WHERE p.profile_id = k.profile_id AND p.material_id = k.material_id
+               AND (p.pattern_key = k.pattern_key
+                    OR (p.error_type = k.error_type AND p.line = k.line
+                        AND p.core_text <> '' AND k.core_text <> ''
+                        AND (instr(p.core_text, k.core_text) > 0 OR instr(k.core_text, p.core_text) > 0))))",
+        [],
+    )?;
+    tx.execute("DELETE FROM temp.pattern_recount", [])?;
+    Ok(())
+}
+
 /// Caches a tip on a pattern unless one was cached meanwhile; returns the
 /// tip the pattern now has.
 pub fn cache_tip(

@@ -70,29 +70,9 @@ pub enum Round {
     },
 }
 
-/// A round as a status line shows it, and as the store keeps it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct RoundView {
-    /// `synced`, `idle` or `failed`.
-    pub round: String,
-    /// When the round ended (RFC 3339 UTC), stamped by the store.
-    #[serde(default)]
-    pub at: Option<String>,
-    /// Changes sent and applied (a round that synced).
-    #[serde(default)]
-    pub pushed: u32,
-    #[serde(default)]
-    pub applied: usize,
-    /// Why it did not sync (idle or failed), in plain words.
-    #[serde(default)]
-    pub error: Option<String>,
-    /// Failed rounds in a row.
-    #[serde(default)]
-    pub failures: u32,
-    /// The wait before the next try (failed rounds), ms.
-    #[serde(default)]
-    pub retry_in_ms: Option<u64>,
-}
+/// A round as a status line shows it, and as the store keeps it (a wire
+/// type: the window shows it).
+pub use deskmate_protocol::sync::RoundView;
 
 impl Round {
     /// The round for a status line.
@@ -109,7 +89,7 @@ impl Round {
         match self {
             Round::Synced(r) => RoundView {
                 pushed: r.pushed,
-                applied: r.applied,
+                applied: u32::try_from(r.applied).unwrap_or(u32::MAX),
                 ..base("synced")
             },
             Round::Idle(e) => RoundView {

@@ -43,14 +43,73 @@ pub enum SyncError {
         "the sync server cannot be reached ({0}); changes wait in the outbox and go next time"
     )]
     Offline(String),
-    #[error("the sync server refused: {0}")]
-    Refused(String),
+    /// The server answered with an error: its code (`unauthorized`,
+    /// `conflict`, `too_many_requests`…) and its words.
+    #[error("the sync server refused: {message}")]
+    Refused { code: String, message: String },
     #[error("the keyring: {0}")]
     Keyring(String),
     #[error("{0}")]
     Invalid(String),
     #[error(transparent)]
     Store(#[from] deskmate_store::StoreError),
+}
+
+impl SyncError {
+    /// Every code [`SyncError::code`] can give besides the store's.
+    pub const CODES: &'static [&'static str] = &[
+        "sync.not_signed_in",
+        "sync.off",
+        "sync.offline",
+        "sync.keyring",
+        "sync.refused",
+        "sync.unauthorized",
+        "sync.forbidden",
+        "sync.not_found",
+        "sync.conflict",
+        "sync.rate_limited",
+        "sync.bad_request",
+        "invalid",
+    ];
+
+    /// A stable name for the failure, so a front end can say it in the
+    /// user's language; a refusal is named by the server's own code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            SyncError::NotSignedIn => "sync.not_signed_in",
+            SyncError::Off => "sync.off",
+            SyncError::Offline(_) => "sync.offline",
+            SyncError::Keyring(_) => "sync.keyring",
+            SyncError::Refused { code, .. } => match code.as_str() {
+                "unauthorized" => "sync.unauthorized",
+                "forbidden" => "sync.forbidden",
+                "not_found" => "sync.not_found",
+                "conflict" => "sync.conflict",
+                "too_many_requests" => "sync.rate_limited",
+                "bad_request" => "sync.bad_request",
+                _ => "sync.refused",
+            },
+            SyncError::Invalid(_) => "invalid",
+            SyncError::Store(e) => e.code(),
+        }
+    }
+
+    /// The values a translated message needs: the server's own words for a
+    /// refusal (they name what was wrong: "a pairing code is 8 digits").
+    pub fn params(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut params = serde_json::Map::new();
+        match self {
+            SyncError::Refused { message, .. } => {
+                params.insert("message".into(), message.clone().into());
+            }
+            SyncError::Offline(reason) | SyncError::Keyring(reason) => {
+                params.insert("reason".into(), reason.clone().into());
+            }
+            SyncError::Store(e) => return e.params(),
+            _ => {}
+        }
+        params
+    }
 }
 
 impl From<rusqlite::Error> for SyncError {
@@ -106,7 +165,8 @@ async fn answer<T: DeserializeOwned>(r: reqwest::Response) -> SyncResult<T> {
         .as_str()
         .unwrap_or("no reason given")
         .to_string();
-    Err(SyncError::Refused(message))
+    let code = body["code"].as_str().unwrap_or("refused").to_string();
+    Err(SyncError::Refused { code, message })
 }
 
 impl<V: TokenVault> Sync<V> {
@@ -333,6 +393,10 @@ impl<V: TokenVault> Sync<V> {
     /// One round: push the whole outbox, then pull every new page.
     pub async fn sync_now(&self) -> SyncResult<SyncReport> {
         let result = self.round().await;
+        if matches!(result, Err(SyncError::Off | SyncError::NotSignedIn)) {
+            // Nothing was tried: the last round that was stays the last.
+            return result;
+        }
         let error = result.as_ref().err().map(|e| e.to_string());
         self.store
             .with_conn(|c| local::record_round(c, error.as_deref()).map_err(store_err))?;

@@ -492,7 +492,10 @@ pub fn apply_page(
             r.get(0)
         })?;
     let mut applied = 0;
+    // The child and material of each applied attempt (review state and
+    // error patterns are counted again) and error pattern (counted again).
     let mut touched: Vec<(String, String)> = Vec::new();
+    let mut recount: Vec<(String, String)> = Vec::new();
     for c in changes {
         if let Some(ms) = hlc_ms(&c.change.hlc) {
             // Receiving a clock moves ours forward: a later local edit wins.
@@ -507,18 +510,30 @@ pub fn apply_page(
         }
         if apply_change(&tx, &c.change)? {
             applied += 1;
-            if c.change.kind == RecordKind::Attempt {
-                let field = |k: &str| c.change.body[k].as_str().unwrap_or_default().to_string();
-                let key = (field("profile_id"), field("material_id"));
-                if !touched.contains(&key) {
-                    touched.push(key);
-                }
+            let field = |k: &str| c.change.body[k].as_str().unwrap_or_default().to_string();
+            let key = (field("profile_id"), field("material_id"));
+            if c.change.kind == RecordKind::Attempt && !touched.contains(&key) {
+                touched.push(key.clone());
+            }
+            if matches!(
+                c.change.kind,
+                RecordKind::Attempt | RecordKind::ErrorPattern
+            ) && !c.change.deleted
+                && !recount.contains(&key)
+            {
+                recount.push(key);
             }
         }
     }
     // Review state is not synced: it is recomputed from the merged attempts.
     for (profile, material) in &touched {
         deskmate_recite::schedule::rebuild(&tx, profile, material)?;
+    }
+    // Nor are error pattern counts: a pulled pattern brings its tip, and
+    // the count is the merged attempts' (an edit of the other device's
+    // count, applied last-writer-wins above, is counted over).
+    for (profile, material) in &recount {
+        deskmate_recite::patterns::rebuild(&tx, profile, material)?;
     }
     tx.execute(
         "UPDATE sync_state SET applying = 0, cursor = ?1 WHERE id = 1",
@@ -721,7 +736,11 @@ fn write(
             shape.key.join(", "),
         )
     };
-    let n = tx.execute(&sql, rusqlite::params_from_iter(values.iter()))?;
+    let n = if kind == RecordKind::Message {
+        place_message(tx, &sql, &names, values, body)?
+    } else {
+        tx.execute(&sql, rusqlite::params_from_iter(values.iter()))?
+    };
     if n > 0 && kind == RecordKind::Message {
         // A thread is as recent as its newest message, wherever it was written.
         tx.execute(
@@ -730,6 +749,68 @@ fn write(
         )?;
     }
     Ok(n > 0)
+}
+
+/// Puts a pulled message in its thread (`insert` is the message's `INSERT
+/// OR IGNORE`). When its place — the thread and `seq` — is another
+/// message's (two devices added to one conversation offline), both stay:
+/// the new one and the thread's messages from that place on are put in the
+/// order they were written (`created_at`, then id) and numbered again from
+/// there, so every device ends with the same order whichever message
+/// reached it first. Returns 1 when the message went in, 0 when it was here.
+fn place_message(
+    tx: &Transaction<'_>,
+    insert: &str,
+    names: &[String],
+    mut values: Vec<SqlValue>,
+    body: &Map<String, Value>,
+) -> SyncResult<usize> {
+    let (Some(id), Some(thread), Some(seq)) = (
+        body.get("id").and_then(Value::as_str),
+        body.get("thread_id").and_then(Value::as_str),
+        body.get("seq").and_then(Value::as_i64),
+    ) else {
+        return Ok(tx.execute(insert, rusqlite::params_from_iter(values.iter()))?);
+    };
+    let here: bool = tx.query_row(
+        "SELECT count(*) > 0 FROM messages WHERE id = ?1",
+        [id],
+        |r| r.get(0),
+    )?;
+    if here {
+        return Ok(0);
+    }
+    let taken: bool = tx.query_row(
+        "SELECT count(*) > 0 FROM messages WHERE thread_id = ?1 AND seq = ?2",
+        params![thread, seq],
+        |r| r.get(0),
+    )?;
+    if !taken {
+        return Ok(tx.execute(insert, rusqlite::params_from_iter(values.iter()))?);
+    }
+    // Out of the way (places start at 1, so 0 and below are free), in at
+    // 0, then everyone from `seq` on placed by when it was written.
+    tx.execute(
+        "UPDATE messages SET seq = -seq WHERE thread_id = ?1 AND seq >= ?2",
+        params![thread, seq],
+    )?;
+    if let Some(at) = names.iter().position(|n| n == "seq") {
+        values[at] = SqlValue::Integer(0);
+    }
+    let n = tx.execute(insert, rusqlite::params_from_iter(values.iter()))?;
+    let order: Vec<String> = tx
+        .prepare(
+            "SELECT id FROM messages WHERE thread_id = ?1 AND seq <= 0 ORDER BY created_at, id",
+        )?
+        .query_map([thread], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    for (place, moved) in (seq..).zip(&order) {
+        tx.execute(
+            "UPDATE messages SET seq = ?2 WHERE id = ?1",
+            params![moved, place],
+        )?;
+    }
+    Ok(n)
 }
 
 /// Notes how the last round went.

@@ -1404,3 +1404,170 @@ async fn a_device_offline_for_days_catches_up_whole_in_order_once() {
     assert_eq!(tablet.sync_now().await.unwrap().applied, 0);
     replay_changes_nothing(&tab_store, &tablet).await;
 }
+
+/// One typed attempt at the poem through the real recording path (history,
+/// error patterns, schedule), at `at`.
+fn recite(store: &Store, profile: &str, poem: &str, text: &str, at: &str) {
+    use deskmate_recite::practice::{record_attempt, NewAttempt};
+    record_attempt(
+        store,
+        NewAttempt {
+            profile_id: profile.into(),
+            material_id: poem.into(),
+            transcript: deskmate_recite::Transcript::new(text),
+            mode: deskmate_recite::Mode::Text,
+            at: chrono::DateTime::parse_from_rfc3339(at).unwrap().into(),
+            duration_ms: Some(20_000),
+            session_id: None,
+        },
+        &deskmate_recite::TemplateTips,
+    )
+    .unwrap();
+}
+
+/// A child's patterns as (key, count, first seen, last seen, tip), by key.
+fn patterns_of(store: &Store, profile: &str) -> Vec<(String, i64, String, String, Option<String>)> {
+    store
+        .with_conn(|c| {
+            Ok(c.prepare(
+                "SELECT pattern_key, occurrence_count, first_seen_at, last_seen_at, tip_zh
+                 FROM recite_error_patterns WHERE profile_id = ?1 ORDER BY pattern_key",
+            )?
+            .query_map([profile], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })?
+            .collect::<Result<_, _>>()?)
+        })
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mistake_both_devices_saw_offline_counts_on_both() {
+    let f = family("patterns-count@example.com").await;
+    let (desk_store, tab_store) = (&f.desk_store, &f.tab_store);
+    // The same mistake (霜 written 双) on each device, offline; the tablet
+    // also misses 低头 once.
+    let wrong = "床前明月光，疑是地上双。举头望明月，低头思故乡。";
+    recite(desk_store, &f.child, &f.poem, wrong, "2026-11-20T09:00:00Z");
+    recite(tab_store, &f.child, &f.poem, wrong, "2026-11-21T09:00:00Z");
+    recite(
+        tab_store,
+        &f.child,
+        &f.poem,
+        "床前明月光，疑是地上双。举头望明月，思故乡。",
+        "2026-11-22T09:00:00Z",
+    );
+    let mine = patterns_of(desk_store, &f.child);
+    assert_eq!(mine.len(), 1);
+    assert_eq!(mine[0].1, 1, "one mistake on the desktop so far");
+    assert_eq!(
+        patterns_of(tab_store, &f.child).iter().map(|p| p.1).max(),
+        Some(2)
+    );
+
+    settle(&f.desk, &f.tablet).await;
+    // Three attempts with 双: the count is three on both devices, not the
+    // last writer's two; first and last seen span both devices; the tip
+    // the tablet wrote stays.
+    let desk = patterns_of(desk_store, &f.child);
+    let tablet = patterns_of(tab_store, &f.child);
+    assert_eq!(desk, tablet, "both devices count alike");
+    let shuang = desk
+        .iter()
+        .find(|p| p.0.contains('双'))
+        .expect("the 双 pattern");
+    assert_eq!(shuang.1, 3);
+    assert_eq!(shuang.2, "2026-11-20T09:00:00.000Z");
+    assert_eq!(shuang.3, "2026-11-22T09:00:00.000Z");
+    assert!(shuang.4.is_some(), "the memory tip is kept");
+    let missed = desk
+        .iter()
+        .find(|p| p.0.contains('低'))
+        .expect("the pattern of the missed 低头");
+    assert_eq!(missed.1, 1);
+
+    // A replayed pull changes nothing; a pattern edit arriving alone (a
+    // device that counted wrong) is counted over from the attempts.
+    replay_changes_nothing(desk_store, &f.desk).await;
+    exec(
+        tab_store,
+        "UPDATE recite_error_patterns SET occurrence_count = 7 WHERE pattern_key LIKE '%双%'",
+        &[],
+    );
+    settle(&f.desk, &f.tablet).await;
+    assert_eq!(
+        patterns_of(desk_store, &f.child)
+            .iter()
+            .find(|p| p.0.contains('双'))
+            .map(|p| p.1),
+        Some(3)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn messages_both_devices_added_to_one_thread_offline_both_stay_in_one_order() {
+    let f = family("one-thread@example.com").await;
+    let (desk_store, tab_store) = (&f.desk_store, &f.tab_store);
+    let (thread, run, _) = chat(desk_store, &f.child, "明天的计划");
+    settle(&f.desk, &f.tablet).await;
+    // Offline, each device adds two messages after the second: both take
+    // places 3 and 4.
+    let say = |store: &Store, seq: i64, text: &str, at: &str| {
+        exec(
+            store,
+            "INSERT INTO messages (id, thread_id, run_id, seq, role, content, created_at)
+             VALUES (?1, ?2, ?3, ?4, 'user', json_array(json_object('type', 'text', 'text', ?5)), ?6)",
+            &[&new_id(), &thread, &run, &seq, &text, &at],
+        );
+    };
+    say(desk_store, 3, "desk 1", "2026-11-27T09:00:00Z");
+    say(tab_store, 3, "tablet 1", "2026-11-27T09:00:05Z");
+    say(desk_store, 4, "desk 2", "2026-11-27T09:00:10Z");
+    say(tab_store, 4, "tablet 2", "2026-11-27T09:00:15Z");
+    settle(&f.desk, &f.tablet).await;
+
+    let order = |store: &Store| -> Vec<(i64, String)> {
+        store
+            .with_conn(|c| {
+                Ok(c.prepare(
+                    "SELECT seq, coalesce(json_extract(content, '$[0].text'), role) FROM messages
+                     WHERE thread_id = ?1 ORDER BY seq",
+                )?
+                .query_map([&thread], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?)
+            })
+            .unwrap()
+    };
+    let expected: Vec<(i64, String)> = [
+        "明天背什么？",
+        "assistant",
+        "desk 1",
+        "tablet 1",
+        "desk 2",
+        "tablet 2",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, t)| (i as i64 + 1, t.to_string()))
+    .collect();
+    assert_eq!(order(desk_store), expected, "on the desktop");
+    assert_eq!(order(tab_store), expected, "on the tablet");
+
+    // A message after the merge goes on at the end, on both; a replayed
+    // pull moves nothing.
+    let next: i64 = one(
+        tab_store,
+        "SELECT max(seq) + 1 FROM messages WHERE thread_id = ?1",
+        &thread,
+    )
+    .unwrap();
+    say(tab_store, next, "tablet 3", "2026-11-27T09:01:00Z");
+    settle(&f.desk, &f.tablet).await;
+    assert_eq!(order(desk_store), order(tab_store));
+    assert_eq!(
+        order(desk_store).last().unwrap(),
+        &(7, "tablet 3".to_string())
+    );
+    replay_changes_nothing(desk_store, &f.desk).await;
+    replay_changes_nothing(tab_store, &f.tablet).await;
+}

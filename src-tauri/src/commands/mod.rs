@@ -16,6 +16,7 @@ pub mod lamp;
 mod models;
 mod plan;
 pub mod practice;
+mod sync;
 mod trace;
 mod voice;
 
@@ -184,6 +185,17 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         models::models_download,
         voice::voice_settings_get,
         voice::voice_settings_save,
-        voice::voice_test
+        voice::voice_test,
+        sync::sync_view,
+        sync::sync_signup,
+        sync::sync_login,
+        sync::sync_join,
+        sync::sync_logout,
+        sync::sync_account,
+        sync::sync_pairing_code,
+        sync::sync_devices,
+        sync::sync_remove_device,
+        sync::sync_set,
+        sync::sync_now
     ]
 }

@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { useLocale, useT } from "../i18n";
 import { LocaleSwitch } from "./LocaleSwitch";
+import { SyncIndicator } from "./SyncIndicator";
 
 interface HeaderProps {
   /** Shows the back button (`data-testid="back-button"`) when given. */
@@ -31,6 +32,7 @@ export function Header({ onBack, backLabel, extra }: HeaderProps) {
         </div>
         <div className="app-header-end">
           {extra}
+          <SyncIndicator />
           <LocaleSwitch />
         </div>
       </div>

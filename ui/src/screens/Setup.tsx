@@ -4,6 +4,7 @@ import { Field } from "../components/Field";
 import { Header } from "../components/Header";
 import { errorText } from "../errors";
 import { gradeKey, useLocale, useT, type MessageKey } from "../i18n";
+import { JoinFamily } from "./JoinFamily";
 import { checkGrade, checkName, checkPin, checkPinRepeat, digitsOnly, GRADES } from "../validation";
 
 type FieldName = "parentName" | "pin" | "pin2" | "childName" | "childGrade";
@@ -36,6 +37,7 @@ export function Setup({ onDone }: { onDone: () => void }) {
   const [errors, setErrors] = useState<Errors>({});
   const [submitError, setSubmitError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [joining, setJoining] = useState(false);
 
   const set = (f: FieldName, value: string) => {
     setValues((v) => ({ ...v, [f]: value }));
@@ -65,12 +67,30 @@ export function Setup({ onDone }: { onDone: () => void }) {
 
   const hasErrors = Object.values(errors).some(Boolean);
 
+  if (joining) {
+    // A child's tablet joins a family instead: its children come by sync.
+    return (
+      <div className="screen" data-testid="setup">
+        <Header />
+        <main className="content content-narrow">
+          <h1 className="page-title">{t("setup.title")}</h1>
+          <JoinFamily onJoined={onDone} onCancel={() => setJoining(false)} />
+        </main>
+      </div>
+    );
+  }
+
   return (
     <div className="screen" data-testid="setup">
       <Header />
       <main className="content content-narrow">
         <h1 className="page-title">{t("setup.title")}</h1>
         <p className="page-intro">{t("setup.intro")}</p>
+        <p>
+          <button type="button" className="btn btn-ghost" data-testid="setup-join" onClick={() => setJoining(true)}>
+            {t("join.link")}
+          </button>
+        </p>
         <form className="card form" onSubmit={submit} noValidate>
           <fieldset className="form-section">
             <legend>{t("setup.parentSection")}</legend>

@@ -7,6 +7,7 @@ import { useT } from "../../i18n";
 import { LampSection } from "./settings/LampSection";
 import { LlmSection } from "./settings/LlmSection";
 import { ModelsSection } from "./settings/ModelsSection";
+import { SyncSection } from "./settings/SyncSection";
 import { VoiceSection } from "./settings/VoiceSection";
 
 const ICONS: Record<CheckStatus, string> = { ok: "✓", warn: "!", fail: "✕" };
@@ -52,6 +53,7 @@ export function SettingsTab({ status }: { status: AppStatus | null }) {
       <ModelsSection />
       <VoiceSection />
       <LampSection />
+      <SyncSection />
 
       <section className="card" aria-labelledby="settings-check-title" data-testid="doctor">
         <div className="section-head">
