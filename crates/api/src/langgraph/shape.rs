@@ -144,6 +144,75 @@ pub fn interrupt(a: &Approval) -> wire::Interrupt {
     }
 }
 
+/// The graph's values from a thread's messages (the first `upto`), todo
+/// list and waiting calls.
+fn values_of(
+    messages: &[StoredMessage],
+    todos: &[Todo],
+    waiting: &[Approval],
+    upto: usize,
+    with_interrupts: bool,
+) -> wire::Values {
+    wire::Values {
+        messages: messages[..upto.min(messages.len())]
+            .iter()
+            .map(message)
+            .collect(),
+        todos: todos.to_vec(),
+        interrupt: (with_interrupts && !waiting.is_empty())
+            .then(|| waiting.iter().map(interrupt).collect()),
+        error: None,
+    }
+}
+
+/// What a run's stream reads back after each step: the conversation, the
+/// todo list and the calls waiting for a parent — three queries, where
+/// [`ThreadFacts`] takes six and lists the workspace (a run's stream reads
+/// the thread five or six times).
+pub struct Conversation {
+    pub messages: Vec<StoredMessage>,
+    pub todos: Vec<Todo>,
+    pub waiting: Vec<Approval>,
+}
+
+impl Conversation {
+    /// Reads a thread's conversation. Call off the executor.
+    pub fn read(app: &Deskmate, thread_id: &str) -> ApiResult<Self> {
+        let store = app.store();
+        let messages = persist::messages(store, thread_id).map_err(deskmate_app::AppError::from)?;
+        let state = persist::load_state(store, thread_id).map_err(deskmate_app::AppError::from)?;
+        let waiting = persist::open_approvals_of_thread(store, thread_id)
+            .map_err(deskmate_app::AppError::from)?
+            .into_iter()
+            .filter(|a| a.decision.is_none())
+            .collect();
+        Ok(Self {
+            messages,
+            todos: state.todos,
+            waiting,
+        })
+    }
+
+    /// As [`ThreadFacts::values_upto`].
+    pub fn values_upto(&self, upto: usize, with_interrupts: bool) -> wire::Values {
+        values_of(
+            &self.messages,
+            &self.todos,
+            &self.waiting,
+            upto,
+            with_interrupts,
+        )
+    }
+
+    pub fn values(&self) -> wire::Values {
+        self.values_upto(self.messages.len(), false)
+    }
+
+    pub fn interrupts(&self) -> Vec<wire::Interrupt> {
+        self.waiting.iter().map(interrupt).collect()
+    }
+}
+
 /// What the core knows of a thread, read once.
 pub struct ThreadFacts {
     pub thread: Thread,
@@ -215,15 +284,13 @@ impl ThreadFacts {
     /// The graph's values: the conversation and the todo list, with the
     /// waiting calls as `__interrupt__` when `with_interrupts`.
     pub fn values_upto(&self, upto: usize, with_interrupts: bool) -> wire::Values {
-        wire::Values {
-            messages: self.messages[..upto.min(self.messages.len())]
-                .iter()
-                .map(message)
-                .collect(),
-            todos: self.todos.clone(),
-            interrupt: (with_interrupts && !self.waiting.is_empty()).then(|| self.interrupts()),
-            error: None,
-        }
+        values_of(
+            &self.messages,
+            &self.todos,
+            &self.waiting,
+            upto,
+            with_interrupts,
+        )
     }
 
     pub fn values(&self) -> wire::Values {

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
 use super::runs::Modes;
-use super::shape::{self, ThreadFacts};
+use super::shape::{self, Conversation};
 use crate::blocking;
 use crate::error::ApiResult;
 
@@ -55,7 +55,7 @@ impl Translate {
     /// resumed run (its earlier steps were sent when it paused).
     pub(super) async fn begin(&mut self, resumed: bool) -> ApiResult<()> {
         let id = self.thread_id.clone();
-        let facts = blocking(&self.app, move |app| ThreadFacts::read(&app, &id)).await?;
+        let facts = blocking(&self.app, move |app| Conversation::read(&app, &id)).await?;
         self.seen = if resumed {
             facts.messages.len()
         } else {
@@ -78,7 +78,7 @@ impl Translate {
     /// input's values are sent).
     pub(super) async fn sync(&mut self, interrupted: bool) -> ApiResult<()> {
         let id = self.thread_id.clone();
-        let facts = blocking(&self.app, move |app| ThreadFacts::read(&app, &id)).await?;
+        let facts = blocking(&self.app, move |app| Conversation::read(&app, &id)).await?;
         let start = self.seen.min(facts.messages.len());
         let new = &facts.messages[start..];
         // Each step: its node, its messages, and where it ends in the thread.
