@@ -10,6 +10,7 @@ pub mod doctor;
 mod error;
 pub mod events;
 pub mod family;
+pub mod family_limits;
 pub mod family_sync;
 pub mod handoff;
 pub mod knowledge;

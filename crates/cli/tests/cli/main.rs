@@ -22,6 +22,7 @@ mod settings;
 mod speech;
 mod sync;
 mod team;
+mod usage;
 mod workflows;
 
 /// Tests that run whisper take turns. Each transcription uses both cores, and
