@@ -3,6 +3,7 @@
 //! holds the services they all call. Nothing here depends on Tauri.
 
 pub mod ask;
+pub mod ask_model;
 pub mod chat;
 mod child_data;
 mod config;
