@@ -125,21 +125,7 @@ mod tests {
     use super::*;
     use crate::chat::{ChatMessage, ChatOptions};
     use deskmate_llm::scripted::{openai, ScriptedServer};
-    use deskmate_store::{NewProfile, NoticeKind};
-
-    fn child_app(dir: &std::path::Path) -> (Deskmate, String) {
-        let app = Deskmate::open(crate::Config::in_dir(dir)).unwrap();
-        let child = app
-            .store()
-            .profiles()
-            .add(NewProfile {
-                kind: Some(ProfileKind::Child),
-                name: "小明".into(),
-                ..Default::default()
-            })
-            .unwrap();
-        (app, child.id)
-    }
+    use deskmate_store::NoticeKind;
 
     async fn chat(app: &Deskmate, child: &str) -> AppResult<deskmate_agent::RunOutcome> {
         let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
@@ -166,7 +152,8 @@ mod tests {
         ])
         .unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let (app, child) = child_app(dir.path());
+        let app = Deskmate::open(crate::Config::in_dir(dir.path())).unwrap();
+        let child = deskmate_testkit::family::parent_and_child(app.store()).1.id;
         app.chat()
             .save_llm_settings("openai:m", Some(&server.base_url()))
             .unwrap();

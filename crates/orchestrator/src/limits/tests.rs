@@ -307,19 +307,20 @@ fn bad_limits_are_refused_in_plain_words() {
     assert_eq!(load(&f.store, &f.child).unwrap(), Limits::default());
 }
 
-#[test]
-fn the_entry_is_quiet_in_quiet_hours_and_tells_the_parent_once() {
+/// The child's entry, with `limits` set.
+fn entry_with(limits: Limits) -> (crate::scene::tests::Fixture, Entry) {
     let f = fixture();
     let entry = Entry::new(f.store.clone(), f.scene.clone());
-    save(
-        &f.store,
-        &f.child,
-        &Limits {
-            quiet: Some(QuietHours::new("21:00", "07:00").unwrap()),
-            ..Limits::default()
-        },
-    )
-    .unwrap();
+    save(&f.store, &f.child, &limits).unwrap();
+    (f, entry)
+}
+
+#[test]
+fn the_entry_is_quiet_in_quiet_hours_and_tells_the_parent_once() {
+    let (f, entry) = entry_with(Limits {
+        quiet: Some(QuietHours::new("21:00", "07:00").unwrap()),
+        ..Limits::default()
+    });
     for (said, at) in [("我要背静夜思", local(2, 22, 0)), ("你好", local(3, 6, 30))] {
         let r = entry.process(&f.child, said.into(), at, true).unwrap();
         assert_eq!(
@@ -354,17 +355,10 @@ fn the_entry_is_quiet_in_quiet_hours_and_tells_the_parent_once() {
 
 #[test]
 fn a_limit_reached_stops_the_companion_not_reciting() {
-    let f = fixture();
-    let entry = Entry::new(f.store.clone(), f.scene.clone());
-    save(
-        &f.store,
-        &f.child,
-        &Limits {
-            model_calls: Some(0),
-            ..Limits::default()
-        },
-    )
-    .unwrap();
+    let (f, entry) = entry_with(Limits {
+        model_calls: Some(0),
+        ..Limits::default()
+    });
     let now = local(2, 10, 0);
     let chat = entry
         .process(&f.child, "月亮上有兔子吗".into(), now, true)

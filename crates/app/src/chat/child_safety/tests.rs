@@ -10,7 +10,6 @@ use std::sync::Mutex as StdMutex;
 
 use deskmate_agent::EventOrder;
 use deskmate_llm::scripted::{openai, RecordedRequest, Reply, ScriptedServer};
-use deskmate_store::NewProfile;
 
 use super::*;
 
@@ -93,26 +92,15 @@ fn stored_reply(app: &Deskmate, thread_id: &str) -> (String, String) {
     (last.id.clone(), last.message.text())
 }
 
-fn family(app: &Deskmate) -> (String, String) {
-    let made = app
-        .store()
-        .profiles()
-        .add_all(vec![
-            NewProfile {
-                kind: Some(ProfileKind::Parent),
-                name: "妈妈".into(),
-                pin: Some("1357".into()),
-                ..Default::default()
-            },
-            NewProfile {
-                kind: Some(ProfileKind::Child),
-                name: "小明".into(),
-                grade: Some(2),
-                ..Default::default()
-            },
-        ])
+/// A device with a parent and a child, the model on `server`.
+fn family(server: &ScriptedServer) -> (tempfile::TempDir, Deskmate, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let app = Deskmate::open(crate::Config::in_dir(dir.path())).unwrap();
+    let (parent, child) = deskmate_testkit::family::parent_and_child(app.store());
+    app.chat()
+        .save_llm_settings("openai:m", Some(&server.base_url()))
         .unwrap();
-    (made[0].id.clone(), made[1].id.clone())
+    (dir, app, parent.id, child.id)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -121,12 +109,7 @@ async fn unsafe_replies_are_replaced_and_the_parent_told_safe_ones_untouched() {
     let safe = replies(SAFE);
     let all: Vec<String> = unsafe_.iter().chain(&safe).map(|s| s.to_string()).collect();
     let server = server(all);
-    let dir = tempfile::tempdir().unwrap();
-    let app = Deskmate::open(crate::Config::in_dir(dir.path())).unwrap();
-    let (_, child) = family(&app);
-    app.chat()
-        .save_llm_settings("openai:m", Some(&server.base_url()))
-        .unwrap();
+    let (_dir, app, _, child) = family(&server);
     let replacement = safety::safe_reply(false);
 
     for original in &unsafe_ {
@@ -175,12 +158,7 @@ async fn the_moderation_endpoint_catches_what_the_rules_let_through() {
         "a story with bait in it".into(),
         "a story about the moon".into(),
     ]);
-    let dir = tempfile::tempdir().unwrap();
-    let app = Deskmate::open(crate::Config::in_dir(dir.path())).unwrap();
-    let (_, child) = family(&app);
-    app.chat()
-        .save_llm_settings("openai:m", Some(&server.base_url()))
-        .unwrap();
+    let (_dir, app, _, child) = family(&server);
     app.store()
         .settings()
         .set(
@@ -210,12 +188,7 @@ async fn the_moderation_endpoint_catches_what_the_rules_let_through() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_parents_conversation_is_not_a_childs() {
     let server = server(vec!["Where do you live? (a parent's question)".into()]);
-    let dir = tempfile::tempdir().unwrap();
-    let app = Deskmate::open(crate::Config::in_dir(dir.path())).unwrap();
-    let (parent, _) = family(&app);
-    app.chat()
-        .save_llm_settings("openai:m", Some(&server.base_url()))
-        .unwrap();
+    let (_dir, app, parent, _) = family(&server);
     let said = say(&app, &parent, "hi").await;
     assert_eq!(said.shown, "Where do you live? (a parent's question)");
     let system = server.requests()[0].body["messages"][0]["content"].to_string();
