@@ -4,24 +4,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use deskmate_testkit::cli::{deskmate, json};
+use deskmate_testkit::cli::{deskmate, json, setup_family};
 
 #[test]
 fn a_parent_sets_limits_and_sees_the_refusal_in_the_usage() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    deskmate(d)
-        .args([
-            "profiles",
-            "setup",
-            "--parent-name",
-            "妈妈",
-            "--pin",
-            "1357",
-        ])
-        .args(["--child-name", "小明"])
-        .assert()
-        .success();
+    setup_family(d);
     let set = json(
         &deskmate(d)
             .args(["limits", "set", "--profile", "小明", "--model-calls", "0"])
