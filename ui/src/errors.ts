@@ -110,6 +110,14 @@ export const CORE_ERROR_WORDS: Partial<Record<ErrorCode, Words>> = {
     "zh-CN": "检查作业的 AI 模型现在用不了。请稍后再试，或者请家长看看设置里的模型。",
     en: "The AI model that checks homework is not available. Please try again later, or ask a parent to check the model in Settings.",
   },
+  "limits.quiet_hours": {
+    "zh-CN": "现在是休息时间（{from}–{to}），{to} 以后再来找我吧。好好休息！",
+    en: "It's quiet time ({from}–{to}). Come back after {to}. Rest well!",
+  },
+  "limits.reached": {
+    "zh-CN": "今天和 AI 伙伴说的话已经够多啦，明天再聊吧！背诗和复习现在还可以做。",
+    en: "That's all the AI companion for today. Let's talk again tomorrow! Reciting and reviews still work.",
+  },
   "homework.model_reply": {
     "zh-CN": "这次没看明白作业，什么也没有记下。请拍清楚一点再发一次。",
     en: "The homework could not be made out, and nothing was saved. Please send a clearer photo.",

@@ -837,6 +837,8 @@ export const ERROR_CODES = [
   "lamp.unexpected_reply",
   "lamp.unknown_tool",
   "library.damaged",
+  "limits.quiet_hours",
+  "limits.reached",
   "llm.auth",
   "llm.bad_request",
   "llm.config",

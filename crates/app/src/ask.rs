@@ -4,8 +4,8 @@
 //! missed characters (bars), reviews done against due (a pie), minutes
 //! practised per day (bars) — each answered by SQL on the store's read-only
 //! tool ([`deskmate_store::ReadOnlySql`]: only `SELECT` on views of the
-//! family's children, a time and a row limit). A model writing its own SQL
-//! through the same tool is the next step (not built yet).
+//! family's children, a time and a row limit). With a model set up, the
+//! model writes its own SQL through the same tool ([`crate::ask_model`]).
 
 use std::time::Duration;
 
@@ -77,13 +77,6 @@ impl Deskmate {
                 child.name
             )));
         }
-        let Some(name) = built_in_question(question) else {
-            return Err(AppError::Invalid(format!(
-                "without a model, Deskmate answers these questions: this week's accuracy (这周背得怎么样?), \
-                 the most missed characters (哪些字错得最多?), reviews done and due (复习了几次?), \
-                 time practised (这周练了多久?); {question:?} is none of them"
-            )));
-        };
         let path = self.store().path().ok_or_else(|| {
             AppError::Invalid("questions need the database file; this store is in memory".into())
         })?;
@@ -96,6 +89,17 @@ impl Deskmate {
             .map(|p| p.id)
             .collect();
         let sql = ReadOnlySql::open(path, &children, QUERY_TIME_LIMIT, QUERY_ROW_LIMIT)?;
+        // With a model set up, it writes its own queries (crate::ask_model).
+        if self.chat().llm_settings()?.model.is_some() {
+            return self.ask_model(&child, question, &sql, now);
+        }
+        let Some(name) = built_in_question(question) else {
+            return Err(AppError::Invalid(format!(
+                "without a model, Deskmate answers these questions: this week's accuracy (这周背得怎么样?), \
+                 the most missed characters (哪些字错得最多?), reviews done and due (复习了几次?), \
+                 time practised (这周练了多久?); {question:?} is none of them"
+            )));
+        };
         let week = Week::ending(now, &child.time_zone);
         let ask = |q: &str, params: &[&str]| sql.query_with(q, params).map_err(AppError::Invalid);
         let id = child.id.as_str();

@@ -35,6 +35,7 @@ use deskmate_protocol as protocol;
 use deskmate_store::Store;
 
 pub mod attachments;
+mod child_safety;
 mod llm_settings;
 mod subagent_runs;
 
@@ -438,6 +439,24 @@ impl Chat {
                 system_prompt.push_str("\n\n");
                 system_prompt.push_str(&block);
             }
+            // A child's conversation keeps the child policy, last, whatever
+            // the context's prompt says.
+            let profile = self.store().profiles().get(p)?;
+            if profile.kind == deskmate_store::ProfileKind::Child {
+                let answers = self
+                    .store()
+                    .settings()
+                    .get::<bool>(Some(p), deskmate_orchestrator::entry::HOMEWORK_ANSWERS)?
+                    .unwrap_or(false)
+                    || context.system_prompt.as_deref().is_some_and(|s| {
+                        s.contains(deskmate_orchestrator::entry::ANSWERS_ALLOWED_SENTENCE)
+                    });
+                system_prompt.push_str("\n\n");
+                system_prompt.push_str(&deskmate_orchestrator::safety::child_policy(
+                    profile.grade,
+                    answers,
+                ));
+            }
         }
         let subagent_depth = context.subagent_depth.unwrap_or(1);
         if !(1..=MAX_SUBAGENT_DEPTH).contains(&subagent_depth) {
@@ -724,6 +743,12 @@ impl Chat {
             Some(key) => Some(crate::recite::find_profile(self.store(), key)?.id),
             None => None,
         };
+        // A parent's quiet hours and daily limits, checked where the chat
+        // starts as they are where every request enters.
+        if let Some(id) = &profile_id {
+            deskmate_orchestrator::limits::admit_model_use(self.store(), id, chrono::Utc::now())?
+                .map_err(deskmate_orchestrator::SceneError::Limited)?;
+        }
         let agent = self
             .agent_off_executor(opts, profile_id.clone(), msg.text.clone())
             .await?;
@@ -770,13 +795,16 @@ impl Chat {
                 .into_iter()
                 .map(|(media_type, data)| ContentPart::Image { media_type, data }),
         );
+        let req_profile = profile_id.clone();
         let req = RunRequest {
             thread_id,
             profile_id,
             content,
         };
         let prepared = agent.prepare(req).await.map_err(agent_error)?;
-        Ok(self.spawn_run(prepared, events))
+        // A child's replies are checked before the child sees them.
+        let guard = child_safety::ChildGuard::for_profile(self.store(), req_profile.as_deref())?;
+        Ok(self.spawn_run(prepared, events, guard))
     }
 
     /// Continues a run a crash cut off (`interrupted`) from its last stored
@@ -799,11 +827,12 @@ impl Chat {
             what: "cannot read the run",
             reason: e.to_string(),
         })??;
+        let guard = child_safety::ChildGuard::for_profile(self.store(), profile_id.as_deref())?;
         let agent = self
             .agent_off_executor(opts, profile_id, String::new())
             .await?;
         let prepared = agent.prepare_resume(run_id).await.map_err(agent_error)?;
-        Ok(self.spawn_run(prepared, events))
+        Ok(self.spawn_run(prepared, events, guard))
     }
 
     /// [`Chat::agent`] on the blocking pool: it reads settings,
@@ -826,7 +855,14 @@ impl Chat {
     }
 
     /// Runs a prepared run on the runtime, stoppable with [`Chat::cancel_run`].
-    fn spawn_run(&self, prepared: deskmate_agent::PreparedRun, events: EventSink) -> ChatRun {
+    /// With a `guard` (a child's run), the events go through the child's
+    /// output check first, and a replaced final answer is the safe one.
+    fn spawn_run(
+        &self,
+        prepared: deskmate_agent::PreparedRun,
+        events: EventSink,
+        guard: Option<child_safety::ChildGuard>,
+    ) -> ChatRun {
         let (thread_id, run_id) = (
             prepared.thread_id().to_string(),
             prepared.run_id().to_string(),
@@ -835,9 +871,25 @@ impl Chat {
         let runs = self.chat_runs().clone();
         runs.insert(&run_id, cancel.clone());
         let id = run_id.clone();
+        let (events, checking) = match guard {
+            Some(g) => {
+                let (sink, task) = g.watch(events);
+                (sink, Some(task))
+            }
+            None => (events, None),
+        };
         let done = tokio::spawn(async move {
-            let outcome = prepared.execute(events, cancel).await;
+            let mut outcome = prepared.execute(events, cancel).await;
             runs.remove(&id);
+            // The run's sink is gone: the check ends once it has let the
+            // last message through.
+            if let Some(task) = checking {
+                for r in task.await.unwrap_or_default() {
+                    if outcome.answer.trim() == r.original.trim() {
+                        outcome.answer = r.safe;
+                    }
+                }
+            }
             outcome
         });
         ChatRun {

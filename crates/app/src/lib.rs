@@ -3,6 +3,7 @@
 //! holds the services they all call. Nothing here depends on Tauri.
 
 pub mod ask;
+pub mod ask_model;
 pub mod chat;
 mod child_data;
 mod config;
@@ -10,6 +11,7 @@ pub mod doctor;
 mod error;
 pub mod events;
 pub mod family;
+pub mod family_limits;
 pub mod family_sync;
 pub mod handoff;
 pub mod knowledge;

@@ -25,6 +25,7 @@ mod speech;
 mod sync;
 mod threads;
 mod trace;
+mod usage;
 mod workflows;
 
 use std::path::PathBuf;
@@ -107,6 +108,14 @@ enum Command {
     Workflows(workflows::WorkflowsCmd),
     /// A parent's question about a child's progress, answered with a chart (这周背得怎么样?).
     Ask(ask::AskArgs),
+    /// What the companion cost per day, child and run (tokens, US dollars, minutes of chat), and unread notices.
+    Usage(usage::UsageArgs),
+    /// A child's daily limits (minutes of chat, model calls, cost) and quiet hours: show, set.
+    #[command(subcommand)]
+    Limits(usage::LimitsCmd),
+    /// What the parent was told: a limit reached, quiet hours, a companion's reply replaced.
+    #[command(subcommand)]
+    Notices(usage::NoticesCmd),
     /// The entry's logged decisions: replay them against today's rules.
     #[command(subcommand)]
     Trace(trace::TraceCmd),
@@ -209,6 +218,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Workflows(cmd) => workflows::run(&app, cmd),
         Command::Trace(cmd) => trace::run(&app, cmd),
         Command::Ask(args) => ask::run(&app, args),
+        Command::Usage(args) => usage::run_usage(&app, args),
+        Command::Limits(cmd) => usage::run_limits(&app, cmd),
+        Command::Notices(cmd) => usage::run_notices(&app, cmd),
         Command::Serve(args) => serve::run(&app, args),
         Command::Account(cmd) => sync::run_account(&app, cmd),
         Command::Devices(cmd) => sync::run_devices(&app, cmd),

@@ -238,6 +238,15 @@ struct Said<'a> {
     now: DateTime<Utc>,
 }
 
+/// The child spoke or pressed the lamp: the answer is read aloud.
+fn spoken_input(input: &Input) -> bool {
+    match input {
+        Input::Voice(_) | Input::Speech(_) => true,
+        Input::Button(p) => p.from == ButtonFrom::Lamp,
+        Input::Text(_) | Input::Photos { .. } => false,
+    }
+}
+
 /// The router, or for photos (logged with [`PHOTO_MARK`]) homework at once.
 fn route_input(text: &str, scene: Option<Scene>, catalog: &Catalog) -> crate::router::Routed {
     if text.starts_with(PHOTO_MARK) {
@@ -587,13 +596,24 @@ impl Entry {
             .parse()
             .unwrap_or(chrono_tz::Asia::Shanghai);
         let before = self.session(profile_id, tz, now)?;
+        // A parent's quiet hours stop everything; a daily limit reached
+        // stops what needs a model (the parent is told either way).
+        let limited = match crate::limits::gate(&self.store, profile_id, now)? {
+            crate::limits::Gate::Open => None,
+            crate::limits::Gate::Quiet(refusal) => {
+                crate::limits::note(&self.store, profile_id, &refusal, now);
+                let words = refusal.words();
+                let e = SceneError::Limited(refusal);
+                let mut r = Self::refused(&before, &e, words, "quiet hours");
+                r.timings.total_us = us(started);
+                return Ok(self.keep_refused(spans, profile_id, &before, spoken_input(&input), r));
+            }
+            crate::limits::Gate::NoModel(refusal) => Some(refusal),
+        };
+        let model_ready = model_ready && limited.is_none();
         let mut photos: Option<Vec<Photo>> = None;
         // The child spoke or pressed the lamp: the answer is read aloud.
-        let spoken = match &input {
-            Input::Voice(_) | Input::Speech(_) => true,
-            Input::Button(p) => p.from == ButtonFrom::Lamp,
-            Input::Text(_) | Input::Photos { .. } => false,
-        };
+        let spoken = spoken_input(&input);
         // Reading what came in: words as typed, a button as the words it
         // logs, photos checked by their bytes (speech has its own span).
         let mut parse = match &input {
@@ -663,7 +683,8 @@ impl Entry {
         let mut fallback: Option<String> = None;
         let judged = {
             let mut second = |words: &str, scene: Option<Scene>, offline: &Routed| {
-                let (model, limit) = self.intent_model.as_ref()?;
+                // Not asked once a daily limit is reached.
+                let (model, limit) = self.intent_model.as_ref().filter(|_| limited.is_none())?;
                 let ask = Ask::new(words, scene, &catalog, *limit);
                 let (reply, classified) = ask_model(spans, model, &ask, &catalog);
                 model_reply = reply;
@@ -704,7 +725,7 @@ impl Entry {
         // Photos are checked before anything is decided or stored: a
         // failure leaves the child where they were, with nothing stored.
         let checked = match (&photos, &self.checker) {
-            (Some(p), Some(checker)) => match checker.check(p) {
+            (Some(p), Some(checker)) if limited.is_none() => match checker.check(p) {
                 Ok(sheet) => Some(sheet),
                 Err(e) => {
                     let r = Self::not_checked(&before, &e, us(started));
@@ -845,6 +866,16 @@ impl Entry {
                 span.end_with(&acted);
                 acted?
             }
+        };
+        // What needed a model, refused for a daily limit: said kindly, and
+        // the parent told.
+        let (zh, en) = match &limited {
+            Some(refusal) if response.needs_model => {
+                crate::limits::note(&self.store, profile_id, refusal, now);
+                response.error = Some(refusal.wire());
+                refusal.words()
+            }
+            _ => (zh, en),
         };
         response.scene = decided.session.active;
         response.text_zh = zh;

@@ -12,13 +12,16 @@ pub mod entry;
 pub mod guardrails;
 pub mod homework;
 pub mod intent_model;
+pub mod limits;
 pub mod memory;
 pub mod plan;
 pub mod practice;
 pub mod router;
 pub mod routine;
+pub mod safety;
 pub mod scene;
 pub mod trace;
+pub mod usage;
 
 pub use practice::{Practice, PracticeEvent, PracticeState, TransitionError};
 pub use scene::{PracticeScene, SceneError, SceneEvent, Stage};

@@ -69,7 +69,8 @@ pub struct Chart {
 /// (`deskmate ask --json`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProgressAnswer {
-    /// Which built-in question answered it (`accuracy_this_week`, …).
+    /// Which built-in question answered it (`accuracy_this_week`, …), or
+    /// `model` when the configured model wrote its own queries.
     pub question: String,
     pub text: String,
     pub chart: Option<Chart>,

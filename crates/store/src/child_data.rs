@@ -181,6 +181,16 @@ pub const CHILD_TABLES: &[ChildTable] = &[
         about: "each call to a language model in the conversations: tokens, cost, time",
     },
     ChildTable {
+        table: "parent_notices",
+        rows_of: "profile_id = ?1",
+        about: "what the parent was told about the child: a daily limit reached, a request in quiet hours, a reply replaced",
+    },
+    ChildTable {
+        table: "replaced_replies",
+        rows_of: "profile_id = ?1",
+        about: "the companion's replies the safety check replaced, with the original kept for the parent",
+    },
+    ChildTable {
         table: "sync_outbox",
         rows_of: SYNC_OUTBOX_OF,
         about: "changes waiting to be sent to the family's other devices",

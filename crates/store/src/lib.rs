@@ -13,6 +13,7 @@ mod goals;
 mod materials;
 mod memories;
 mod migrations;
+mod notices;
 mod profiles;
 mod read_only;
 mod routines;
@@ -34,6 +35,7 @@ pub use materials::{
 };
 pub use memories::{Memories, Memory, MemoryKind, MemorySource, MEMORY_MAX_CHARS};
 pub use migrations::schema_version_known;
+pub use notices::{NewNotice, Notice, NoticeKind, Notices};
 pub use profiles::{NewProfile, Profile, ProfileKind, Profiles, PIN_MAX_TRIES};
 pub use read_only::{ReadOnlySql, SqlRows, VIEWS as READ_ONLY_VIEWS};
 pub use routines::{RoutineRow, RoutineRunRow, Routines};
@@ -162,6 +164,12 @@ impl Store {
     /// What the companion remembers about each child.
     pub fn memories(&self) -> Memories<'_> {
         Memories::new(self)
+    }
+
+    /// What a parent is told about each child (limits reached, replies
+    /// replaced).
+    pub fn notices(&self) -> Notices<'_> {
+        Notices::new(self)
     }
 
     /// Parents' routines and their runs.

@@ -40,3 +40,20 @@ pub fn add_child(dir: &Path) -> Value {
         .success();
     json(&out.get_output().stdout)
 }
+
+/// The first-run setup through the CLI: the parent 妈妈 (PIN 1357) and the
+/// child 小明.
+pub fn setup_family(dir: &Path) {
+    deskmate(dir)
+        .args([
+            "profiles",
+            "setup",
+            "--parent-name",
+            "妈妈",
+            "--pin",
+            "1357",
+        ])
+        .args(["--child-name", "小明"])
+        .assert()
+        .success();
+}

@@ -55,3 +55,28 @@ pub fn child_with_jing_ye_si(store: &Store) -> (Profile, Material) {
     );
     (child, poem)
 }
+
+/// A parent (妈妈, PIN 1357) and a child (小明, grade 2): the family a
+/// parent's tools are tried on.
+pub fn parent_and_child(store: &Store) -> (Profile, Profile) {
+    let mut made = store
+        .profiles()
+        .add_all(vec![
+            NewProfile {
+                kind: Some(deskmate_store::ProfileKind::Parent),
+                name: "妈妈".into(),
+                pin: Some("1357".into()),
+                ..Default::default()
+            },
+            NewProfile {
+                kind: Some(deskmate_store::ProfileKind::Child),
+                name: "小明".into(),
+                grade: Some(2),
+                ..Default::default()
+            },
+        ])
+        .unwrap();
+    let child = made.pop().unwrap();
+    let parent = made.pop().unwrap();
+    (parent, child)
+}

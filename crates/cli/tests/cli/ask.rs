@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use deskmate_testkit::cli::{deskmate, json};
+use deskmate_testkit::cli::{deskmate, json, setup_family};
 use serde_json::Value;
 
 fn attempt(dir: &std::path::Path, child: &str, text: &str) -> Value {
@@ -40,18 +40,7 @@ fn ask(dir: &std::path::Path, child: &str, q: &str) -> Value {
 fn built_in_questions_answer_with_charts_of_one_child() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    deskmate(d)
-        .args([
-            "profiles",
-            "setup",
-            "--parent-name",
-            "妈妈",
-            "--pin",
-            "1357",
-        ])
-        .args(["--child-name", "小明"])
-        .assert()
-        .success();
+    setup_family(d);
     deskmate(d)
         .args(["profiles", "add", "--name", "小红", "--kind", "child"])
         .assert()

@@ -22,6 +22,7 @@ mod settings;
 mod speech;
 mod sync;
 mod team;
+mod usage;
 mod workflows;
 
 /// Waits until `server` has had its first request (the run is inside that

@@ -53,6 +53,10 @@ pub enum SceneError {
     /// The model answered, but not with a checked worksheet; nothing was stored.
     #[error("{0}")]
     ModelReply(String),
+    /// Quiet hours, or a daily limit a parent set, stop this request
+    /// ([`crate::limits`]).
+    #[error("{0}")]
+    Limited(crate::limits::Refusal),
 }
 
 pub type SceneResult<T> = Result<T, SceneError>;
@@ -86,6 +90,8 @@ impl SceneError {
         "internal.thread",
         "homework.model_failed",
         "homework.model_reply",
+        "limits.quiet_hours",
+        "limits.reached",
     ];
 
     /// A stable, machine-readable name for the failure.
@@ -104,6 +110,7 @@ impl SceneError {
             Self::Photo(e) => e.code(),
             Self::Model { .. } => "homework.model_failed",
             Self::ModelReply(_) => "homework.model_reply",
+            Self::Limited(r) => r.code(),
         }
     }
 
@@ -112,6 +119,7 @@ impl SceneError {
         match self {
             Self::Store(e) => e.params(),
             Self::Recite(e) => e.params(),
+            Self::Limited(r) => r.params(),
             Self::Model { code, .. } => {
                 let mut m = Map::new();
                 m.insert("llm_code".into(), Value::from(*code));

@@ -1,0 +1,102 @@
+//! `deskmate limits`, `deskmate usage` and `deskmate notices`: a parent sets
+//! a child's limits (bad ones refused in plain words), a limit reached stops
+//! the chat before any model call, and the parent sees it in the usage.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use deskmate_testkit::cli::{deskmate, json, setup_family};
+
+#[test]
+fn a_parent_sets_limits_and_sees_the_refusal_in_the_usage() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    setup_family(d);
+    let set = json(
+        &deskmate(d)
+            .args(["limits", "set", "--profile", "小明", "--model-calls", "0"])
+            .args(["--chat-minutes", "30", "--quiet", "21:00-7:00", "--json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    );
+    assert_eq!(set["model_calls"], 0);
+    assert_eq!(set["quiet"]["to"], "07:00");
+    // One flag changes one limit; "none" lifts it.
+    let shown = json(
+        &deskmate(d)
+            .args([
+                "limits",
+                "set",
+                "--profile",
+                "小明",
+                "--chat-minutes",
+                "none",
+            ])
+            .args(["--quiet", "none", "--json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    );
+    // (Quiet hours lifted: the chat below must not depend on the hour.)
+    assert!(
+        shown.get("chat_minutes").is_none() && shown.get("quiet").is_none(),
+        "{shown}"
+    );
+    assert_eq!(shown["model_calls"], 0);
+    let bad = deskmate(d)
+        .args(["limits", "set", "--profile", "小明", "--quiet", "9pm-7am"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("\"9pm\" is not a time of day"), "{err}");
+
+    // A model that would never answer: the limit stops the chat first.
+    deskmate(d)
+        .args(["llm", "set", "--model", "openai:m", "--base-url"])
+        .arg("http://127.0.0.1:9/v1")
+        .assert()
+        .success();
+    let chat = deskmate(d)
+        .args(["chat", "--profile", "小明", "月亮上有兔子吗"])
+        .output()
+        .unwrap();
+    assert!(!chat.status.success());
+    let err = String::from_utf8_lossy(&chat.stderr);
+    assert!(err.contains("daily limit of model_calls"), "{err}");
+
+    let usage = json(
+        &deskmate(d)
+            .args(["usage", "--profile", "小明", "--days", "3", "--json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    );
+    let days = usage["usage"]["days"].as_array().unwrap();
+    assert_eq!(days.len(), 3);
+    assert!(days.iter().all(|d| d["model_calls"] == 0));
+    let notices = usage["notices"].as_array().unwrap();
+    assert_eq!(notices.len(), 1);
+    assert_eq!(notices[0]["kind"], "limit_reached");
+    let id = notices[0]["id"].as_str().unwrap();
+    deskmate(d).args(["notices", "read", id]).assert().success();
+    let unread = json(
+        &deskmate(d)
+            .args(["notices", "list", "--unread", "--json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    );
+    assert_eq!(unread.as_array().unwrap().len(), 0);
+    // Usage of a parent is refused in plain words.
+    let parent = deskmate(d)
+        .args(["usage", "--profile", "妈妈"])
+        .output()
+        .unwrap();
+    assert!(!parent.status.success());
+    assert!(String::from_utf8_lossy(&parent.stderr).contains("is a parent"));
+}
