@@ -12,7 +12,10 @@
 
 mod chat;
 mod homework;
+mod knowledge;
 pub mod lamp;
+mod mcp;
+mod memories;
 mod models;
 mod plan;
 pub mod practice;
@@ -184,6 +187,20 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         models::models_download,
         voice::voice_settings_get,
         voice::voice_settings_save,
-        voice::voice_test
+        voice::voice_test,
+        knowledge::kb_list,
+        knowledge::kb_documents,
+        knowledge::kb_add,
+        knowledge::kb_remove,
+        memories::memories_list,
+        memories::memory_add,
+        memories::memory_edit,
+        memories::memory_delete,
+        mcp::mcp_servers,
+        mcp::mcp_add,
+        mcp::mcp_remove,
+        mcp::mcp_allow,
+        mcp::mcp_set,
+        mcp::mcp_tools
     ]
 }
