@@ -563,5 +563,6 @@ export const en: Messages = {
   "chat.attach": "Attach files",
   "chat.attachHint": "Up to 5 files (text, PDF, Word, photos), 10 MB each; you can drop them here too.",
   "chat.attachRemove": "Remove {name}",
+  "chat.attached": "Attached: {names}",
   "chat.camera": "Take a photo",
 };

@@ -565,6 +565,7 @@ export const zhCN = {
   "chat.attach": "添加文件",
   "chat.attachHint": "可以放 5 个文件（文本、PDF、Word、照片），每个最大 10 MB；也可以拖进来。",
   "chat.attachRemove": "去掉 {name}",
+  "chat.attached": "附件：{names}",
   "chat.camera": "拍照",
 } as const satisfies Record<string, string>;
 

@@ -31,11 +31,7 @@ describe("chat attachments", () => {
     fireEvent.drop(screen.getByTestId("chat-form"), {
       dataTransfer: { files: [new File(["%PDF"], "作业.pdf", { type: "application/pdf" })] },
     });
-    expect(screen.getAllByTestId("chat-attachment").map((a) => a.textContent)).toEqual([
-      "📎 notes.md ×",
-      "📎 page.png ×",
-      "📎 作业.pdf ×",
-    ]);
+    expect(screen.getAllByTestId("chat-attachment").map((a) => a.textContent)).toEqual([" notes.md ×", " page.png ×", " 作业.pdf ×"]);
     // One taken off again.
     await user.click(screen.getByRole("button", { name: "去掉 notes.md" }));
     expect(screen.getAllByTestId("chat-attachment")).toHaveLength(2);
@@ -49,7 +45,7 @@ describe("chat attachments", () => {
       ]),
     );
     expect(screen.queryByTestId("chat-attachments")).toBeNull();
-    expect(screen.getByTestId("user-message")).toHaveTextContent("帮我看看 📎 page.png, 作业.pdf");
+    expect(screen.getByTestId("user-message")).toHaveTextContent("帮我看看 附件：page.png, 作业.pdf");
   });
 
   it("sends a message without files as before", async () => {

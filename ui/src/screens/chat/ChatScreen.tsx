@@ -158,7 +158,7 @@ export function ChatScreen({ profile, onBack, onOpenSettings, handoff }: ChatScr
     setInput("");
     setFiles([]);
     localId += 1;
-    const shown = attached.length ? `${text}\n📎 ${attached.map((f) => f.name).join(", ")}` : text;
+    const shown = attached.length ? `${text}\n${t("chat.attached", { names: attached.map((f) => f.name).join(", ") })}` : text;
     dispatch({ type: "user", id: `local-${localId}`, text: shown });
     try {
       const onEvent = (event: AgUiEvent) => dispatch({ type: "event", event });
@@ -387,7 +387,7 @@ export function ChatScreen({ profile, onBack, onOpenSettings, handoff }: ChatScr
               <ul className="chat-attachments" data-testid="chat-attachments" aria-label={t("chat.attach")}>
                 {files.map((f, i) => (
                   <li key={`${f.name}-${i}`} className="tag" data-testid="chat-attachment">
-                    📎 {f.name}{" "}
+                    <Icon name="clip" size={14} /> {f.name}{" "}
                     <button
                       type="button"
                       className="btn-link"
@@ -412,7 +412,8 @@ export function ChatScreen({ profile, onBack, onOpenSettings, handoff }: ChatScr
               onDrop={onDrop}
             >
               <label className="btn btn-secondary chat-attach" title={t("chat.attachHint")}>
-                📎<span className="visually-hidden">{t("chat.attach")}</span>
+                <Icon name="clip" />
+                <span className="visually-hidden">{t("chat.attach")}</span>
                 <input
                   type="file"
                   multiple
@@ -427,7 +428,8 @@ export function ChatScreen({ profile, onBack, onOpenSettings, handoff }: ChatScr
                 />
               </label>
               <label className="btn btn-secondary chat-attach" title={t("chat.attachHint")}>
-                📷<span className="visually-hidden">{t("chat.camera")}</span>
+                <Icon name="camera" />
+                <span className="visually-hidden">{t("chat.camera")}</span>
                 <input
                   type="file"
                   accept="image/*"
