@@ -7,22 +7,7 @@ Takes about 15 s (most of it the window's start)."""
 import model_server
 from selenium.webdriver.remote.file_detector import UselessFileDetector
 from test_homework import png
-from selenium.webdriver.support.ui import Select
-from ui import click, fill, set_up_family, shot, tid, unlock_parent, visible, wait
-
-
-def use_scripted_model(drv, server):
-    """A parent makes the scripted server the chat model in Settings. Its
-    address needs no key, so none goes to the keyring (the keyring is not
-    what this test is about)."""
-    set_up_family(drv, parent="爸爸", pin="1357", child="小红")
-    unlock_parent(drv, "爸爸", "1357")
-    click(drv, tid("tab-settings"))
-    Select(visible(drv, tid("llm-provider"))).select_by_value("custom")
-    fill(drv, "llm-model", "scripted")
-    fill(drv, "llm-base-url", f"http://127.0.0.1:{server.server_port}/v1")
-    click(drv, tid("llm-save"))
-    wait(drv, lambda d: "banner-ok" in (d.find_element(*tid("llm-message")).get_attribute("class") or ""))
+from ui import click, configure_model, fill, shot, tid, visible, wait
 
 
 def test_an_attached_photo_reaches_the_vision_model_as_an_image_part(app, data_dir):
@@ -32,7 +17,8 @@ def test_an_attached_photo_reaches_the_vision_model_as_an_image_part(app, data_d
     drv.file_detector = UselessFileDetector()
     server = model_server.start()
     try:
-        use_scripted_model(drv, server)
+        # The scripted server needs no key: none goes to the keyring.
+        configure_model(drv, server, key=None)
         click(drv, tid("open-chat"))
         visible(drv, tid("chat-screen"))
         page = data_dir / "page.png"

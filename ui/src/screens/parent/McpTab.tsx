@@ -1,9 +1,10 @@
-import { useCallback, useEffect, useState, type FormEvent } from "react";
-import * as api from "../../api";
+import { useState, type FormEvent } from "react";
 import * as companion from "../../companionApi";
-import type { McpServer, McpToolView, McpTransport, Profile } from "../../api";
+import type { McpServer, McpToolView, McpTransport } from "../../api";
+import { useChildren } from "../../components/ChildPicker";
 import { errorText } from "../../errors";
 import { useT } from "../../i18n";
+import { useRecords } from "./useRecords";
 
 type Kind = "stdio" | "http";
 
@@ -29,9 +30,9 @@ function transportWords(t: McpTransport): string {
  */
 export function McpTab() {
   const t = useT();
-  const [servers, setServers] = useState<McpServer[] | null>(null);
-  const [children, setChildren] = useState<Profile[]>([]);
   const [error, setError] = useState<string | null>(null);
+  const { records: servers, change } = useRecords<McpServer>("all", () => companion.mcpServers(), (e) => setError(t("mcp.error", { error: e })), setError);
+  const children = useChildren(setError).children ?? [];
   const [tools, setTools] = useState<Record<string, McpToolView[] | "loading">>({});
   const [name, setName] = useState("");
   const [kind, setKind] = useState<Kind>("stdio");
@@ -39,37 +40,6 @@ export function McpTab() {
   const [url, setUrl] = useState("");
   const [token, setToken] = useState("");
   const [trusted, setTrusted] = useState(false);
-
-  const load = useCallback(async () => {
-    try {
-      setServers((await companion.mcpServers()) ?? []);
-    } catch (e) {
-      setError(t("mcp.error", { error: errorText(e) }));
-    }
-  }, [t]);
-
-  useEffect(() => {
-    void load();
-    (async () => {
-      try {
-        setChildren(((await api.profilesList()) ?? []).filter((p) => p.kind === "child"));
-      } catch (e) {
-        setError(errorText(e));
-      }
-    })();
-  }, [load]);
-
-  async function change(work: () => Promise<unknown>) {
-    setError(null);
-    try {
-      await work();
-      await load();
-      return true;
-    } catch (e) {
-      setError(errorText(e));
-      return false;
-    }
-  }
 
   async function add(e: FormEvent) {
     e.preventDefault();

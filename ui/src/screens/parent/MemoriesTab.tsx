@@ -1,9 +1,9 @@
-import { useEffect, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import * as companion from "../../companionApi";
 import type { Memory, MemoryKind } from "../../api";
-import { errorText } from "../../errors";
 import { ChildPicker, useChildren } from "../../components/ChildPicker";
 import { useT } from "../../i18n";
+import { useRecords } from "./useRecords";
 
 const KINDS: MemoryKind[] = ["likes", "finds_hard", "working_towards", "other"];
 
@@ -15,41 +15,16 @@ const KINDS: MemoryKind[] = ["likes", "finds_hard", "working_towards", "other"];
  */
 export function MemoriesTab() {
   const t = useT();
-  const [memories, setMemories] = useState<Memory[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const { children, childId, setChildId, name } = useChildren(setError);
-  const [changed, setChanged] = useState(0);
+  const {
+    records: memories,
+    setRecords: setMemories,
+    change,
+  } = useRecords<Memory>(childId, companion.memoriesList, (e) => setError(t("memories.error", { error: e })), setError);
   const [kind, setKind] = useState<MemoryKind>("likes");
   const [text, setText] = useState("");
   const [editing, setEditing] = useState<{ id: string; text: string; kind: MemoryKind } | null>(null);
-
-  useEffect(() => {
-    if (!childId) return;
-    let stale = false;
-    (async () => {
-      try {
-        const list = await companion.memoriesList(childId);
-        if (!stale) setMemories(list ?? []);
-      } catch (e) {
-        if (!stale) setError(t("memories.error", { error: errorText(e) }));
-      }
-    })();
-    return () => {
-      stale = true;
-    };
-  }, [childId, changed, t]);
-
-  async function change(work: () => Promise<unknown>) {
-    setError(null);
-    try {
-      await work();
-      setChanged((n) => n + 1);
-      return true;
-    } catch (e) {
-      setError(errorText(e));
-      return false;
-    }
-  }
 
   async function add(e: FormEvent) {
     e.preventDefault();
