@@ -29,6 +29,7 @@ const SCHEMA: &[&str] = &[
     include_str!("../migrations/0021_sync_more.sql"),
     include_str!("../migrations/0022_sync_background.sql"),
     include_str!("../migrations/0023_memory_extractions.sql"),
+    include_str!("../migrations/0025_knowledge_bits.sql"),
 ];
 
 fn all() -> Migrations<'static> {
