@@ -104,15 +104,21 @@ def due_within(data_dir, child_name, days=60):
     return str(cli(data_dir, "reviews", "due", "--profile", child["id"], "--at", later))
 
 
-def configure_model(drv, server):
-    """A parent (set up first) makes the scripted model server the chat model in Settings."""
+def configure_model(drv, server, key="sk-e2e-secret-key"):
+    """A parent (set up first) makes the scripted model server the chat model
+    in Settings; with `key=None` no key is saved (the server needs none, and
+    the keyring is left out of the test)."""
     set_up_family(drv, parent="爸爸", pin="1357", child="小红")
     unlock_parent(drv, "爸爸", "1357")
     click(drv, tid("tab-settings"))
     Select(visible(drv, tid("llm-provider"))).select_by_value("custom")
     fill(drv, "llm-model", "scripted")
     fill(drv, "llm-base-url", f"http://127.0.0.1:{server.server_port}/v1")
-    fill(drv, "llm-key", "sk-e2e-secret-key")
+    if key is None:
+        click(drv, tid("llm-save"))
+        wait(drv, lambda d: "banner-ok" in (d.find_element(*tid("llm-message")).get_attribute("class") or ""))
+        return
+    fill(drv, "llm-key", key)
     click(drv, tid("llm-save"))
     visible(drv, tid("llm-key-saved"))
 

@@ -21,6 +21,7 @@ import type {
   DeviceEvent,
   DueReview,
   FeedbackView,
+  FileUpload,
   LampState,
   ListedAttempt,
   LlmSettingsView,
@@ -77,7 +78,7 @@ export type ChatSendResult = RunIds;
 export type LlmSettings = LlmSettingsView;
 export type ChatMessage = MessageView;
 
-async function call<T>(cmd: string, args?: Record<string, unknown> | (() => Record<string, unknown>)): Promise<T> {
+export async function call<T>(cmd: string, args?: Record<string, unknown> | (() => Record<string, unknown>)): Promise<T> {
   try {
     // A function builds its arguments inside the try: a `Channel` cannot be
     // made outside the Tauri window, and that too must reject with a string.
@@ -280,17 +281,22 @@ export function chatThread(threadId: string): Promise<ThreadView> {
   return call<ThreadView>("chat_thread", { threadId });
 }
 
-/** Starts a run; `onEvent` gets its AG-UI events as they stream in (through a Tauri `Channel`). */
+/**
+ * Starts a run; `onEvent` gets its AG-UI events as they stream in (through a Tauri `Channel`).
+ * `attachments` are files and photos for the message (read with `readUploads`): the core checks
+ * them, keeps them in the thread's workspace and shows photos to a model that can see.
+ */
 export function chatSend(
   threadId: string | null,
   profileId: string | null,
   message: string,
   onEvent: (event: AgUiEvent) => void,
+  attachments: FileUpload[] = [],
 ): Promise<ChatSendResult> {
   return call<ChatSendResult>("chat_send", () => {
     const channel = new Channel<AgUiEvent>();
     channel.onmessage = onEvent;
-    return { threadId, profileId, message, onEvent: channel };
+    return { threadId, profileId, message, attachments, onEvent: channel };
   });
 }
 

@@ -254,6 +254,30 @@ export const CORE_ERROR_WORDS: Partial<Record<ErrorCode, Words>> = {
     "zh-CN": "工具服务器（MCP）没能启动或没有回应。请家长检查它的命令或地址。",
     en: "A tool server (MCP) could not be started or did not answer. A parent can check its command or address.",
   },
+  "knowledge.unreadable": {
+    "zh-CN": "读不了 {file}（{reason}）。这次什么也没有加进知识库。",
+    en: "{file} cannot be read ({reason}). Nothing was added to the knowledge base.",
+  },
+  "knowledge.unsupported": {
+    "zh-CN": "{file} 不是能放进知识库的文档。请用文本（.txt）、Markdown（.md）、PDF 或 Word（.docx）文件。",
+    en: "{file} is not a document a knowledge base takes. Please use a text (.txt), Markdown (.md), PDF or Word (.docx) file.",
+  },
+  "knowledge.empty": {
+    "zh-CN": "{file} 里没有文字（扫描的 PDF 只有图片）。这次什么也没有加进知识库。",
+    en: "{file} has no text (a scanned PDF is only pictures). Nothing was added to the knowledge base.",
+  },
+  "knowledge.duplicate": {
+    "zh-CN": "知识库“{base}”里已经有同样的内容了（{file}）。",
+    en: "The knowledge base \"{base}\" already has the same text ({file}).",
+  },
+  "knowledge.built_in": {
+    "zh-CN": "内置的诗文库“{base}”不能修改。请新建一个知识库。",
+    en: "The built-in library \"{base}\" cannot be changed. Please make a knowledge base of your own.",
+  },
+  "knowledge.model_missing": {
+    "zh-CN": "知识库要用的离线句子模型还没有安装。请家长在设置里下载模型。",
+    en: "The offline sentence model that knowledge bases need is not installed. A parent can fetch the models in Settings.",
+  },
   "plan.goal_unreadable": {
     "zh-CN": "看不懂这个目标：“{words}”。可以这样写：每天背一首新诗、每周复习三次；或者选好种类再填数字。",
     en: "Deskmate can't read the goal \"{words}\". Say it like 每天背一首新诗 or 每周复习三次 (\"1 new poem a day\", \"3 reviews a week\"), or pick a kind and a number.",

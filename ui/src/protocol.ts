@@ -781,6 +781,68 @@ timings: unknown, at: string,
  */
 spans: Array<TraceSpan>, };
 
+// What the companion knows: knowledge bases, memories, MCP servers, files handed over
+
+export type FileUpload = { name: string, data_base64: string, };
+
+export type KnowledgeBaseView = { name: string, 
+/**
+ * Made by Deskmate (the poem library), not by a parent: it cannot be changed.
+ */
+builtin: boolean, documents: number, chunks: number, };
+
+export type KnowledgeDocumentView = { knowledge_base: string, 
+/**
+ * The file name it was added from (what a passage cites).
+ */
+source: string, title: string, chunks: number, chars: number, };
+
+export type KnowledgeProgress = { 
+/**
+ * The document's file name.
+ */
+source: string, done_chunks: number, total_chunks: number, };
+
+export type MemoryKind = "likes" | "finds_hard" | "working_towards" | "other";
+
+export type MemorySource = "explicit" | "conversation" | "parent";
+
+export type Memory = { id: string, profile_id: string, kind: MemoryKind, text: string, source: MemorySource, 
+/**
+ * The conversation it came from, if any.
+ */
+thread_id: string | null, created_at: string, updated_at: string, };
+
+export type McpTransport = { "type": "stdio", command: string, args: Array<string>, 
+/**
+ * Variables added to the child's minimal environment.
+ */
+env: { [key in string]: string }, } | { "type": "http", url: string, };
+
+export type McpServer = { name: string, transport: McpTransport, enabled: boolean, 
+/**
+ * Its tools run without a parent's approval.
+ */
+trusted: boolean, 
+/**
+ * The profiles (ids) whose runs may use it.
+ */
+profiles: Array<string>, 
+/**
+ * How long one call may take, in seconds (60 when unset).
+ */
+timeout_secs?: number | null, 
+/**
+ * A bearer token for it is in the OS keyring (`mcp:<name>`).
+ */
+has_token: boolean, };
+
+export type McpToolView = { 
+/**
+ * `mcp__<server>__<tool>`.
+ */
+name: string, description: string, };
+
 // The one event stream: every channel with its payload
 
 export type PlaybackEvent = { "event": "started", id: number, } | { "event": "finished", id: number, } | { "event": "interrupted", id: number, } | { "event": "dropped", id: number, };
@@ -821,6 +883,12 @@ export const ERROR_CODES = [
   "internal.poisoned",
   "internal.thread",
   "invalid",
+  "knowledge.built_in",
+  "knowledge.duplicate",
+  "knowledge.empty",
+  "knowledge.model_missing",
+  "knowledge.unreadable",
+  "knowledge.unsupported",
   "lamp.disconnected",
   "lamp.discovery",
   "lamp.handshake",

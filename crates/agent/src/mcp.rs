@@ -21,7 +21,6 @@
 mod process;
 mod tool;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -39,22 +38,9 @@ pub const CONNECT_TIME_LIMIT: Duration = Duration::from_secs(30);
 /// The prefix of every MCP tool's name.
 pub const TOOL_PREFIX: &str = "mcp__";
 
-/// How a server is reached.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum McpTransport {
-    /// A command started as a child process, speaking MCP on stdin/stdout.
-    Stdio {
-        command: String,
-        #[serde(default)]
-        args: Vec<String>,
-        /// Variables added to the child's minimal environment.
-        #[serde(default)]
-        env: BTreeMap<String, String>,
-    },
-    /// A streamable HTTP endpoint (`http://…`).
-    Http { url: String },
-}
+/// How a server is reached: the protocol's type, so front ends see the
+/// stored shape.
+pub use deskmate_protocol::mcp::McpTransport;
 
 /// A server to connect to, as the caller resolved it (secrets included:
 /// this is never stored).

@@ -60,11 +60,15 @@ pub fn status_of(code: &str) -> StatusCode {
         | "profile.name_taken"
         | "llm.no_model"
         | "models.missing"
-        | "models.needed" => StatusCode::CONFLICT,
+        | "models.needed"
+        | "knowledge.duplicate"
+        | "knowledge.built_in"
+        | "knowledge.model_missing" => StatusCode::CONFLICT,
         "invalid" | "chat.empty_message" | "plan.goal_unreadable" | "speech.audio" => {
             StatusCode::UNPROCESSABLE_ENTITY
         }
         c if c.ends_with(".not_found") => StatusCode::NOT_FOUND,
+        c if c.starts_with("knowledge.") => StatusCode::UNPROCESSABLE_ENTITY,
         c if c.starts_with("homework.")
             && c != "homework.model_failed"
             && c != "homework.model_reply" =>

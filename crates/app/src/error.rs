@@ -131,6 +131,7 @@ impl AppError {
     pub fn codes() -> Vec<&'static str> {
         let mut all: Vec<&'static str> = [
             OWN_CODES,
+            KNOWLEDGE_CODES,
             StoreError::CODES,
             CheckError::CODES,
             LampError::CODES,
@@ -163,6 +164,7 @@ impl AppError {
             Self::GoalUnreadable { words } => {
                 params.insert("words".into(), words.clone().into());
             }
+            Self::Knowledge(e) => knowledge_params(e, &mut params),
             _ => {}
         }
         params
@@ -178,17 +180,57 @@ impl AppError {
     }
 }
 
-/// A knowledge base's failure under the codes the front ends already
-/// have words for (the message is the knowledge crate's own).
+/// The codes of a knowledge base's failures the front ends say in their own
+/// words (a file that cannot be read or is not a document, a document with
+/// no text or already there, the built-in base, the encoder missing).
+const KNOWLEDGE_CODES: &[&str] = &[
+    "knowledge.unreadable",
+    "knowledge.unsupported",
+    "knowledge.empty",
+    "knowledge.duplicate",
+    "knowledge.built_in",
+    "knowledge.model_missing",
+];
+
+/// A knowledge base's failure: its own code where the front ends have
+/// words for it, else the generic code whose message says it.
 fn knowledge_code(e: &deskmate_knowledge::KnowledgeError) -> &'static str {
     use deskmate_knowledge::KnowledgeError as K;
     match e {
-        K::ModelMissing(_) => "models.missing",
+        K::ModelMissing(_)
+        | K::Unreadable { .. }
+        | K::Unsupported { .. }
+        | K::Empty { .. }
+        | K::Duplicate { .. }
+        | K::BuiltIn(_) => e.code(),
         K::Encoder(_) => "error",
-        K::Unreadable { .. } | K::Unsupported { .. } | K::Empty { .. } | K::Invalid(_) => "invalid",
-        K::Duplicate { .. } | K::BuiltIn(_) => "conflict",
+        K::Invalid(_) => "invalid",
         K::NoSuchBase(_) | K::NoSuchDocument { .. } => "not_found",
         K::Store(s) => s.code(),
+    }
+}
+
+/// What a knowledge base's failure names: the file (its name, not its
+/// folders), the base.
+fn knowledge_params(e: &deskmate_knowledge::KnowledgeError, params: &mut Map<String, Value>) {
+    use deskmate_knowledge::KnowledgeError as K;
+    let file = |p: &str| p.rsplit(['/', '\\']).next().unwrap_or(p).to_string();
+    match e {
+        K::Unreadable { path, reason } => {
+            params.insert("file".into(), file(path).into());
+            params.insert("reason".into(), reason.clone().into());
+        }
+        K::Unsupported { path } | K::Empty { path } => {
+            params.insert("file".into(), file(path).into());
+        }
+        K::Duplicate { source_name, kb } => {
+            params.insert("file".into(), source_name.clone().into());
+            params.insert("base".into(), kb.clone().into());
+        }
+        K::BuiltIn(kb) => {
+            params.insert("base".into(), kb.clone().into());
+        }
+        _ => {}
     }
 }
 
@@ -274,6 +316,15 @@ mod tests {
             AppError::from(deskmate_sync::SyncError::Refused {
                 code: "teapot".into(),
                 message: "m".into(),
+            }),
+            AppError::Knowledge(deskmate_knowledge::KnowledgeError::Unreadable {
+                path: "p".into(),
+                reason: "r".into(),
+            }),
+            AppError::Knowledge(deskmate_knowledge::KnowledgeError::Empty { path: "p".into() }),
+            AppError::Knowledge(deskmate_knowledge::KnowledgeError::Duplicate {
+                source_name: "s".into(),
+                kb: "k".into(),
             }),
         ];
         for e in &samples {

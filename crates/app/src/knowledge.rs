@@ -13,11 +13,16 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use base64::Engine;
+use deskmate_knowledge::extract::{extract_bytes, MAX_FILE_BYTES};
 use deskmate_knowledge::{
     extract_file, AddProgress, DocumentSummary, Extracted, KnowledgeError, Passage,
     SentenceEncoder, Shelf,
 };
-use deskmate_protocol::knowledge::{KnowledgeBaseView, KnowledgeDocumentView, KnowledgePassage};
+use deskmate_protocol::files::FileUpload;
+use deskmate_protocol::knowledge::{
+    KnowledgeBaseView, KnowledgeDocumentView, KnowledgePassage, KnowledgeProgress,
+};
 use deskmate_store::Store;
 
 use crate::{AppError, AppResult, Deskmate};
@@ -133,7 +138,7 @@ impl Knowledge {
         &self,
         base: &str,
         files: &[PathBuf],
-        progress: &mut dyn FnMut(&str, AddProgress),
+        progress: &mut dyn FnMut(KnowledgeProgress),
     ) -> AppResult<Vec<KnowledgeDocumentView>> {
         if files.is_empty() {
             return Err(AppError::Invalid("name at least one file to add".into()));
@@ -142,11 +147,63 @@ impl Knowledge {
             .iter()
             .map(|f| extract_file(f))
             .collect::<Result<Vec<Extracted>, _>>()?;
+        self.add_extracted(base, &docs, progress)
+    }
+
+    /// Adds files a front end handed over as bytes (the window's picker and
+    /// drag-and-drop) to base `base`, as [`Knowledge::add`] adds files by
+    /// path: every one is read before anything is embedded.
+    pub fn add_uploads(
+        &self,
+        base: &str,
+        uploads: &[FileUpload],
+        progress: &mut dyn FnMut(KnowledgeProgress),
+    ) -> AppResult<Vec<KnowledgeDocumentView>> {
+        if uploads.is_empty() {
+            return Err(AppError::Invalid("choose at least one file to add".into()));
+        }
+        let docs = uploads
+            .iter()
+            .map(|u| {
+                let name = u.name.rsplit(['/', '\\']).next().unwrap_or(&u.name).trim();
+                // The size from the base64 length first: a huge upload is not decoded.
+                if u.data_base64.len() as u64 / 4 * 3 > MAX_FILE_BYTES + 3 {
+                    return Err(AppError::Invalid(format!(
+                        "{name} is larger than {} MB, the most a document can be",
+                        MAX_FILE_BYTES / (1024 * 1024)
+                    )));
+                }
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(u.data_base64.trim())
+                    .map_err(|_| {
+                        AppError::Invalid(format!(
+                            "{name} could not be read (its data is not base64)"
+                        ))
+                    })?;
+                Ok(extract_bytes(name, &bytes)?)
+            })
+            .collect::<AppResult<Vec<Extracted>>>()?;
+        self.add_extracted(base, &docs, progress)
+    }
+
+    /// Embeds and stores documents already read, each whole or not at all.
+    fn add_extracted(
+        &self,
+        base: &str,
+        docs: &[Extracted],
+        progress: &mut dyn FnMut(KnowledgeProgress),
+    ) -> AppResult<Vec<KnowledgeDocumentView>> {
         let encoder = self.encoder()?;
         let shelf = self.shelf();
         let mut added = Vec::with_capacity(docs.len());
-        for doc in &docs {
-            let mut heard = |p: AddProgress| progress(&doc.source, p);
+        for doc in docs {
+            let mut heard = |p: AddProgress| {
+                progress(KnowledgeProgress {
+                    source: doc.source.clone(),
+                    done_chunks: p.done_chunks as u64,
+                    total_chunks: p.total_chunks as u64,
+                })
+            };
             match shelf.add_document(base, doc, encoder.as_ref(), &mut heard) {
                 Ok(d) => added.push(document_view(d)),
                 Err(e) if added.is_empty() => return Err(e.into()),
@@ -198,5 +255,67 @@ impl Deskmate {
 impl From<KnowledgeError> for AppError {
     fn from(e: KnowledgeError) -> Self {
         AppError::Knowledge(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base64::engine::general_purpose::STANDARD;
+
+    fn upload(name: &str, bytes: &[u8]) -> FileUpload {
+        FileUpload {
+            name: name.into(),
+            data_base64: STANDARD.encode(bytes),
+        }
+    }
+
+    #[test]
+    fn uploads_that_cannot_be_read_stop_the_add_before_anything_is_embedded() {
+        let dir = tempfile::tempdir().unwrap();
+        // No encoder in this models directory: a refusal must come first.
+        let mut config = crate::Config::in_dir(dir.path());
+        config.models_dir = dir.path().join("no-models");
+        let app = Deskmate::open(config).unwrap();
+        let kb = app.knowledge();
+        let mut heard = Vec::new();
+        let good = upload("notes/生字.md", "# 生字\n床前明月光".as_bytes());
+        let cases = [
+            (
+                upload("C:\\tmp\\run.exe", b"MZ\x90\0"),
+                "knowledge.unsupported",
+                "run.exe",
+            ),
+            (
+                upload("scan.pdf", b"%PDF-1.4\ngarbage"),
+                "knowledge.unreadable",
+                "scan.pdf",
+            ),
+            (upload("empty.txt", b"  \n"), "knowledge.empty", "empty.txt"),
+        ];
+        for (bad, code, file) in cases {
+            let err = kb
+                .add_uploads("语文", &[good.clone(), bad], &mut |p| heard.push(p))
+                .unwrap_err();
+            assert_eq!(err.code(), code, "{err}");
+            assert_eq!(err.params()["file"], file, "{err}");
+        }
+        let err = kb
+            .add_uploads(
+                "语文",
+                &[FileUpload {
+                    name: "a.txt".into(),
+                    data_base64: "!!".into(),
+                }],
+                &mut |p| heard.push(p),
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("not base64"), "{err}");
+        assert!(kb.add_uploads("语文", &[], &mut |_| {}).is_err());
+        assert!(heard.is_empty());
+        // Readable files reach the encoder, which is missing here.
+        let err = kb.add_uploads("语文", &[good], &mut |_| {}).unwrap_err();
+        assert_eq!(err.code(), "knowledge.model_missing", "{err}");
+        assert!(kb.bases().unwrap().iter().all(|b| b.name != "语文"));
     }
 }

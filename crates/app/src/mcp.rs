@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use deskmate_agent::mcp::{self, McpConnection, McpServerSpec, McpToolInfo, McpTransport};
 use deskmate_agent::tools::Tool;
+use deskmate_protocol::mcp::McpToolView;
 use deskmate_store::StoreError;
 use serde::{Deserialize, Serialize};
 
@@ -35,8 +36,9 @@ pub const MCP_SERVERS: &str = "mcp.servers";
 /// A call's time limit when the server sets none.
 pub const DEFAULT_CALL_LIMIT: Duration = deskmate_agent::tools::DEFAULT_TOOL_TIME_LIMIT;
 
-/// An MCP server as stored.
+/// An MCP server as stored (and as front ends see it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct McpServer {
     pub name: String,
     pub transport: McpTransport,
@@ -268,6 +270,20 @@ impl Deskmate {
             AppError::Config(format!("cannot save the token in the OS keyring: {e}"))
         })?;
         self.update_mcp_server(name, |s| s.has_token = true)
+    }
+
+    /// The server's tools under the names the companion's agents call
+    /// them (`mcp__<server>__<tool>`), as the window lists them.
+    pub async fn mcp_server_tool_views(&self, name: &str) -> AppResult<Vec<McpToolView>> {
+        Ok(self
+            .mcp_server_tools(name)
+            .await?
+            .into_iter()
+            .map(|t| McpToolView {
+                name: mcp::tool_name(name, &t.name),
+                description: t.description,
+            })
+            .collect())
     }
 
     /// Starts (or reaches) the server, lists its tools and stops it.

@@ -59,11 +59,11 @@ pub fn run(app: &Deskmate, cmd: KbCmd) -> anyhow::Result<ExitCode> {
     let kb = app.knowledge();
     match cmd {
         KbCmd::Add { base, files, json } => {
-            let added = kb.add(&base, &files, &mut |source, p| {
+            let added = kb.add(&base, &files, &mut |p| {
                 if p.done_chunks == 0 {
-                    eprintln!("{source}: {} passages to embed", p.total_chunks);
+                    eprintln!("{}: {} passages to embed", p.source, p.total_chunks);
                 } else {
-                    eprintln!("{source}: {}/{}", p.done_chunks, p.total_chunks);
+                    eprintln!("{}: {}/{}", p.source, p.done_chunks, p.total_chunks);
                 }
             })?;
             if json {

@@ -1,7 +1,8 @@
-//! Knowledge bases in the family's database (migration 0016): named bases,
-//! their documents, the documents' chunks with source and position, and one
-//! vector per chunk in the sqlite-vec table `knowledge_vectors`, partitioned
-//! by base. Adding a document embeds every chunk first and then writes all
+//! Knowledge bases in the family's database (migrations 0016, 0025): named
+//! bases, their documents, the documents' chunks with source, position and
+//! float32 vector, and each vector's binary copy (its signs, 64 bytes) in
+//! the sqlite-vec table `knowledge_bits`, partitioned by base, which a
+//! search scans first before ranking the candidates by exact cosine. Adding a document embeds every chunk first and then writes all
 //! rows in one transaction: a failure leaves nothing half-stored. A search
 //! embeds the question and returns the top-k passages by cosine.
 
@@ -18,6 +19,12 @@ use crate::{KnowledgeError, KnowledgeResult};
 
 /// Chunks embedded per encoder call.
 const BATCH: usize = 16;
+/// A search takes this many candidates per passage wanted by Hamming
+/// distance on the binary copies (`knowledge_bits`, migration 0025), at
+/// least [`MIN_CANDIDATES`], and ranks them by exact cosine against the
+/// chunks' own vectors: a scan of 64 bytes a chunk instead of 2 KB.
+const OVERSAMPLE: usize = 10;
+const MIN_CANDIDATES: usize = 100;
 /// The knowledge base a document goes to when none is named.
 pub const DEFAULT_BASE: &str = "default";
 
@@ -168,16 +175,18 @@ impl<'a> Shelf<'a> {
                 let doc_id = tx.last_insert_rowid();
                 let mut chunk_stmt = tx
                     .prepare(
-                        "INSERT INTO knowledge_chunks (document_id, position, start_char, end_char, page, text)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        "INSERT INTO knowledge_chunks (document_id, position, start_char, end_char, page, text, embedding)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                     )
                     .map_err(sql)?;
-                let mut vec_stmt = tx
+                let mut bits_stmt = tx
                     .prepare(
-                        "INSERT INTO knowledge_vectors (chunk_id, kb_id, embedding) VALUES (?1, ?2, ?3)",
+                        "INSERT INTO knowledge_bits (chunk_id, kb_id, embedding)
+                         VALUES (?1, ?2, vec_quantize_binary(?3))",
                     )
                     .map_err(sql)?;
                 for (c, v) in chunks.iter().zip(&vectors) {
+                    let v = blob(v);
                     chunk_stmt
                         .execute(params![
                             doc_id,
@@ -185,12 +194,13 @@ impl<'a> Shelf<'a> {
                             c.start as i64,
                             c.end as i64,
                             doc.page_of(c.start).map(|p| p as i64),
-                            c.text
+                            c.text,
+                            v
                         ])
                         .map_err(sql)?;
                     let chunk_id = tx.last_insert_rowid();
-                    vec_stmt
-                        .execute(params![chunk_id, kb_id, blob(v)])
+                    bits_stmt
+                        .execute(params![chunk_id, kb_id, v])
                         .map_err(sql)?;
                 }
                 Ok(())
@@ -375,29 +385,34 @@ impl<'a> Shelf<'a> {
             .ok_or_else(|| KnowledgeError::Encoder("no vector for the question".into()))?;
         let q = blob(&v);
         let mut found = self.store.with_conn(|conn| {
+            // The nearest candidates by Hamming distance on the binary
+            // copies (64 bytes a chunk), ranked by exact cosine.
             let mut stmt = conn.prepare_cached(
-                "SELECT c.text, c.position, c.start_char, c.end_char, c.page, d.source, d.title, n.distance
-                 FROM (SELECT chunk_id, distance FROM knowledge_vectors
-                       WHERE embedding MATCH ?1 AND k = ?2 AND kb_id = ?3) n
+                "SELECT c.text, c.position, c.start_char, c.end_char, c.page, d.source, d.title,
+                        vec_distance_cosine(c.embedding, ?1) AS distance
+                 FROM (SELECT chunk_id FROM knowledge_bits
+                       WHERE embedding MATCH vec_quantize_binary(?1) AND k = ?2 AND kb_id = ?3) n
                  JOIN knowledge_chunks c ON c.id = n.chunk_id
                  JOIN knowledge_documents d ON d.id = c.document_id
-                 ORDER BY n.distance",
+                 ORDER BY distance LIMIT ?4",
             )?;
+            let candidates = (top_k * OVERSAMPLE).max(MIN_CANDIDATES);
             let mut out = Vec::new();
             for (id, name) in &bases {
-                let rows = stmt.query_map(params![q, top_k as i64, id], |r| {
-                    Ok(Passage {
-                        knowledge_base: name.clone(),
-                        text: r.get(0)?,
-                        position: r.get::<_, i64>(1)? as usize,
-                        start_char: r.get::<_, i64>(2)? as usize,
-                        end_char: r.get::<_, i64>(3)? as usize,
-                        page: r.get::<_, Option<i64>>(4)?.map(|p| p as usize),
-                        source: r.get(5)?,
-                        title: r.get(6)?,
-                        score: 1.0 - r.get::<_, f64>(7)? as f32,
-                    })
-                })?;
+                let rows =
+                    stmt.query_map(params![q, candidates as i64, id, top_k as i64], |r| {
+                        Ok(Passage {
+                            knowledge_base: name.clone(),
+                            text: r.get(0)?,
+                            position: r.get::<_, i64>(1)? as usize,
+                            start_char: r.get::<_, i64>(2)? as usize,
+                            end_char: r.get::<_, i64>(3)? as usize,
+                            page: r.get::<_, Option<i64>>(4)?.map(|p| p as usize),
+                            source: r.get(5)?,
+                            title: r.get(6)?,
+                            score: 1.0 - r.get::<_, f64>(7)? as f32,
+                        })
+                    })?;
                 for row in rows {
                     out.push(row?);
                 }
@@ -446,7 +461,7 @@ fn remove_in(tx: &Transaction<'_>, kb_id: i64, source: Option<&str>) -> Result<u
     let filter = "d.kb_id = ?1 AND (?2 IS NULL OR d.source = ?2)";
     tx.execute(
         &format!(
-            "DELETE FROM knowledge_vectors WHERE chunk_id IN
+            "DELETE FROM knowledge_bits WHERE chunk_id IN
              (SELECT c.id FROM knowledge_chunks c JOIN knowledge_documents d ON c.document_id = d.id WHERE {filter})"
         ),
         params![kb_id, source],

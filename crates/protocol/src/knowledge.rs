@@ -1,7 +1,7 @@
 //! The family's knowledge bases as front ends receive them (`deskmate kb …
-//! --json`, and the parent screen to come): the bases with their counts,
+//! --json`, and the parent screen): the bases with their counts,
 //! a base's documents, and the passages a search finds with their source
-//! and position. The core's own rows are `deskmate_knowledge`'s; the app
+//! and position, and the progress of an add. The core's own rows are `deskmate_knowledge`'s; the app
 //! converts them here.
 
 use serde::{Deserialize, Serialize};
@@ -43,4 +43,16 @@ pub struct KnowledgePassage {
     pub text: String,
     /// Cosine similarity to the question (1 = the same meaning).
     pub score: f32,
+}
+
+/// How far the embedding of one document has got while it is added (the
+/// parent screen's progress bar; `deskmate kb add` prints the same on
+/// stderr). `done_chunks` is 0 once the document is cut, then grows to
+/// `total_chunks`; the document is stored after the last.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct KnowledgeProgress {
+    /// The document's file name.
+    pub source: String,
+    pub done_chunks: u64,
+    pub total_chunks: u64,
 }

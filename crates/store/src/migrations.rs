@@ -29,6 +29,7 @@ const SCHEMA: &[&str] = &[
     include_str!("../migrations/0021_sync_more.sql"),
     include_str!("../migrations/0022_sync_background.sql"),
     include_str!("../migrations/0023_memory_extractions.sql"),
+    include_str!("../migrations/0025_knowledge_bits.sql"),
     include_str!("../migrations/0026_family_limits.sql"),
 ];
 
@@ -73,6 +74,63 @@ mod tests {
         let mut conn = Connection::open_in_memory().unwrap();
         all().to_latest(&mut conn).unwrap();
         assert_eq!(current_version(&conn).unwrap(), schema_version_known());
+    }
+
+    #[test]
+    fn knowledge_vectors_move_into_their_chunks_with_a_binary_copy() {
+        crate::vector::register();
+        let mut conn = Connection::open_in_memory().unwrap();
+        let before = SCHEMA
+            .iter()
+            .position(|sql| sql.contains("CREATE VIRTUAL TABLE knowledge_bits"))
+            .unwrap();
+        all().to_version(&mut conn, before).unwrap();
+        let v: Vec<u8> = (0..512)
+            .flat_map(|i| if i % 3 == 0 { -0.5f32 } else { 0.25f32 }.to_le_bytes())
+            .collect();
+        conn.execute_batch(
+            "INSERT INTO knowledge_bases (id, name, builtin, encoder, created_at) VALUES (7, 'b', 0, 'e', 't');
+             INSERT INTO knowledge_documents (id, kb_id, source, title, sha256, chars, added_at)
+                 VALUES (1, 7, 'a.md', 'a', 'h', 3, 't');
+             INSERT INTO knowledge_chunks (id, document_id, position, start_char, end_char, page, text)
+                 VALUES (5, 1, 0, 0, 3, NULL, 'abc');",
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO knowledge_vectors (chunk_id, kb_id, embedding) VALUES (5, 7, ?1)",
+            [&v],
+        )
+        .unwrap();
+        all().to_latest(&mut conn).unwrap();
+        let moved: Vec<u8> = conn
+            .query_row(
+                "SELECT embedding FROM knowledge_chunks WHERE id = 5",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(moved, v);
+        // The binary copy: one bit per dimension, set where the value is positive.
+        let (kb, bits): (i64, Vec<u8>) = conn
+            .query_row(
+                "SELECT kb_id, embedding FROM knowledge_bits WHERE chunk_id = 5",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!((kb, bits.len()), (7, 64));
+        let set: Vec<usize> = (0..512)
+            .filter(|i| bits[i / 8] >> (i % 8) & 1 == 1)
+            .collect();
+        assert_eq!(set, (0..512).filter(|i| i % 3 != 0).collect::<Vec<_>>());
+        let gone: i64 = conn
+            .query_row(
+                "SELECT COUNT(*) FROM sqlite_master WHERE name = 'knowledge_vectors'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(gone, 0);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! goes to the OS keyring, never to the database).
 
 use deskmate_app::chat::agent::Thread;
+use deskmate_app::chat::attachments::ChatAttachment;
 use deskmate_app::chat::llm::ModelSpec;
 use deskmate_app::chat::{ChatMessage, ChatOptions, ChatRun};
 use deskmate_app::handoff::Handoff;
@@ -26,13 +27,17 @@ pub async fn chat_thread(app: State<'_, Deskmate>, thread_id: String) -> CmdResu
     blocking(&app, move |app| app.chat().thread_view(&thread_id)).await
 }
 
-/// Starts a run; its AG-UI events arrive on `on_event` until RUN_FINISHED or RUN_ERROR.
+/// Starts a run; its AG-UI events arrive on `on_event` until RUN_FINISHED or
+/// RUN_ERROR. `attachments` are files and photos the window read from its
+/// picker or a drop (checked, kept in the thread's workspace and shown to
+/// the model by the core, as `deskmate chat --attach`).
 #[tauri::command]
 pub async fn chat_send(
     app: State<'_, Deskmate>,
     thread_id: Option<String>,
     profile_id: Option<String>,
     message: String,
+    attachments: Option<Vec<ChatAttachment>>,
     on_event: Channel<serde_json::Value>,
 ) -> CmdResult<RunIds> {
     let msg = ChatMessage {
@@ -40,7 +45,7 @@ pub async fn chat_send(
         profile_id,
         text: message,
         images: Vec::new(),
-        attachments: Vec::new(),
+        attachments: attachments.unwrap_or_default(),
     };
     let opts = ChatOptions::default();
     streamed(on_event, |tx| app.chat().start(msg, &opts, tx)).await

@@ -12,7 +12,10 @@
 
 mod chat;
 mod homework;
+mod knowledge;
 pub mod lamp;
+mod mcp;
+mod memories;
 mod models;
 mod plan;
 pub mod practice;
@@ -196,6 +199,20 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         sync::sync_devices,
         sync::sync_remove_device,
         sync::sync_set,
-        sync::sync_now
+        sync::sync_now,
+        knowledge::kb_list,
+        knowledge::kb_documents,
+        knowledge::kb_add,
+        knowledge::kb_remove,
+        memories::memories_list,
+        memories::memory_add,
+        memories::memory_edit,
+        memories::memory_delete,
+        mcp::mcp_servers,
+        mcp::mcp_add,
+        mcp::mcp_remove,
+        mcp::mcp_allow,
+        mcp::mcp_set,
+        mcp::mcp_tools
     ]
 }

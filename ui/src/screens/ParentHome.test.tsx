@@ -143,6 +143,9 @@ describe("parent home", () => {
       "tab-activity",
       "tab-goals",
       "tab-materials",
+      "tab-knowledge",
+      "tab-memories",
+      "tab-mcp",
       "tab-settings",
     ]);
     await user.click(screen.getByTestId("tab-reports"));

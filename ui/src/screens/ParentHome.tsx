@@ -7,17 +7,23 @@ import { ChatScreen } from "./chat/ChatScreen";
 import { ActivityTab } from "./parent/ActivityTab";
 import { AddMaterialTab } from "./parent/AddMaterialTab";
 import { GoalsTab } from "./parent/GoalsTab";
+import { KnowledgeTab } from "./parent/KnowledgeTab";
+import { McpTab } from "./parent/McpTab";
+import { MemoriesTab } from "./parent/MemoriesTab";
 import { ProfilesTab } from "./parent/ProfilesTab";
 import { ReportsTab } from "./parent/ReportsTab";
 import { SettingsTab } from "./parent/SettingsTab";
 
-type Tab = "profiles" | "reports" | "activity" | "goals" | "materials" | "settings";
+type Tab = "profiles" | "reports" | "activity" | "goals" | "materials" | "knowledge" | "memories" | "mcp" | "settings";
 const TABS: { id: Tab; key: MessageKey }[] = [
   { id: "profiles", key: "tab.profiles" },
   { id: "reports", key: "tab.reports" },
   { id: "activity", key: "tab.activity" },
   { id: "goals", key: "tab.goals" },
   { id: "materials", key: "tab.materials" },
+  { id: "knowledge", key: "tab.knowledge" },
+  { id: "memories", key: "tab.memories" },
+  { id: "mcp", key: "tab.mcp" },
   { id: "settings", key: "tab.settings" },
 ];
 
@@ -27,7 +33,7 @@ interface ParentHomeProps {
   onLock: () => void;
 }
 
-/** The parent area (reached only through the PIN): profiles, reports, what happened in each request, goals, adding material, settings; and the chat. */
+/** The parent area (reached only through the PIN): profiles, reports, what happened in each request, goals, adding material, knowledge bases, each child's memories, MCP tools, settings; and the chat. */
 export function ParentHome({ profile, status, onLock }: ParentHomeProps) {
   const t = useT();
   const [tab, setTab] = useState<Tab>("profiles");
@@ -100,6 +106,9 @@ export function ParentHome({ profile, status, onLock }: ParentHomeProps) {
           {tab === "activity" && <ActivityTab />}
           {tab === "goals" && <GoalsTab />}
           {tab === "materials" && <AddMaterialTab parent={profile} />}
+          {tab === "knowledge" && <KnowledgeTab />}
+          {tab === "memories" && <MemoriesTab />}
+          {tab === "mcp" && <McpTab />}
           {tab === "settings" && <SettingsTab status={status} />}
         </section>
       </main>

@@ -12,7 +12,6 @@
 use base64::Engine;
 use deskmate_agent::Sandbox;
 use deskmate_llm::ModelSpec;
-use serde::{Deserialize, Serialize};
 
 use crate::{AppError, AppResult};
 
@@ -25,13 +24,9 @@ pub const MAX_ATTACHMENT_BYTES: usize = 10 * 1024 * 1024;
 /// The workspace folder attachments go to.
 pub const FOLDER: &str = "/attachments";
 
-/// A file attached to a message, as a front end sends it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ChatAttachment {
-    /// Its file name (any folders in it are dropped).
-    pub name: String,
-    pub data_base64: String,
-}
+/// A file attached to a message, as a front end sends it: its name (any
+/// folders in it are dropped) and its bytes in base64.
+pub use deskmate_protocol::files::FileUpload as ChatAttachment;
 
 /// What an attachment is.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -356,3 +356,168 @@ fn the_lead_searches_the_knowledge_base_and_reads_the_passages() {
         .unwrap()
         .contains("大型肉食性恐龙"));
 }
+
+/// A PDF of `pages` (one text page each, small pages in Helvetica),
+/// written by hand: objects, a cross-reference table with their offsets,
+/// the trailer.
+fn pdf_of(pages: &[Vec<String>]) -> Vec<u8> {
+    let escape = |s: &str| {
+        s.replace('\\', "\\\\")
+            .replace('(', "\\(")
+            .replace(')', "\\)")
+    };
+    let n = pages.len();
+    // 1 catalog, 2 pages, 3 font, then a page and its content per page.
+    let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", 4 + 2 * i)).collect();
+    let mut objects = vec![
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        format!("<< /Type /Pages /Kids [{}] /Count {n} >>", kids.join(" ")),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
+            .to_string(),
+    ];
+    for (i, lines) in pages.iter().enumerate() {
+        let mut content = String::from("BT /F1 9 Tf 11 TL 20 180 Td\n");
+        for line in lines {
+            content.push_str(&format!("({}) Tj T*\n", escape(line)));
+        }
+        content.push_str("ET");
+        objects.push(format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 420 200] /Resources << /Font << /F1 3 0 R >> >> /Contents {} 0 R >>",
+            5 + 2 * i
+        ));
+        objects.push(format!(
+            "<< /Length {} >>\nstream\n{content}\nendstream",
+            content.len()
+        ));
+    }
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, body) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = out.len();
+    out.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
+    );
+    for o in offsets {
+        out.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    out
+}
+
+/// A 200-page PDF is embedded with its progress on stderr, stored whole,
+/// and a question finds the one page that answers it. The pages are small
+/// (four lines, ~250 characters: about 55 passages in all), so the test takes
+/// about 5 s in a debug build on the shared 2-core machine (the test prints it).
+#[test]
+fn a_200_page_pdf_is_embedded_with_progress_and_its_pages_are_found() {
+    let dir = tempfile::tempdir().unwrap();
+    const ANIMALS: [&str; 8] = [
+        "rabbit",
+        "tortoise",
+        "fox",
+        "crow",
+        "lion",
+        "mouse",
+        "ant",
+        "grasshopper",
+    ];
+    let pages: Vec<Vec<String>> = (1..=200)
+        .map(|p| {
+            if p == 137 {
+                return vec![
+                    format!("Page {p}. Reading: the lighthouse."),
+                    "The lighthouse keeper on Heron Island counts the seabirds".into(),
+                    "every morning. Today she counted forty-two gulls and".into(),
+                    "eleven puffins before breakfast.".into(),
+                ];
+            }
+            let a = ANIMALS[p % ANIMALS.len()];
+            vec![
+                format!("Page {p}. Exercise {p}: adding and subtracting."),
+                format!(
+                    "Add {p} and {} to make {}. Take {p} from {} to get {}.",
+                    p + 7,
+                    2 * p + 7,
+                    3 * p,
+                    2 * p
+                ),
+                format!("Story: the {a} walked {p} steps to the river and back again."),
+                format!("Copy the words: {a}, river, morning, {p} steps."),
+            ]
+        })
+        .collect();
+    let pdf = dir.path().join("workbook.pdf");
+    std::fs::write(&pdf, pdf_of(&pages)).unwrap();
+
+    let started = std::time::Instant::now();
+    let out = deskmate(dir.path())
+        .args([
+            "kb",
+            "add",
+            "--base",
+            "workbook",
+            "--json",
+            pdf.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    eprintln!(
+        "200-page PDF added in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let added = json(&out.stdout);
+    let total = added[0]["chunks"].as_u64().unwrap();
+    assert!(total >= 50, "{added}");
+    // Progress: the count first, then each batch, growing to the total.
+    assert!(
+        stderr.contains(&format!("workbook.pdf: {total} passages to embed")),
+        "{stderr}"
+    );
+    let done: Vec<u64> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("workbook.pdf: "))
+        .filter_map(|l| l.split_once('/'))
+        .map(|(d, t)| {
+            assert_eq!(t.trim().parse::<u64>().unwrap(), total, "{stderr}");
+            d.parse().unwrap()
+        })
+        .collect();
+    assert!(done.len() >= 3, "{stderr}");
+    assert!(done.windows(2).all(|w| w[0] < w[1]), "{done:?}");
+    assert_eq!(done.last(), Some(&total));
+
+    let found = run_json(
+        dir.path(),
+        &[
+            "kb",
+            "search",
+            "--base",
+            "workbook",
+            "--json",
+            "How many puffins did the lighthouse keeper count?",
+        ],
+    );
+    // The page that answers is among the passages found (each passage is
+    // 1000 characters, about four of these pages of look-alike exercises,
+    // so it need not be the first), and it names the page it starts on.
+    let answer = found
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["text"].as_str().unwrap().contains("eleven puffins"))
+        .unwrap_or_else(|| panic!("no passage with the answer: {found}"));
+    assert_eq!(answer["source"], "workbook.pdf");
+    let page = answer["page"].as_u64().unwrap();
+    assert!((133..=137).contains(&page), "{answer}");
+}

@@ -54,6 +54,18 @@ fn fails(cmd: &mut Command) -> String {
     String::from_utf8_lossy(&out.stderr).to_string()
 }
 
+/// The names of a server's tools, as `deskmate mcp tools NAME --json` lists them.
+fn tool_names(dir: &tempfile::TempDir, server: &str) -> Vec<String> {
+    let tools: Value =
+        serde_json::from_str(&ok(deskmate(dir).args(["mcp", "tools", server, "--json"]))).unwrap();
+    tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
 fn add_everything(dir: &tempfile::TempDir, extra: &[&str]) {
     let entry = everything_entry();
     let mut args = vec![
@@ -95,21 +107,15 @@ fn a_parent_adds_lists_connects_allows_and_removes_mcp_servers() {
     let err = fails(deskmate(&dir).args(["mcp", "add", "--name", "web", "--url", "https://x"]));
     assert!(err.contains("http://"), "{err}");
     // Its tools, connected for real and namespaced.
-    let tools: Value = serde_json::from_str(&ok(deskmate(&dir).args([
-        "mcp",
-        "tools",
-        "everything",
-        "--json",
-    ])))
-    .unwrap();
-    let names: Vec<&str> = tools
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert!(names.contains(&"mcp__everything__echo"), "{names:?}");
-    assert!(names.contains(&"mcp__everything__get-sum"), "{names:?}");
+    let names = tool_names(&dir, "everything");
+    assert!(
+        names.iter().any(|n| n == "mcp__everything__echo"),
+        "{names:?}"
+    );
+    assert!(
+        names.iter().any(|n| n == "mcp__everything__get-sum"),
+        "{names:?}"
+    );
     // A server that cannot start says why.
     ok(deskmate(&dir).args([
         "mcp",
@@ -250,4 +256,138 @@ fn a_childs_companion_calls_an_allowed_mcp_tool_and_an_untrusted_one_waits_for_a
     ]));
     let tools = server3.requests()[0].body["tools"].to_string();
     assert!(!tools.contains("mcp__"), "{tools}");
+}
+
+/// The everything server over streamable HTTP (`node dist/index.js
+/// streamableHttp`) on a free port; killed when dropped.
+struct HttpEverything {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl HttpEverything {
+    fn start() -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = std::process::Command::new("node")
+            .arg(everything_entry())
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("node runs the MCP reference server");
+        let server = Self { child, port };
+        let started = std::time::Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(30),
+                "the everything server did not listen on port {port} within 30 s"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        server
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for HttpEverything {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+#[test]
+fn a_streamable_http_mcp_server_is_listed_and_called_and_when_it_is_gone_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut web = HttpEverything::start();
+    ok(deskmate(&dir).args(["profiles", "add", "--name", "小明", "--kind", "child"]));
+    ok(deskmate(&dir).args([
+        "mcp",
+        "add",
+        "--name",
+        "web",
+        "--url",
+        &web.url(),
+        "--trusted",
+    ]));
+    let list: Value =
+        serde_json::from_str(&ok(deskmate(&dir).args(["mcp", "list", "--json"]))).unwrap();
+    assert_eq!(list[0]["transport"]["type"], "http");
+    assert_eq!(list[0]["transport"]["url"], web.url());
+    // Listed over HTTP, namespaced like a stdio server's.
+    let names = tool_names(&dir, "web");
+    assert!(names.iter().any(|n| n == "mcp__web__get-sum"), "{names:?}");
+    assert!(names.iter().any(|n| n == "mcp__web__echo"), "{names:?}");
+
+    // A child's companion calls one: the server's answer reaches the model.
+    ok(deskmate(&dir).args(["mcp", "allow", "--profile", "小明", "web"]));
+    let model = ScriptedServer::start(vec![
+        openai::tool_calls(
+            None,
+            &[("call_sum", "mcp__web__get-sum", r#"{"a": 2, "b": 3}"#)],
+        ),
+        openai::text("2 加 3 等于 5"),
+    ])
+    .unwrap();
+    let chat = |base_url: &str| {
+        deskmate(&dir)
+            .args([
+                "chat",
+                "--profile",
+                "小明",
+                "--model",
+                "openai:gpt-4o-mini",
+                "--base-url",
+                base_url,
+                "2 加 3 等于几？",
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = chat(&model.base_url());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let requests = model.requests();
+    assert!(requests[0].body["tools"]
+        .to_string()
+        .contains("mcp__web__get-sum"));
+    assert!(
+        requests[1]
+            .body
+            .to_string()
+            .contains("The sum of 2 and 3 is 5."),
+        "{}",
+        requests[1].body
+    );
+
+    // The server goes away: listing says so plainly, and a run still
+    // answers, without its tools.
+    web.stop();
+    let err = fails(deskmate(&dir).args(["mcp", "tools", "web"]));
+    assert!(err.contains("web"), "{err}");
+    let model = ScriptedServer::start(vec![openai::text("我现在算不了，但可以一起想")]).unwrap();
+    let out = chat(&model.base_url());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("一起想"));
+    let tools = model.requests()[0].body["tools"].to_string();
+    assert!(!tools.contains("mcp__web__"), "{tools}");
 }

@@ -116,9 +116,9 @@ fn documents_are_added_searched_listed_and_removed() {
     assert_eq!(shelf.remove("科学", None).unwrap(), 1);
     assert!(shelf.list().unwrap().is_empty());
     let left: i64 = store
-        .with_conn(|c| Ok(c.query_row("SELECT COUNT(*) FROM knowledge_vectors", [], |r| r.get(0))?))
+        .with_conn(|c| Ok(c.query_row("SELECT COUNT(*) FROM knowledge_bits", [], |r| r.get(0))?))
         .unwrap();
-    assert_eq!(left, 0, "vectors go with their chunks");
+    assert_eq!(left, 0, "binary vectors go with their chunks");
 }
 
 /// Fails on its second call: the document must not be half-stored.
@@ -146,7 +146,7 @@ fn counts(store: &Store) -> (i64, i64, i64) {
             Ok((
                 n("knowledge_documents")?,
                 n("knowledge_chunks")?,
-                n("knowledge_vectors")?,
+                n("knowledge_bits")?,
             ))
         })
         .unwrap()

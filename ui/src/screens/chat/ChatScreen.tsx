@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useReducer, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { useCallback, useEffect, useReducer, useRef, useState, type DragEvent, type FormEvent, type KeyboardEvent } from "react";
 import { Icon } from "../../components/Icon";
 import * as api from "../../api";
-import type { ApprovalAnswer, LlmSettings, Profile, ThreadSummary, TodoStatus } from "../../api";
+import { readUploads } from "../../companionApi";
+import type { AgUiEvent, ApprovalAnswer, LlmSettings, Profile, ThreadSummary, TodoStatus } from "../../api";
 import { chatReducer, initialChatView, resumableRun, threadUsage, type ChatItem } from "../../chat/reducer";
 import { Header } from "../../components/Header";
 import { errorText } from "../../errors";
@@ -59,6 +60,8 @@ export function ChatScreen({ profile, onBack, onOpenSettings, handoff }: ChatScr
   const [threadsError, setThreadsError] = useState<string | null>(null);
   const [listOpen, setListOpen] = useState(false);
   const [input, setInput] = useState("");
+  const [files, setFiles] = useState<File[]>([]);
+  const [dragging, setDragging] = useState(false);
   const [loadingThread, setLoadingThread] = useState(false);
   const logRef = useRef<HTMLDivElement>(null);
   const wasRunning = useRef(false);
@@ -136,15 +139,32 @@ export function ChatScreen({ profile, onBack, onOpenSettings, handoff }: ChatScr
     setListOpen(false);
   }
 
+  /** Files picked, photographed or dropped join those already chosen (the core refuses more than five). */
+  function attach(more: File[]) {
+    if (more.length > 0) setFiles((had) => [...had, ...more]);
+  }
+
+  function onDrop(e: DragEvent<HTMLElement>) {
+    e.preventDefault();
+    setDragging(false);
+    attach(Array.from(e.dataTransfer?.files ?? []));
+  }
+
   async function send(ev?: FormEvent) {
     ev?.preventDefault();
     const text = input.trim();
     if (!text || view.running || configured === false) return;
+    const attached = files;
     setInput("");
+    setFiles([]);
     localId += 1;
-    dispatch({ type: "user", id: `local-${localId}`, text });
+    const shown = attached.length ? `${text}\n${t("chat.attached", { names: attached.map((f) => f.name).join(", ") })}` : text;
+    dispatch({ type: "user", id: `local-${localId}`, text: shown });
     try {
-      const r = await api.chatSend(view.threadId, profile.id, text, (event) => dispatch({ type: "event", event }));
+      const onEvent = (event: AgUiEvent) => dispatch({ type: "event", event });
+      const r = attached.length
+        ? await api.chatSend(view.threadId, profile.id, text, onEvent, await readUploads(attached))
+        : await api.chatSend(view.threadId, profile.id, text, onEvent);
       if (r) dispatch({ type: "sent", thread_id: r.thread_id, run_id: r.run_id });
     } catch (e) {
       dispatch({ type: "failed", message: errorText(e) });
@@ -363,7 +383,66 @@ export function ChatScreen({ profile, onBack, onOpenSettings, handoff }: ChatScr
               </p>
             )}
 
-            <form className="chat-form" onSubmit={(e) => void send(e)}>
+            {files.length > 0 && (
+              <ul className="chat-attachments" data-testid="chat-attachments" aria-label={t("chat.attach")}>
+                {files.map((f, i) => (
+                  <li key={`${f.name}-${i}`} className="tag" data-testid="chat-attachment">
+                    <Icon name="clip" size={14} /> {f.name}{" "}
+                    <button
+                      type="button"
+                      className="btn-link"
+                      aria-label={t("chat.attachRemove", { name: f.name })}
+                      onClick={() => setFiles((had) => had.filter((_, j) => j !== i))}
+                    >
+                      ×
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            )}
+            <form
+              className={`chat-form${dragging ? " drop-target" : ""}`}
+              data-testid="chat-form"
+              onSubmit={(e) => void send(e)}
+              onDragOver={(e) => {
+                e.preventDefault();
+                setDragging(true);
+              }}
+              onDragLeave={() => setDragging(false)}
+              onDrop={onDrop}
+            >
+              <label className="btn btn-secondary chat-attach" title={t("chat.attachHint")}>
+                <Icon name="clip" />
+                <span className="visually-hidden">{t("chat.attach")}</span>
+                <input
+                  type="file"
+                  multiple
+                  className="visually-hidden"
+                  data-testid="chat-attach"
+                  accept=".txt,.md,.csv,.json,.pdf,.docx,image/png,image/jpeg,image/gif,image/webp"
+                  disabled={configured === false}
+                  onChange={(e) => {
+                    attach(Array.from(e.target.files ?? []));
+                    e.target.value = "";
+                  }}
+                />
+              </label>
+              <label className="btn btn-secondary chat-attach" title={t("chat.attachHint")}>
+                <Icon name="camera" />
+                <span className="visually-hidden">{t("chat.camera")}</span>
+                <input
+                  type="file"
+                  accept="image/*"
+                  capture="environment"
+                  className="visually-hidden"
+                  data-testid="chat-camera"
+                  disabled={configured === false}
+                  onChange={(e) => {
+                    attach(Array.from(e.target.files ?? []));
+                    e.target.value = "";
+                  }}
+                />
+              </label>
               <label className="visually-hidden" htmlFor="chat-input">
                 {t("chat.inputLabel")}
               </label>
