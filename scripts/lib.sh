@@ -17,10 +17,11 @@ APP_PACKAGES=(build-essential curl wget file pkg-config libwebkit2gtk-4.1-dev li
   libayatana-appindicator3-dev librsvg2-dev libasound2-dev libudev-dev libdbus-1-dev
   cmake clang libclang-dev espeak-ng python3-venv fonts-noto-cjk)
 # Extra packages for the test suite: a virtual display, the WebKit WebDriver,
-# a session D-Bus with a keyring, screenshots, socat for serial tests, and
+# a session D-Bus with a keyring (gdbus, from libglib2.0-bin, checks it is
+# unlocked), screenshots, socat for serial tests, and
 # PostgreSQL for the sync server's tests (a throwaway cluster per test binary),
 # and libfaketime for the sync test of a device whose clock is a day ahead.
-TEST_PACKAGES=(xvfb webkit2gtk-driver dbus-x11 gnome-keyring imagemagick socat xauth postgresql faketime)
+TEST_PACKAGES=(xvfb webkit2gtk-driver dbus-x11 gnome-keyring libglib2.0-bin imagemagick socat xauth postgresql faketime)
 
 # Installs the Debian packages that are missing. Elsewhere it prints what to install.
 ensure_packages() {

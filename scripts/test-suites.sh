@@ -9,10 +9,27 @@ art="$REPO/test-artifacts"
 
 # An unlocked Secret Service keyring in a throwaway home for the keyring tests
 # (Linux; macOS and Windows use the keyring of the logged-in user).
+# One daemon, started by --unlock (it creates the login keyring with this
+# password, unlocks it and answers on the session bus). A second
+# `gnome-keyring-daemon --start`, as this used to run, raced the first: when
+# it came up before the first had made its control socket it started a
+# daemon of its own, with the login keyring locked, and took the bus name —
+# then the first test that stored a key waited for ever on an unlock prompt
+# nobody could answer (a fresh-clone run hung there for 5 minutes).
 if command -v gnome-keyring-daemon >/dev/null 2>&1; then
   export XDG_DATA_HOME="$(mktemp -d)"
-  printf 'deskmate-test' | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1 || true
-  eval "$(gnome-keyring-daemon --start --components=secrets 2>/dev/null)" || true
+  eval "$(printf 'deskmate-test' | gnome-keyring-daemon --unlock --components=secrets 2>/dev/null)" || true
+  # Wait until the Secret Service answers with the login keyring unlocked.
+  keyring_locked=unknown
+  for _ in $(seq 50); do
+    keyring_locked=$(gdbus call --session --dest org.freedesktop.secrets \
+      --object-path /org/freedesktop/secrets/collection/login \
+      --method org.freedesktop.DBus.Properties.Get org.freedesktop.Secret.Collection Locked 2>/dev/null || true)
+    [ "$keyring_locked" = "(<false>,)" ] && break
+    sleep 0.1
+  done
+  [ "$keyring_locked" = "(<false>,)" ] ||
+    echo "warning: the test keyring is not unlocked (${keyring_locked:-no answer}); tests that store a key may wait on a prompt" >&2
 fi
 
 passed=0 failed=0 suites_failed=()
