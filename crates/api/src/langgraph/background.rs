@@ -26,7 +26,7 @@ use super::runs::{
     follow, launch, prepare_launch, start_in_turn, CallOff, Launch, Modes, NotStarted, RunCreate,
     Started,
 };
-use super::shape::{self, ThreadFacts};
+use super::shape::{self, GraphValues, ThreadFacts};
 use crate::error::{ApiError, ApiJson, ApiResult};
 use crate::{blocking, wire, Api};
 

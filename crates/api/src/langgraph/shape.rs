@@ -165,6 +165,33 @@ fn values_of(
     }
 }
 
+/// The graph's values of a thread as read back: the conversation and the
+/// todo list, with the waiting calls as `__interrupt__` when asked.
+pub trait GraphValues {
+    /// The messages, the todo list and the calls waiting for a parent.
+    fn parts(&self) -> (&[StoredMessage], &[Todo], &[Approval]);
+
+    /// The values after the first `upto` messages.
+    fn values_upto(&self, upto: usize, with_interrupts: bool) -> wire::Values {
+        let (messages, todos, waiting) = self.parts();
+        values_of(messages, todos, waiting, upto, with_interrupts)
+    }
+
+    fn values(&self) -> wire::Values {
+        self.values_upto(self.parts().0.len(), false)
+    }
+
+    fn interrupts(&self) -> Vec<wire::Interrupt> {
+        self.parts().2.iter().map(interrupt).collect()
+    }
+}
+
+impl GraphValues for ThreadFacts {
+    fn parts(&self) -> (&[StoredMessage], &[Todo], &[Approval]) {
+        (&self.messages, &self.todos, &self.waiting)
+    }
+}
+
 /// What a run's stream reads back after each step: the conversation, the
 /// todo list and the calls waiting for a parent — three queries, where
 /// [`ThreadFacts`] takes six and lists the workspace (a run's stream reads
@@ -192,24 +219,11 @@ impl Conversation {
             waiting,
         })
     }
+}
 
-    /// As [`ThreadFacts::values_upto`].
-    pub fn values_upto(&self, upto: usize, with_interrupts: bool) -> wire::Values {
-        values_of(
-            &self.messages,
-            &self.todos,
-            &self.waiting,
-            upto,
-            with_interrupts,
-        )
-    }
-
-    pub fn values(&self) -> wire::Values {
-        self.values_upto(self.messages.len(), false)
-    }
-
-    pub fn interrupts(&self) -> Vec<wire::Interrupt> {
-        self.waiting.iter().map(interrupt).collect()
+impl GraphValues for Conversation {
+    fn parts(&self) -> (&[StoredMessage], &[Todo], &[Approval]) {
+        (&self.messages, &self.todos, &self.waiting)
     }
 }
 
@@ -279,26 +293,6 @@ impl ThreadFacts {
         } else {
             wire::ThreadStatus::Idle
         }
-    }
-
-    /// The graph's values: the conversation and the todo list, with the
-    /// waiting calls as `__interrupt__` when `with_interrupts`.
-    pub fn values_upto(&self, upto: usize, with_interrupts: bool) -> wire::Values {
-        values_of(
-            &self.messages,
-            &self.todos,
-            &self.waiting,
-            upto,
-            with_interrupts,
-        )
-    }
-
-    pub fn values(&self) -> wire::Values {
-        self.values_upto(self.messages.len(), false)
-    }
-
-    pub fn interrupts(&self) -> Vec<wire::Interrupt> {
-        self.waiting.iter().map(interrupt).collect()
     }
 
     /// The thread as LangGraph's `Thread`.

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
 use super::runs::Modes;
-use super::shape::{self, Conversation};
+use super::shape::{self, Conversation, GraphValues};
 use crate::blocking;
 use crate::error::ApiResult;
 
