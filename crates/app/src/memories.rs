@@ -242,19 +242,19 @@ impl Deskmate {
                 };
                 let opts = ChatOptions::default();
                 loop {
-                    if crate::chat::llm_client(app.store(), &opts).is_ok() {
-                        match runtime.block_on(app.extract_memories(None, quiet, &opts)) {
-                            Ok(read) => {
-                                for r in read.iter().filter(|r| r.error.is_some()) {
-                                    tracing::warn!(
-                                        "no memories from thread {} yet: {}",
-                                        r.thread_id,
-                                        r.error.as_deref().unwrap_or_default()
-                                    );
-                                }
+                    match runtime.block_on(app.extract_memories(None, quiet, &opts)) {
+                        Ok(read) => {
+                            for r in read.iter().filter(|r| r.error.is_some()) {
+                                tracing::warn!(
+                                    "no memories from thread {} yet: {}",
+                                    r.thread_id,
+                                    r.error.as_deref().unwrap_or_default()
+                                );
                             }
-                            Err(e) => tracing::warn!("conversations cannot be read: {e}"),
                         }
+                        // No model configured (yet): look again next time.
+                        Err(AppError::NoModel) => {}
+                        Err(e) => tracing::warn!("conversations cannot be read: {e}"),
                     }
                     std::thread::sleep(every);
                 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Subcommand;
 use deskmate_app::Deskmate;
-use deskmate_protocol::sync::{AcceptRequest, LoginRequest, PairRequest, SignupRequest};
+use deskmate_protocol::sync::{AcceptRequest, LoginRequest, PairRequest, SignedIn, SignupRequest};
 use deskmate_sync::background::{Cadence, Round};
 use deskmate_sync::{KeyringVault, Sync};
 
@@ -136,10 +136,15 @@ pub enum SyncCmd {
     },
 }
 
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?)
+/// What signing up, in or joining prints: the family and device as JSON,
+/// or `words` (which name the family).
+fn print_signed_in(t: &SignedIn, json: bool, words: String) -> anyhow::Result<()> {
+    if json {
+        output::json(t)?;
+    } else {
+        println!("{words}");
+    }
+    Ok(())
 }
 
 pub fn run_account(app: &Deskmate, cmd: AccountCmd) -> anyhow::Result<ExitCode> {
@@ -161,16 +166,11 @@ pub fn run_account(app: &Deskmate, cmd: AccountCmd) -> anyhow::Result<ExitCode> 
                     device_name,
                 },
             )?;
-            if json {
-                output::json(
-                    &serde_json::json!({"family_id": t.family_id, "device_id": t.device_id}),
-                )?;
-            } else {
-                println!(
-                    "signed up; family {} — turn sync on with `deskmate sync on`",
-                    t.family_id
-                );
-            }
+            let words = format!(
+                "signed up; family {} — turn sync on with `deskmate sync on`",
+                t.family_id
+            );
+            print_signed_in(&t, json, words)?;
         }
         AccountCmd::Login {
             server,
@@ -187,13 +187,8 @@ pub fn run_account(app: &Deskmate, cmd: AccountCmd) -> anyhow::Result<ExitCode> 
                     device_name,
                 },
             )?;
-            if json {
-                output::json(
-                    &serde_json::json!({"family_id": t.family_id, "device_id": t.device_id}),
-                )?;
-            } else {
-                println!("signed in; family {}", t.family_id);
-            }
+            let words = format!("signed in; family {}", t.family_id);
+            print_signed_in(&t, json, words)?;
         }
         AccountCmd::Invite { email, json } => {
             let inv = app.sync_invite(&email)?;
@@ -242,16 +237,11 @@ pub fn run_account(app: &Deskmate, cmd: AccountCmd) -> anyhow::Result<ExitCode> 
                     device_name,
                 },
             )?;
-            if json {
-                output::json(
-                    &serde_json::json!({"family_id": t.family_id, "device_id": t.device_id}),
-                )?;
-            } else {
-                println!(
-                    "joined family {} as a parent — turn sync on with `deskmate sync on`",
-                    t.family_id
-                );
-            }
+            let words = format!(
+                "joined family {} as a parent — turn sync on with `deskmate sync on`",
+                t.family_id
+            );
+            print_signed_in(&t, json, words)?;
         }
         AccountCmd::Logout => {
             app.sync_logout()?;
@@ -315,13 +305,8 @@ pub fn run_devices(app: &Deskmate, cmd: DevicesCmd) -> anyhow::Result<ExitCode> 
             let server =
                 server.ok_or_else(|| anyhow::anyhow!("joining with a code needs --server URL"))?;
             let t = app.sync_pair(&server, PairRequest { code, device_name })?;
-            if json {
-                output::json(
-                    &serde_json::json!({"family_id": t.family_id, "device_id": t.device_id}),
-                )?;
-            } else {
-                println!("paired; this device joined family {}", t.family_id);
-            }
+            let words = format!("paired; this device joined family {}", t.family_id);
+            print_signed_in(&t, json, words)?;
         }
         DevicesCmd::List { json } => {
             let list = app.sync_devices()?;
@@ -397,7 +382,7 @@ pub fn run_sync(app: &Deskmate, cmd: SyncCmd) -> anyhow::Result<ExitCode> {
             let rounds = deskmate_sync::background::run(&sync, Cadence::default(), |round| {
                 print_round(&round, json)
             });
-            runtime()?.block_on(async {
+            crate::runtime()?.block_on(async {
                 tokio::select! {
                     () = rounds => {}
                     _ = tokio::signal::ctrl_c() => {}
