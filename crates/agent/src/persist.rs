@@ -522,11 +522,16 @@ pub fn store_tool_result(
 const FINISH_CALL: &str =
     "UPDATE tool_calls SET status = ?3, result = ?4, finished_at = ?5 WHERE thread_id = ?1 AND id = ?2 AND status = 'pending'";
 
-/// The thread's messages in order, with each assistant message's tool calls.
-/// The lead's messages of a thread, in order (a subagent's are left out:
-/// see [`run_messages`]).
+/// The lead's messages of a thread in order, with each assistant message's
+/// tool calls (a subagent's are left out: see [`run_messages`]).
 pub fn messages(store: &Store, thread_id: &str) -> StoreResult<Vec<StoredMessage>> {
-    load_messages(store, thread_id, None)
+    load_messages(store, thread_id, None, i64::MIN)
+}
+
+/// The lead's messages after position `seq` (what a reader that stopped at
+/// `seq` has not seen), in order.
+pub fn messages_after(store: &Store, thread_id: &str, seq: i64) -> StoreResult<Vec<StoredMessage>> {
+    load_messages(store, thread_id, None, seq)
 }
 
 /// One run's messages (a subagent's run: its conversation), in order.
@@ -535,22 +540,23 @@ pub fn run_messages(
     thread_id: &str,
     run_id: &str,
 ) -> StoreResult<Vec<StoredMessage>> {
-    load_messages(store, thread_id, Some(run_id))
+    load_messages(store, thread_id, Some(run_id), i64::MIN)
 }
 
 fn load_messages(
     store: &Store,
     thread_id: &str,
     run_id: Option<&str>,
+    after_seq: i64,
 ) -> StoreResult<Vec<StoredMessage>> {
     let calls = all_tool_calls(store, thread_id)?;
     store.with_conn(|c| {
         let mut stmt = c.prepare_cached(&format!(
             "SELECT id, run_id, seq, role, content, tool_call_id, is_error, created_at FROM messages
-             WHERE thread_id = ?1 AND summary_of IS NULL AND (CASE WHEN ?2 IS NULL THEN NOT {OF_CHILD_RUN} ELSE run_id = ?2 END) ORDER BY seq",
+             WHERE thread_id = ?1 AND summary_of IS NULL AND (CASE WHEN ?2 IS NULL THEN NOT {OF_CHILD_RUN} ELSE run_id = ?2 END) AND seq > ?3 ORDER BY seq",
         ))?;
         let rows = stmt
-            .query_map(params![thread_id, run_id], |r| {
+            .query_map(params![thread_id, run_id, after_seq], |r| {
                 Ok((
                     r.get::<_, String>(0)?,
                     r.get::<_, Option<String>>(1)?,

@@ -152,10 +152,7 @@ impl Deskmate {
         for child in children {
             for thread in persist::list_threads(self.store(), Some(&child))? {
                 let through = self.store().memories().extracted_through(&thread.id)?;
-                let new: Vec<persist::StoredMessage> = persist::messages(self.store(), &thread.id)?
-                    .into_iter()
-                    .filter(|m| m.seq > through)
-                    .collect();
+                let new = persist::messages_after(self.store(), &thread.id, through)?;
                 let Some(last) = new.last() else { continue };
                 let quiet = DateTime::parse_from_rfc3339(&last.created_at)
                     .map(|at| now.signed_duration_since(at).to_std().unwrap_or_default() >= idle)
