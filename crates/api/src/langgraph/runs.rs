@@ -660,6 +660,7 @@ pub(crate) async fn follow(
         step: 0,
         out,
         last_values: json!({}),
+        values_sent: false,
         error: None,
         status: "error",
     };

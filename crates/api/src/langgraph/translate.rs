@@ -29,6 +29,8 @@ pub(crate) struct Translate {
     pub(super) out: mpsc::UnboundedSender<(String, Value)>,
     /// The last values, kept for `runs/wait`.
     pub(super) last_values: Value,
+    /// Whether this stream has sent a `values` event yet.
+    pub(super) values_sent: bool,
     pub(super) error: Option<Value>,
     /// How the run ended, as LangGraph names it (`success`, `interrupted`, `error`).
     pub(crate) status: &'static str,
@@ -109,6 +111,7 @@ impl Translate {
             values = serde_json::to_value(facts.values_upto(end, paused_here)).unwrap_or_default();
             if self.modes.values {
                 self.send("values", values.clone());
+                self.values_sent = true;
             }
         }
         self.seen = facts.messages.len();
@@ -116,8 +119,12 @@ impl Translate {
             // Nothing new: the values as they stand (with the interrupt when paused).
             values = serde_json::to_value(facts.values_upto(facts.messages.len(), interrupted))
                 .unwrap_or_default();
-            if self.modes.values && interrupted {
+            // Paused, or a stream that has shown no state yet: a resumed run
+            // may have finished before its stream first read the thread,
+            // and a stream always shows the state at least once.
+            if self.modes.values && (interrupted || !self.values_sent) {
                 self.send("values", values.clone());
+                self.values_sent = true;
             }
         }
         if interrupted && self.modes.updates {
