@@ -33,7 +33,7 @@ def api(tmp_path_factory, model):
     env = dict(os.environ, DESKMATE_DATA_DIR=str(data), DESKMATE_LLM_API_KEY="sk-api-test")
     env.pop("DESKMATE_API_TOKEN", None)
     base = f"http://127.0.0.1:{model.server_port}/v1"
-    subprocess.run([BIN, "llm", "set", "--model", "openai:scripted", "--base-url", base],
+    subprocess.run([BIN, "llm", "set", "--agree", "--model", "openai:scripted", "--base-url", base],
                    env=env, check=True, capture_output=True)
     token = subprocess.run([BIN, "serve", "--print-token"], env=env, check=True,
                            capture_output=True, text=True).stdout.strip()

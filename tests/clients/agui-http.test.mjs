@@ -46,7 +46,7 @@ describe("AG-UI over HTTP (deskmate serve)", () => {
       return text("你好呀");
     });
     data = dataDir();
-    const set = await deskmate(data.dir, ["llm", "set", "--model", "openai:gpt-4o-mini", "--base-url", model.baseUrl]);
+    const set = await deskmate(data.dir, ["llm", "set", "--agree", "--model", "openai:gpt-4o-mini", "--base-url", model.baseUrl]);
     assert.equal(set.code, 0, set.stderr);
     const printed = await deskmate(data.dir, ["serve", "--print-token"], { env: { DESKMATE_API_TOKEN: "" } });
     token = printed.stdout.trim();

@@ -37,7 +37,7 @@ describe("LangGraph JS SDK against deskmate serve", () => {
       return text("pong");
     });
     data = dataDir();
-    const set = await deskmate(data.dir, ["llm", "set", "--model", "openai:gpt-4o-mini", "--base-url", model.baseUrl]);
+    const set = await deskmate(data.dir, ["llm", "set", "--agree", "--model", "openai:gpt-4o-mini", "--base-url", model.baseUrl]);
     assert.equal(set.code, 0, set.stderr);
     const token = (await deskmate(data.dir, ["serve", "--print-token"], { env: { DESKMATE_API_TOKEN: "" } })).stdout.trim();
     const env = { ...process.env, DESKMATE_LLM_API_KEY: "sk-clients", DESKMATE_API_TOKEN: "" };

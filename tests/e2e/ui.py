@@ -117,10 +117,22 @@ def configure_model(drv, server, key="sk-e2e-secret-key"):
     if key is None:
         click(drv, tid("llm-save"))
         wait(drv, lambda d: "banner-ok" in (d.find_element(*tid("llm-message")).get_attribute("class") or ""))
-        return
-    fill(drv, "llm-key", key)
-    click(drv, tid("llm-save"))
-    visible(drv, tid("llm-key-saved"))
+    else:
+        fill(drv, "llm-key", key)
+        click(drv, tid("llm-save"))
+        visible(drv, tid("llm-key-saved"))
+    agree_to_model_notice(drv)
+
+
+def agree_to_model_notice(drv):
+    """The parent reads what is sent where (the saved address is named) and
+    agrees: until then the companion uses no model."""
+    notice = visible(drv, tid("llm-notice-text"))
+    assert "/v1" in notice.text, notice.text
+    assert not drv.find_element(*tid("llm-notice-agree")).is_enabled()
+    click(drv, tid("llm-notice-check"))
+    click(drv, tid("llm-notice-agree"))
+    visible(drv, tid("llm-notice-agreed"))
 
 
 def to_raw(wav_path, raw_path):

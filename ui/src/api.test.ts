@@ -132,7 +132,12 @@ describe("api: shapes the core may answer in", () => {
   beforeEach(() => invoke.mockReset());
 
   it("llm_settings_get: the shell's LlmSettingsView passes through", async () => {
-    const view = { model: "openai:gpt-4o-mini", base_url: null, has_key: true };
+    const view = {
+      model: "openai:gpt-4o-mini",
+      base_url: null,
+      has_key: true,
+      notice: { version: 1, endpoint: "https://api.openai.com/v1", moderation: null, text_zh: "…", text_en: "…", agreed_at: null },
+    };
     invoke.mockResolvedValue(view);
     expect(await api.llmSettingsGet()).toEqual(view);
     expect(invoke).toHaveBeenCalledWith("llm_settings_get", undefined);

@@ -25,6 +25,9 @@ import type {
   LampState,
   ListedAttempt,
   LlmSettingsView,
+  ModelNoticeView,
+  KeepsakeFormat,
+  KeepsakeWritten,
   Material,
   MaterialFilter,
   MessageView,
@@ -269,6 +272,12 @@ export function reportAttempts(profileId: string, from: string, to: string): Pro
   return call<ListedAttempt[]>("report_attempts", { profileId, from, to });
 }
 
+/** The weekly report of the week holding `date`, saved as a picture or a PDF
+ * into the Downloads folder (a certificate when the week's goals were met). */
+export function reportKeepsakeSave(profileId: string, date: string, format: KeepsakeFormat): Promise<KeepsakeWritten> {
+  return call<KeepsakeWritten>("report_keepsake_save", { profileId, date, format });
+}
+
 // ---------------------------------------------------------------------------
 // B. Chat
 // ---------------------------------------------------------------------------
@@ -354,6 +363,16 @@ export function llmSettingsSave(model: string, baseUrl: string | null, apiKey: s
 
 export function llmKeyDelete(): Promise<null> {
   return call<null>("llm_key_delete");
+}
+
+/** A parent agrees to the model notice (what is sent where): model use may start. */
+export function llmNoticeAgree(): Promise<ModelNoticeView> {
+  return call<ModelNoticeView>("llm_notice_agree");
+}
+
+/** A parent withdraws the agreement: no model is used until agreed again. */
+export function llmNoticeWithdraw(): Promise<null> {
+  return call<null>("llm_notice_withdraw");
 }
 
 export function llmTest(): Promise<string> {

@@ -286,6 +286,10 @@ export const CORE_ERROR_WORDS: Partial<Record<ErrorCode, Words>> = {
     "zh-CN": "AI 伙伴还没有设置好。请家长在设置里选好模型、填好密钥；背诵和复习不需要它。",
     en: "The AI companion is not set up yet. A parent can choose a model and enter its key in Settings; recitation and reviews work without it.",
   },
+  "llm.notice_not_agreed": {
+    "zh-CN": "AI 伙伴在等家长同意：发送什么、发到哪里（{endpoint}）。请家长在设置 → AI 服务里阅读说明并同意；背诵和复习不需要它。",
+    en: "The AI companion is waiting for a parent to agree to what is sent where ({endpoint}). A parent can read the notice in Settings → AI provider and agree; recitation and reviews work without it.",
+  },
   "llm.config": {
     "zh-CN": "AI 服务的设置不对。请家长在设置里检查模型名称和地址。",
     en: "The AI service settings are not right. A parent can check the model name and address in Settings.",

@@ -120,7 +120,59 @@ export type LlmSettingsView = {
 /**
  * `provider:model`, e.g. `openai:gpt-4o-mini`; `null` when none is configured.
  */
-model: string | null, base_url: string | null, has_key: boolean, };
+model: string | null, base_url: string | null, has_key: boolean, 
+/**
+ * What is sent where, and whether a parent agreed to it: model use
+ * waits for that agreement.
+ */
+notice: ModelNoticeView, };
+
+export type ModelNoticeView = { 
+/**
+ * Bumped when what is sent changes: an agreement to an older version
+ * no longer counts.
+ */
+version: number, 
+/**
+ * Where the family's model calls go (the configured base URL or the
+ * provider's default); `null` when no model is configured.
+ */
+endpoint: string | null, 
+/**
+ * Where replies are also sent to be moderated, when a parent set it.
+ */
+moderation: string | null, 
+/**
+ * The notice in Chinese and in English, with the addresses filled in.
+ */
+text_zh: string, text_en: string, 
+/**
+ * When a parent agreed to this version for this endpoint (RFC 3339);
+ * `null`: not agreed, so nothing is sent.
+ */
+agreed_at: string | null, };
+
+export type KeepsakeFormat = "png" | "pdf";
+
+export type GoalOutcome = { 
+/**
+ * `reviews_per_week` or `new_per_day`.
+ */
+kind: string, 
+/**
+ * What the week needed (a daily goal times seven).
+ */
+target: number, done: number, met: boolean, };
+
+export type KeepsakeWritten = { profile_id: string, name: string, 
+/**
+ * The Monday of the week.
+ */
+week_of: string, file: string, format: KeepsakeFormat, bytes: number, 
+/**
+ * True when every goal of the week was met: the page is a certificate.
+ */
+certificate: boolean, goals: Array<GoalOutcome>, };
 
 export type JsonPatchOpKind = "add" | "remove" | "replace" | "move" | "copy" | "test";
 
@@ -915,6 +967,7 @@ export const ERROR_CODES = [
   "llm.network",
   "llm.no_model",
   "llm.not_found",
+  "llm.notice_not_agreed",
   "llm.protocol",
   "llm.quota",
   "llm.rate_limited",

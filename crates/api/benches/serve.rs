@@ -134,6 +134,7 @@ fn main() -> ExitCode {
     if let Err(e) = app
         .chat()
         .save_llm_settings("openai:scripted", Some(&model_url))
+        .and_then(|()| app.chat().agree_model_notice().map(|_| ()))
     {
         eprintln!("cannot set the model: {e}");
         return ExitCode::FAILURE;

@@ -90,10 +90,15 @@ impl Deskmate {
             .collect();
         let sql = ReadOnlySql::open(path, &children, QUERY_TIME_LIMIT, QUERY_ROW_LIMIT)?;
         // With a model set up, it writes its own queries (crate::ask_model).
-        if self.chat().llm_settings()?.model.is_some() {
+        // (once a parent agreed to the model notice; until then the
+        // built-in questions answer, and another question says why not).
+        if crate::chat::model_notice::agreed(self.store())? {
             return self.ask_model(&child, question, &sql, now);
         }
         let Some(name) = built_in_question(question) else {
+            if self.chat().llm_settings()?.model.is_some() {
+                crate::chat::model_notice::require(self.store(), &Default::default())?;
+            }
             return Err(AppError::Invalid(format!(
                 "without a model, Deskmate answers these questions: this week's accuracy (这周背得怎么样?), \
                  the most missed characters (哪些字错得最多?), reviews done and due (复习了几次?), \

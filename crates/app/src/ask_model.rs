@@ -262,6 +262,7 @@ mod tests {
         app.chat()
             .save_llm_settings("openai:m", Some(&server.base_url()))
             .unwrap();
+        app.chat().agree_model_notice().unwrap();
         let answer = app
             .ask("小明", "两个孩子谁练得多?", chrono::Utc::now())
             .unwrap();

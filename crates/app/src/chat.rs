@@ -37,6 +37,8 @@ use deskmate_store::Store;
 pub mod attachments;
 mod child_safety;
 mod llm_settings;
+pub(crate) use llm_settings::llm_prices;
+pub(crate) mod model_notice;
 mod subagent_runs;
 
 use crate::settings::{
@@ -324,6 +326,13 @@ pub(crate) fn llm_client_without_retries(
 
 /// What a client of the configured (or the run's) model is made from.
 fn llm_config(store: &Store, opts: &ChatOptions) -> AppResult<LlmConfig> {
+    model_notice::require(store, opts)?;
+    llm_config_before_notice(store, opts)
+}
+
+/// The same, before the notice is agreed to: only for the connection test,
+/// which sends nothing of a child's.
+fn llm_config_before_notice(store: &Store, opts: &ChatOptions) -> AppResult<LlmConfig> {
     let settings = llm_settings(store)?;
     let model = opts
         .model
@@ -531,7 +540,10 @@ impl Chat {
     /// Sends a one-line question to the model and reports the answer and
     /// how long it took.
     pub async fn test_connection(&self, opts: &ChatOptions) -> AppResult<ConnectionReport> {
-        let client = self.llm_client(opts)?;
+        // It sends one fixed line, nothing of a child's: a parent may test
+        // the connection before agreeing to the model notice.
+        let client =
+            LlmClient::new(llm_config_before_notice(self.store(), opts)?).map_err(llm_error)?;
         let started = Instant::now();
         let req = ChatRequest {
             messages: vec![Message::user("Reply with the single word OK.")],

@@ -40,6 +40,11 @@ pub enum AppError {
              (or in Parent area → Settings), or pass --model provider:model; put the API key in the keyring \
              with `deskmate llm key PROVIDER` or in DESKMATE_LLM_API_KEY")]
     NoModel,
+    /// A model is set up but no parent has agreed to the notice of what is
+    /// sent to it (`chat::model_notice`).
+    #[error("the companion waits for a parent to agree to what is sent to the model at {endpoint}: read the notice in \
+             Parent area → Settings → AI provider (or `deskmate llm notice`) and agree there (or `deskmate llm agree`)")]
+    NoticeNotAgreed { endpoint: String },
     #[error(transparent)]
     Agent(#[from] AgentError),
     #[error(transparent)]
@@ -87,6 +92,7 @@ const OWN_CODES: &[&str] = &[
     "config",
     "data_dir.unusable",
     "llm.no_model",
+    "llm.notice_not_agreed",
     "library.damaged",
     "models.fetch_failed",
     "voice.failed",
@@ -109,6 +115,7 @@ impl AppError {
             Self::Recite(e) => e.code(),
             Self::Llm(e) => e.wire_code(),
             Self::NoModel => "llm.no_model",
+            Self::NoticeNotAgreed { .. } => "llm.notice_not_agreed",
             Self::Agent(e) => e.code(),
             Self::Speech(e) => e.code(),
             Self::Models(e) => e.code(),
@@ -165,6 +172,9 @@ impl AppError {
                 params.insert("words".into(), words.clone().into());
             }
             Self::Knowledge(e) => knowledge_params(e, &mut params),
+            Self::NoticeNotAgreed { endpoint } => {
+                params.insert("endpoint".into(), endpoint.clone().into());
+            }
             _ => {}
         }
         params
@@ -300,6 +310,9 @@ mod tests {
             AppError::Invalid("i".into()),
             AppError::GoalUnreadable { words: "w".into() },
             AppError::NoModel,
+            AppError::NoticeNotAgreed {
+                endpoint: "http://127.0.0.1:1/v1".into(),
+            },
             AppError::from(AgentError::EmptyMessage),
             AppError::Knowledge(deskmate_knowledge::KnowledgeError::ModelMissing("m".into())),
             AppError::Knowledge(deskmate_knowledge::KnowledgeError::Encoder("e".into())),

@@ -157,6 +157,7 @@ mod tests {
         app.chat()
             .save_llm_settings("openai:m", Some(&server.base_url()))
             .unwrap();
+        app.chat().agree_model_notice().unwrap();
         chat(&app, &child).await.unwrap();
         chat(&app, &child).await.unwrap();
         let now = Utc::now();

@@ -149,7 +149,15 @@ impl Deskmate {
         };
         let now = Utc::now();
         let mut out = Vec::new();
+        let prices = crate::model_use::prices(self.store());
         for child in children {
+            let model = crate::model_use::ChildCalls::meter(
+                model.clone(),
+                self.store(),
+                &child,
+                crate::model_use::Purpose::Memories,
+                prices.clone(),
+            );
             for thread in persist::list_threads(self.store(), Some(&child))? {
                 let through = self.store().memories().extracted_through(&thread.id)?;
                 let new = persist::messages_after(self.store(), &thread.id, through)?;
@@ -312,6 +320,7 @@ mod tests {
         app.chat()
             .save_llm_settings("openai:gpt-4o-mini", Some(&server.base_url()))
             .unwrap();
+        app.chat().agree_model_notice().unwrap();
         let started = std::time::Instant::now();
         while app.memories("小明").unwrap().is_empty() {
             assert!(

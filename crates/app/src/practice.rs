@@ -172,7 +172,7 @@ impl Deskmate {
         profile_id: &str,
         input: deskmate_orchestrator::entry::Input,
     ) -> crate::AppResult<deskmate_orchestrator::entry::Response> {
-        let (entry, model_ready) = self.answering_entry()?;
+        let (entry, model_ready) = self.answering_entry(profile_id)?;
         let response = entry.process(profile_id, input, chrono::Utc::now(), model_ready)?;
         self.lamp().act_out(&response.lamp);
         Ok(response)
@@ -242,20 +242,30 @@ impl Deskmate {
     /// `router.model_limit_ms` setting, 3 s unless set); without one (or
     /// without its key) the entry works offline and the scenes that need a
     /// model say a parent needs to set it up.
+    /// The model calls it makes are stored as `profile_id`'s
+    /// ([`crate::model_use`]).
     pub(crate) fn answering_entry(
         &self,
+        profile_id: &str,
     ) -> crate::AppResult<(deskmate_orchestrator::entry::Entry, bool)> {
-        let model_ready = self.chat().llm_settings()?.model.is_some();
+        // Ready only once a parent agreed to the model notice too.
+        let model_ready = crate::chat::model_notice::agreed(self.store())?;
         let mut entry = self.entry();
         if model_ready {
+            use crate::model_use::{ChildCalls, Purpose};
             let opts = crate::chat::ChatOptions::default();
+            let prices = crate::model_use::prices(self.store());
+            let store = self.store();
             if let Ok(client) = self.chat().llm_client(&opts) {
+                let client =
+                    ChildCalls::meter(client, store, profile_id, Purpose::Homework, prices.clone());
                 entry = entry.with_checker(Arc::new(
                     deskmate_orchestrator::homework::model::ModelChecker::new(client),
                 ));
             }
             // The router's call has its own short limit: no retries in it.
-            if let Ok(client) = crate::chat::llm_client_without_retries(self.store(), &opts) {
+            if let Ok(client) = crate::chat::llm_client_without_retries(store, &opts) {
+                let client = ChildCalls::meter(client, store, profile_id, Purpose::Route, prices);
                 entry = entry.with_intent_model(
                     Arc::new(deskmate_orchestrator::intent_model::LlmIntentModel::new(
                         client,

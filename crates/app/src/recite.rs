@@ -32,7 +32,7 @@ pub(crate) fn record_attempt(
     store: &Store,
     attempt: NewAttempt,
 ) -> Result<AttemptOutcome, ReciteError> {
-    match llm_tips(store) {
+    match llm_tips(store, &attempt.profile_id) {
         Some(llm) => deskmate_recite::practice::record_attempt(store, attempt, &llm),
         None => deskmate_recite::practice::record_attempt(store, attempt, &TemplateTips),
     }
@@ -44,20 +44,40 @@ pub(crate) fn record_retake(
     store: &Store,
     retake: deskmate_recite::retake::RetakeAttempt,
 ) -> Result<AttemptOutcome, ReciteError> {
-    match llm_tips(store) {
+    let child: Option<String> = store
+        .with_conn(|c| {
+            Ok(c.query_row(
+                "SELECT profile_id FROM recite_attempts WHERE id = ?1",
+                [&retake.attempt_id],
+                |r| r.get(0),
+            )?)
+        })
+        .ok();
+    let tips = child.and_then(|child| llm_tips(store, &child));
+    match tips {
         Some(llm) => deskmate_recite::retake::record_retake(store, retake, &llm),
         None => deskmate_recite::retake::record_retake(store, retake, &TemplateTips),
     }
 }
 
 /// The LLM tip writer, when a model is configured and its client can be built.
-fn llm_tips(store: &Store) -> Option<crate::tips::LlmTips> {
-    let configured = crate::chat::llm_settings(store).ok()?.model.is_some();
-    if !configured {
+/// Its calls are stored as `profile_id`'s ([`crate::model_use`]).
+fn llm_tips(store: &Store, profile_id: &str) -> Option<crate::tips::LlmTips> {
+    // A model set up and agreed to by a parent (the model notice).
+    let usable = crate::chat::model_notice::agreed(store).ok()?;
+    if !usable {
         return None;
     }
     match crate::chat::llm_client(store, &crate::chat::ChatOptions::default()) {
-        Ok(client) => Some(crate::tips::LlmTips::new(client)),
+        Ok(client) => Some(crate::tips::LlmTips::new(
+            crate::model_use::ChildCalls::meter(
+                client,
+                store,
+                profile_id,
+                crate::model_use::Purpose::Tips,
+                crate::model_use::prices(store),
+            ),
+        )),
         Err(e) => {
             tracing::warn!("memory tips from templates: the LLM is not usable ({e})");
             None

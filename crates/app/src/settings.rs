@@ -11,6 +11,9 @@ use deskmate_store::StoreError;
 pub const LLM_MODEL: &str = "llm.model";
 /// The provider's base URL, when not its default.
 pub const LLM_BASE_URL: &str = "llm.base_url";
+/// A parent's agreement to the model notice (its version and the endpoint
+/// it named): model use waits for it (`chat::model_notice`).
+pub const LLM_NOTICE: &str = "llm.notice";
 /// Prices per million tokens, for the cost stored with each model call.
 pub const LLM_PRICES: &str = "llm.prices";
 /// The OpenAI-compatible speech service for spoken feedback, if any.

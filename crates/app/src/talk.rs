@@ -50,7 +50,7 @@ impl Deskmate {
         profile_id: &str,
         report: impl Fn(Talking) + Send + Sync + 'static,
     ) -> AppResult<Response> {
-        let (entry, model_ready) = self.answering_entry()?;
+        let (entry, model_ready) = self.answering_entry(profile_id)?;
         let listen = Listen::new(report);
         self.talks.begin(profile_id, &listen.release)?;
         self.voice_out.interrupt();

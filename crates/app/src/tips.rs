@@ -139,6 +139,7 @@ mod tests {
         app.chat()
             .save_llm_settings("openai:tip-model", Some(&server.base_url()))
             .unwrap();
+        app.chat().agree_model_notice().unwrap();
         let child = app
             .store()
             .profiles()
@@ -181,6 +182,26 @@ mod tests {
             .find_map(|i| i.tip.clone())
             .expect("a tip on the second time");
         assert_eq!(server.request_count(), 1);
+        // The call is the child's usage (crate::model_use): stored for them,
+        // for tips, with the scripted server's tokens.
+        let (profile, purpose, input, output): (String, String, i64, i64) = app
+            .store()
+            .with_conn(|c| {
+                Ok(c.query_row(
+                    "SELECT profile_id, purpose, input_tokens, output_tokens FROM llm_calls WHERE thread_id IS NULL",
+                    [],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                )?)
+            })
+            .unwrap();
+        assert_eq!(
+            (profile.as_str(), purpose.as_str()),
+            (child.id.as_str(), "tips")
+        );
+        assert_eq!((input, output), (10, 5));
+        let today =
+            deskmate_orchestrator::usage::today(app.store(), &child.id, Utc::now()).unwrap();
+        assert_eq!(today.model_calls, 1);
         // The model's own words are shown and stored as an LLM tip, not
         // replaced by the template: the English half names 霜 by its pinyin.
         let scripted: TipJson = serde_json::from_str(TIP).unwrap();
@@ -225,6 +246,7 @@ mod tests {
         app.chat()
             .save_llm_settings("openai:tip-model", Some(&server.base_url()))
             .unwrap();
+        app.chat().agree_model_notice().unwrap();
         let child = app
             .store()
             .profiles()

@@ -14,14 +14,30 @@ use crate::output;
 
 #[derive(Subcommand)]
 pub enum LlmCmd {
-    /// Save the model (provider:model) and optionally a base URL.
+    /// Save the model (provider:model) and optionally a base URL, then show
+    /// the notice of what is sent there; the companion uses the model once
+    /// a parent agrees (`--agree`, or `deskmate llm agree` later).
     Set {
         #[arg(long)]
         model: String,
         /// Leave out to use the provider's default.
         #[arg(long)]
         base_url: Option<String>,
+        /// Agree to the notice printed for this model now.
+        #[arg(long)]
+        agree: bool,
     },
+    /// Show the notice of what is sent to the configured model, and whether
+    /// a parent agreed to it.
+    Notice {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Agree to the notice for the configured model (shown again first):
+    /// from now on the companion may use it.
+    Agree,
+    /// Withdraw the agreement: no model is used until a parent agrees again.
+    Withdraw,
     /// Show the settings (never the key itself).
     Show {
         #[arg(long)]
@@ -103,9 +119,34 @@ pub fn run(app: &Deskmate, cmd: LlmCmd) -> anyhow::Result<ExitCode> {
             let on = app.chat().subagents()?;
             println!("subagents: {}", if on { "on" } else { "off" });
         }
-        LlmCmd::Set { model, base_url } => {
+        LlmCmd::Set {
+            model,
+            base_url,
+            agree,
+        } => {
             app.chat().save_llm_settings(&model, base_url.as_deref())?;
             println!("saved: {model}");
+            let notice = if agree {
+                app.chat().agree_model_notice()?
+            } else {
+                app.chat().model_notice()?
+            };
+            print_notice(&notice);
+        }
+        LlmCmd::Notice { json } => {
+            let notice = app.chat().model_notice()?;
+            if json {
+                output::json(&notice)?;
+            } else {
+                print_notice(&notice);
+            }
+        }
+        LlmCmd::Agree => print_notice(&app.chat().agree_model_notice()?),
+        LlmCmd::Withdraw => {
+            app.chat().withdraw_model_notice()?;
+            println!(
+                "withdrawn: no model is used until a parent agrees again (`deskmate llm agree`)"
+            );
         }
         LlmCmd::Show { json } => {
             let s = app.chat().llm_settings()?;
@@ -166,4 +207,16 @@ pub fn run(app: &Deskmate, cmd: LlmCmd) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The notice in both languages, then whether it is agreed.
+fn print_notice(notice: &deskmate_protocol::ModelNoticeView) {
+    println!("\n{}\n\n{}\n", notice.text_zh, notice.text_en);
+    match &notice.agreed_at {
+        Some(at) => println!("agreed at {at}: the companion may use this model"),
+        None if notice.endpoint.is_some() => println!(
+            "not agreed yet: the companion uses no model until a parent agrees (`deskmate llm agree`)"
+        ),
+        None => println!("no model is set up (`deskmate llm set --model provider:model`)"),
+    }
 }

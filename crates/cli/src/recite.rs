@@ -109,6 +109,10 @@ pub struct ReportArgs {
     /// Also list the attempts the report counts, one by one (as the parent's report screen does).
     #[arg(long)]
     attempts: bool,
+    /// Weekly only: write the report as a picture or a PDF to keep
+    /// (FILE ending in .png or .pdf); a certificate when the week's goals were met.
+    #[arg(long, value_name = "FILE", conflicts_with = "attempts")]
+    save: Option<std::path::PathBuf>,
     #[arg(long)]
     json: bool,
 }
@@ -455,6 +459,31 @@ pub fn run_report(app: &Deskmate, a: ReportArgs) -> anyhow::Result<ExitCode> {
     } else {
         ReportType::Daily
     };
+    if let Some(out) = &a.save {
+        if kind != ReportType::Weekly {
+            anyhow::bail!(
+                "--save writes a weekly report: use `deskmate report weekly --save FILE`"
+            );
+        }
+        let written = app.save_report_keepsake(&profile.id, date, out, None, Utc::now())?;
+        if a.json {
+            output::json(&written)?;
+        } else {
+            let what = if written.certificate {
+                "a certificate: every goal of the week was met"
+            } else if written.goals.is_empty() {
+                "the week's report (no goals set, so no certificate)"
+            } else {
+                "the week's report (not every goal met, so no certificate yet)"
+            };
+            println!("wrote {} ({} bytes): {what}", written.file, written.bytes);
+            for g in &written.goals {
+                let mark = if g.met { "met" } else { "not met" };
+                println!("  {}: {}/{} {mark}", g.kind, g.done, g.target);
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let report = app.report(&profile.id, kind, date, Utc::now())?;
     let attempts = if a.attempts {
         Some(app.attempts_between(&profile.id, &report.period_start, &report.period_end)?)

@@ -63,6 +63,25 @@ struct Inner {
 #[derive(Clone)]
 pub struct LlmClient {
     inner: Arc<Inner>,
+    /// Told of each [`LlmClient::complete`] call, when set.
+    meter: Option<Arc<dyn CallMeter>>,
+}
+
+/// One finished [`LlmClient::complete`] call, as a [`CallMeter`] sees it.
+#[derive(Debug)]
+pub struct MeteredCall<'a> {
+    pub model: &'a ModelSpec,
+    /// The tokens the server reported (zero when the call failed).
+    pub usage: &'a Usage,
+    pub duration: Duration,
+    pub error: Option<&'a LlmError>,
+}
+
+/// Keeps a record of one-off calls (the agent's runs record their own
+/// streamed calls and use no meter): the app stores them as the child's
+/// usage. A call dropped before it finished (a time limit) is not told.
+pub trait CallMeter: Send + Sync {
+    fn record(&self, call: &MeteredCall<'_>);
 }
 
 impl std::fmt::Debug for LlmClient {
@@ -114,7 +133,14 @@ impl LlmClient {
                 retry: config.retry,
                 idle_timeout: config.idle_timeout,
             }),
+            meter: None,
         })
+    }
+
+    /// The same client, telling `meter` of each [`LlmClient::complete`] call.
+    pub fn with_meter(mut self, meter: Arc<dyn CallMeter>) -> Self {
+        self.meter = Some(meter);
+        self
     }
 
     pub fn model(&self) -> &ModelSpec {
@@ -145,8 +171,24 @@ impl LlmClient {
         Ok(ChatStream::open(self.clone(), body, resp, attempt))
     }
 
-    /// A call collected whole (connection tests, short one-off questions).
+    /// A call collected whole (connection tests, short one-off questions);
+    /// the meter, if any, is told of it.
     pub async fn complete(&self, req: &ChatRequest) -> Result<Completion, LlmError> {
+        let started = std::time::Instant::now();
+        let result = self.collect(req).await;
+        if let Some(meter) = &self.meter {
+            let none = Usage::default();
+            meter.record(&MeteredCall {
+                model: &self.inner.model,
+                usage: result.as_ref().map(|c| &c.usage).unwrap_or(&none),
+                duration: started.elapsed(),
+                error: result.as_ref().err(),
+            });
+        }
+        result
+    }
+
+    async fn collect(&self, req: &ChatRequest) -> Result<Completion, LlmError> {
         let mut stream = self.stream(req).await?;
         let mut out = Completion {
             text: String::new(),

@@ -25,7 +25,7 @@ mod retry;
 #[cfg(feature = "scripted")]
 pub mod scripted;
 
-pub use client::{ChatStream, Completion, LlmClient, LlmConfig};
+pub use client::{CallMeter, ChatStream, Completion, LlmClient, LlmConfig, MeteredCall};
 pub use credentials::{redact, ApiKey, KeySource, KeyStore, API_KEY_ENV, KEYRING_SERVICE};
 pub use error::LlmError;
 pub use message::{

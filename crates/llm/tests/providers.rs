@@ -484,3 +484,43 @@ fn hosted_providers_need_a_key() {
     assert!(e.to_string().contains(API_KEY_ENV), "{e}");
     assert!(LlmClient::new(LlmConfig::new(ModelSpec::parse("ollama:qwen2.5").unwrap())).is_ok());
 }
+
+/// Keeps what it is told.
+#[derive(Default)]
+struct Kept(std::sync::Mutex<Vec<(String, Usage, Option<String>)>>);
+
+impl CallMeter for Kept {
+    fn record(&self, call: &MeteredCall<'_>) {
+        self.0.lock().unwrap().push((
+            call.model.to_string(),
+            *call.usage,
+            call.error.map(|e| e.code().to_string()),
+        ));
+    }
+}
+
+#[tokio::test]
+async fn a_meter_is_told_of_each_whole_call_with_its_tokens_or_its_failure() {
+    let server = ScriptedServer::start(vec![
+        openai::text("好的"),
+        status(400, None, r#"{"error": {"message": "bad request"}}"#),
+    ])
+    .unwrap();
+    let kept = std::sync::Arc::new(Kept::default());
+    let c = client(&server, "openai:gpt-4o-mini").with_meter(kept.clone());
+    let done = c.complete(&ask("hi")).await.unwrap();
+    assert_eq!(done.text, "好的");
+    assert!(c.complete(&ask("again")).await.is_err());
+    // A stream is the agent's, which records its own calls: not metered.
+    let server2 = ScriptedServer::start(vec![openai::text("流")]).unwrap();
+    let c2 = client(&server2, "openai:gpt-4o-mini").with_meter(kept.clone());
+    let mut s = c2.stream(&ask("hi")).await.unwrap();
+    while s.next().await.is_some() {}
+    let kept = kept.0.lock().unwrap();
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert_eq!(kept[0].0, "openai:gpt-4o-mini");
+    assert_eq!((kept[0].1.input_tokens, kept[0].1.output_tokens), (10, 5));
+    assert_eq!(kept[0].2, None);
+    assert_eq!(kept[1].1, Usage::default());
+    assert!(kept[1].2.is_some());
+}

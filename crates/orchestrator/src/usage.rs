@@ -1,6 +1,8 @@
 //! What the companion cost (issue 20): tokens and cost per run, per day and
 //! per child, read from the stored model calls (`llm_calls` of the child's
-//! conversations, subagents' calls under the run that started them), and
+//! conversations, subagents' calls under the run that started them, and the
+//! calls made for the child outside a conversation — the router, homework
+//! checks, tips, memories — which count in the day, not in a run), and
 //! the day's minutes of chat. A day is the child's local day (the profile's
 //! time zone).
 //!
@@ -137,8 +139,8 @@ fn child_report(
         let calls = c
             .prepare(
                 "SELECT l.run_id, l.created_at, l.input_tokens, l.output_tokens, l.cached_input_tokens, l.cost_usd
-                 FROM llm_calls l JOIN threads t ON t.id = l.thread_id
-                 WHERE t.profile_id = ?1 AND l.created_at >= ?2",
+                 FROM llm_calls l LEFT JOIN threads t ON t.id = l.thread_id
+                 WHERE (t.profile_id = ?1 OR l.profile_id = ?1) AND l.created_at >= ?2",
             )?
             .query_map(rusqlite::params![profile_id, lower], |r| {
                 Ok((

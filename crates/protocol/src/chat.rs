@@ -210,4 +210,27 @@ pub struct LlmSettingsView {
     pub model: Option<String>,
     pub base_url: Option<String>,
     pub has_key: bool,
+    /// What is sent where, and whether a parent agreed to it: model use
+    /// waits for that agreement.
+    pub notice: ModelNoticeView,
+}
+
+/// The notice a parent agrees to before the companion uses a model: what
+/// of a child's is sent to which address (`deskmate llm notice`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ModelNoticeView {
+    /// Bumped when what is sent changes: an agreement to an older version
+    /// no longer counts.
+    pub version: u32,
+    /// Where the family's model calls go (the configured base URL or the
+    /// provider's default); `null` when no model is configured.
+    pub endpoint: Option<String>,
+    /// Where replies are also sent to be moderated, when a parent set it.
+    pub moderation: Option<String>,
+    /// The notice in Chinese and in English, with the addresses filled in.
+    pub text_zh: String,
+    pub text_en: String,
+    /// When a parent agreed to this version for this endpoint (RFC 3339);
+    /// `null`: not agreed, so nothing is sent.
+    pub agreed_at: Option<String>,
 }

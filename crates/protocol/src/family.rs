@@ -1,7 +1,8 @@
 //! A parent's actions on a child's data as a whole: what an export wrote and
 //! what a deletion removed (`deskmate profiles export|delete --json`), and
 //! the answer to a question about a child's progress with its chart
-//! (`deskmate ask --json`). Serde only, no TypeScript yet (the window has no screen for them).
+//! (`deskmate ask --json`), and a weekly report saved to keep (`deskmate report
+//! weekly --save`, TypeScript for the Reports screen).
 
 use serde::{Deserialize, Serialize};
 
@@ -74,4 +75,39 @@ pub struct ProgressAnswer {
     pub question: String,
     pub text: String,
     pub chart: Option<Chart>,
+}
+
+/// What a report to keep is written as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum KeepsakeFormat {
+    Png,
+    Pdf,
+}
+
+/// One of the child's goals held against a week.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct GoalOutcome {
+    /// `reviews_per_week` or `new_per_day`.
+    pub kind: String,
+    /// What the week needed (a daily goal times seven).
+    pub target: u32,
+    pub done: u32,
+    pub met: bool,
+}
+
+/// A weekly report written as a picture or a PDF
+/// (`deskmate report weekly --save FILE`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct KeepsakeWritten {
+    pub profile_id: String,
+    pub name: String,
+    /// The Monday of the week.
+    pub week_of: String,
+    pub file: String,
+    pub format: KeepsakeFormat,
+    pub bytes: u64,
+    /// True when every goal of the week was met: the page is a certificate.
+    pub certificate: bool,
+    pub goals: Vec<GoalOutcome>,
 }

@@ -28,8 +28,8 @@ pub mod voice;
 pub use agui::AgUiEvent;
 pub use chat::{
     ApprovalAnswer, ApprovalDecision, ChatRole, ChatRunStatus, LlmSettingsView, MessageView,
-    PendingApproval, RunIds, RunSummary, StoredToolCall, SubagentRunView, Thread, ThreadView, Todo,
-    TodoStatus, ToolCallRef, ToolCallStatus,
+    ModelNoticeView, PendingApproval, RunIds, RunSummary, StoredToolCall, SubagentRunView, Thread,
+    ThreadView, Todo, TodoStatus, ToolCallRef, ToolCallStatus,
 };
 pub use check::{CheckedError, CheckedLine, LineFailure, StageTimings};
 pub use error::WireError;

@@ -5,7 +5,7 @@
 
 use ts_rs::{Config, TS};
 
-use crate::{agui, chat, check, error, models, practice, status, sync};
+use crate::{agui, chat, check, error, family, models, practice, status, sync};
 
 /// How the types are rendered: 64-bit integers are plain `number`s (the
 /// core's are counts, bytes and seconds, well inside 2^53).
@@ -87,6 +87,10 @@ pub fn add_protocol_types(module: &mut Module) {
         .add::<chat::ThreadView>()
         .add::<chat::RunIds>()
         .add::<chat::LlmSettingsView>()
+        .add::<chat::ModelNoticeView>()
+        .add::<family::KeepsakeFormat>()
+        .add::<family::GoalOutcome>()
+        .add::<family::KeepsakeWritten>()
         .add::<agui::JsonPatchOpKind>()
         .add::<agui::JsonPatchOp>()
         .add::<agui::Interrupt>()

@@ -177,8 +177,8 @@ pub const CHILD_TABLES: &[ChildTable] = &[
     },
     ChildTable {
         table: "llm_calls",
-        rows_of: THREADS_OF,
-        about: "each call to a language model in the conversations: tokens, cost, time",
+        rows_of: "(thread_id IN (SELECT id FROM threads WHERE profile_id = ?1) OR profile_id = ?1)",
+        about: "each call to a language model made for the child — in the conversations, and outside them (the router, homework checks, tips, memories): tokens, cost, time",
     },
     ChildTable {
         table: "parent_notices",

@@ -31,6 +31,7 @@ const SCHEMA: &[&str] = &[
     include_str!("../migrations/0023_memory_extractions.sql"),
     include_str!("../migrations/0025_knowledge_bits.sql"),
     include_str!("../migrations/0026_family_limits.sql"),
+    include_str!("../migrations/0028_llm_calls_outside_runs.sql"),
 ];
 
 fn all() -> Migrations<'static> {

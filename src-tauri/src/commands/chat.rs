@@ -8,7 +8,7 @@ use deskmate_app::chat::llm::ModelSpec;
 use deskmate_app::chat::{ChatMessage, ChatOptions, ChatRun};
 use deskmate_app::handoff::Handoff;
 use deskmate_app::{AppError, Deskmate};
-use deskmate_protocol::{ApprovalAnswer, LlmSettingsView, RunIds, ThreadView};
+use deskmate_protocol::{ApprovalAnswer, LlmSettingsView, ModelNoticeView, RunIds, ThreadView};
 use tauri::ipc::Channel;
 use tauri::State;
 
@@ -147,12 +147,28 @@ pub async fn chat_cancel(app: State<'_, Deskmate>, run_id: String) -> CmdResult<
 
 #[tauri::command]
 pub async fn llm_settings_get(app: State<'_, Deskmate>) -> CmdResult<LlmSettingsView> {
-    let s = blocking(&app, |app| app.chat().llm_settings()).await?;
+    let (s, notice) = blocking(&app, |app| {
+        Ok((app.chat().llm_settings()?, app.chat().model_notice()?))
+    })
+    .await?;
     Ok(LlmSettingsView {
         model: s.model,
         base_url: s.base_url,
         has_key: s.key_source.is_some(),
+        notice,
     })
+}
+
+/// A parent agrees to the model notice shown in Settings.
+#[tauri::command]
+pub async fn llm_notice_agree(app: State<'_, Deskmate>) -> CmdResult<ModelNoticeView> {
+    blocking(&app, |app| app.chat().agree_model_notice()).await
+}
+
+/// A parent withdraws the agreement: no model is used until agreed again.
+#[tauri::command]
+pub async fn llm_notice_withdraw(app: State<'_, Deskmate>) -> CmdResult<()> {
+    blocking(&app, |app| app.chat().withdraw_model_notice()).await
 }
 
 fn provider_of(model: &str) -> Result<String, AppError> {

@@ -13,6 +13,7 @@ use deskmate_app::orchestrator::entry::Talking;
 use deskmate_app::practice::PracticeView;
 use deskmate_app::report_attempts::ListedAttempt;
 use deskmate_app::{AppError, Deskmate};
+use deskmate_protocol::family::{KeepsakeFormat, KeepsakeWritten};
 use deskmate_protocol::TaskId;
 use deskmate_recite::report::{Report, ReportType};
 use deskmate_recite::schedule::DueReview;
@@ -197,6 +198,41 @@ pub async fn report(
     })?;
     blocking(&app, move |app| {
         Ok(app.report(&profile_id, report_type, date, Utc::now())?)
+    })
+    .await
+}
+
+/// The weekly report of the week holding `date`, saved as a picture or a
+/// PDF to keep (a certificate when the week's goals were met) in the
+/// user's Downloads folder (else their home), named after the child and
+/// the week; an existing file of that name is replaced.
+#[tauri::command]
+pub async fn report_keepsake_save(
+    handle: tauri::AppHandle,
+    app: State<'_, Deskmate>,
+    profile_id: String,
+    date: String,
+    format: KeepsakeFormat,
+) -> CmdResult<KeepsakeWritten> {
+    let date = NaiveDate::parse_from_str(&date, "%Y-%m-%d").map_err(|_| {
+        wire(AppError::Invalid(format!(
+            "{date:?} is not a date like 2026-11-22"
+        )))
+    })?;
+    let paths = tauri::Manager::path(&handle);
+    let folder = paths
+        .download_dir()
+        .or_else(|_| paths.home_dir())
+        .map_err(|e| wire(AppError::Invalid(format!("no folder to save into: {e}"))))?;
+    blocking(&app, move |app| {
+        let child = app.find_profile(&profile_id)?;
+        let ext = match format {
+            KeepsakeFormat::Png => "png",
+            KeepsakeFormat::Pdf => "pdf",
+        };
+        let name = child.name.replace(['/', '\\'], "_");
+        let out = folder.join(format!("{name}-{date}.{ext}"));
+        app.save_report_keepsake(&child.id, date, &out, Some(format), Utc::now())
     })
     .await
 }

@@ -5,7 +5,7 @@ import * as api from "../api";
 import type { MaterialFilter } from "../api";
 import { emit, resetEvents } from "../test/fakeEvents";
 import { material, profile, renderWithI18n } from "../test/helpers";
-import { lampState, practiceResult, practiceView, REVIEW_CARD, sayResponse } from "../test/samples";
+import { lampState, practiceResult, practiceView, REVIEW_CARD, sayResponse, NOTICE_NONE, NOTICE_AGREED } from "../test/samples";
 import { ChildHome, dueFirst } from "./ChildHome";
 
 vi.mock("../api");
@@ -207,7 +207,7 @@ describe("child home: the library", () => {
   });
 
   it("opens the chat and comes back", async () => {
-    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false, notice: NOTICE_NONE });
     vi.mocked(api.chatThreads).mockResolvedValue([]);
     const user = userEvent.setup();
     renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
@@ -327,7 +327,7 @@ describe("child home: the library", () => {
       text_en: "Chat needs a model.",
       needs_model: true,
     }));
-    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false, notice: NOTICE_NONE });
     vi.mocked(api.chatThreads).mockResolvedValue([]);
     const user = userEvent.setup();
     renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
@@ -352,7 +352,7 @@ describe("child home: the library", () => {
       needs_model: true,
       handoff: true,
     }));
-    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "openai:gpt-4o-mini", base_url: null, has_key: true });
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "openai:gpt-4o-mini", base_url: null, has_key: true, notice: NOTICE_AGREED });
     vi.mocked(api.chatThreads).mockResolvedValue([]);
     vi.mocked(api.chatHandoff).mockResolvedValue({ thread_id: "th9", run_id: "r9" });
     const user = userEvent.setup();
@@ -418,7 +418,7 @@ describe("child home: the library", () => {
         tasks: [{ kind: "review", material_id: "m1", title: "静夜思", done: false, count: null, target: null, text_zh: "复习《静夜思》", text_en: "Review 静夜思" }],
       },
     }));
-    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false, notice: NOTICE_NONE });
     vi.mocked(api.chatThreads).mockResolvedValue([]);
     const user = userEvent.setup();
     renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);

@@ -3,7 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import * as api from "../api";
 import { check, material, profile, renderWithI18n } from "../test/helpers";
-import { weeklyReport } from "../test/samples";
+import { weeklyReport, NOTICE_NONE } from "../test/samples";
 import { ParentHome } from "./ParentHome";
 
 vi.mock("../api");
@@ -155,7 +155,7 @@ describe("parent home", () => {
   });
 
   it("settings has the AI provider, models and lamp sections", async () => {
-    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false, notice: NOTICE_NONE });
     vi.mocked(api.modelsStatus).mockResolvedValue([]);
     vi.mocked(api.lampStatus).mockResolvedValue(null);
     const { user } = renderParent();
@@ -167,7 +167,7 @@ describe("parent home", () => {
   });
 
   it("opens the chat; without a model it links to Settings", async () => {
-    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false, notice: NOTICE_NONE });
     vi.mocked(api.chatThreads).mockResolvedValue([]);
     const { user } = renderParent();
     await user.click(screen.getByTestId("open-chat"));

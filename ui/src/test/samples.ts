@@ -1,5 +1,5 @@
 /** Sample data shaped like the Rust core's answers, for unit tests. */
-import type { DueReview, LampState, PracticeResult, PracticeView, RecitationError, Report, SayResponse } from "../api";
+import type { DueReview, LampState, ModelNoticeView, PracticeResult, PracticeView, RecitationError, Report, SayResponse } from "../api";
 import { material } from "./helpers";
 
 export const jingyesi = material({
@@ -166,3 +166,22 @@ export function sayResponse(over: Partial<SayResponse> = {}): SayResponse {
     ...over,
   };
 }
+
+/** The model notice with no model set up. */
+export const NOTICE_NONE: ModelNoticeView = {
+  version: 1,
+  endpoint: null,
+  moderation: null,
+  text_zh: "同意后，AI 同伴会使用 （还没有设置模型） 上的模型。",
+  text_en: "When you agree, the companion uses the model at (no model set up yet).",
+  agreed_at: null,
+};
+
+/** The model notice a parent agreed to, for the provider's default address. */
+export const NOTICE_AGREED: ModelNoticeView = {
+  ...NOTICE_NONE,
+  endpoint: "https://api.openai.com/v1",
+  text_zh: "同意后，AI 同伴会使用 https://api.openai.com/v1 上的模型。",
+  text_en: "When you agree, the companion uses the model at https://api.openai.com/v1.",
+  agreed_at: "2026-11-27T08:00:00Z",
+};

@@ -94,6 +94,7 @@ async fn an_interrupted_ag_ui_run_is_resumed_by_a_second_request() {
         .chat()
         .save_llm_settings("openai:scripted", Some(&model.base_url()))
         .unwrap();
+    s.app.chat().agree_model_notice().unwrap();
     let base = format!("http://{}", s.addr);
 
     // Nothing paused yet: a resume has nothing to answer.

@@ -114,6 +114,7 @@ async fn real_answers_match_the_documents_schemas() {
         .chat()
         .save_llm_settings("openai:scripted", Some(&model.base_url()))
         .unwrap();
+    s.app.chat().agree_model_notice().unwrap();
     let http = reqwest::Client::new();
     let base = format!("http://{}", s.addr);
     let doc: Value = http

@@ -446,6 +446,7 @@ async fn enqueue_waits_its_turn_on_a_busy_thread_and_reject_refuses() {
         .chat()
         .save_llm_settings("openai:scripted", Some(&model.base_url()))
         .unwrap();
+    s.app.chat().agree_model_notice().unwrap();
     let (_, thread, _) =
         send_typed(s.addr, "POST", "/threads", Some("application/json"), b"{}").await;
     let tid = thread["thread_id"].as_str().unwrap().to_string();
@@ -623,6 +624,7 @@ async fn interrupt_stops_the_run_going_on_and_rollback_discards_it() {
         .chat()
         .save_llm_settings("openai:scripted", Some(&model.base_url()))
         .unwrap();
+    s.app.chat().agree_model_notice().unwrap();
     let json = Some("application/json");
     let (_, thread, _) = send_typed(s.addr, "POST", "/threads", json, b"{}").await;
     let tid = thread["thread_id"].as_str().unwrap().to_string();

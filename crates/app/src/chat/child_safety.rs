@@ -58,6 +58,15 @@ pub(crate) fn moderation(store: &Store) -> AppResult<Option<Moderation>> {
     Ok(Some(Moderation::new(config, key)))
 }
 
+/// Where replies are sent to be moderated (`{base}/moderations`), when a
+/// parent set it: the model notice names it.
+pub(crate) fn moderation_endpoint(store: &Store) -> AppResult<Option<String>> {
+    Ok(store
+        .settings()
+        .get::<ModerationConfig>(None, safety::MODERATION)?
+        .map(|c| format!("{}/moderations", c.base_url.trim_end_matches('/'))))
+}
+
 impl ChildGuard {
     /// The guard for a run of `profile_id`: `None` for a parent or a run
     /// with no profile (their replies are not a child's).

@@ -34,6 +34,22 @@ impl Chat {
         key_store().save(provider, &key).map_err(llm_error)
     }
 
+    /// The model notice (what is sent where) and whether a parent agreed.
+    pub fn model_notice(&self) -> AppResult<deskmate_protocol::ModelNoticeView> {
+        model_notice::view(self.store())
+    }
+
+    /// Records a parent's agreement to the notice for the configured model:
+    /// from now on the companion may use it.
+    pub fn agree_model_notice(&self) -> AppResult<deskmate_protocol::ModelNoticeView> {
+        model_notice::agree(self.store())
+    }
+
+    /// Withdraws the agreement: no model is used until a parent agrees again.
+    pub fn withdraw_model_notice(&self) -> AppResult<()> {
+        model_notice::withdraw(self.store())
+    }
+
     pub fn delete_llm_api_key(&self, provider: &str) -> AppResult<()> {
         key_store().delete(provider).map_err(llm_error)
     }
@@ -47,14 +63,7 @@ impl Chat {
     /// `llm.prices` setting laid over them. A setting that cannot be read is
     /// an error that says how to fix it, never silently skipped.
     pub fn llm_prices(&self) -> AppResult<PriceTable> {
-        let overrides: Option<PriceTable> = self.store().settings().get(None, PRICES_KEY).map_err(|e| match e {
-            deskmate_store::StoreError::Invalid(why) => AppError::Config(format!(
-                "the price table in the setting {PRICES_KEY} cannot be used ({why}). {PRICE_TABLE_SHAPE} \
-                 Set it again with `deskmate llm prices JSON`, or remove it with `deskmate llm prices --clear`"
-            )),
-            other => AppError::Store(other),
-        })?;
-        Ok(PriceTable::builtin().merged(overrides.unwrap_or_default()))
+        llm_prices(self.store())
     }
 
     /// The `llm.prices` overrides alone (none when unset).
@@ -100,4 +109,16 @@ impl Chat {
     pub fn clear_llm_prices(&self) -> AppResult<()> {
         Ok(self.store().settings().remove(None, PRICES_KEY)?)
     }
+}
+
+/// The prices costs are reckoned with in `store` (see [`Chat::llm_prices`]).
+pub(crate) fn llm_prices(store: &Store) -> AppResult<PriceTable> {
+    let overrides: Option<PriceTable> = store.settings().get(None, PRICES_KEY).map_err(|e| match e {
+        deskmate_store::StoreError::Invalid(why) => AppError::Config(format!(
+            "the price table in the setting {PRICES_KEY} cannot be used ({why}). {PRICE_TABLE_SHAPE} \
+             Set it again with `deskmate llm prices JSON`, or remove it with `deskmate llm prices --clear`"
+        )),
+        other => AppError::Store(other),
+    })?;
+    Ok(PriceTable::builtin().merged(overrides.unwrap_or_default()))
 }

@@ -73,6 +73,7 @@ async fn a_subagent_on_the_leads_provider_reaches_the_configured_address() {
     app.chat()
         .save_llm_settings("openai:lead-model", Some(&server.base_url()))
         .unwrap();
+    app.chat().agree_model_notice().unwrap();
     let make = subagent_models(app.store().clone(), None);
     let client = make("openai:tutor-model").unwrap();
     let req = ChatRequest {

@@ -138,6 +138,7 @@ fn chat_runs_tools_prints_the_answer_and_keeps_the_thread() {
         .args([
             "llm",
             "set",
+            "--agree",
             "--model",
             "openai:gpt-4o-mini",
             "--base-url",

@@ -8,6 +8,7 @@ mod chat;
 mod events;
 mod foundation;
 mod kb;
+mod keepsake;
 mod lamp;
 mod mcp;
 mod memory;

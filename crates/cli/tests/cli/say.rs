@@ -311,7 +311,14 @@ fn a_photo_of_homework_is_checked_by_the_vision_model_and_its_mistake_planned() 
     add_child(dir.path());
     let server = ScriptedServer::start(vec![openai::text(SHEET)]).unwrap();
     deskmate(dir.path())
-        .args(["llm", "set", "--model", "openai:qwen-vl-max", "--base-url"])
+        .args([
+            "llm",
+            "set",
+            "--agree",
+            "--model",
+            "openai:qwen-vl-max",
+            "--base-url",
+        ])
         .arg(server.base_url())
         .assert()
         .success();
@@ -572,7 +579,14 @@ fn a_chat_request_goes_to_the_companion_and_its_calls_join_the_requests_trace() 
     ])
     .unwrap();
     deskmate(dir.path())
-        .args(["llm", "set", "--model", "openai:gpt-4o-mini", "--base-url"])
+        .args([
+            "llm",
+            "set",
+            "--agree",
+            "--model",
+            "openai:gpt-4o-mini",
+            "--base-url",
+        ])
         .arg(server.base_url())
         .assert()
         .success();

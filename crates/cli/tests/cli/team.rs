@@ -375,6 +375,7 @@ fn the_model_comes_from_model_then_the_run_s_context_then_the_profile_s_then_the
         .args([
             "llm",
             "set",
+            "--agree",
             "--model",
             "openai:saved-model",
             "--base-url",

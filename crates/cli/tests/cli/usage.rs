@@ -55,7 +55,7 @@ fn a_parent_sets_limits_and_sees_the_refusal_in_the_usage() {
 
     // A model that would never answer: the limit stops the chat first.
     deskmate(d)
-        .args(["llm", "set", "--model", "openai:m", "--base-url"])
+        .args(["llm", "set", "--agree", "--model", "openai:m", "--base-url"])
         .arg("http://127.0.0.1:9/v1")
         .assert()
         .success();

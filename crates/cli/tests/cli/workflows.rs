@@ -93,6 +93,7 @@ fn a_routine_runs_waits_for_the_recitation_and_goes_on_once_it_is_done() {
         .args([
             "llm",
             "set",
+            "--agree",
             "--model",
             "openai:gpt-4o-mini",
             "--base-url",

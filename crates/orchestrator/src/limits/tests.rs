@@ -209,6 +209,65 @@ fn usage_figures_are_the_stored_calls() {
     assert_eq!(mine.model_calls, 3);
 }
 
+/// A call made for `child` outside a conversation (the router, a homework
+/// check), stored as the app's meter stores it.
+fn call_outside(store: &Store, child: &str, purpose: &str, at: DateTime<Utc>, cost: f64) {
+    store
+        .with_conn(|c| {
+            c.execute(
+                "INSERT INTO llm_calls (id, thread_id, run_id, model, status, input_tokens, output_tokens, cached_input_tokens, cost_usd, duration_ms, created_at, profile_id, purpose)
+                 VALUES (?1, NULL, NULL, 'openai:m', 'completed', 40, 4, 0, ?2, 300, ?3, ?4, ?5)",
+                params![uuid::Uuid::now_v7().to_string(), cost, ts(at), child, purpose],
+            )?;
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn calls_outside_a_conversation_count_in_the_day_and_towards_the_limits() {
+    let f = fixture();
+    let sibling = f
+        .store
+        .profiles()
+        .add(deskmate_store::NewProfile {
+            name: "小红".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    let talk = Talk::new(&f.store, &f.child, local(2, 8, 0));
+    let run = talk.run(local(2, 8, 0), None);
+    talk.call(&run, local(2, 8, 0), (100, 10, 0), Some(0.01));
+    call_outside(&f.store, &f.child, "route", local(2, 8, 5), 0.001);
+    call_outside(&f.store, &f.child, "homework", local(2, 8, 6), 0.02);
+    call_outside(&f.store, &sibling.id, "route", local(2, 8, 7), 0.5);
+    let now = local(2, 9, 0);
+    let report = crate::usage::report(&f.store, Some(&f.child), 1, now).unwrap();
+    let today = &report.days[0];
+    // The run's call and the two made for this child, none of the sibling's.
+    assert_eq!(
+        (today.model_calls, today.input_tokens, today.output_tokens),
+        (3, 180, 18)
+    );
+    assert!((today.cost_usd - 0.031).abs() < 1e-12, "{today:?}");
+    assert_eq!(today.runs, 1);
+    // Per run, only the conversation's call.
+    assert_eq!(report.runs.len(), 1);
+    assert_eq!(report.runs[0].model_calls, 1);
+    // The limit of calls counts them too.
+    let limits = Limits {
+        model_calls: Some(3),
+        ..Limits::default()
+    };
+    save(&f.store, &f.child, &limits).unwrap();
+    assert!(matches!(
+        gate(&f.store, &f.child, now).unwrap(),
+        Gate::NoModel(_)
+    ));
+    save(&f.store, &sibling.id, &limits).unwrap();
+    assert_eq!(gate(&f.store, &sibling.id, now).unwrap(), Gate::Open);
+}
+
 #[test]
 fn limits_are_reached_by_the_days_figures_only() {
     let f = fixture();

@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import * as api from "../../api";
 import { profile, renderWithI18n } from "../../test/helpers";
 import { ChatScreen } from "./ChatScreen";
+import { NOTICE_AGREED } from "../../test/samples";
 
 vi.mock("../../api");
 
@@ -11,7 +12,7 @@ const ming = profile({ id: "c1", kind: "child", name: "小明", grade: 2 });
 
 describe("chat attachments", () => {
   beforeEach(() => {
-    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "openai:gpt-4o-mini", base_url: null, has_key: true });
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "openai:gpt-4o-mini", base_url: null, has_key: true, notice: NOTICE_AGREED });
     vi.mocked(api.chatThreads).mockResolvedValue([]);
     vi.mocked(api.chatSend).mockResolvedValue({ thread_id: "th1", run_id: "r1" });
     // The bytes as the page reads them (api.readPhotos is the one reader of files).

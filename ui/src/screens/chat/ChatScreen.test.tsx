@@ -5,6 +5,7 @@ import * as api from "../../api";
 import type { AgUiEvent, RunSummary, ThreadSummary } from "../../api";
 import { profile, renderWithI18n } from "../../test/helpers";
 import { ChatScreen } from "./ChatScreen";
+import { NOTICE_NONE, NOTICE_AGREED } from "../../test/samples";
 
 vi.mock("../../api");
 
@@ -39,7 +40,7 @@ function stream() {
 
 describe("chat", () => {
   beforeEach(() => {
-    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "openai:gpt-4o-mini", base_url: null, has_key: true });
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "openai:gpt-4o-mini", base_url: null, has_key: true, notice: NOTICE_AGREED });
     vi.mocked(api.chatThreads).mockResolvedValue([thread("th0", "古诗作业")]);
     vi.mocked(api.chatSend).mockResolvedValue({ thread_id: "th1", run_id: "r1" });
     vi.mocked(api.chatCancel).mockResolvedValue(null);
@@ -364,7 +365,7 @@ describe("chat", () => {
   });
 
   it("without a model: children are told to ask a parent, the input is off", async () => {
-    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false, notice: NOTICE_NONE });
     renderWithI18n(<ChatScreen profile={ming} onBack={vi.fn()} />);
     expect(await screen.findByTestId("chat-not-configured")).toHaveTextContent("请爸爸妈妈在家长区设置 AI 助手");
     expect(screen.queryByTestId("chat-open-settings")).not.toBeInTheDocument();
@@ -372,7 +373,7 @@ describe("chat", () => {
   });
 
   it("without a model: parents get a link to Settings", async () => {
-    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false, notice: NOTICE_NONE });
     const onOpenSettings = vi.fn();
     const user = userEvent.setup();
     renderWithI18n(<ChatScreen profile={mum} onBack={vi.fn()} onOpenSettings={onOpenSettings} />);

@@ -33,6 +33,14 @@ export function withLaneRows(items: ChatItem[]): (ChatItem | ToolItem[])[] {
   return out;
 }
 
+/** What the chat assumes when the settings cannot be read: no model. */
+const NO_SETTINGS: LlmSettings = {
+  model: null,
+  base_url: null,
+  has_key: false,
+  notice: { version: 0, endpoint: null, moderation: null, text_zh: "", text_en: "", agreed_at: null },
+};
+
 const TODO_KEYS: Record<TodoStatus, MessageKey> = {
   pending: "chat.todo.pending",
   in_progress: "chat.todo.inProgress",
@@ -82,9 +90,9 @@ export function ChatScreen({ profile, onBack, onOpenSettings, handoff }: ChatScr
     (async () => {
       try {
         const s = await api.llmSettingsGet();
-        if (!stale) setSettings(s ?? { model: null, base_url: null, has_key: false });
+        if (!stale) setSettings(s ?? NO_SETTINGS);
       } catch {
-        if (!stale) setSettings({ model: null, base_url: null, has_key: false });
+        if (!stale) setSettings(NO_SETTINGS);
       }
     })();
     void loadThreads();
@@ -117,7 +125,8 @@ export function ChatScreen({ profile, onBack, onOpenSettings, handoff }: ChatScr
     if (el) el.scrollTop = el.scrollHeight;
   }, [view.items]);
 
-  const configured = settings ? !!settings.model : null;
+  // Ready once a model is set up and a parent agreed to the notice of what is sent where.
+  const configured = settings ? !!settings.model && !!settings.notice?.agreed_at : null;
 
   async function openThread(id: string) {
     if (view.running || id === view.threadId) return;
@@ -253,7 +262,13 @@ export function ChatScreen({ profile, onBack, onOpenSettings, handoff }: ChatScr
 
         {configured === false && (
           <div className="banner banner-info" role="status" data-testid="chat-not-configured">
-            <span>{isChild ? t("chat.notConfiguredChild") : t("chat.notConfiguredParent")}</span>
+            <span>
+              {isChild
+                ? t("chat.notConfiguredChild")
+                : settings?.model
+                  ? t("chat.noticeNotAgreedParent")
+                  : t("chat.notConfiguredParent")}
+            </span>
             {!isChild && onOpenSettings && (
               <button type="button" className="btn btn-secondary" data-testid="chat-open-settings" onClick={onOpenSettings}>
                 {t("chat.openSettings")}

@@ -126,6 +126,40 @@ describe("reports", () => {
     expect(rows.slice(1).map((r) => r.textContent)).toEqual(["Day before—00", "This day92%10.54"]);
   });
 
+  it("saves a weekly report to keep, as a picture or a PDF, and says when it is a certificate", async () => {
+    vi.mocked(api.report).mockResolvedValue(weeklyReport);
+    const written = {
+      profile_id: "c1",
+      name: "小明",
+      week_of: "2026-03-02",
+      file: "/home/li/Downloads/小明-2026-03-04.png",
+      format: "png" as const,
+      bytes: 12345,
+      certificate: true,
+      goals: [{ kind: "reviews_per_week", target: 3, done: 3, met: true }],
+    };
+    vi.mocked(api.reportKeepsakeSave)
+      .mockResolvedValueOnce(written)
+      .mockResolvedValueOnce({ ...written, format: "pdf", file: "/home/li/Downloads/小明-2026-03-04.pdf", certificate: false, goals: [] })
+      .mockRejectedValueOnce({ code: "config", message: "no Chinese font is installed", params: {} });
+    const user = userEvent.setup();
+    renderWithI18n(<ReportsTab />);
+    // Daily reports have nothing to keep.
+    await waitFor(() => expect(api.report).toHaveBeenCalled());
+    expect(screen.queryByTestId("report-keep")).toBeNull();
+    await user.click(screen.getByTestId("report-kind-weekly"));
+    await user.click(await screen.findByTestId("report-keep-png"));
+    expect(api.reportKeepsakeSave).toHaveBeenCalledWith("c1", todayLocal(), "png");
+    const kept = await screen.findByTestId("report-kept");
+    expect(kept).toHaveAttribute("data-certificate", "true");
+    expect(kept).toHaveTextContent("奖状已保存到 /home/li/Downloads/小明-2026-03-04.png");
+    await user.click(screen.getByTestId("report-keep-pdf"));
+    await waitFor(() => expect(screen.getByTestId("report-kept")).toHaveAttribute("data-certificate", "false"));
+    expect(screen.getByTestId("report-kept")).toHaveTextContent("还没有给孩子设目标");
+    await user.click(screen.getByTestId("report-keep-pdf"));
+    expect(await screen.findByTestId("report-keep-error")).toHaveTextContent("no Chinese font is installed");
+  });
+
   it("chart points: weekday labels in either language", () => {
     const zh = chartPoints(weeklyReport, "zh-CN", { previous: "a", current: "b" });
     expect(zh.map((p) => p.label)).toEqual(["周一 3/2", "周二 3/3", "周三 3/4", "周四 3/5", "周五 3/6", "周六 3/7", "周日 3/8"]);

@@ -1,6 +1,6 @@
 import { lazy, Suspense, useEffect, useState } from "react";
 import * as api from "../../api";
-import type { DueReview, ListedAttempt, Report, ReportKind } from "../../api";
+import type { DueReview, KeepsakeFormat, KeepsakeWritten, ListedAttempt, Report, ReportKind } from "../../api";
 import { errorText } from "../../errors";
 import { ChildPicker, useChildren } from "../../components/ChildPicker";
 import { useT, type MessageKey, type TFunction } from "../../i18n";
@@ -138,7 +138,64 @@ export function ReportsTab() {
       )}
       {loading && !report && <p className="muted">{t("common.loading")}</p>}
       {report && <ReportBody report={report} due={due} attempts={attempts} stale={loading} />}
+      {report && kind === "weekly" && childId && <KeepWeek childId={childId} date={date} />}
     </div>
+  );
+}
+
+/** The week's report saved as a picture or a PDF to keep or share; a
+ * certificate when every goal of the week was met. */
+export function KeepWeek({ childId, date }: { childId: string; date: string }) {
+  const t = useT();
+  const [busy, setBusy] = useState<KeepsakeFormat | null>(null);
+  const [kept, setKept] = useState<KeepsakeWritten | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  async function save(format: KeepsakeFormat) {
+    if (busy) return;
+    setBusy(format);
+    setError(null);
+    setKept(null);
+    try {
+      setKept(await api.reportKeepsakeSave(childId, date, format));
+    } catch (e) {
+      setError(t("report.keepError", { error: errorText(e) }));
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  return (
+    <section className="card" aria-labelledby="report-keep-title" data-testid="report-keep">
+      <h3 id="report-keep-title" className="section-subtitle">
+        {t("report.keepTitle")}
+      </h3>
+      <div className="button-row">
+        {(["png", "pdf"] as const).map((f) => (
+          <button
+            key={f}
+            type="button"
+            className="btn btn-secondary"
+            data-testid={`report-keep-${f}`}
+            disabled={busy !== null}
+            onClick={() => void save(f)}
+          >
+            {busy === f ? t("report.keepSaving") : t(f === "png" ? "report.keepPng" : "report.keepPdf")}
+          </button>
+        ))}
+      </div>
+      {kept && (
+        <p className="banner banner-ok" role="status" data-testid="report-kept" data-certificate={String(kept.certificate)}>
+          {kept.certificate ? t("report.keptCertificate", { file: kept.file }) : t("report.keptReport", { file: kept.file })}
+          {kept.goals.length === 0 && <> {t("report.keptNoGoals")}</>}
+        </p>
+      )}
+      {error && (
+        <p className="banner banner-error" role="alert" data-testid="report-keep-error">
+          {error}
+        </p>
+      )}
+    </section>
   );
 }
 

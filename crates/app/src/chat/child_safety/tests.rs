@@ -100,6 +100,7 @@ fn family(server: &ScriptedServer) -> (tempfile::TempDir, Deskmate, String, Stri
     app.chat()
         .save_llm_settings("openai:m", Some(&server.base_url()))
         .unwrap();
+    app.chat().agree_model_notice().unwrap();
     (dir, app, parent.id, child.id)
 }
 

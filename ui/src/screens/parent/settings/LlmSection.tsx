@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useState, type FormEvent } from "react";
 import * as api from "../../../api";
-import type { LlmSettings } from "../../../api";
+import type { LlmSettings, ModelNoticeView } from "../../../api";
 import { Field } from "../../../components/Field";
 import { errorText } from "../../../errors";
-import { useT, type MessageKey } from "../../../i18n";
+import { useLocale, useT, type MessageKey } from "../../../i18n";
 
 export interface ProviderOption {
   id: string;
@@ -297,6 +297,78 @@ export function LlmSection() {
           </p>
         )}
       </form>
+      {settings?.notice.endpoint && <ModelNotice notice={settings.notice} onChanged={() => load(false)} />}
     </section>
+  );
+}
+
+/** The notice of what is sent where, and the parent's agreement to it: the
+ * companion uses no model until it is agreed (for this address). */
+export function ModelNotice({ notice, onChanged }: { notice: ModelNoticeView; onChanged: () => Promise<void> }) {
+  const t = useT();
+  const { locale } = useLocale();
+  const [checked, setChecked] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function act(agree: boolean) {
+    if (busy) return;
+    setBusy(true);
+    setError(null);
+    try {
+      if (agree) await api.llmNoticeAgree();
+      else await api.llmNoticeWithdraw();
+      setChecked(false);
+      await onChanged();
+    } catch (e) {
+      setError(t("llm.notice.error", { error: errorText(e) }));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="notice-block" data-testid="llm-notice" data-agreed={String(notice.agreed_at !== null)}>
+      <h3 className="section-subtitle">{t("llm.notice.title")}</h3>
+      <p className="notice-text" data-testid="llm-notice-text" style={{ whiteSpace: "pre-line" }}>
+        {locale === "en" ? notice.text_en : notice.text_zh}
+      </p>
+      {notice.agreed_at ? (
+        <div className="button-row">
+          <p className="banner banner-ok" role="status" data-testid="llm-notice-agreed">
+            {t("llm.notice.agreed", { at: new Date(notice.agreed_at).toLocaleString(locale) })}
+          </p>
+          <button type="button" className="btn btn-secondary" data-testid="llm-notice-withdraw" disabled={busy} onClick={() => void act(false)}>
+            {t("llm.notice.withdraw")}
+          </button>
+        </div>
+      ) : (
+        <>
+          <p className="banner banner-info" data-testid="llm-notice-waiting">
+            {t("llm.notice.waiting")}
+          </p>
+          <label className="checkbox">
+            <input type="checkbox" data-testid="llm-notice-check" checked={checked} onChange={(e) => setChecked(e.target.checked)} />
+            {t("llm.notice.agree")}
+          </label>
+          <div className="button-row">
+            <button
+              type="button"
+              className="btn btn-primary"
+              data-testid="llm-notice-agree"
+              disabled={busy || !checked}
+              onClick={() => void act(true)}
+            >
+              {t("llm.notice.agreeButton")}
+            </button>
+          </div>
+        </>
+      )}
+      {error && (
+        <p className="banner banner-error" role="alert" data-testid="llm-notice-error">
+          {error}
+        </p>
+      )}
+    </div>
   );
 }

@@ -11,11 +11,23 @@ import { formatBytes, ModelsSection } from "./ModelsSection";
 import { VoiceSection } from "./VoiceSection";
 
 vi.mock("../../../api");
+
+/** The notice the core sends for `endpoint` (`agreedAt`: agreed then). */
+function notice(endpoint: string | null, agreedAt: string | null = null): api.ModelNoticeView {
+  return {
+    version: 1,
+    endpoint,
+    moderation: null,
+    text_zh: `同意后，AI 同伴会使用 ${endpoint} 上的模型。`,
+    text_en: `When you agree, the companion uses the model at ${endpoint}.`,
+    agreed_at: agreedAt,
+  };
+}
 vi.mock("../../../events", () => import("../../../test/fakeEvents"));
 
 describe("settings: AI provider", () => {
   beforeEach(() => {
-    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false, notice: notice(null) });
     vi.mocked(api.llmSettingsSave).mockResolvedValue(null);
     vi.mocked(api.llmKeyDelete).mockResolvedValue(null);
   });
@@ -44,7 +56,7 @@ describe("settings: AI provider", () => {
     expect(screen.getByTestId("llm-key")).toHaveAttribute("type", "password");
     await user.type(screen.getByTestId("llm-model"), "claude-3-5-haiku-latest");
     await user.type(screen.getByTestId("llm-key"), "sk-ant-secret");
-    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "anthropic:claude-3-5-haiku-latest", base_url: null, has_key: true });
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "anthropic:claude-3-5-haiku-latest", base_url: null, has_key: true, notice: notice("https://api.anthropic.com/v1") });
     await user.click(screen.getByTestId("llm-save"));
     expect(api.llmSettingsSave).toHaveBeenCalledWith("anthropic:claude-3-5-haiku-latest", null, "sk-ant-secret");
     expect(await screen.findByTestId("llm-key-saved")).toHaveTextContent("已保存密钥");
@@ -53,7 +65,7 @@ describe("settings: AI provider", () => {
   });
 
   it("loads the saved settings; an empty key keeps the saved one; a changed URL is sent", async () => {
-    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "ollama:qwen2.5:7b", base_url: "http://192.168.1.5:11434/v1", has_key: false });
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "ollama:qwen2.5:7b", base_url: "http://192.168.1.5:11434/v1", has_key: false, notice: notice("http://192.168.1.5:11434/v1") });
     const user = userEvent.setup();
     renderWithI18n(<LlmSection />);
     await waitFor(() => expect(screen.getByTestId("llm-model")).toHaveValue("qwen2.5:7b"));
@@ -82,7 +94,7 @@ describe("settings: AI provider", () => {
   });
 
   it("tests the connection and shows the answer or the error", async () => {
-    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "openai:gpt-4o-mini", base_url: null, has_key: true });
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "openai:gpt-4o-mini", base_url: null, has_key: true, notice: notice("https://api.openai.com/v1") });
     vi.mocked(api.llmTest).mockResolvedValueOnce("openai:gpt-4o-mini answered OK in 420 ms").mockRejectedValueOnce("the API key was refused (401)");
     const user = userEvent.setup();
     renderWithI18n(<LlmSection />);
@@ -96,7 +108,7 @@ describe("settings: AI provider", () => {
   });
 
   it("deletes the saved key", async () => {
-    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "openai:gpt-4o-mini", base_url: null, has_key: true });
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "openai:gpt-4o-mini", base_url: null, has_key: true, notice: notice("https://api.openai.com/v1") });
     const user = userEvent.setup();
     renderWithI18n(<LlmSection />);
     await user.click(await screen.findByTestId("llm-key-delete"));
@@ -104,10 +116,54 @@ describe("settings: AI provider", () => {
     expect(await screen.findByTestId("llm-message")).toHaveTextContent("密钥已删除");
   });
 
+  it("shows the notice of what is sent where and records the parent's agreement, only once ticked", async () => {
+    const endpoint = "http://127.0.0.1:9/v1";
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "custom:scripted", base_url: endpoint, has_key: false, notice: notice(endpoint) });
+    vi.mocked(api.llmNoticeAgree).mockResolvedValue(notice(endpoint, "2026-11-27T15:00:00Z"));
+    const user = userEvent.setup();
+    renderWithI18n(<LlmSection />);
+    expect(await screen.findByTestId("llm-notice-text")).toHaveTextContent(`AI 同伴会使用 ${endpoint} 上的模型`);
+    expect(screen.getByTestId("llm-notice-waiting")).toBeInTheDocument();
+    expect(screen.getByTestId("llm-notice-agree")).toBeDisabled();
+    await user.click(screen.getByTestId("llm-notice-check"));
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({
+      model: "custom:scripted",
+      base_url: endpoint,
+      has_key: false,
+      notice: notice(endpoint, "2026-11-27T15:00:00Z"),
+    });
+    await user.click(screen.getByTestId("llm-notice-agree"));
+    expect(api.llmNoticeAgree).toHaveBeenCalledTimes(1);
+    expect(await screen.findByTestId("llm-notice-agreed")).toBeInTheDocument();
+    expect(screen.getByTestId("llm-notice")).toHaveAttribute("data-agreed", "true");
+  });
+
+  it("withdraws the agreement, and says so when saving it fails", async () => {
+    const endpoint = "https://api.openai.com/v1";
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "openai:gpt-4o-mini", base_url: null, has_key: true, notice: notice(endpoint, "2026-11-27T15:00:00Z") });
+    vi.mocked(api.llmNoticeWithdraw).mockResolvedValue(null);
+    const user = userEvent.setup();
+    renderWithI18n(<LlmSection />);
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "openai:gpt-4o-mini", base_url: null, has_key: true, notice: notice(endpoint) });
+    await user.click(await screen.findByTestId("llm-notice-withdraw"));
+    expect(api.llmNoticeWithdraw).toHaveBeenCalledTimes(1);
+    expect(await screen.findByTestId("llm-notice-waiting")).toBeInTheDocument();
+    vi.mocked(api.llmNoticeAgree).mockRejectedValue({ code: "llm.no_model", message: "no chat model is configured", params: {} });
+    await user.click(screen.getByTestId("llm-notice-check"));
+    await user.click(screen.getByTestId("llm-notice-agree"));
+    expect(await screen.findByTestId("llm-notice-error")).toHaveTextContent("AI 伙伴还没有设置好");
+  });
+
+  it("shows no notice before a model is set up", async () => {
+    renderWithI18n(<LlmSection />);
+    await waitFor(() => expect(api.llmSettingsGet).toHaveBeenCalled());
+    expect(screen.queryByTestId("llm-notice")).toBeNull();
+  });
+
   it("reads provider:model at the first colon and keeps an unlisted provider's name", () => {
     expect(splitModel("ollama:qwen2.5:7b")).toEqual({ provider: "ollama", model: "qwen2.5:7b" });
     expect(splitModel("gpt-4o")).toBeNull();
-    expect(formFromSettings({ model: "moonshot:kimi", base_url: null, has_key: true })).toMatchObject({
+    expect(formFromSettings({ model: "moonshot:kimi", base_url: null, has_key: true, notice: notice(null) })).toMatchObject({
       provider: "custom",
       customName: "moonshot",
       model: "kimi",
