@@ -12,7 +12,12 @@
 //! same thread whose `resume` answers every one of them continues the same
 //! run — the core's run, as `command.resume` does on the LangGraph side.
 //! `forwardedProps` may carry the companion's context (`approvals`,
-//! `model`, `system_prompt`, `tools`, `subagents`, `subagent_depth`).
+//! `model`, `system_prompt`, `tools`, `subagents`, `subagent_depth`), and
+//! `mode: "supervisor"` for supervisor mode (seed 004): a supervisor hands
+//! the message to the team's agents in turn, each hand-off a
+//! `STEP_STARTED`/`STEP_FINISHED` pair named after the agent with its reply
+//! as a text message inside, at most 25 hand-offs (not stored as a
+//! conversation yet).
 
 use std::convert::Infallible;
 
@@ -44,7 +49,8 @@ pub(crate) struct RunAgentInput {
     /// continues instead of a new one starting (its messages are not read).
     #[serde(default)]
     resume: Option<Vec<ResumeEntry>>,
-    /// Values for the agent: the companion's context keys are read.
+    /// Values for the agent: the companion's context keys are read, and
+    /// `mode` (`"agent"`, the default, or `"supervisor"`).
     #[serde(default)]
     forwarded_props: Option<Value>,
 }
@@ -221,6 +227,19 @@ pub(crate) async fn run(
         Some(_) => return Err(ApiError::invalid("forwardedProps is an object")),
     };
     let (tx, rx) = mpsc::unbounded_channel();
+    if supervisor_mode(input.forwarded_props.as_ref())? {
+        if input.resume.as_ref().is_some_and(|r| !r.is_empty()) {
+            return Err(ApiError::invalid(
+                "a supervisor run never pauses, so there is nothing to resume",
+            ));
+        }
+        let text = last_user_text(&input.messages)?;
+        // Refused before the stream opens, as the companion's runs are: no
+        // model set up, or the notice not agreed to.
+        api.app.chat().llm_client(&opts)?;
+        supervise(api.app.clone(), text, opts, &input, tx)?;
+        return Ok(stream(rx, input.thread_id, input.run_id));
+    }
     match input.resume.take().filter(|r| !r.is_empty()) {
         Some(resume) => {
             let client_thread = input.thread_id.clone();
@@ -244,7 +263,82 @@ pub(crate) async fn run(
             api.app.chat().start(msg, &opts, tx).await?;
         }
     }
-    let (client_thread, client_run) = (input.thread_id, input.run_id);
+    Ok(stream(rx, input.thread_id, input.run_id))
+}
+
+/// Whether `forwardedProps.mode` asks for supervisor mode (`"supervisor"`;
+/// `"agent"` or nothing: the companion).
+fn supervisor_mode(props: Option<&Value>) -> ApiResult<bool> {
+    match props.and_then(|p| p.get("mode")) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::String(m)) if m == "agent" => Ok(false),
+        Some(Value::String(m)) if m == "supervisor" => Ok(true),
+        Some(other) => Err(ApiError::invalid(format!(
+            "forwardedProps.mode is \"agent\" or \"supervisor\", not {other}"
+        ))),
+    }
+}
+
+/// Supervisor mode (seed 004) on a thread of its own: a supervisor hands
+/// the message to the team's agents in turn, each hand-off a step with the
+/// agent's reply inside, then `RUN_FINISHED` with how it ended (or
+/// `RUN_ERROR`). Not stored as a conversation.
+fn supervise(
+    app: deskmate_app::Deskmate,
+    text: String,
+    opts: ChatOptions,
+    input: &RunAgentInput,
+    tx: mpsc::UnboundedSender<AgUiEvent>,
+) -> ApiResult<()> {
+    let (thread_id, run_id) = (input.thread_id.clone(), input.run_id.clone());
+    std::thread::Builder::new()
+        .name("supervisor".into())
+        .spawn(move || {
+            let _ = tx.send(AgUiEvent::RunStarted {
+                thread_id: thread_id.clone(),
+                run_id: run_id.clone(),
+            });
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build();
+            let done = match runtime {
+                Ok(rt) => rt.block_on(async {
+                    let mut emit = |e: AgUiEvent| {
+                        let _ = tx.send(e);
+                    };
+                    app.supervise(&text, &opts, &mut emit).await
+                }),
+                Err(e) => Err(deskmate_app::AppError::Invalid(format!(
+                    "no runtime for the supervisor: {e}"
+                ))),
+            };
+            let last = match done {
+                Ok(done) => AgUiEvent::RunFinished {
+                    thread_id,
+                    run_id,
+                    result: Some(serde_json::json!({
+                        "ending": done.ending_text(),
+                        "rounds": done.rounds,
+                    })),
+                    outcome: None,
+                },
+                Err(e) => AgUiEvent::RunError {
+                    message: e.to_string(),
+                    code: Some(e.code().to_string()),
+                },
+            };
+            let _ = tx.send(last);
+        })
+        .map_err(|e| ApiError::invalid(format!("the supervisor could not start: {e}")))?;
+    Ok(())
+}
+
+/// The run's events as server-sent events, under the client's own ids.
+fn stream(
+    rx: mpsc::UnboundedReceiver<AgUiEvent>,
+    client_thread: String,
+    client_run: String,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let events = futures_util::stream::unfold(rx, move |mut rx| {
         let (client_thread, client_run) = (client_thread.clone(), client_run.clone());
         async move {
@@ -267,5 +361,5 @@ pub(crate) async fn run(
             Some((Ok(Event::default().data(data)), rx))
         }
     });
-    Ok(Sse::new(events).keep_alive(KeepAlive::default()))
+    Sse::new(events).keep_alive(KeepAlive::default())
 }

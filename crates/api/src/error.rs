@@ -59,6 +59,7 @@ pub fn status_of(code: &str) -> StatusCode {
         | "chat.not_resumable"
         | "profile.name_taken"
         | "llm.no_model"
+        | "llm.notice_not_agreed"
         | "models.missing"
         | "models.needed"
         | "knowledge.duplicate"

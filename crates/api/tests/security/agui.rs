@@ -244,3 +244,97 @@ mod persist {
             .unwrap()
     }
 }
+
+/// Supervisor mode over AG-UI: each hand-off a step with the agent's reply
+/// inside; refused before the stream without a model's agreement, and a
+/// mode it does not know is named.
+#[tokio::test]
+async fn a_supervisor_run_streams_each_hand_off_as_a_step_with_the_reply() {
+    use deskmate_llm::scripted::{openai, ScriptedServer};
+    let next = |agent: &str| {
+        openai::tool_calls(
+            None,
+            &[("c", "choose_next", &format!(r#"{{"next": "{agent}"}}"#))],
+        )
+    };
+    let model = ScriptedServer::start(vec![
+        next("poetry-tutor"),
+        openai::text("《静夜思》写的是想家。"),
+        next("__end__"),
+    ])
+    .unwrap();
+    std::env::set_var("DESKMATE_LLM_API_KEY", "sk-api-test");
+    let s = server().await;
+    let base = format!("http://{}", s.addr);
+    let mut body = input_on("supervised", "sup-run-1");
+    body["forwardedProps"] = json!({"mode": "supervisor"});
+
+    // No model yet: refused with the core's code, before any stream.
+    let (status, _, err) = ag_ui(&base, body.clone()).await;
+    assert_eq!(
+        (status, err["code"].as_str()),
+        (409, Some("llm.no_model")),
+        "{err}"
+    );
+    s.app
+        .chat()
+        .save_llm_settings("openai:scripted", Some(&model.base_url()))
+        .unwrap();
+    // Set up but not agreed to: still refused, and the model never asked.
+    let (status, _, err) = ag_ui(&base, body.clone()).await;
+    assert_eq!(
+        (status, err["code"].as_str()),
+        (409, Some("llm.notice_not_agreed")),
+        "{err}"
+    );
+    assert_eq!(model.request_count(), 0);
+    s.app.chat().agree_model_notice().unwrap();
+
+    let (status, events, _) = ag_ui(&base, body.clone()).await;
+    assert_eq!(status, 200);
+    let shown: Vec<String> = events
+        .iter()
+        .map(|e| {
+            let kind = e["type"].as_str().unwrap();
+            match kind {
+                "STEP_STARTED" | "STEP_FINISHED" => {
+                    format!("{kind} {}", e["stepName"].as_str().unwrap())
+                }
+                "TEXT_MESSAGE_CONTENT" => format!("said {}", e["delta"].as_str().unwrap()),
+                other => other.to_string(),
+            }
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "RUN_STARTED",
+            "STEP_STARTED poetry-tutor",
+            "TEXT_MESSAGE_START",
+            "said 《静夜思》写的是想家。",
+            "TEXT_MESSAGE_END",
+            "STEP_FINISHED poetry-tutor",
+            "RUN_FINISHED"
+        ]
+    );
+    assert_eq!(events[0]["threadId"], "supervised");
+    let last = events.last().unwrap();
+    assert_eq!(last["runId"], "sup-run-1");
+    assert_eq!(last["result"]["rounds"], 1);
+    assert!(
+        last["result"]["ending"]
+            .as_str()
+            .unwrap()
+            .contains("finished"),
+        "{last}"
+    );
+    assert_eq!(model.request_count(), 3);
+
+    body["forwardedProps"] = json!({"mode": "swarm"});
+    let (status, _, err) = ag_ui(&base, body).await;
+    assert_eq!(status, 422);
+    assert!(
+        err["message"].as_str().unwrap().contains("supervisor"),
+        "{err}"
+    );
+}

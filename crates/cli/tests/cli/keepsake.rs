@@ -105,7 +105,13 @@ fn a_week_with_its_goals_met_is_saved_as_a_certificate_and_one_without_as_the_re
         .unwrap()
         .split_whitespace()
         .collect();
-    for words in ["奖状", "小明完成了本周的全部目标", "Welldone", "✓本周复习1/1次", "背诵次数Attempts"] {
+    for words in [
+        "奖状",
+        "小明完成了本周的全部目标",
+        "Welldone",
+        "✓本周复习1/1次",
+        "背诵次数Attempts",
+    ] {
         assert!(
             text.contains(words),
             "{words} not in the PDF's text: {text}"

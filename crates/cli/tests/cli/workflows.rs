@@ -249,8 +249,16 @@ fn in_supervisor_mode_the_supervisor_hands_the_message_to_the_teams_agents() {
         .assert()
         .success();
     let evs = events(&out.get_output().stdout);
+    // The agent's reply comes as a text message inside its step.
+    let said: Vec<&str> = evs
+        .iter()
+        .filter(|e| e["type"] == "TEXT_MESSAGE_CONTENT")
+        .map(|e| e["delta"].as_str().unwrap())
+        .collect();
+    assert_eq!(said, ["《静夜思》写的是想家。"]);
     let steps: Vec<String> = evs
         .iter()
+        .filter(|e| e["type"].as_str().unwrap().starts_with("STEP_"))
         .map(|e| {
             format!(
                 "{} {}",

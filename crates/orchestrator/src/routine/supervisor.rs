@@ -124,7 +124,8 @@ pub fn choice(reply: &str, agents: &[(String, String)]) -> Option<String> {
     (next == END || agents.iter().any(|(n, _)| n == next)).then(|| next.to_string())
 }
 
-/// Runs a supervised conversation on `input`; every step goes to `emit`.
+/// Runs a supervised conversation on `input`; every step goes to `emit`
+/// (`STEP_STARTED`, the agent's reply as a text message, `STEP_FINISHED`).
 /// A model that cannot be reached is an error; what was said before stays
 /// in the error's words.
 pub async fn supervise<T: Team>(
@@ -170,6 +171,17 @@ pub async fn supervise<T: Team>(
             step_name: next.clone(),
         });
         let text = team.turn(&next, &turns).await?;
+        // The agent's reply as one AG-UI text message inside its step.
+        let message_id = uuid::Uuid::now_v7().to_string();
+        emit(AgUiEvent::TextMessageStart {
+            message_id: message_id.clone(),
+            role: "assistant".into(),
+        });
+        emit(AgUiEvent::TextMessageContent {
+            message_id: message_id.clone(),
+            delta: text.clone(),
+        });
+        emit(AgUiEvent::TextMessageEnd { message_id });
         turns.push(Turn {
             speaker: next.clone(),
             text,
@@ -253,10 +265,28 @@ mod tests {
             .map(|e| match e {
                 AgUiEvent::StepStarted { step_name } => format!("+{step_name}"),
                 AgUiEvent::StepFinished { step_name } => format!("-{step_name}"),
+                AgUiEvent::TextMessageContent { delta, .. } => format!("said {delta}"),
+                AgUiEvent::TextMessageStart { role, .. } => format!("[{role}"),
+                AgUiEvent::TextMessageEnd { .. } => "]".into(),
                 other => format!("{other:?}"),
             })
             .collect();
-        assert_eq!(steps, ["+poet", "-poet", "+quizzer", "-quizzer"]);
+        // Each hand-off a step, the agent's reply a text message inside it.
+        assert_eq!(
+            steps,
+            [
+                "+poet",
+                "[assistant",
+                "said poet on turn 1",
+                "]",
+                "-poet",
+                "+quizzer",
+                "[assistant",
+                "said quizzer on turn 2",
+                "]",
+                "-quizzer"
+            ]
+        );
         // The model saw the team, the end word and the conversation so far.
         let last = server.requests()[2].body.to_string();
         assert!(last.contains("poet") && last.contains(END), "{last}");
