@@ -310,6 +310,19 @@ export function chatSend(
 }
 
 /**
+ * A parent's message in supervisor mode: a supervisor hands it to the team's
+ * agents in turn; each hand-off is a step with the agent's reply, on `onEvent`.
+ * Not kept as a conversation (the thread id is empty).
+ */
+export function chatSupervise(message: string, onEvent: (event: AgUiEvent) => void): Promise<ChatSendResult> {
+  return call<ChatSendResult>("chat_supervise", () => {
+    const channel = new Channel<AgUiEvent>();
+    channel.onmessage = onEvent;
+    return { message, onEvent: channel };
+  });
+}
+
+/**
  * Runs the companion on a request the one entry handed off (`handoff` in the
  * say response); its AG-UI events stream to `onEvent`. When the run ends, its
  * model and tool calls join the request's trace and the chat scene stops waiting.

@@ -236,8 +236,7 @@ pub(crate) async fn run(
         let text = last_user_text(&input.messages)?;
         // Refused before the stream opens, as the companion's runs are: no
         // model set up, or the notice not agreed to.
-        api.app.chat().llm_client(&opts)?;
-        supervise(api.app.clone(), text, opts, &input, tx)?;
+        api.app.start_supervised(&text, &opts, tx)?;
         return Ok(stream(rx, input.thread_id, input.run_id));
     }
     match input.resume.take().filter(|r| !r.is_empty()) {
@@ -277,60 +276,6 @@ fn supervisor_mode(props: Option<&Value>) -> ApiResult<bool> {
             "forwardedProps.mode is \"agent\" or \"supervisor\", not {other}"
         ))),
     }
-}
-
-/// Supervisor mode (seed 004) on a thread of its own: a supervisor hands
-/// the message to the team's agents in turn, each hand-off a step with the
-/// agent's reply inside, then `RUN_FINISHED` with how it ended (or
-/// `RUN_ERROR`). Not stored as a conversation.
-fn supervise(
-    app: deskmate_app::Deskmate,
-    text: String,
-    opts: ChatOptions,
-    input: &RunAgentInput,
-    tx: mpsc::UnboundedSender<AgUiEvent>,
-) -> ApiResult<()> {
-    let (thread_id, run_id) = (input.thread_id.clone(), input.run_id.clone());
-    std::thread::Builder::new()
-        .name("supervisor".into())
-        .spawn(move || {
-            let _ = tx.send(AgUiEvent::RunStarted {
-                thread_id: thread_id.clone(),
-                run_id: run_id.clone(),
-            });
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build();
-            let done = match runtime {
-                Ok(rt) => rt.block_on(async {
-                    let mut emit = |e: AgUiEvent| {
-                        let _ = tx.send(e);
-                    };
-                    app.supervise(&text, &opts, &mut emit).await
-                }),
-                Err(e) => Err(deskmate_app::AppError::Invalid(format!(
-                    "no runtime for the supervisor: {e}"
-                ))),
-            };
-            let last = match done {
-                Ok(done) => AgUiEvent::RunFinished {
-                    thread_id,
-                    run_id,
-                    result: Some(serde_json::json!({
-                        "ending": done.ending_text(),
-                        "rounds": done.rounds,
-                    })),
-                    outcome: None,
-                },
-                Err(e) => AgUiEvent::RunError {
-                    message: e.to_string(),
-                    code: Some(e.code().to_string()),
-                },
-            };
-            let _ = tx.send(last);
-        })
-        .map_err(|e| ApiError::invalid(format!("the supervisor could not start: {e}")))?;
-    Ok(())
 }
 
 /// The run's events as server-sent events, under the client's own ids.

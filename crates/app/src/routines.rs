@@ -27,6 +27,7 @@ use deskmate_orchestrator::routine::run::Done;
 use deskmate_orchestrator::routine::supervisor::{supervise, Supervised, Team as Supervisor, Turn};
 use deskmate_orchestrator::routine::{self, RoutineWork, RunState};
 use deskmate_protocol::routine::{Routine, RoutineEvent, RoutineRunView};
+use deskmate_protocol::AgUiEvent;
 use deskmate_recite::history::{self, HistoryFilter};
 use deskmate_store::Store;
 
@@ -384,6 +385,72 @@ async fn answer_as(
 }
 
 impl Deskmate {
+    /// Starts supervisor mode on a thread of its own (the team's turns are
+    /// not `Send`, so it has its own runtime): `RUN_STARTED` with the
+    /// returned run id (and no thread: it is not stored as a
+    /// conversation), each hand-off's step with the agent's reply, then
+    /// `RUN_FINISHED` with `{ending, rounds}` or `RUN_ERROR`. No model, or
+    /// the model notice not agreed to, is refused before anything starts.
+    pub fn start_supervised(
+        &self,
+        input: &str,
+        opts: &ChatOptions,
+        events: deskmate_agent::EventSink,
+    ) -> AppResult<String> {
+        crate::chat::llm_client(self.store(), opts)?;
+        let run_id = uuid::Uuid::now_v7().to_string();
+        let (app, input, opts, id) = (
+            self.clone(),
+            input.to_string(),
+            opts.clone(),
+            run_id.clone(),
+        );
+        std::thread::Builder::new()
+            .name("supervisor".into())
+            .spawn(move || {
+                let _ = events.send(AgUiEvent::RunStarted {
+                    thread_id: String::new(),
+                    run_id: id.clone(),
+                });
+                let done = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| AppError::Thread {
+                        what: "cannot run the supervisor",
+                        reason: e.to_string(),
+                    })
+                    .and_then(|rt| {
+                        rt.block_on(async {
+                            let mut emit = |e: AgUiEvent| {
+                                let _ = events.send(e);
+                            };
+                            app.supervise(&input, &opts, &mut emit).await
+                        })
+                    });
+                let last = match done {
+                    Ok(done) => AgUiEvent::RunFinished {
+                        thread_id: String::new(),
+                        run_id: id,
+                        result: Some(serde_json::json!({
+                            "ending": done.ending_text(),
+                            "rounds": done.rounds,
+                        })),
+                        outcome: None,
+                    },
+                    Err(e) => AgUiEvent::RunError {
+                        message: e.to_string(),
+                        code: Some(e.code().to_string()),
+                    },
+                };
+                let _ = events.send(last);
+            })
+            .map_err(|e| AppError::Thread {
+                what: "cannot start the supervisor",
+                reason: e.to_string(),
+            })?;
+        Ok(run_id)
+    }
+
     /// A conversation in supervisor mode: a supervisor on the configured
     /// model (`opts` laid over it) hands `input` to the team's agents in
     /// turn until it ends it (at most 25 hand-offs); each hand-off is a

@@ -114,8 +114,42 @@ where
     F: FnOnce(deskmate_app::chat::agent::EventSink) -> Fut,
     Fut: std::future::Future<Output = deskmate_app::AppResult<ChatRun>>,
 {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let run = start(tx).await.map_err(wire)?;
+    forward(rx, on_event);
+    Ok(RunIds {
+        thread_id: run.thread_id,
+        run_id: run.run_id,
+    })
+}
+
+/// A parent's message in supervisor mode (issue 21): a supervisor hands
+/// it to the team's agents in turn; each hand-off a step with the agent's
+/// reply, on `on_event`. Not stored as a conversation (the thread id is
+/// empty). Only the parent's chat offers it: a child's replies go through
+/// the companion's safety check, which supervisor mode does not have.
+#[tauri::command]
+pub async fn chat_supervise(
+    app: State<'_, Deskmate>,
+    message: String,
+    on_event: Channel<serde_json::Value>,
+) -> CmdResult<RunIds> {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let run_id = app
+        .start_supervised(&message, &ChatOptions::default(), tx)
+        .map_err(wire)?;
+    forward(rx, on_event);
+    Ok(RunIds {
+        thread_id: String::new(),
+        run_id,
+    })
+}
+
+/// Sends a run's AG-UI events to the window as they come.
+fn forward(
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<deskmate_app::chat::agent::AgUiEvent>,
+    on_event: Channel<serde_json::Value>,
+) {
     tauri::async_runtime::spawn(async move {
         while let Some(event) = rx.recv().await {
             match serde_json::to_value(&event) {
@@ -128,10 +162,6 @@ where
             }
         }
     });
-    Ok(RunIds {
-        thread_id: run.thread_id,
-        run_id: run.run_id,
-    })
 }
 
 #[tauri::command]

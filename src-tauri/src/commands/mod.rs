@@ -152,6 +152,7 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         chat::chat_threads,
         chat::chat_thread,
         chat::chat_send,
+        chat::chat_supervise,
         chat::chat_handoff,
         chat::chat_resume,
         chat::chat_decide,

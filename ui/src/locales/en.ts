@@ -388,6 +388,11 @@ export const en: Messages = {
   "chat.tool.waiting": "Waiting for the result…",
   "chat.subagent": "{agent} is helping",
   "chat.subagent_done": "What {agent} did",
+  "chat.mode": "Who answers",
+  "chat.modeAgent": "Companion",
+  "chat.modeSupervisor": "Team (supervisor)",
+  "chat.modeAgentHint": "The companion answers, with its tools and helpers; the conversation is kept.",
+  "chat.modeSupervisorHint": "A supervisor hands your message to the team’s tutors in turn (at most 25 hand-offs); not kept as a conversation.",
 
   "llm.title": "AI provider",
   "llm.intro": "Chat and memory tips use a large language model service.",

@@ -390,6 +390,11 @@ export const zhCN = {
   "chat.tool.waiting": "等待结果…",
   "chat.subagent": "{agent} 正在帮忙",
   "chat.subagent_done": "{agent} 帮忙做了这些",
+  "chat.mode": "谁来回答",
+  "chat.modeAgent": "同伴",
+  "chat.modeSupervisor": "团队接力",
+  "chat.modeAgentHint": "由 AI 同伴回答，可以用工具和小助手；对话会保存。",
+  "chat.modeSupervisorHint": "由主管把问题依次交给团队里的老师（最多 25 次）；这种对话不保存。",
 
   "llm.title": "AI 助手",
   "llm.intro": "聊天和记忆小窍门要用到一个大模型服务。",

@@ -46,6 +46,41 @@ describe("chat", () => {
     vi.mocked(api.chatCancel).mockResolvedValue(null);
   });
 
+  it("a parent can hand a message to the team in supervisor mode: each hand-off shows, its reply streams, nothing is kept", async () => {
+    vi.mocked(api.chatSupervise).mockResolvedValue({ thread_id: "", run_id: "sr1" });
+    const user = userEvent.setup();
+    renderWithI18n(<ChatScreen profile={mum} onBack={vi.fn()} />);
+    await screen.findByTestId("thread-item");
+    expect(screen.getByTestId("chat-mode-agent")).toHaveAttribute("aria-pressed", "true");
+    await user.click(screen.getByTestId("chat-mode-supervisor"));
+    expect(screen.getByTestId("chat-mode-supervisor")).toHaveAttribute("aria-pressed", "true");
+    await user.type(screen.getByTestId("chat-input"), "讲讲静夜思");
+    await user.click(screen.getByTestId("chat-send"));
+    expect(api.chatSupervise).toHaveBeenCalledWith("讲讲静夜思", expect.any(Function));
+    expect(api.chatSend).not.toHaveBeenCalled();
+    const onEvent = vi.mocked(api.chatSupervise).mock.calls[0][1];
+    act(() => {
+      onEvent({ type: "RUN_STARTED", threadId: "", runId: "sr1" });
+      onEvent({ type: "STEP_STARTED", stepName: "poetry-tutor" });
+    });
+    expect(screen.getByTestId("chat-screen")).toHaveTextContent("poetry-tutor");
+    act(() => {
+      onEvent({ type: "TEXT_MESSAGE_START", messageId: "m1", role: "assistant" });
+      onEvent({ type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "《静夜思》写的是想家。" });
+      onEvent({ type: "TEXT_MESSAGE_END", messageId: "m1" });
+      onEvent({ type: "STEP_FINISHED", stepName: "poetry-tutor" });
+      onEvent({ type: "RUN_FINISHED", threadId: "", runId: "sr1", result: { ending: "done", rounds: 1 } });
+    });
+    expect(screen.getByTestId("chat-screen")).toHaveTextContent("《静夜思》写的是想家。");
+    expect(screen.getByTestId("chat-send")).toBeInTheDocument();
+  });
+
+  it("a child's chat has no supervisor mode (its replies go through the safety check)", async () => {
+    renderWithI18n(<ChatScreen profile={ming} onBack={vi.fn()} />);
+    await screen.findByTestId("thread-item");
+    expect(screen.queryByTestId("chat-mode-supervisor")).toBeNull();
+  });
+
   it("sends a message and streams the answer, tool cards and todos", async () => {
     const user = userEvent.setup();
     renderWithI18n(<ChatScreen profile={ming} onBack={vi.fn()} />);

@@ -33,6 +33,9 @@ export function withLaneRows(items: ChatItem[]): (ChatItem | ToolItem[])[] {
   return out;
 }
 
+/** Who answers a parent's message: the companion, or the team under a supervisor. */
+type ChatMode = "agent" | "supervisor";
+
 /** What the chat assumes when the settings cannot be read: no model. */
 const NO_SETTINGS: LlmSettings = {
   model: null,
@@ -74,6 +77,7 @@ export function ChatScreen({ profile, onBack, onOpenSettings, handoff }: ChatScr
   const logRef = useRef<HTMLDivElement>(null);
   const wasRunning = useRef(false);
   const isChild = profile.kind === "child";
+  const [mode, setMode] = useState<ChatMode>("agent");
 
   const loadThreads = useCallback(async () => {
     try {
@@ -148,6 +152,15 @@ export function ChatScreen({ profile, onBack, onOpenSettings, handoff }: ChatScr
     setListOpen(false);
   }
 
+  /** A parent's chat can hand a message to the team in supervisor mode
+   * instead of the companion; it is not kept as a conversation, so the
+   * switch starts an empty one. */
+  function chooseMode(next: ChatMode) {
+    if (view.running || next === mode) return;
+    setMode(next);
+    dispatch({ type: "reset" });
+  }
+
   /** Files picked, photographed or dropped join those already chosen (the core refuses more than five). */
   function attach(more: File[]) {
     if (more.length > 0) setFiles((had) => [...had, ...more]);
@@ -171,6 +184,11 @@ export function ChatScreen({ profile, onBack, onOpenSettings, handoff }: ChatScr
     dispatch({ type: "user", id: `local-${localId}`, text: shown });
     try {
       const onEvent = (event: AgUiEvent) => dispatch({ type: "event", event });
+      if (mode === "supervisor" && !isChild) {
+        // Steps and replies arrive as events; there is no thread to follow.
+        await api.chatSupervise(text, onEvent);
+        return;
+      }
       const r = attached.length
         ? await api.chatSend(view.threadId, profile.id, text, onEvent, await readUploads(attached))
         : await api.chatSend(view.threadId, profile.id, text, onEvent);
@@ -414,6 +432,24 @@ export function ChatScreen({ profile, onBack, onOpenSettings, handoff }: ChatScr
                   </li>
                 ))}
               </ul>
+            )}
+            {!isChild && (
+              <div className="segmented chat-mode" role="group" aria-label={t("chat.mode")}>
+                {(["agent", "supervisor"] as const).map((m) => (
+                  <button
+                    key={m}
+                    type="button"
+                    className="segmented-item"
+                    data-testid={`chat-mode-${m}`}
+                    aria-pressed={mode === m}
+                    disabled={view.running}
+                    title={t(m === "agent" ? "chat.modeAgentHint" : "chat.modeSupervisorHint")}
+                    onClick={() => chooseMode(m)}
+                  >
+                    {t(m === "agent" ? "chat.modeAgent" : "chat.modeSupervisor")}
+                  </button>
+                ))}
+              </div>
             )}
             <form
               className={`chat-form${dragging ? " drop-target" : ""}`}
