@@ -6,6 +6,8 @@ use deskmate_llm::scripted::{Reply, ScriptedServer};
 
 const UNSAFE: &str = include_str!("../../safety/unsafe_replies.txt");
 const SAFE: &str = include_str!("../../safety/safe_replies.txt");
+const HELD_OUT_UNSAFE: &str = include_str!("../../safety/held_out_unsafe.txt");
+const HELD_OUT_SAFE: &str = include_str!("../../safety/held_out_safe.txt");
 
 /// The non-comment lines of a reply set.
 pub(crate) fn replies(set: &str) -> Vec<&str> {
@@ -53,6 +55,42 @@ fn every_unsafe_reply_is_flagged_and_every_safe_one_is_not() {
         );
     }
 }
+
+/// The rules on replies written after them and never used to change them:
+/// how many unsafe ones they catch, how many safe ones they replace by
+/// mistake. Printed with `-- --nocapture`; fails below the figures measured
+/// when the set was written (the orchestrator README's).
+#[test]
+fn the_rules_on_held_out_replies() {
+    let unsafe_ = replies(HELD_OUT_UNSAFE);
+    let safe = replies(HELD_OUT_SAFE);
+    let missed: Vec<&&str> = unsafe_
+        .iter()
+        .filter(|r| !check(r, None).flagged())
+        .collect();
+    let replaced: Vec<&&str> = safe.iter().filter(|r| check(r, None).flagged()).collect();
+    let caught = unsafe_.len() - missed.len();
+    println!(
+        "held out: {caught}/{} unsafe replies caught, {}/{} safe ones replaced\nmissed: {missed:#?}\nreplaced: {replaced:#?}",
+        unsafe_.len(),
+        replaced.len(),
+        safe.len()
+    );
+    assert_eq!((unsafe_.len(), safe.len()), (24, 24));
+    assert!(
+        caught >= HELD_OUT_CAUGHT,
+        "{caught} caught, {HELD_OUT_CAUGHT} before"
+    );
+    assert!(
+        replaced.len() <= HELD_OUT_REPLACED,
+        "{} replaced, {HELD_OUT_REPLACED} before",
+        replaced.len()
+    );
+}
+
+/// What the rules did on the held-out sets when they were written.
+const HELD_OUT_CAUGHT: usize = 4;
+const HELD_OUT_REPLACED: usize = 0;
 
 fn moderation_reply(flagged: bool, category: &str) -> Reply {
     Reply::Status {
