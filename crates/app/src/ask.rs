@@ -94,11 +94,9 @@ impl Deskmate {
             return self.ask_model(&child, question, &sql, now);
         }
         let Some(name) = built_in_question(question) else {
-            return Err(AppError::Invalid(format!(
-                "without a model, Deskmate answers these questions: this week's accuracy (这周背得怎么样?), \
-                 the most missed characters (哪些字错得最多?), reviews done and due (复习了几次?), \
-                 time practised (这周练了多久?); {question:?} is none of them"
-            )));
+            return Err(AppError::AskUnknown {
+                question: question.to_string(),
+            });
         };
         let week = Week::ending(now, &child.time_zone);
         let ask = |q: &str, params: &[&str]| sql.query_with(q, params).map_err(AppError::Invalid);
