@@ -140,6 +140,8 @@ describe("parent home", () => {
     expect(screen.getAllByRole("tab").map((t) => t.dataset.testid)).toEqual([
       "tab-profiles",
       "tab-reports",
+      "tab-ask",
+      "tab-usage",
       "tab-activity",
       "tab-goals",
       "tab-materials",

@@ -6,6 +6,7 @@ import { useT, type MessageKey } from "../i18n";
 import { ChatScreen } from "./chat/ChatScreen";
 import { ActivityTab } from "./parent/ActivityTab";
 import { AddMaterialTab } from "./parent/AddMaterialTab";
+import { AskTab } from "./parent/AskTab";
 import { GoalsTab } from "./parent/GoalsTab";
 import { KnowledgeTab } from "./parent/KnowledgeTab";
 import { McpTab } from "./parent/McpTab";
@@ -13,11 +14,14 @@ import { MemoriesTab } from "./parent/MemoriesTab";
 import { ProfilesTab } from "./parent/ProfilesTab";
 import { ReportsTab } from "./parent/ReportsTab";
 import { SettingsTab } from "./parent/SettingsTab";
+import { UsageTab } from "./parent/UsageTab";
 
-type Tab = "profiles" | "reports" | "activity" | "goals" | "materials" | "knowledge" | "memories" | "mcp" | "settings";
+type Tab = "profiles" | "reports" | "ask" | "usage" | "activity" | "goals" | "materials" | "knowledge" | "memories" | "mcp" | "settings";
 const TABS: { id: Tab; key: MessageKey }[] = [
   { id: "profiles", key: "tab.profiles" },
   { id: "reports", key: "tab.reports" },
+  { id: "ask", key: "tab.ask" },
+  { id: "usage", key: "tab.usage" },
   { id: "activity", key: "tab.activity" },
   { id: "goals", key: "tab.goals" },
   { id: "materials", key: "tab.materials" },
@@ -33,7 +37,7 @@ interface ParentHomeProps {
   onLock: () => void;
 }
 
-/** The parent area (reached only through the PIN): profiles, reports, what happened in each request, goals, adding material, knowledge bases, each child's memories, MCP tools, settings; and the chat. */
+/** The parent area (reached only through the PIN): profiles (a child's data exported or deleted), reports, questions about progress with a chart, usage and limits with the notices, what happened in each request, goals, adding material, knowledge bases, each child's memories, MCP tools, settings; and the chat. */
 export function ParentHome({ profile, status, onLock }: ParentHomeProps) {
   const t = useT();
   const [tab, setTab] = useState<Tab>("profiles");
@@ -101,8 +105,10 @@ export function ParentHome({ profile, status, onLock }: ParentHomeProps) {
           ))}
         </div>
         <section id={`panel-${tab}`} role="tabpanel" aria-labelledby={`tab-${tab}`} className="tab-panel">
-          {tab === "profiles" && <ProfilesTab />}
+          {tab === "profiles" && <ProfilesTab parent={profile} />}
           {tab === "reports" && <ReportsTab />}
+          {tab === "ask" && <AskTab />}
+          {tab === "usage" && <UsageTab />}
           {tab === "activity" && <ActivityTab />}
           {tab === "goals" && <GoalsTab />}
           {tab === "materials" && <AddMaterialTab parent={profile} />}

@@ -34,7 +34,7 @@ function useWidth(fallback = 480) {
 }
 
 /** A captioned figure whose chart is drawn at the figure's own width. */
-function ChartFigure({ caption, children }: { caption: string; children: (width: number) => ReactNode }) {
+export function ChartFigure({ caption, children }: { caption: string; children: (width: number) => ReactNode }) {
   const { ref, width } = useWidth();
   return (
     <figure className="chart" ref={ref}>
