@@ -31,7 +31,7 @@ export default function AnswerChart({ chart }: { chart: Chart }) {
   const margin = { top: 8, right: 16, bottom: 0, left: -8 };
   const several = chart.series.length > 1;
   return (
-    <div className="report-charts" data-testid="answer-chart" data-kind={chart.kind}>
+    <div className="answer-chart" data-testid="answer-chart" data-kind={chart.kind}>
       <ChartFigure caption={chart.title}>
         {(width) => {
           if (chart.kind === "pie") {
@@ -93,6 +93,7 @@ export default function AnswerChart({ chart }: { chart: Chart }) {
                   name={s.name}
                   fill={COLOURS[j % COLOURS.length]}
                   radius={[6, 6, 0, 0]}
+                  maxBarSize={72}
                   isAnimationActive={false}
                 />
               ))}
