@@ -20,6 +20,9 @@ describe("the chart of an answer", () => {
     expect(chart.querySelector("svg")).not.toBeNull();
     expect(chart.querySelectorAll(".recharts-bar-rectangle")).toHaveLength(2);
     expect(chart.querySelector(".recharts-line")).toBeNull();
+    expect(chart.querySelectorAll(".recharts-cartesian-axis")).toHaveLength(2);
+    // One series: no legend.
+    expect(chart.querySelector(".recharts-legend-wrapper")).toBeNull();
     const rows = within(screen.getByTestId("answer-chart-table")).getAllByRole("row");
     expect(rows.map((r) => r.textContent)).toEqual(["项目accuracy", "周一80", "周二92.5", "周三0"]);
     expect(screen.getByText("accuracy per day (%)")).toBeInTheDocument();
@@ -32,6 +35,8 @@ describe("the chart of an answer", () => {
     expect(chart).toHaveAttribute("data-kind", "line");
     expect(chart.querySelectorAll(".recharts-line")).toHaveLength(2);
     expect(chart.querySelectorAll(".recharts-line-dot")).toHaveLength(6);
+    expect(chart.querySelectorAll(".recharts-cartesian-axis")).toHaveLength(2);
+    expect(chart.querySelector(".recharts-legend-wrapper")).toHaveTextContent("accuracyminutes");
     expect(chart.querySelector(".recharts-bar-rectangle")).toBeNull();
   });
 

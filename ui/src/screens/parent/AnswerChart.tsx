@@ -29,7 +29,16 @@ export default function AnswerChart({ chart }: { chart: Chart }) {
   const t = useT();
   const rows = chartRows(chart);
   const margin = { top: 8, right: 16, bottom: 0, left: -8 };
-  const several = chart.series.length > 1;
+  // What a line and a bar chart share: grid, axes, tooltip, and a legend
+  // when there is more than one series (an array: recharts reads its
+  // children flattened).
+  const axes = [
+    <CartesianGrid key="grid" strokeDasharray="3 3" stroke={GRID} />,
+    <XAxis key="x" dataKey="label" tick={{ fontSize: 12 }} />,
+    <YAxis key="y" tick={{ fontSize: 12 }} />,
+    <Tooltip key="tip" />,
+    ...(chart.series.length > 1 ? [<Legend key="legend" />] : []),
+  ];
   return (
     <div className="answer-chart" data-testid="answer-chart" data-kind={chart.kind}>
       <ChartFigure caption={chart.title}>
@@ -59,11 +68,7 @@ export default function AnswerChart({ chart }: { chart: Chart }) {
           if (chart.kind === "line") {
             return (
               <LineChart width={width} height={HEIGHT} data={rows} margin={margin}>
-                <CartesianGrid strokeDasharray="3 3" stroke={GRID} />
-                <XAxis dataKey="label" tick={{ fontSize: 12 }} />
-                <YAxis tick={{ fontSize: 12 }} />
-                <Tooltip />
-                {several && <Legend />}
+                {axes}
                 {chart.series.map((s, j) => (
                   <Line
                     key={s.name}
@@ -81,11 +86,7 @@ export default function AnswerChart({ chart }: { chart: Chart }) {
           }
           return (
             <BarChart width={width} height={HEIGHT} data={rows} margin={margin}>
-              <CartesianGrid strokeDasharray="3 3" stroke={GRID} />
-              <XAxis dataKey="label" tick={{ fontSize: 12 }} />
-              <YAxis tick={{ fontSize: 12 }} />
-              <Tooltip />
-              {several && <Legend />}
+              {axes}
               {chart.series.map((s, j) => (
                 <Bar
                   key={s.name}

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import * as family from "../../familyApi";
 import type { ChildDeleted, ChildExported, Profile } from "../../protocol";
 import { errorText } from "../../errors";
+import { useEscape } from "../../useEscape";
 import { useT } from "../../i18n";
 import { digitsOnly } from "../../validation";
 
@@ -45,13 +46,7 @@ export function ChildDataDialog({ action, child, parent, onExported, onDeleted, 
     };
   }, [action, child.id]);
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") onCancel();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [onCancel]);
+  useEscape(onCancel);
 
   const confirmed = action === "export" ? !!path.trim() : typed.trim() === child.name;
 
