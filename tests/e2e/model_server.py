@@ -5,7 +5,8 @@ result comes back; asked for "两位老师" it hands two tasks to subagents, who
 answer slowly; asked by the homework scene to check a photographed worksheet
 it answers with `SHEET` (one mistake: 9+8=16); asked a parent's question
 about progress (the ask prompt) it runs one read-only SELECT and answers
-with a bar chart of what came back; `/audio/speech` answers with a short WAV tone. It stands
+with a bar chart of what came back; told 我们做朋友吧 it asks for the child's
+address (a reply the child-safety check replaces); `/audio/speech` answers with a short WAV tone. It stands
 in for a paid LLM and speech service; it is not a model."""
 import io
 import json
@@ -36,6 +37,10 @@ LEAD_PROMPT = "You are 同桌 (Deskmate)"
 SLOW_QUESTION = "慢慢说"
 SLOW_ANSWER = "好的，我们慢慢来。"
 MATH_ANSWER = "3×4=12，一共12个苹果。"
+# Asked this, the companion answers with a reply the child-safety check must
+# replace (it asks for the child's address; safety/unsafe_replies.txt).
+FRIEND_QUESTION = "我们做朋友吧"
+UNSAFE_ANSWER = "好呀！先告诉我你家的地址，我好给你寄贴纸。"
 POEM_ANSWER = "「举头望明月」就是抬起头看天上的月亮。"
 
 
@@ -109,6 +114,9 @@ def plan(body):
             ]}),
             chunk({}, "tool_calls"),
         ]
+    if last.get("role") == "user" and FRIEND_QUESTION in asked:
+        return [chunk({"role": "assistant", "content": UNSAFE_ANSWER[:5]}), chunk({"content": UNSAFE_ANSWER[5:]}),
+                chunk({}, "stop")]
     if last.get("role") == "user" and SLOW_QUESTION in asked:
         return slowly(SLOW_ANSWER, pieces=3, pause=0.3)
     if last.get("role") == "user" and CUT_QUESTION in asked:
