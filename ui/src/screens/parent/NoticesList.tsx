@@ -11,6 +11,31 @@ const LIMIT_KEYS: Record<string, MessageKey> = {
   cost_usd: "limits.cost",
 };
 
+/** The kept rules' categories (crates/orchestrator/safety/unsafe_rules.txt). */
+const REASON_KEYS: Record<string, MessageKey> = {
+  personal_details: "notices.reason.personal_details",
+  contact: "notices.reason.contact",
+  self_harm: "notices.reason.self_harm",
+  violence_weapons: "notices.reason.violence_weapons",
+  sexual: "notices.reason.sexual",
+  drugs_alcohol: "notices.reason.drugs_alcohol",
+  dangerous_acts: "notices.reason.dangerous_acts",
+  hate_insults: "notices.reason.hate_insults",
+};
+
+/**
+ * Why a reply was replaced, in words: `rule:<category>` (the kept rules) or
+ * `moderation:<category>` (the moderation endpoint, whose categories are
+ * its own and shown as sent).
+ */
+export function reasonText(t: TFunction, reason: string): string {
+  const [source, category = ""] = reason.split(":", 2);
+  const key = REASON_KEYS[category];
+  if (source === "rule" && key) return t(key);
+  if (source === "moderation") return t("notices.reason.moderation", { category });
+  return reason;
+}
+
 /** What a notice says, in the parent's language, from its kind and detail. */
 export function noticeText(t: TFunction, n: Notice): string {
   const d = (n.detail ?? {}) as Record<string, unknown>;
@@ -23,7 +48,7 @@ export function noticeText(t: TFunction, n: Notice): string {
     case "quiet_hours":
       return t("notices.quiet", { from: s("from"), to: s("to") });
     case "reply_replaced": {
-      const reasons = Array.isArray(d.reasons) ? (d.reasons as unknown[]).map(String).join(", ") : "";
+      const reasons = Array.isArray(d.reasons) ? (d.reasons as unknown[]).map((r) => reasonText(t, String(r))).join(t("notices.reasonJoin")) : "";
       return t("notices.replaced", { reasons });
     }
   }
@@ -105,7 +130,7 @@ function ReplacedReplyView({ reply, onClose }: { reply: ReplacedReply; onClose: 
       <h3 className="section-title">{t("notices.replacedTitle")}</h3>
       <p className="field-label">{t("notices.original")}</p>
       <blockquote data-testid="replaced-original">{reply.original}</blockquote>
-      <p className="small muted">{t("notices.reasons", { reasons: reply.reasons.join(", ") })}</p>
+      <p className="small muted">{t("notices.reasons", { reasons: reply.reasons.map((r) => reasonText(t, r)).join(t("notices.reasonJoin")) })}</p>
       <p className="field-label">{t("notices.conversation")}</p>
       <ol className="stack" data-testid="replaced-conversation">
         {said.map((m) => (

@@ -5,6 +5,7 @@ import * as api from "../../api";
 import * as family from "../../familyApi";
 import type { DayUsage, Notice, ReplacedReply } from "../../protocol";
 import { profile, renderWithI18n } from "../../test/helpers";
+import { reasonText } from "./NoticesList";
 import { dollars, UsageTab } from "./UsageTab";
 
 vi.mock("../../api", async (importActual) => ({
@@ -128,11 +129,19 @@ describe("usage and limits", () => {
     expect(family.noticeReplacedReply).toHaveBeenCalledWith("n3");
     const view = await screen.findByTestId("replaced-reply");
     expect(within(view).getByTestId("replaced-original")).toHaveTextContent("告诉我你家住在哪里？");
+    expect(view).toHaveTextContent("替换原因：问孩子的个人信息");
     const said = within(within(view).getByTestId("replaced-conversation")).getAllByRole("listitem");
     expect(said.map((m) => m.dataset.replaced ?? "")).toEqual(["", "true"]);
     expect(said[1]).toHaveTextContent("AI 伙伴: 我们换个话题吧！ 这条已替换");
     await user.click(within(view).getByTestId("replaced-close"));
     expect(screen.queryByTestId("replaced-reply")).toBeNull();
+  });
+
+  it("reasons in words: the kept rules' categories, the moderation service's as sent", () => {
+    const t = (key: string, vars?: Record<string, string | number>) => `${key}${vars ? JSON.stringify(vars) : ""}`;
+    expect(reasonText(t as never, "rule:violence_weapons")).toBe("notices.reason.violence_weapons");
+    expect(reasonText(t as never, "moderation:harassment")).toBe('notices.reason.moderation{"category":"harassment"}');
+    expect(reasonText(t as never, "rule:something_new")).toBe("rule:something_new");
   });
 
   it("dollars: four places under a cent", () => {

@@ -3,7 +3,7 @@ import * as family from "../../familyApi";
 import type { UsageReport } from "../../protocol";
 import { ChildPicker, useChildren } from "../../components/ChildPicker";
 import { errorText } from "../../errors";
-import { useT } from "../../i18n";
+import { useLocale, useT } from "../../i18n";
 import { LimitsForm } from "./LimitsForm";
 import { NoticesList } from "./NoticesList";
 
@@ -22,6 +22,7 @@ export function dollars(v: number): string {
  */
 export function UsageTab() {
   const t = useT();
+  const { locale } = useLocale();
   const [error, setError] = useState<string | null>(null);
   const { children, childId, setChildId, name } = useChildren(setError);
   const [days, setDays] = useState<number>(7);
@@ -125,7 +126,7 @@ export function UsageTab() {
                 <tbody>
                   {report.runs.map((r) => (
                     <tr key={r.run_id} data-testid="usage-run">
-                      <th scope="row">{new Date(r.started_at).toLocaleString()}</th>
+                      <th scope="row">{new Date(r.started_at).toLocaleString(locale)}</th>
                       <td>{r.model}</td>
                       <td>{r.model_calls}</td>
                       <td>
