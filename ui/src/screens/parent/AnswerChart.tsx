@@ -7,7 +7,7 @@
 import { Bar, BarChart, CartesianGrid, Cell, Legend, Line, LineChart, Pie, PieChart, Tooltip, XAxis, YAxis } from "recharts";
 import type { Chart } from "../../protocol";
 import { useT } from "../../i18n";
-import { ChartFigure } from "./ReportCharts";
+import { ChartFigure } from "./ChartFigure";
 
 /** Colours of series (and of a pie's slices), in order. */
 const COLOURS = ["#b4552c", "#4f8a64", "#3f6fa8", "#c79a2b", "#8a5aa8", "#5d8f99", "#a8475a", "#6b7a3a"];
