@@ -701,6 +701,7 @@ export const en: Messages = {
   "notices.error": "Couldn't read the notices: {error}",
   "notices.empty": "No notices.",
   "notices.unread": "New",
+  "notices.unreadCount": "{n} unread notices",
   "notices.limit": "A daily limit was reached: {limit} ({used} of {allowed}); the child's request was kindly refused.",
   "notices.quiet": "The child asked the AI companion for something in quiet hours ({from}–{to}).",
   "notices.replaced": "A reply of the AI companion failed the safety check; the child saw a safe reply instead ({reasons}).",

@@ -703,6 +703,7 @@ export const zhCN = {
   "notices.error": "读不到提醒：{error}",
   "notices.empty": "没有提醒。",
   "notices.unread": "未读",
+  "notices.unreadCount": "{n} 条未读提醒",
   "notices.limit": "到了每天的上限：{limit}（已用 {used}，上限 {allowed}），孩子的请求被温和地拒绝了。",
   "notices.quiet": "孩子在休息时间（{from}–{to}）找了 AI 伙伴。",
   "notices.replaced": "AI 伙伴的一条回复没有通过安全检查，孩子看到的是换成的安全回复（{reasons}）。",

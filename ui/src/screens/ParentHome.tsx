@@ -1,7 +1,8 @@
-import { useState, type KeyboardEvent } from "react";
+import { useEffect, useState, type KeyboardEvent } from "react";
 import { Icon } from "../components/Icon";
 import type { AppStatus, Profile } from "../api";
 import { Header } from "../components/Header";
+import * as family from "../familyApi";
 import { useT, type MessageKey } from "../i18n";
 import { ChatScreen } from "./chat/ChatScreen";
 import { ActivityTab } from "./parent/ActivityTab";
@@ -42,6 +43,18 @@ export function ParentHome({ profile, status, onLock }: ParentHomeProps) {
   const t = useT();
   const [tab, setTab] = useState<Tab>("profiles");
   const [chat, setChat] = useState(false);
+  // Notices not read yet (a limit reached, quiet hours, a replaced reply):
+  // counted on the Usage & limits tab, read again whenever the tab changes.
+  const [unread, setUnread] = useState(0);
+  useEffect(() => {
+    let stale = false;
+    Promise.resolve(family.noticesList(null, true))
+      .then((n) => !stale && setUnread(n?.length ?? 0))
+      .catch(() => undefined);
+    return () => {
+      stale = true;
+    };
+  }, [tab]);
 
   function onTabKey(e: KeyboardEvent<HTMLButtonElement>) {
     if (e.key !== "ArrowRight" && e.key !== "ArrowLeft") return;
@@ -101,6 +114,11 @@ export function ParentHome({ profile, status, onLock }: ParentHomeProps) {
               onKeyDown={onTabKey}
             >
               {t(x.key)}
+              {x.id === "usage" && unread > 0 && (
+                <span className="tag tag-warn tab-count" data-testid="notices-unread" aria-label={t("notices.unreadCount", { n: unread })}>
+                  {unread}
+                </span>
+              )}
             </button>
           ))}
         </div>
