@@ -3,7 +3,10 @@ chat test: it streams Chat Completions as SSE, asks for one `write_todos`
 tool call on a question about 静夜思, then answers in text once the tool's
 result comes back; asked for "两位老师" it hands two tasks to subagents, who
 answer slowly; asked by the homework scene to check a photographed worksheet
-it answers with `SHEET` (one mistake: 9+8=16); `/audio/speech` answers with a short WAV tone. It stands
+it answers with `SHEET` (one mistake: 9+8=16); asked a parent's question
+about progress (the ask prompt) it runs one read-only SELECT and answers
+with a bar chart of what came back; told 我们做朋友吧 it asks for the child's
+address (a reply the child-safety check replaces); `/audio/speech` answers with a short WAV tone. It stands
 in for a paid LLM and speech service; it is not a model."""
 import io
 import json
@@ -34,6 +37,10 @@ LEAD_PROMPT = "You are 同桌 (Deskmate)"
 SLOW_QUESTION = "慢慢说"
 SLOW_ANSWER = "好的，我们慢慢来。"
 MATH_ANSWER = "3×4=12，一共12个苹果。"
+# Asked this, the companion answers with a reply the child-safety check must
+# replace (it asks for the child's address; safety/unsafe_replies.txt).
+FRIEND_QUESTION = "我们做朋友吧"
+UNSAFE_ANSWER = "好呀！先告诉我你家的地址，我好给你寄贴纸。"
 POEM_ANSWER = "「举头望明月」就是抬起头看天上的月亮。"
 
 
@@ -60,6 +67,30 @@ SHEET = {"subject": "数学", "questions": [
     {"question": "20-3=", "child_answer": "17", "correct": True, "hint": "", "explanation": "", "correct_answer": "17"}]}
 HOMEWORK_PROMPT = "检查孩子拍下来的作业"
 
+# A parent's question about progress (crates/app/src/ask_model.rs): one
+# SELECT through run_sql, then the answer function with a bar chart of the
+# rows that came back (so the chart shows what the real query found).
+ASK_PROMPT = "You answer a parent's question about their child's recitation practice"
+ASK_SQL = "SELECT title, count(*) AS n FROM attempts GROUP BY title ORDER BY title"
+
+
+def tool_call(call_id, name, args):
+    text = json.dumps(args, ensure_ascii=False)
+    return [chunk({"role": "assistant", "tool_calls": [{"index": 0, "id": call_id, "type": "function",
+                                                        "function": {"name": name, "arguments": text}}]}),
+            chunk({}, "tool_calls")]
+
+
+def ask_plan(last):
+    if last.get("role") != "tool":
+        return tool_call("call_sql", "run_sql", {"sql": ASK_SQL})
+    rows = json.loads(last.get("content") or "{}").get("rows", [])
+    labels = [r[0] for r in rows]
+    counts = [r[1] for r in rows]
+    text = f"这段时间一共背了 {sum(counts)} 次，{labels[0] if labels else '还没有'}练得最多。"
+    chart = {"kind": "bar", "title": "每篇练习次数", "labels": labels, "series": [{"name": "次数", "values": counts}]}
+    return tool_call("call_answer", "answer", {"text": text, "chart": chart})
+
 
 def plan(body):
     messages = body.get("messages", [])
@@ -68,6 +99,8 @@ def plan(body):
     if HOMEWORK_PROMPT in json.dumps(system, ensure_ascii=False):
         sheet = json.dumps(SHEET, ensure_ascii=False)
         return [chunk({"role": "assistant", "content": sheet[:40]}), chunk({"content": sheet[40:]}), chunk({}, "stop")]
+    if ASK_PROMPT in json.dumps(system, ensure_ascii=False):
+        return ask_plan(last)
     if system and LEAD_PROMPT not in system:
         # A subagent: it answers its task, slowly.
         asked = json.dumps(last.get("content", ""), ensure_ascii=False)
@@ -81,6 +114,9 @@ def plan(body):
             ]}),
             chunk({}, "tool_calls"),
         ]
+    if last.get("role") == "user" and FRIEND_QUESTION in asked:
+        return [chunk({"role": "assistant", "content": UNSAFE_ANSWER[:5]}), chunk({"content": UNSAFE_ANSWER[5:]}),
+                chunk({}, "stop")]
     if last.get("role") == "user" and SLOW_QUESTION in asked:
         return slowly(SLOW_ANSWER, pieces=3, pause=0.3)
     if last.get("role") == "user" and CUT_QUESTION in asked:

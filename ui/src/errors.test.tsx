@@ -59,7 +59,7 @@ describe("core error codes in the user's language", () => {
 
 describe("every code the core can send has words in both languages", () => {
   // What any sentence may need; each code's own params are a subset.
-  const params = { tries_left: 3, until: "2026-03-01T06:05:00Z", name: "小明", chars: 30000, max: 20000, units: 900, found: 9, known: 4, path: "/srv/dm", words: "多读书", message: "a pairing code is 8 digits", from: "21:00", to: "07:00", file: "课本.pdf", reason: "damaged", base: "语文", endpoint: "https://api.openai.com/v1" };
+  const params = { tries_left: 3, until: "2026-03-01T06:05:00Z", name: "小明", chars: 30000, max: 20000, units: 900, found: 9, known: 4, path: "/srv/dm", words: "多读书", message: "a pairing code is 8 digits", from: "21:00", to: "07:00", file: "课本.pdf", reason: "damaged", base: "语文", question: "天为什么是蓝的", endpoint: "https://api.openai.com/v1" };
 
   it("each code of ERROR_CODES (generated from the core) is said in zh-CN and in en", () => {
     expect(ERROR_CODES.length).toBeGreaterThan(50);

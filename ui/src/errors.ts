@@ -110,6 +110,14 @@ export const CORE_ERROR_WORDS: Partial<Record<ErrorCode, Words>> = {
     "zh-CN": "检查作业的 AI 模型现在用不了。请稍后再试，或者请家长看看设置里的模型。",
     en: "The AI model that checks homework is not available. Please try again later, or ask a parent to check the model in Settings.",
   },
+  "ask.unknown_question": {
+    "zh-CN": "没有设置 AI 模型时，只能回答这几个问题：这周背得怎么样、哪些字错得最多、复习了几次、练了多久。“{question}”不在其中；想问别的，请先在“设置”里设置模型。",
+    en: "Without an AI model, Deskmate answers only these: this week's accuracy, the most missed characters, reviews done, time practised. \"{question}\" is none of them; set a model in Settings to ask anything else.",
+  },
+  "export.file_exists": {
+    "zh-CN": "{path} 已经有了，没有覆盖。请换一个文件名。",
+    en: "{path} already exists and was left alone. Please choose another file name.",
+  },
   "limits.quiet_hours": {
     "zh-CN": "现在是休息时间（{from}–{to}），{to} 以后再来找我吧。好好休息！",
     en: "It's quiet time ({from}–{to}). Come back after {to}. Rest well!",

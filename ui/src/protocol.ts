@@ -384,6 +384,127 @@ kind: string,
  */
 created_at: string, last_seen_at: string | null, };
 
+// A child as a whole, for parents: questions with a chart, usage, limits, notices, export and delete
+
+export type ChartKind = "line" | "bar" | "pie";
+
+export type ChartSeries = { name: string, values: Array<number>, };
+
+export type Chart = { kind: ChartKind, title: string, labels: Array<string>, series: Array<ChartSeries>, };
+
+export type ProgressAnswer = { 
+/**
+ * Which built-in question answered it (`accuracy_this_week`, …), or
+ * `model` when the configured model wrote its own queries.
+ */
+question: string, text: string, chart: Chart | null, };
+
+export type DayUsage = { profile_id: string, profile_name: string, 
+/**
+ * The child's local date, `YYYY-MM-DD`.
+ */
+date: string, 
+/**
+ * The companion's answers started that day (subagents' not counted apart).
+ */
+runs: number, model_calls: number, input_tokens: number, output_tokens: number, cached_input_tokens: number, 
+/**
+ * US dollars; calls whose price is unknown count 0 (see `unpriced_calls`).
+ */
+cost_usd: number, 
+/**
+ * Calls stored without a cost (a model with no known price).
+ */
+unpriced_calls: number, 
+/**
+ * Seconds of chat: the gaps between the day's messages, long pauses
+ * left out (`deskmate_orchestrator::usage`).
+ */
+chat_seconds: number, };
+
+export type RunUsage = { run_id: string, thread_id: string, profile_id: string, model: string, status: string, started_at: string, model_calls: number, input_tokens: number, output_tokens: number, cached_input_tokens: number, cost_usd: number, };
+
+export type UsageReport = { days: Array<DayUsage>, runs: Array<RunUsage>, };
+
+export type QuietHours = { from: string, to: string, };
+
+export type Limits = { 
+/**
+ * Minutes of chat with the companion a day.
+ */
+chat_minutes?: number, 
+/**
+ * Model calls a day.
+ */
+model_calls?: number, 
+/**
+ * US dollars a day.
+ */
+cost_usd?: number, quiet?: QuietHours, };
+
+export type NoticeKind = "limit_reached" | "quiet_hours" | "reply_replaced";
+
+export type Notice = { id: string, profile_id: string, kind: NoticeKind, 
+/**
+ * The child's local date it happened on.
+ */
+day: string, 
+/**
+ * Which limit and the day's figure (`limit`, `value`, `max`), or why a
+ * reply was replaced (`message_id`, `reasons`), and `message`: the
+ * core's English sentence.
+ */
+detail: Record<string, unknown>, 
+/**
+ * The conversation, for a replaced reply.
+ */
+thread_id: string | null, created_at: string, read_at: string | null, };
+
+export type ReplacedReply = { notice: Notice, 
+/**
+ * The message that was replaced.
+ */
+message_id: string, 
+/**
+ * The model's own words, never shown to the child.
+ */
+original: string, 
+/**
+ * The categories the check found (`personal_details`, `violence`, …).
+ */
+reasons: Array<string>, thread: ThreadView, };
+
+export type TableRowCount = { table: string, rows: number, };
+
+export type ChildExported = { profile_id: string, name: string, 
+/**
+ * The zip file written.
+ */
+file: string, 
+/**
+ * Rows per table (every table that can hold a child's rows, empty ones too).
+ */
+tables: Array<TableRowCount>, 
+/**
+ * Files of the child's chat workspaces put in the zip.
+ */
+workspace_files: number, };
+
+export type ChildDeleted = { profile_id: string, name: string, 
+/**
+ * Rows removed per table (tables that held none left out).
+ */
+tables: Array<TableRowCount>, 
+/**
+ * Folders and files removed from the data directory.
+ */
+paths_removed: Array<string>, 
+/**
+ * True when sync is on: the deletion waits in the outbox for the
+ * family's other devices.
+ */
+sent_to_family: boolean, };
+
 // Family and library (deskmate-store)
 
 export type ProfileKind = "parent" | "child";
@@ -908,6 +1029,7 @@ export type AppEvent = { "channel": "practice://task", "payload": TaskEvent } | 
 // Every code a failure can carry (WireError.code); ui/src/errors.ts has words for each
 
 export const ERROR_CODES = [
+  "ask.unknown_question",
   "chat.awaiting_approval",
   "chat.busy",
   "chat.empty_message",
@@ -926,6 +1048,7 @@ export const ERROR_CODES = [
   "db.open_failed",
   "db.schema_too_new",
   "error",
+  "export.file_exists",
   "homework.model_failed",
   "homework.model_reply",
   "homework.not_an_image",

@@ -6,6 +6,9 @@
 //! tool ([`deskmate_store::ReadOnlySql`]: only `SELECT` on views of the
 //! family's children, a time and a row limit). With a model set up, the
 //! model writes its own SQL through the same tool ([`crate::ask_model`]).
+//! A built-in answer is in the question's language: Chinese when the
+//! question has a Chinese character, else English (as the model is asked
+//! to answer), its chart's title and names too.
 
 use std::time::Duration;
 
@@ -99,12 +102,13 @@ impl Deskmate {
             if self.chat().llm_settings()?.model.is_some() {
                 crate::chat::model_notice::require(self.store(), &Default::default())?;
             }
-            return Err(AppError::Invalid(format!(
-                "without a model, Deskmate answers these questions: this week's accuracy (这周背得怎么样?), \
-                 the most missed characters (哪些字错得最多?), reviews done and due (复习了几次?), \
-                 time practised (这周练了多久?); {question:?} is none of them"
-            )));
+            return Err(AppError::AskUnknown {
+                question: question.to_string(),
+            });
         };
+        let zh = question.chars().any(is_cjk);
+        let say = |zh_words: String, en_words: String| if zh { zh_words } else { en_words };
+        let word = |zh_word: &str, en_word: &str| if zh { zh_word } else { en_word }.to_string();
         let week = Week::ending(now, &child.time_zone);
         let ask = |q: &str, params: &[&str]| sql.query_with(q, params).map_err(AppError::Invalid);
         let id = child.id.as_str();
@@ -142,10 +146,16 @@ impl Deskmate {
                         acc.iter().sum::<f64>() / days as f64
                     };
                     (
-                        format!(
-                            "{who} recited {attempts} times on {days} of the last 7 days; average accuracy on those days {mean:.1}%"
+                        say(
+                            format!("{who}最近 7 天里有 {days} 天练习，一共背了 {attempts} 次；这几天的平均正确率是 {mean:.1}%"),
+                            format!("{who} recited {attempts} times on {days} of the last 7 days; average accuracy on those days {mean:.1}%"),
                         ),
-                        chart(ChartKind::Line, "accuracy per day (%)", &week.days, vec![("accuracy", acc)]),
+                        chart(
+                            ChartKind::Line,
+                            &word("每天的正确率（%）", "accuracy per day (%)"),
+                            &week.days,
+                            vec![(word("正确率", "accuracy"), acc)],
+                        ),
                     )
                 } else {
                     let minutes: Vec<f64> = per_day(3)
@@ -154,8 +164,16 @@ impl Deskmate {
                         .collect();
                     let total: f64 = minutes.iter().sum();
                     (
-                        format!("{who} practised {total:.1} minutes in the last 7 days ({attempts} recitations)"),
-                        chart(ChartKind::Bar, "minutes practised per day", &week.days, vec![("minutes", minutes)]),
+                        say(
+                            format!("{who}最近 7 天一共练了 {total:.1} 分钟（背了 {attempts} 次）"),
+                            format!("{who} practised {total:.1} minutes in the last 7 days ({attempts} recitations)"),
+                        ),
+                        chart(
+                            ChartKind::Bar,
+                            &word("每天练习的分钟数", "minutes practised per day"),
+                            &week.days,
+                            vec![(word("分钟", "minutes"), minutes)],
+                        ),
                     )
                 }
             }
@@ -168,20 +186,30 @@ impl Deskmate {
                 let labels: Vec<String> = rows.rows.iter().map(|r| text_of(&r[0])).collect();
                 let counts: Vec<f64> = rows.rows.iter().map(|r| number(&r[1])).collect();
                 let text = match labels.first() {
-                    None => format!("{who} has no repeated mistakes recorded yet"),
-                    Some(top) => format!(
-                        "{who} most often misses {top} ({} times); the chart shows the top {}",
-                        counts[0],
-                        labels.len()
+                    None => say(
+                        format!("{who}还没有记下反复出错的字"),
+                        format!("{who} has no repeated mistakes recorded yet"),
+                    ),
+                    Some(top) => say(
+                        format!(
+                            "{who}最常错的是“{top}”（{} 次）；图里是错得最多的 {} 个",
+                            counts[0],
+                            labels.len()
+                        ),
+                        format!(
+                            "{who} most often misses {top} ({} times); the chart shows the top {}",
+                            counts[0],
+                            labels.len()
+                        ),
                     ),
                 };
                 (
                     text,
                     chart(
                         ChartKind::Bar,
-                        "most missed",
+                        &word("错得最多的字", "most missed"),
                         &labels,
-                        vec![("times", counts)],
+                        vec![(word("次数", "times"), counts)],
                     ),
                 )
             }
@@ -196,12 +224,18 @@ impl Deskmate {
                     &[id, &now.to_rfc3339()],
                 )?);
                 (
-                    format!("{who} did {done} reviews in the last 7 days; {due} are due now"),
+                    say(
+                        format!("{who}最近 7 天复习了 {done} 次；现在有 {due} 篇该复习了"),
+                        format!("{who} did {done} reviews in the last 7 days; {due} are due now"),
+                    ),
                     chart(
                         ChartKind::Pie,
-                        "reviews",
-                        &["done this week".to_string(), "due now".to_string()],
-                        vec![("reviews", vec![done, due])],
+                        &word("复习", "reviews"),
+                        &[
+                            word("这周复习了", "done this week"),
+                            word("现在该复习", "due now"),
+                        ],
+                        vec![(word("复习", "reviews"), vec![done, due])],
                     ),
                 )
             }
@@ -214,17 +248,25 @@ impl Deskmate {
     }
 }
 
-fn chart(kind: ChartKind, title: &str, labels: &[String], series: Vec<(&str, Vec<f64>)>) -> Chart {
+/// Whether `c` is a Chinese character (the CJK blocks a question in
+/// Chinese uses).
+fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{4e00}'..='\u{9fff}' | '\u{3400}'..='\u{4dbf}' | '\u{f900}'..='\u{faff}')
+}
+
+fn chart(
+    kind: ChartKind,
+    title: &str,
+    labels: &[String],
+    series: Vec<(String, Vec<f64>)>,
+) -> Chart {
     Chart {
         kind,
         title: title.into(),
         labels: labels.to_vec(),
         series: series
             .into_iter()
-            .map(|(name, values)| ChartSeries {
-                name: name.into(),
-                values,
-            })
+            .map(|(name, values)| ChartSeries { name, values })
             .collect(),
     }
 }
@@ -303,6 +345,13 @@ mod tests {
         );
         assert_eq!(built_in_question("这周练了多久"), Some("minutes_practised"));
         assert_eq!(built_in_question("天为什么是蓝的"), None);
+    }
+
+    #[test]
+    fn chinese_is_told_by_its_characters() {
+        assert!("这周背得怎么样?".chars().any(is_cjk));
+        assert!(!"How is the accuracy this week?".chars().any(is_cjk));
+        assert!(!"¿Qué tal? 12%".chars().any(is_cjk));
     }
 
     #[test]

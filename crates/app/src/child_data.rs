@@ -28,10 +28,9 @@ impl Deskmate {
     pub fn export_child(&self, profile: &str, out: &Path) -> AppResult<ChildExported> {
         let child = self.find_profile(profile)?;
         if out.exists() {
-            return Err(AppError::Invalid(format!(
-                "{} already exists; choose another file name or move it away first",
-                out.display()
-            )));
+            return Err(AppError::FileExists {
+                path: out.display().to_string(),
+            });
         }
         let tables = self.store().child_data().export(&child.id)?;
         let partial = out.with_extension("zip.partial");

@@ -82,6 +82,15 @@ pub enum AppError {
     /// The family's sync: not signed in, off, the server away or refusing.
     #[error(transparent)]
     Sync(#[from] deskmate_sync::SyncError),
+    /// A parent's question none of the built-in ones matches, asked with no
+    /// model set up.
+    #[error("without a model, Deskmate answers these questions: this week's accuracy (这周背得怎么样?), \
+             the most missed characters (哪些字错得最多?), reviews done and due (复习了几次?), \
+             time practised (这周练了多久?); {question:?} is none of them")]
+    AskUnknown { question: String },
+    /// An export would overwrite a file that is there.
+    #[error("{path} already exists; choose another file name or move it away first")]
+    FileExists { path: String },
 }
 
 pub type AppResult<T> = Result<T, AppError>;
@@ -100,6 +109,8 @@ const OWN_CODES: &[&str] = &[
     "internal.thread",
     "plan.goal_unreadable",
     "mcp.server_failed",
+    "ask.unknown_question",
+    "export.file_exists",
 ];
 
 impl AppError {
@@ -129,6 +140,8 @@ impl AppError {
             Self::Mcp(_) => "mcp.server_failed",
             Self::Knowledge(e) => knowledge_code(e),
             Self::Sync(e) => e.code(),
+            Self::AskUnknown { .. } => "ask.unknown_question",
+            Self::FileExists { .. } => "export.file_exists",
         }
     }
 
@@ -170,6 +183,12 @@ impl AppError {
             }
             Self::GoalUnreadable { words } => {
                 params.insert("words".into(), words.clone().into());
+            }
+            Self::AskUnknown { question } => {
+                params.insert("question".into(), question.clone().into());
+            }
+            Self::FileExists { path } => {
+                params.insert("path".into(), path.clone().into());
             }
             Self::Knowledge(e) => knowledge_params(e, &mut params),
             Self::NoticeNotAgreed { endpoint } => {

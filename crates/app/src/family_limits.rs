@@ -3,7 +3,8 @@
 //! model calls (`deskmate usage`), each child's daily limits and quiet hours
 //! (`deskmate limits show|set`), and the notices kept for the parent — a
 //! limit reached, a request in quiet hours, a reply replaced
-//! (`deskmate notices`), and the moderation endpoint every reply to a child
+//! (`deskmate notices`; a replaced reply read with its conversation,
+//! `deskmate notices show`), and the moderation endpoint every reply to a child
 //! is also checked with (`deskmate settings moderation`). The limits
 //! themselves are enforced where requests enter: the one entry and the
 //! chat's start (`deskmate_orchestrator::limits`).
@@ -12,7 +13,8 @@ use chrono::{DateTime, Utc};
 use deskmate_orchestrator::limits::{self, Limits};
 use deskmate_orchestrator::safety::{self, ModerationConfig};
 use deskmate_orchestrator::usage::{self, UsageReport};
-use deskmate_store::{Notice, ProfileKind};
+use deskmate_protocol::family::ReplacedReply;
+use deskmate_store::{Notice, NoticeKind, ProfileKind};
 
 use crate::{AppError, AppResult, Deskmate};
 
@@ -68,6 +70,40 @@ impl Deskmate {
     /// Marks a notice read.
     pub fn mark_notice_read(&self, id: &str) -> AppResult<()> {
         Ok(self.store().notices().mark_read(id)?)
+    }
+
+    /// The reply a notice of a replaced reply is about: what the model
+    /// wrote, why it was replaced, and the conversation as the child saw
+    /// it. Any other notice is refused.
+    pub fn replaced_reply(&self, notice_id: &str) -> AppResult<ReplacedReply> {
+        let notice = self.store().notices().get(notice_id)?;
+        let message_id = notice
+            .detail
+            .get("message_id")
+            .and_then(|m| m.as_str())
+            .map(str::to_string);
+        let (Some(message_id), Some(thread_id), NoticeKind::ReplyReplaced) =
+            (message_id, notice.thread_id.clone(), notice.kind)
+        else {
+            return Err(AppError::Invalid(format!(
+                "notice {notice_id} is not about a replaced reply"
+            )));
+        };
+        let (original, reasons) =
+            self.store()
+                .notices()
+                .replaced(&message_id)?
+                .ok_or_else(|| {
+                    deskmate_store::StoreError::NotFound(format!("the replaced reply {message_id}"))
+                })?;
+        let thread = self.chat().thread_view(&thread_id)?;
+        Ok(ReplacedReply {
+            notice,
+            message_id,
+            original,
+            reasons,
+            thread,
+        })
     }
 
     /// The moderation endpoint replies to children are also checked with

@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use deskmate_app::orchestrator::limits::{Limits, QuietHours};
+use deskmate_app::orchestrator::limits::{Limits, QuietHours, QuietHoursRules};
 use deskmate_app::Deskmate;
 
 use crate::output;
@@ -86,7 +86,7 @@ fn print_notices(notices: &[deskmate_app::store::Notice], header: &str) {
         let thread = n
             .thread_id
             .as_deref()
-            .map(|t| format!(" (deskmate threads show {t})"))
+            .map(|_| format!(" (deskmate notices show {})", n.id))
             .unwrap_or_default();
         println!("  {}  {}  {}  {what}{thread}", n.day, n.id, n.kind.as_str());
     }
@@ -224,6 +224,13 @@ pub enum NoticesCmd {
     },
     /// Marks a notice read.
     Read { id: String },
+    /// A replaced reply's notice: what the model wrote, why it was
+    /// replaced, and the conversation as the child saw it.
+    Show {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 pub fn run_notices(app: &Deskmate, cmd: NoticesCmd) -> anyhow::Result<ExitCode> {
@@ -245,6 +252,27 @@ pub fn run_notices(app: &Deskmate, cmd: NoticesCmd) -> anyhow::Result<ExitCode> 
         NoticesCmd::Read { id } => {
             app.mark_notice_read(&id)?;
             println!("marked read");
+        }
+        NoticesCmd::Show { id, json } => {
+            let replaced = app.replaced_reply(&id)?;
+            if json {
+                output::json(&replaced)?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            println!("replaced ({}):", replaced.reasons.join(", "));
+            println!("  {}", replaced.original);
+            println!("\nthe conversation (as the child saw it):");
+            for m in &replaced.thread.messages {
+                if m.content.is_empty() {
+                    continue;
+                }
+                let mark = if m.id == replaced.message_id {
+                    "  <- replaced"
+                } else {
+                    ""
+                };
+                println!("  {:?}: {}{mark}", m.role, m.content);
+            }
         }
     }
     Ok(ExitCode::SUCCESS)

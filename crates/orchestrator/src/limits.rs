@@ -17,7 +17,7 @@
 use chrono::{DateTime, NaiveTime, Utc};
 use deskmate_protocol::WireError;
 use deskmate_store::{NewNotice, NoticeKind, Store, StoreError, StoreResult};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::usage::{self, DayUsage};
@@ -25,36 +25,9 @@ use crate::usage::{self, DayUsage};
 /// The per-child setting holding the [`Limits`] (JSON).
 pub const LIMITS: &str = "limits.daily";
 
-/// Quiet hours, in the child's local time, `HH:MM`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct QuietHours {
-    pub from: String,
-    pub to: String,
-}
-
-/// A child's daily limits; `None` is no limit.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct Limits {
-    /// Minutes of chat with the companion a day ([`crate::usage`]'s count).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
-    pub chat_minutes: Option<u32>,
-    /// Model calls a day.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
-    pub model_calls: Option<u32>,
-    /// US dollars a day.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
-    pub cost_usd: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
-    pub quiet: Option<QuietHours>,
-}
+// The shapes are the protocol's (`deskmate limits --json`, the parents'
+// screen); their rules are here.
+pub use deskmate_protocol::family::{Limits, QuietHours};
 
 /// The most a limit may say (a day has 1440 minutes; more is a typo).
 const MAX_MINUTES: u32 = 1440;
@@ -67,9 +40,17 @@ pub fn time_of_day(s: &str) -> Result<NaiveTime, String> {
         .map_err(|_| format!("{s:?} is not a time of day like 21:00"))
 }
 
-impl QuietHours {
+/// The rules of quiet hours (the type is the protocol's).
+pub trait QuietHoursRules: Sized {
     /// Checked: two times of day, not the same.
-    pub fn new(from: &str, to: &str) -> Result<Self, String> {
+    fn new(from: &str, to: &str) -> Result<Self, String>;
+    /// Whether the local time `t` is in the quiet hours (`from` included,
+    /// `to` not); `from` later than `to` crosses midnight.
+    fn contains(&self, t: NaiveTime) -> bool;
+}
+
+impl QuietHoursRules for QuietHours {
+    fn new(from: &str, to: &str) -> Result<Self, String> {
         let (f, t) = (time_of_day(from)?, time_of_day(to)?);
         if f == t {
             return Err(format!(
@@ -82,9 +63,7 @@ impl QuietHours {
         })
     }
 
-    /// Whether the local time `t` is in the quiet hours (`from` included,
-    /// `to` not); `from` later than `to` crosses midnight.
-    pub fn contains(&self, t: NaiveTime) -> bool {
+    fn contains(&self, t: NaiveTime) -> bool {
         let (Ok(from), Ok(to)) = (time_of_day(&self.from), time_of_day(&self.to)) else {
             return false;
         };
@@ -96,9 +75,16 @@ impl QuietHours {
     }
 }
 
-impl Limits {
+/// The rules of a child's limits (the type is the protocol's).
+pub trait LimitsRules {
     /// Every problem with the limits, in plain words (empty: fine).
-    pub fn problems(&self) -> Vec<String> {
+    fn problems(&self) -> Vec<String>;
+    /// Whether any limit or quiet hours are set.
+    fn any(&self) -> bool;
+}
+
+impl LimitsRules for Limits {
+    fn problems(&self) -> Vec<String> {
         let mut out = Vec::new();
         if self.chat_minutes.is_some_and(|m| m > MAX_MINUTES) {
             out.push(format!(
@@ -123,8 +109,7 @@ impl Limits {
         out
     }
 
-    /// Whether any limit or quiet hours are set.
-    pub fn any(&self) -> bool {
+    fn any(&self) -> bool {
         self != &Limits::default()
     }
 }

@@ -16,65 +16,13 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::{DateTime, Days, NaiveDate, TimeZone, Utc};
 use chrono_tz::Tz;
 use deskmate_store::{ProfileKind, Store, StoreResult};
-use serde::Serialize;
 
 /// The longest gap between two messages still counted as chatting.
 pub const PAUSE_COUNTED: chrono::Duration = chrono::Duration::minutes(5);
 
-/// One child's day.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct DayUsage {
-    pub profile_id: String,
-    pub profile_name: String,
-    /// The child's local date, `YYYY-MM-DD`.
-    pub date: String,
-    /// The companion's answers started that day (subagents' not counted apart).
-    pub runs: u32,
-    pub model_calls: u32,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub cached_input_tokens: u64,
-    /// US dollars; calls whose price is unknown count 0 (see `unpriced_calls`).
-    pub cost_usd: f64,
-    /// Calls stored without a cost (a model with no known price).
-    pub unpriced_calls: u32,
-    /// Seconds of chat (see the module's note).
-    pub chat_seconds: u64,
-}
-
-impl DayUsage {
-    /// Whole minutes of chat, rounded up (a started minute counts).
-    pub fn chat_minutes(&self) -> u64 {
-        self.chat_seconds.div_ceil(60)
-    }
-}
-
-/// One of the companion's answers (a top-level run with its subagents).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct RunUsage {
-    pub run_id: String,
-    pub thread_id: String,
-    pub profile_id: String,
-    pub model: String,
-    pub status: String,
-    pub started_at: String,
-    pub model_calls: u32,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub cached_input_tokens: u64,
-    pub cost_usd: f64,
-}
-
-/// Usage over some days: per child and day (every day of the window, empty
-/// ones too, oldest first) and per run (newest first).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct UsageReport {
-    pub days: Vec<DayUsage>,
-    pub runs: Vec<RunUsage>,
-}
+// The shapes are the protocol's (what `deskmate usage --json` prints and
+// the parents' screen receives); this module fills them.
+pub use deskmate_protocol::family::{DayUsage, RunUsage, UsageReport};
 
 /// The child's time zone (Shanghai when the stored one is not a zone).
 pub fn zone(time_zone: &str) -> Tz {

@@ -120,7 +120,23 @@ pub fn add_protocol_types(module: &mut Module) {
         .add::<sync::PairRequest>()
         .add::<sync::PairingCode>()
         .add::<sync::AccountStatus>()
-        .add::<sync::DeviceView>();
+        .add::<sync::DeviceView>()
+        .raw("// A child as a whole, for parents: questions with a chart, usage, limits, notices, export and delete")
+        .add::<family::ChartKind>()
+        .add::<family::ChartSeries>()
+        .add::<family::Chart>()
+        .add::<family::ProgressAnswer>()
+        .add::<family::DayUsage>()
+        .add::<family::RunUsage>()
+        .add::<family::UsageReport>()
+        .add::<family::QuietHours>()
+        .add::<family::Limits>()
+        .add::<family::NoticeKind>()
+        .add::<family::Notice>()
+        .add::<family::ReplacedReply>()
+        .add::<family::TableRowCount>()
+        .add::<family::ChildExported>()
+        .add::<family::ChildDeleted>();
 }
 
 #[cfg(test)]

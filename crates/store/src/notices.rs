@@ -6,60 +6,12 @@
 //! list them.
 
 use rusqlite::{params, OptionalExtension};
-use serde::{Deserialize, Serialize};
 
 use crate::{now_utc, Store, StoreError, StoreResult};
 
-/// What happened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub enum NoticeKind {
-    /// A daily limit (minutes of chat, model calls, cost) was reached and a
-    /// request was refused.
-    LimitReached,
-    /// The child asked for something in the quiet hours.
-    QuietHours,
-    /// A reply of the companion was replaced by a safe one.
-    ReplyReplaced,
-}
-
-impl NoticeKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::LimitReached => "limit_reached",
-            Self::QuietHours => "quiet_hours",
-            Self::ReplyReplaced => "reply_replaced",
-        }
-    }
-
-    fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "limit_reached" => Self::LimitReached,
-            "quiet_hours" => Self::QuietHours,
-            "reply_replaced" => Self::ReplyReplaced,
-            _ => return None,
-        })
-    }
-}
-
-/// One notice to a parent.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct Notice {
-    pub id: String,
-    pub profile_id: String,
-    pub kind: NoticeKind,
-    /// The child's local date it happened on.
-    pub day: String,
-    /// Which limit and the day's figure, or why a reply was replaced.
-    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
-    pub detail: serde_json::Value,
-    /// The conversation, for a replaced reply.
-    pub thread_id: Option<String>,
-    pub created_at: String,
-    pub read_at: Option<String>,
-}
+// The shapes a parent reads are the protocol's (`deskmate notices --json`,
+// the parents' screen).
+pub use deskmate_protocol::family::{Notice, NoticeKind};
 
 /// A notice to keep.
 #[derive(Debug, Clone, PartialEq)]
@@ -106,15 +58,32 @@ impl<'s> Notices<'s> {
     /// The notices of one child (or of all), newest first; only the unread
     /// ones with `unread`.
     pub fn list(&self, profile_id: Option<&str>, unread: bool) -> StoreResult<Vec<Notice>> {
+        self.select(None, profile_id, unread)
+    }
+
+    /// One notice; an unknown id is `not_found`.
+    pub fn get(&self, id: &str) -> StoreResult<Notice> {
+        self.select(Some(id), None, false)?
+            .pop()
+            .ok_or_else(|| StoreError::NotFound(format!("notice {id}")))
+    }
+
+    fn select(
+        &self,
+        id: Option<&str>,
+        profile_id: Option<&str>,
+        unread: bool,
+    ) -> StoreResult<Vec<Notice>> {
         let rows: Vec<(Notice, String, String)> = self.store.with_conn(|c| {
             let mut stmt = c.prepare(
                 "SELECT id, profile_id, kind, day, detail, thread_id, created_at, read_at
                  FROM parent_notices
                  WHERE (?1 IS NULL OR profile_id = ?1) AND (?2 = 0 OR read_at IS NULL)
+                 AND (?3 IS NULL OR id = ?3)
                  ORDER BY created_at DESC, id DESC",
             )?;
             let rows = stmt
-                .query_map(params![profile_id, unread], |r| {
+                .query_map(params![profile_id, unread, id], |r| {
                     Ok((
                         Notice {
                             id: r.get(0)?,
@@ -215,5 +184,7 @@ mod tests {
         assert_eq!(notices.list(Some(&child.id), true).unwrap().len(), 1);
         assert_eq!(notices.list(None, false).unwrap().len(), 2);
         assert_eq!(notices.mark_read("nope").unwrap_err().code(), "not_found");
+        assert_eq!(notices.get(&all[1].id).unwrap(), all[1]);
+        assert_eq!(notices.get("nope").unwrap_err().code(), "not_found");
     }
 }

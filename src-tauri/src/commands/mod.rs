@@ -11,6 +11,7 @@
 //! them is generated (ui/src/protocol.ts).
 
 mod chat;
+mod family;
 mod homework;
 mod knowledge;
 pub mod lamp;
@@ -217,6 +218,16 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         mcp::mcp_remove,
         mcp::mcp_allow,
         mcp::mcp_set,
-        mcp::mcp_tools
+        mcp::mcp_tools,
+        family::ask,
+        family::usage,
+        family::limits_get,
+        family::limits_set,
+        family::notices_list,
+        family::notice_read,
+        family::notice_replaced_reply,
+        family::export_default_path,
+        family::profile_export,
+        family::profile_delete
     ]
 }

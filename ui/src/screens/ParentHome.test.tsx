@@ -2,11 +2,13 @@ import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import * as api from "../api";
+import * as family from "../familyApi";
 import { check, material, profile, renderWithI18n } from "../test/helpers";
 import { weeklyReport, NOTICE_NONE } from "../test/samples";
 import { ParentHome } from "./ParentHome";
 
 vi.mock("../api");
+vi.mock("../familyApi");
 vi.mock("../events", () => import("../test/fakeEvents"));
 
 const mum = profile({ id: "p1", kind: "parent", name: "妈妈" });
@@ -23,6 +25,31 @@ describe("parent home", () => {
     vi.mocked(api.profilesList).mockResolvedValue([mum, ming]);
     vi.mocked(api.doctor).mockResolvedValue([]);
     vi.mocked(api.localeSet).mockResolvedValue(null);
+    vi.mocked(family.noticesList).mockResolvedValue([]);
+  });
+
+  it("counts the unread notices on the Usage & limits tab, read again when the tab changes", async () => {
+    const unread = (id: string) => ({
+      id,
+      profile_id: "c1",
+      kind: "quiet_hours" as const,
+      day: "2026-11-27",
+      detail: { from: "21:00", to: "07:00" },
+      thread_id: null,
+      created_at: "2026-11-27T13:00:00Z",
+      read_at: null,
+    });
+    vi.mocked(family.noticesList).mockResolvedValue([unread("n1"), unread("n2")]);
+    vi.mocked(family.usage).mockResolvedValue({ days: [], runs: [] });
+    vi.mocked(family.limitsGet).mockResolvedValue({});
+    const { user } = renderParent();
+    const badge = await within(screen.getByTestId("tab-usage")).findByTestId("notices-unread");
+    expect(badge).toHaveTextContent("2");
+    expect(badge).toHaveAttribute("aria-label", "2 条未读提醒");
+    expect(family.noticesList).toHaveBeenCalledWith(null, true);
+    vi.mocked(family.noticesList).mockResolvedValue([]);
+    await user.click(screen.getByTestId("tab-usage"));
+    await waitFor(() => expect(screen.queryByTestId("notices-unread")).toBeNull());
   });
 
   it("lists the profiles and adds a child", async () => {
@@ -140,6 +167,8 @@ describe("parent home", () => {
     expect(screen.getAllByRole("tab").map((t) => t.dataset.testid)).toEqual([
       "tab-profiles",
       "tab-reports",
+      "tab-ask",
+      "tab-usage",
       "tab-activity",
       "tab-goals",
       "tab-materials",

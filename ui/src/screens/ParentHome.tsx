@@ -1,11 +1,13 @@
-import { useState, type KeyboardEvent } from "react";
+import { useEffect, useState, type KeyboardEvent } from "react";
 import { Icon } from "../components/Icon";
 import type { AppStatus, Profile } from "../api";
 import { Header } from "../components/Header";
+import * as family from "../familyApi";
 import { useT, type MessageKey } from "../i18n";
 import { ChatScreen } from "./chat/ChatScreen";
 import { ActivityTab } from "./parent/ActivityTab";
 import { AddMaterialTab } from "./parent/AddMaterialTab";
+import { AskTab } from "./parent/AskTab";
 import { GoalsTab } from "./parent/GoalsTab";
 import { KnowledgeTab } from "./parent/KnowledgeTab";
 import { McpTab } from "./parent/McpTab";
@@ -13,11 +15,14 @@ import { MemoriesTab } from "./parent/MemoriesTab";
 import { ProfilesTab } from "./parent/ProfilesTab";
 import { ReportsTab } from "./parent/ReportsTab";
 import { SettingsTab } from "./parent/SettingsTab";
+import { UsageTab } from "./parent/UsageTab";
 
-type Tab = "profiles" | "reports" | "activity" | "goals" | "materials" | "knowledge" | "memories" | "mcp" | "settings";
+type Tab = "profiles" | "reports" | "ask" | "usage" | "activity" | "goals" | "materials" | "knowledge" | "memories" | "mcp" | "settings";
 const TABS: { id: Tab; key: MessageKey }[] = [
   { id: "profiles", key: "tab.profiles" },
   { id: "reports", key: "tab.reports" },
+  { id: "ask", key: "tab.ask" },
+  { id: "usage", key: "tab.usage" },
   { id: "activity", key: "tab.activity" },
   { id: "goals", key: "tab.goals" },
   { id: "materials", key: "tab.materials" },
@@ -33,11 +38,23 @@ interface ParentHomeProps {
   onLock: () => void;
 }
 
-/** The parent area (reached only through the PIN): profiles, reports, what happened in each request, goals, adding material, knowledge bases, each child's memories, MCP tools, settings; and the chat. */
+/** The parent area (reached only through the PIN): profiles (a child's data exported or deleted), reports, questions about progress with a chart, usage and limits with the notices, what happened in each request, goals, adding material, knowledge bases, each child's memories, MCP tools, settings; and the chat. */
 export function ParentHome({ profile, status, onLock }: ParentHomeProps) {
   const t = useT();
   const [tab, setTab] = useState<Tab>("profiles");
   const [chat, setChat] = useState(false);
+  // Notices not read yet (a limit reached, quiet hours, a replaced reply):
+  // counted on the Usage & limits tab, read again whenever the tab changes.
+  const [unread, setUnread] = useState(0);
+  useEffect(() => {
+    let stale = false;
+    Promise.resolve(family.noticesList(null, true))
+      .then((n) => !stale && setUnread(n?.length ?? 0))
+      .catch(() => undefined);
+    return () => {
+      stale = true;
+    };
+  }, [tab]);
 
   function onTabKey(e: KeyboardEvent<HTMLButtonElement>) {
     if (e.key !== "ArrowRight" && e.key !== "ArrowLeft") return;
@@ -97,12 +114,19 @@ export function ParentHome({ profile, status, onLock }: ParentHomeProps) {
               onKeyDown={onTabKey}
             >
               {t(x.key)}
+              {x.id === "usage" && unread > 0 && (
+                <span className="tag tag-warn tab-count" data-testid="notices-unread" aria-label={t("notices.unreadCount", { n: unread })}>
+                  {unread}
+                </span>
+              )}
             </button>
           ))}
         </div>
         <section id={`panel-${tab}`} role="tabpanel" aria-labelledby={`tab-${tab}`} className="tab-panel">
-          {tab === "profiles" && <ProfilesTab />}
+          {tab === "profiles" && <ProfilesTab parent={profile} />}
           {tab === "reports" && <ReportsTab />}
+          {tab === "ask" && <AskTab />}
+          {tab === "usage" && <UsageTab />}
           {tab === "activity" && <ActivityTab />}
           {tab === "goals" && <GoalsTab />}
           {tab === "materials" && <AddMaterialTab parent={profile} />}

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import * as api from "../api";
 import type { Profile } from "../api";
 import { errorText } from "../errors";
+import { useEscape } from "../useEscape";
 import { useT } from "../i18n";
 import { digitsOnly } from "../validation";
 
@@ -23,13 +24,7 @@ export function PinDialog({ profile, onUnlocked, onCancel }: PinDialogProps) {
     inputRef.current?.focus();
   }, []);
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") onCancel();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [onCancel]);
+  useEscape(onCancel);
 
   async function submit(ev: FormEvent) {
     ev.preventDefault();

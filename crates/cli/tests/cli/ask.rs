@@ -77,7 +77,18 @@ fn built_in_questions_answer_with_charts_of_one_child() {
     let today = values.last().unwrap().as_f64().unwrap();
     let mean = accuracies.iter().sum::<f64>() / 3.0;
     assert!((today - mean).abs() < 0.1, "{today} vs {mean}");
-    assert!(week["text"].as_str().unwrap().contains("3 times"), "{week}");
+    // A built-in answer is in the question's language.
+    assert!(
+        week["text"].as_str().unwrap().contains("一共背了 3 次"),
+        "{week}"
+    );
+    assert_eq!(chart["series"][0]["name"], "正确率");
+    let in_english = ask(d, "小明", "How is the accuracy this week?");
+    assert!(
+        in_english["text"].as_str().unwrap().contains("3 times"),
+        "{in_english}"
+    );
+    assert_eq!(in_english["chart"]["title"], "accuracy per day (%)");
 
     let missed = ask(d, "小明", "哪些字错得最多");
     assert_eq!(missed["chart"]["kind"], "bar");

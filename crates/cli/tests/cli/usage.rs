@@ -82,6 +82,10 @@ fn a_parent_sets_limits_and_sees_the_refusal_in_the_usage() {
     assert_eq!(notices.len(), 1);
     assert_eq!(notices[0]["kind"], "limit_reached");
     let id = notices[0]["id"].as_str().unwrap();
+    // Only a replaced reply's notice has a reply to show.
+    let shown = deskmate(d).args(["notices", "show", id]).output().unwrap();
+    assert!(!shown.status.success());
+    assert!(String::from_utf8_lossy(&shown.stderr).contains("not about a replaced reply"));
     deskmate(d).args(["notices", "read", id]).assert().success();
     let unread = json(
         &deskmate(d)

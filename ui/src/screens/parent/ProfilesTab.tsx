@@ -1,19 +1,24 @@
 import { useCallback, useEffect, useState, type FormEvent } from "react";
 import * as api from "../../api";
-import type { Profile, ProfileKind } from "../../api";
+import type { ChildDeleted, ChildExported, Profile, ProfileKind } from "../../api";
 import { Field } from "../../components/Field";
 import { avatarInitial } from "../../initial";
 import { errorText } from "../../errors";
 import { gradeKey, gradeLabel, useLocale, useT, type MessageKey } from "../../i18n";
 import { checkGrade, checkName, checkPin, checkPinRepeat, digitsOnly, GRADES } from "../../validation";
+import { ChildDataDialog, type ChildDataAction } from "./ChildDataDialog";
 
 type FieldName = "name" | "grade" | "pin" | "pin2";
 type Errors = Partial<Record<FieldName, MessageKey>>;
 
 const EMPTY = { name: "", grade: "1", pin: "", pin2: "" };
 
-export function ProfilesTab() {
+/** The family's profiles: the list (a child's data exported or deleted, behind the PIN), and a new profile added. `parent` is the parent signed in. */
+export function ProfilesTab({ parent }: { parent: Profile }) {
   const t = useT();
+  const [dataAction, setDataAction] = useState<{ action: ChildDataAction; child: Profile } | null>(null);
+  const [exported, setExported] = useState<ChildExported | null>(null);
+  const [deleted, setDeleted] = useState<ChildDeleted | null>(null);
   const { locale } = useLocale();
   const [profiles, setProfiles] = useState<Profile[] | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -104,9 +109,72 @@ export function ProfilesTab() {
               <span className="tag">{t(p.kind === "parent" ? "kind.parent" : "kind.child")}</span>
               {p.kind === "child" && gradeLabel(t, p.grade) && <span className="tag">{gradeLabel(t, p.grade)}</span>}
               {p.kind === "parent" && p.has_pin && <span className="tag tag-ok">{t("profiles.hasPin")}</span>}
+              {p.kind === "child" && (
+                <span className="profile-row-actions">
+                  <button
+                    type="button"
+                    className="btn btn-secondary"
+                    data-testid="child-export"
+                    onClick={() => setDataAction({ action: "export", child: p })}
+                  >
+                    {t("childData.export")}
+                  </button>{" "}
+                  <button
+                    type="button"
+                    className="btn btn-secondary"
+                    data-testid="child-delete"
+                    onClick={() => setDataAction({ action: "delete", child: p })}
+                  >
+                    {t("childData.delete")}
+                  </button>
+                </span>
+              )}
             </li>
           ))}
         </ul>
+        {exported && (
+          <p className="banner banner-ok" role="status" data-testid="child-exported">
+            {t("childData.exported", {
+              name: exported.name,
+              file: exported.file,
+              rows: exported.tables.reduce((n, x) => n + x.rows, 0),
+              files: exported.workspace_files,
+            })}
+          </p>
+        )}
+        {deleted && (
+          <div className="banner banner-ok" role="status" data-testid="child-deleted">
+            <p>{t("childData.deleted", { name: deleted.name })}</p>
+            <ul data-testid="child-deleted-tables">
+              {deleted.tables.map((x) => (
+                <li key={x.table}>{t("childData.deletedRows", { table: x.table, n: x.rows })}</li>
+              ))}
+              {deleted.paths_removed.map((path) => (
+                <li key={path}>{t("childData.deletedPath", { path })}</li>
+              ))}
+            </ul>
+            {deleted.sent_to_family && <p>{t("childData.sentToFamily")}</p>}
+          </div>
+        )}
+        {dataAction && (
+          <ChildDataDialog
+            action={dataAction.action}
+            child={dataAction.child}
+            parent={parent}
+            onCancel={() => setDataAction(null)}
+            onExported={(done) => {
+              setDataAction(null);
+              setDeleted(null);
+              setExported(done);
+            }}
+            onDeleted={(done) => {
+              setDataAction(null);
+              setExported(null);
+              setDeleted(done);
+              void load();
+            }}
+          />
+        )}
       </section>
 
       <section className="card" aria-labelledby="profiles-add-title">

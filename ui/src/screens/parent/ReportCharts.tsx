@@ -3,46 +3,15 @@
  * needs the charting code. A weekly report charts its per-day series; a
  * daily report has none, so it compares the day with the day before.
  */
-import { useEffect, useRef, useState, type ReactNode } from "react";
 import { Bar, BarChart, CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import type { Report } from "../../api";
 import { useLocale, useT } from "../../i18n";
+import { ChartFigure } from "./ChartFigure";
 
 const ACCENT = "#b4552c";
 const CHILD = "#4f8a64";
 const GRID = "#e6d8c4";
 const HEIGHT = 220;
-
-/** The width of an element, kept current with ResizeObserver where there is one. */
-function useWidth(fallback = 480) {
-  const ref = useRef<HTMLElement>(null);
-  const [width, setWidth] = useState(fallback);
-  useEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    const measure = () => {
-      const w = el.clientWidth;
-      if (w > 0) setWidth(w);
-    };
-    measure();
-    if (typeof ResizeObserver === "undefined") return;
-    const ro = new ResizeObserver(measure);
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, []);
-  return { ref, width };
-}
-
-/** A captioned figure whose chart is drawn at the figure's own width. */
-function ChartFigure({ caption, children }: { caption: string; children: (width: number) => ReactNode }) {
-  const { ref, width } = useWidth();
-  return (
-    <figure className="chart" ref={ref}>
-      <figcaption className="field-label">{caption}</figcaption>
-      {children(Math.max(240, width))}
-    </figure>
-  );
-}
 
 export interface ChartPoint {
   label: string;

@@ -132,6 +132,19 @@ async fn unsafe_replies_are_replaced_and_the_parent_told_safe_ones_untouched() {
     assert!(notices
         .iter()
         .all(|n| n.kind == NoticeKind::ReplyReplaced && n.thread_id.is_some()));
+    // The parent reads a replaced reply with its conversation (the window's
+    // notice, `deskmate notices show`): the original, and the safe reply
+    // the child saw in the thread.
+    let read = app.replaced_reply(&notices[0].id).unwrap();
+    assert_eq!(read.original, *unsafe_.last().unwrap());
+    assert_eq!(Some(read.thread.thread.id.clone()), notices[0].thread_id);
+    let shown = read
+        .thread
+        .messages
+        .iter()
+        .find(|m| m.id == read.message_id)
+        .unwrap();
+    assert_eq!(shown.content, replacement);
 
     for original in &safe {
         let said = say(&app, &child, "你好").await;
