@@ -5,6 +5,7 @@ import * as api from "../../api";
 import * as family from "../../familyApi";
 import type { ProgressAnswer } from "../../protocol";
 import { profile, renderWithI18n } from "../../test/helpers";
+import { NOTICE_AGREED, NOTICE_NONE } from "../../test/samples";
 import { AskTab } from "./AskTab";
 
 vi.mock("../../api", async (importActual) => ({
@@ -31,7 +32,7 @@ const accuracy: ProgressAnswer = {
 describe("ask about progress", () => {
   beforeEach(() => {
     vi.mocked(api.profilesList).mockResolvedValue([profile({ id: "p1", kind: "parent", name: "妈妈" }), ming, hong]);
-    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false });
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: null, base_url: null, has_key: false, notice: NOTICE_NONE });
     vi.mocked(family.ask).mockReset();
   });
 
@@ -56,7 +57,7 @@ describe("ask about progress", () => {
 
   it("a typed question goes to the chosen child; with a model there is no warning", async () => {
     const user = userEvent.setup();
-    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "openai:m", base_url: null, has_key: true });
+    vi.mocked(api.llmSettingsGet).mockResolvedValue({ model: "openai:m", base_url: null, has_key: true, notice: NOTICE_AGREED });
     vi.mocked(family.ask).mockResolvedValue({ question: "model", text: "The reviews are going well.", chart: null });
     renderWithI18n(<AskTab />, "en");
     await waitFor(() => expect(api.llmSettingsGet).toHaveBeenCalled());

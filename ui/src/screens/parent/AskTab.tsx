@@ -32,7 +32,7 @@ export function AskTab() {
     let stale = false;
     api
       .llmSettingsGet()
-      .then((s) => !stale && setHasModel(!!s?.model))
+      .then((s) => !stale && setHasModel(!!s?.model && !!s.notice?.agreed_at))
       .catch(() => !stale && setHasModel(false));
     return () => {
       stale = true;
