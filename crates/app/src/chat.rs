@@ -35,7 +35,7 @@ use deskmate_protocol as protocol;
 use deskmate_store::Store;
 
 pub mod attachments;
-mod child_safety;
+pub(crate) mod child_safety;
 mod llm_settings;
 pub(crate) use llm_settings::llm_prices;
 pub(crate) mod model_notice;

@@ -5,14 +5,18 @@
 //! `deskmate_orchestrator::routine`; this module is the work its nodes do
 //! here:
 //! - `agent`: the team member of that name (the `agents/` folder; the lead
-//!   is `companion`) answers on the configured model, with its
-//!   instructions, the node's prompt and the run's messages;
+//!   is `companion`) as a ReAct agent on the configured model: its
+//!   instructions, the node's prompt and the run's messages, the study tools
+//!   for the run's child, at most six model calls; for a child's run its
+//!   answer is checked as a reply to a child (a flagged one replaced, the
+//!   parent told);
 //! - `tool`: one of the companion's study tools (`due_reviews`,
 //!   `recent_attempts`, …), for the run's child;
 //! - `recite`: the child's first attempt at the material since the run
 //!   began (the run waits until there is one);
 //! - `notify_parent`: a note kept with the run's steps (`deskmate
-//!   workflows show`).
+//!   workflows show`) and, for a child's run, a `routine_note` notice in the
+//!   parent's view.
 //!
 //! Supervisor mode ([`Deskmate::supervise`]) hands a conversation to the
 //! same team's members in turn.
@@ -137,6 +141,20 @@ impl Deskmate {
         let sandbox_dir = self.config().data_dir.join("routines").join(&state.id);
         let mut tools = ToolSet::default();
         crate::study_tools::add_study_tools(self.store(), &mut tools);
+        let child = match &profile_id {
+            Some(id) => {
+                let p = self.store().profiles().get(id)?;
+                (p.kind == deskmate_store::ProfileKind::Child).then(|| ChildReader {
+                    profile_id: p.id.clone(),
+                    english: p.locale.starts_with("en"),
+                    time_zone: p.time_zone.clone(),
+                    moderation: crate::chat::child_safety::moderation(self.store())
+                        .ok()
+                        .flatten(),
+                })
+            }
+            None => None,
+        };
         let mut work = AppWork {
             store: self.store().clone(),
             routine: routine.name.clone(),
@@ -146,6 +164,7 @@ impl Deskmate {
             team: self.chat().team(),
             tools,
             sandbox: Arc::new(Sandbox::deferred(&sandbox_dir, Box::new(|_, _| Ok(())))),
+            child,
             emit,
         };
         let done = routine::run(routine, state, &mut work)
@@ -186,6 +205,53 @@ fn view(routine: &str, state: &RunState) -> RoutineRunView {
     }
 }
 
+impl AppWork<'_> {
+    /// A step's words as the child will read them: checked as a reply to a
+    /// child (the kept rules, then the moderation endpoint); a flagged one
+    /// becomes the safe reply and the parent gets a notice with the
+    /// original. A run for no child (or a parent) is not checked.
+    fn checked(&mut self, agent: &str, text: String) -> Result<String, String> {
+        let Some(child) = &self.child else {
+            return Ok(text);
+        };
+        let verdict = deskmate_orchestrator::safety::check(&text, child.moderation.as_ref());
+        if !verdict.flagged() {
+            return Ok(text);
+        }
+        let safe = deskmate_orchestrator::safety::safe_reply(child.english).to_string();
+        self.notice(serde_json::json!({
+            "routine": self.routine,
+            "agent": agent,
+            "note": format!("a step's reply was replaced by a safe one ({})", verdict.reasons.join(", ")),
+            "reasons": verdict.reasons,
+            "original": text,
+        }))?;
+        Ok(safe)
+    }
+
+    /// A `routine_note` notice for the run's child (none for a run with no child).
+    fn notice(&self, detail: serde_json::Value) -> Result<(), String> {
+        let Some(child) = &self.child else {
+            return Ok(());
+        };
+        let day = Utc::now()
+            .with_timezone(&deskmate_orchestrator::usage::zone(&child.time_zone))
+            .date_naive()
+            .to_string();
+        self.store
+            .notices()
+            .add(&deskmate_store::NewNotice {
+                profile_id: &child.profile_id,
+                kind: deskmate_store::NoticeKind::RoutineNote,
+                day: &day,
+                detail,
+                thread_id: None,
+            })
+            .map(|_| ())
+            .map_err(|e| format!("the note to the parent could not be kept: {e}"))
+    }
+}
+
 /// The work of a run's nodes in the app.
 struct AppWork<'e> {
     store: Store,
@@ -196,8 +262,23 @@ struct AppWork<'e> {
     team: deskmate_agent::team::Team,
     tools: ToolSet,
     sandbox: Arc<Sandbox>,
+    /// Set when the run is for a child: what a step says is checked as a
+    /// reply to them.
+    child: Option<ChildReader>,
     emit: &'e mut (dyn FnMut(RoutineEvent) + Send),
 }
+
+/// The child a run's steps speak to: their words are checked as the
+/// companion's replies are (the kept rules, then the moderation endpoint).
+struct ChildReader {
+    profile_id: String,
+    english: bool,
+    time_zone: String,
+    moderation: Option<deskmate_orchestrator::safety::Moderation>,
+}
+
+/// How many model calls an agent step may make (its tool rounds included).
+const AGENT_STEP_CALLS: usize = 6;
 
 impl RoutineWork for AppWork<'_> {
     async fn agent(
@@ -229,14 +310,45 @@ impl RoutineWork for AppWork<'_> {
             .map(|(i, m)| format!("[{}] {m}", if i == 0 { "input" } else { "step" }))
             .collect::<Vec<_>>()
             .join("\n");
-        answer_as(
-            model,
-            agent,
-            &instructions,
-            "You are one step of a routine a parent set up for their child.",
-            format!("{conversation}\n\nYour task in this step: {prompt}"),
-        )
-        .await
+        let model = model.clone();
+        let mut req = ChatRequest {
+            system: Some(format!(
+                "{instructions}\n\nYou are one step of a routine a parent set up for their child. \
+                 Look up what you need with the study tools (they read this child's learning), then answer."
+            )),
+            messages: vec![Message::user(format!(
+                "{conversation}\n\nYour task in this step: {prompt}"
+            ))],
+            tools: self.tools.specs(),
+            max_tokens: Some(800),
+            temperature: None,
+        };
+        // A ReAct agent: call tools until it answers in words.
+        for _ in 0..AGENT_STEP_CALLS {
+            let reply = model
+                .complete(&req)
+                .await
+                .map_err(|e| format!("{agent} could not answer: {e}"))?;
+            if reply.tool_calls.is_empty() {
+                return self.checked(agent, reply.text);
+            }
+            req.messages
+                .push(Message::assistant(reply.text.clone(), reply.tool_calls.clone()));
+            for call in &reply.tool_calls {
+                let result = match serde_json::from_str::<serde_json::Value>(&call.arguments) {
+                    Ok(args) => self.tool(&call.name, &args).await,
+                    Err(e) => Err(format!("the arguments are not JSON ({e})")),
+                };
+                let (text, is_error) = match result {
+                    Ok(t) => (t, false),
+                    Err(e) => (e, true),
+                };
+                req.messages.push(Message::tool_result(&call.id, text, is_error));
+            }
+        }
+        Err(format!(
+            "{agent} did not answer within {AGENT_STEP_CALLS} model calls"
+        ))
     }
 
     async fn tool(&mut self, tool: &str, args: &serde_json::Value) -> Result<String, String> {
@@ -297,11 +409,11 @@ impl RoutineWork for AppWork<'_> {
         })
     }
 
-    fn notify_parent(&mut self, _message: &str) -> Result<(), String> {
-        // The note is the node's output, kept with the run's steps, which
-        // the parent reads (`deskmate workflows show`).
+    fn notify_parent(&mut self, message: &str) -> Result<(), String> {
+        // Kept with the run's steps (`deskmate workflows show`) and, for a
+        // child's run, as a notice in the parent's view.
         tracing::info!(routine = %self.routine, "a note to the parent");
-        Ok(())
+        self.notice(serde_json::json!({ "routine": self.routine, "note": message }))
     }
 
     fn save(&mut self, state: &RunState) -> Result<(), String> {

@@ -216,6 +216,10 @@ pub enum NoticeKind {
     QuietHours,
     /// A reply of the companion was replaced by a safe one.
     ReplyReplaced,
+    /// A routine told the parent something: its `notify_parent` note, or a
+    /// step's reply the child-safety check replaced (`detail`: routine,
+    /// run, node, note, and the original words when replaced).
+    RoutineNote,
 }
 
 impl NoticeKind {
@@ -224,6 +228,7 @@ impl NoticeKind {
             Self::LimitReached => "limit_reached",
             Self::QuietHours => "quiet_hours",
             Self::ReplyReplaced => "reply_replaced",
+            Self::RoutineNote => "routine_note",
         }
     }
 
@@ -233,6 +238,7 @@ impl NoticeKind {
             "limit_reached" => Self::LimitReached,
             "quiet_hours" => Self::QuietHours,
             "reply_replaced" => Self::ReplyReplaced,
+            "routine_note" => Self::RoutineNote,
             _ => return None,
         })
     }
