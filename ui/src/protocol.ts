@@ -332,6 +332,67 @@ kind: string,
  */
 created_at: string, last_seen_at: string | null, };
 
+// Parents' routines
+
+export type NodePosition = { x: number, y: number, };
+
+export type NodeKind = { "type": "start" } | { "type": "end" } | { "type": "agent", agent: string, prompt: string, } | { "type": "tool", tool: string, args: unknown, } | { "type": "condition", branches: Array<Branch>, default: string | null, } | { "type": "recite", material: string, } | { "type": "notify_parent", message: string, };
+
+export type RoutineNode = { 
+/**
+ * Unique within the routine; what `next` and branches point at.
+ */
+id: string, 
+/**
+ * The node that follows; absent on `end` and `condition`.
+ */
+next?: string | null, 
+/**
+ * Where the editor drew the node; absent in routines written by hand
+ * (the editor lays those out by depth) and ignored by runs.
+ */
+position?: NodePosition, } & ({ "type": "start" } | { "type": "end" } | { "type": "agent", agent: string, prompt: string, } | { "type": "tool", tool: string, args: unknown, } | { "type": "condition", branches: Array<Branch>, default: string | null, } | { "type": "recite", material: string, } | { "type": "notify_parent", message: string, });
+
+export type Branch = { keyword: string, to: string, };
+
+export type Routine = { name: string, description: string, nodes: Array<RoutineNode>, };
+
+export type RoutineProblem = { 
+/**
+ * A stable code (`routine.no_start`, `routine.cycle`, …).
+ */
+code: string, 
+/**
+ * The node it is about, when there is one (the editor marks it).
+ */
+node?: string | null, 
+/**
+ * What is wrong, in plain words.
+ */
+message: string, };
+
+export type RoutinePart = { name: string, description: string, };
+
+export type RoutineParts = { agents: Array<RoutinePart>, tools: Array<RoutinePart>, };
+
+export type RoutineEvent = { "type": "node_started", run_id: string, node: string, kind: string, } | { "type": "node_output", run_id: string, node: string, text: string, } | { "type": "node_finished", run_id: string, node: string, } | { "type": "waiting", run_id: string, node: string, reason: string, } | { "type": "finished", run_id: string, } | { "type": "failed", run_id: string, node: string, message: string, };
+
+export type RoutineStep = { node: string, output: string, };
+
+export type RoutineRunView = { id: string, routine: string, input: string, 
+/**
+ * running | waiting | finished | failed
+ */
+status: string, 
+/**
+ * The node the run is at (the next to run, or the one it waits on).
+ */
+at?: string | null, 
+/**
+ * What each node that finished said, in order.
+ */
+steps: Array<RoutineStep>, };
+
 // Family and library (deskmate-store)
 
 export type ProfileKind = "parent" | "child";

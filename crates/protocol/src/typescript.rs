@@ -5,7 +5,7 @@
 
 use ts_rs::{Config, TS};
 
-use crate::{agui, chat, check, error, models, practice, status, sync};
+use crate::{agui, chat, check, error, models, practice, routine, status, sync};
 
 /// How the types are rendered: 64-bit integers are plain `number`s (the
 /// core's are counts, bytes and seconds, well inside 2^53).
@@ -116,7 +116,19 @@ pub fn add_protocol_types(module: &mut Module) {
         .add::<sync::PairRequest>()
         .add::<sync::PairingCode>()
         .add::<sync::AccountStatus>()
-        .add::<sync::DeviceView>();
+        .add::<sync::DeviceView>()
+        .raw("// Parents' routines")
+        .add::<routine::NodePosition>()
+        .add::<routine::NodeKind>()
+        .add::<routine::RoutineNode>()
+        .add::<routine::Branch>()
+        .add::<routine::Routine>()
+        .add::<routine::RoutineProblem>()
+        .add::<routine::RoutinePart>()
+        .add::<routine::RoutineParts>()
+        .add::<routine::RoutineEvent>()
+        .add::<routine::RoutineStep>()
+        .add::<routine::RoutineRunView>();
 }
 
 #[cfg(test)]

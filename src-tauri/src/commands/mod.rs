@@ -19,6 +19,7 @@ mod memories;
 mod models;
 mod plan;
 pub mod practice;
+mod routines;
 mod sync;
 mod trace;
 mod voice;
@@ -213,6 +214,16 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         mcp::mcp_remove,
         mcp::mcp_allow,
         mcp::mcp_set,
-        mcp::mcp_tools
+        mcp::mcp_tools,
+        routines::routines_list,
+        routines::routine_get,
+        routines::routine_examples,
+        routines::routine_parts,
+        routines::routine_check,
+        routines::routine_save,
+        routines::routine_delete,
+        routines::routine_runs,
+        routines::routine_run,
+        routines::routine_resume
     ]
 }

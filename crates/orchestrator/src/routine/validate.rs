@@ -261,6 +261,7 @@ mod tests {
             id: id.into(),
             kind,
             next: next.map(str::to_string),
+            position: None,
         }
     }
 

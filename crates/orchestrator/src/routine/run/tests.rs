@@ -85,6 +85,7 @@ fn node(id: &str, kind: NodeKind, next: Option<&str>) -> RoutineNode {
         id: id.into(),
         kind,
         next: next.map(str::to_string),
+        position: None,
     }
 }
 
@@ -392,6 +393,7 @@ fn graph(n: usize) -> impl Strategy<Value = Routine> {
                     id: id(i),
                     kind,
                     next,
+                    position: None,
                 }
             })
             .collect();
