@@ -1025,3 +1025,27 @@ export const ERROR_CODES = [
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
+
+// Every code a routine's problem can carry (RoutineProblem.code); the editor has words for each
+
+export const ROUTINE_PROBLEM_CODES = [
+  "routine.no_name",
+  "routine.no_id",
+  "routine.duplicate_id",
+  "routine.no_start",
+  "routine.many_starts",
+  "routine.no_end",
+  "routine.end_has_next",
+  "routine.condition_has_next",
+  "routine.no_branches",
+  "routine.empty_keyword",
+  "routine.no_default",
+  "routine.missing_next",
+  "routine.incomplete",
+  "routine.unknown_node",
+  "routine.unreachable",
+  "routine.cycle",
+  "routine.no_way_to_end",
+] as const;
+
+export type RoutineProblemCode = (typeof ROUTINE_PROBLEM_CODES)[number];
