@@ -12,9 +12,10 @@ import { McpTab } from "./parent/McpTab";
 import { MemoriesTab } from "./parent/MemoriesTab";
 import { ProfilesTab } from "./parent/ProfilesTab";
 import { ReportsTab } from "./parent/ReportsTab";
+import { RoutinesTab } from "./parent/RoutinesTab";
 import { SettingsTab } from "./parent/SettingsTab";
 
-type Tab = "profiles" | "reports" | "activity" | "goals" | "materials" | "knowledge" | "memories" | "mcp" | "settings";
+type Tab = "profiles" | "reports" | "activity" | "goals" | "materials" | "knowledge" | "memories" | "mcp" | "routines" | "settings";
 const TABS: { id: Tab; key: MessageKey }[] = [
   { id: "profiles", key: "tab.profiles" },
   { id: "reports", key: "tab.reports" },
@@ -24,6 +25,7 @@ const TABS: { id: Tab; key: MessageKey }[] = [
   { id: "knowledge", key: "tab.knowledge" },
   { id: "memories", key: "tab.memories" },
   { id: "mcp", key: "tab.mcp" },
+  { id: "routines", key: "tab.routines" },
   { id: "settings", key: "tab.settings" },
 ];
 
@@ -33,7 +35,7 @@ interface ParentHomeProps {
   onLock: () => void;
 }
 
-/** The parent area (reached only through the PIN): profiles, reports, what happened in each request, goals, adding material, knowledge bases, each child's memories, MCP tools, settings; and the chat. */
+/** The parent area (reached only through the PIN): profiles, reports, what happened in each request, goals, adding material, knowledge bases, each child's memories, MCP tools, routines, settings; and the chat. */
 export function ParentHome({ profile, status, onLock }: ParentHomeProps) {
   const t = useT();
   const [tab, setTab] = useState<Tab>("profiles");
@@ -109,6 +111,7 @@ export function ParentHome({ profile, status, onLock }: ParentHomeProps) {
           {tab === "knowledge" && <KnowledgeTab />}
           {tab === "memories" && <MemoriesTab />}
           {tab === "mcp" && <McpTab />}
+          {tab === "routines" && <RoutinesTab />}
           {tab === "settings" && <SettingsTab status={status} />}
         </section>
       </main>
