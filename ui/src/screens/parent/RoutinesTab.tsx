@@ -55,6 +55,7 @@ export function RoutinesTab() {
   }
 
   function onSaved(saved: Routine) {
+    setEditing((e) => e && { ...e, savedName: saved.name });
     setRoutines((all) => [...(all ?? []).filter((r) => r.name !== saved.name), saved].sort((a, b) => a.name.localeCompare(b.name)));
   }
 
