@@ -100,6 +100,25 @@ describe("the routine as a graph", () => {
     expect(at(r3, "choose")).toMatchObject({ branches: [{ keyword: "静夜思", to: "" }] });
   });
 
+  it("puts a new node where no node is", () => {
+    let r = emptyRoutine("t");
+    const places: unknown[] = [];
+    for (let i = 0; i < 3; i++) {
+      const added = addNode(r, "agent");
+      r = added.routine;
+      places.push(at(r, added.id).position);
+    }
+    // Right of the start's column, one below the other (the start and end are further apart).
+    expect(places).toEqual([
+      { x: 40 + LAYER_GAP, y: 40 },
+      { x: 40 + LAYER_GAP, y: 40 + ROW_GAP },
+      { x: 40 + LAYER_GAP, y: 40 + 2 * ROW_GAP },
+    ]);
+    // Next to the selected node, below what is already there.
+    const near = addNode(r, "end", at(r, "start").position!);
+    expect(at(near.routine, near.id).position).toEqual({ x: 40 + LAYER_GAP, y: 120 + 3 * ROW_GAP });
+  });
+
   it("gives new nodes ids no node has", () => {
     const r = emptyRoutine("t");
     expect(freshId(r, "start")).toBe("start-1");

@@ -46,12 +46,25 @@ export function freshId(routine: Routine, type: NodeType): string {
   }
 }
 
-/** Adds a blank node of `type` (right of `near` when given); returns the routine and the new id. */
+/** About how much room a node takes on the canvas. */
+const NODE_W = 200;
+const NODE_H = 110;
+
+/** A place for a new node where no node is: right of `near` (or of the first column), going down until free. */
+export function freePlace(routine: Routine, near?: NodePosition): NodePosition {
+  const from = near ? { x: near.x + LAYER_GAP, y: near.y } : { x: 40 + LAYER_GAP, y: 40 };
+  const free = (p: NodePosition) =>
+    routine.nodes.every((n) => !n.position || Math.abs(n.position.x - p.x) >= NODE_W || Math.abs(n.position.y - p.y) >= NODE_H);
+  let p = from;
+  for (let row = 0; !free(p) && row < routine.nodes.length; row++) p = { x: from.x, y: from.y + (row + 1) * ROW_GAP };
+  return p;
+}
+
+/** Adds a blank node of `type` in a free place (right of `near` when given); returns the routine and the new id. */
 export function addNode(routine: Routine, type: NodeType, near?: NodePosition): { routine: Routine; id: string } {
   const id = freshId(routine, type);
-  const n = routine.nodes.length;
-  const position = near ? { x: near.x + 240, y: near.y } : { x: 40 + (n % 5) * 220, y: 40 + Math.floor(n / 5) * 140 };
-  return { routine: { ...routine, nodes: [...routine.nodes, blankNode(type, id, position)] }, id };
+  const node = blankNode(type, id, freePlace(routine, near));
+  return { routine: { ...routine, nodes: [...routine.nodes, node] }, id };
 }
 
 export function updateNode(routine: Routine, id: string, change: (node: RoutineNode) => RoutineNode): Routine {
@@ -263,7 +276,8 @@ export function toFlow(
         sourceHandle: w.handle,
         target: w.to,
         label: w.handle === "default" ? defaultLabel : w.keyword,
-        animated: progress.states[n.id] === "done" && progress.states[w.to] !== undefined,
+        // The way a run is taking right now moves.
+        animated: progress.states[n.id] === "done" && progress.states[w.to] === "running",
       });
     }
   }
@@ -281,6 +295,6 @@ export function emptyRoutine(name: string): Routine {
   return {
     name,
     description: "",
-    nodes: [blankNode("start", "start", { x: 40, y: 120 }), blankNode("end", "end", { x: 520, y: 120 })],
+    nodes: [blankNode("start", "start", { x: 40, y: 120 }), blankNode("end", "end", { x: 40 + 3 * LAYER_GAP, y: 120 })],
   };
 }
