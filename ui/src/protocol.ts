@@ -355,7 +355,14 @@ position?: NodePosition, } & ({ "type": "start" } | { "type": "end" } | { "type"
 
 export type Branch = { keyword: string, to: string, };
 
-export type Routine = { name: string, description: string, nodes: Array<RoutineNode>, };
+export type Routine = { name: string, description: string, nodes: Array<RoutineNode>, 
+/**
+ * The children (profile ids) a parent assigned it to: it is on their
+ * plan each day. Absent in routines written by hand: assigned to none.
+ * (Left out of the JSON when empty: the window reads a missing list as
+ * none.)
+ */
+children?: Array<string>, };
 
 export type RoutineProblem = { 
 /**
@@ -639,13 +646,17 @@ export type Timings = { speech_us: number, route_us: number, decide_us: number, 
 
 export type MaterialRef = { id: string, title: string, };
 
-export type TaskKind = "review" | "finish" | "new" | "weekly_reviews" | "homework_redo";
+export type TaskKind = "review" | "finish" | "new" | "weekly_reviews" | "homework_redo" | "routine";
 
 export type PlanTask = { kind: TaskKind, 
 /**
  * The material to recite for it, when there is one.
  */
-material_id: string | null, title: string | null, done: boolean, 
+material_id: string | null, title: string | null, 
+/**
+ * The routine to run for it (a `routine` task).
+ */
+routine?: string, done: boolean, 
 /**
  * For a count (this week's reviews): how many so far, of how many.
  */

@@ -11,13 +11,20 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-/// A routine: its name (unique in the family), what it is for, its nodes.
+/// A routine: its name (unique in the family), what it is for, its nodes,
+/// and the children it is assigned to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 pub struct Routine {
     pub name: String,
     #[serde(default)]
     pub description: String,
     pub nodes: Vec<RoutineNode>,
+    /// The children (profile ids) a parent assigned it to: it is on their
+    /// plan each day. Absent in routines written by hand: assigned to none.
+    /// (Left out of the JSON when empty: the window reads a missing list as
+    /// none.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<String>,
 }
 
 /// One node of a routine.

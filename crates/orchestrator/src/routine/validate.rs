@@ -303,6 +303,7 @@ mod tests {
             name: "evening".into(),
             description: String::new(),
             nodes,
+            children: vec![],
         }
     }
 

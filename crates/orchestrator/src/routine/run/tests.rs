@@ -156,6 +156,7 @@ fn evening() -> Routine {
             ),
             node("end", NodeKind::End, None),
         ],
+        children: vec![],
     }
 }
 
@@ -401,6 +402,7 @@ fn graph(n: usize) -> impl Strategy<Value = Routine> {
             name: "random".into(),
             description: String::new(),
             nodes,
+            children: vec![],
         }
     })
 }
