@@ -728,4 +728,9 @@ export const en: Messages = {
   "routines.runStatus.finished": "Finished",
   "routines.runStatus.failed": "Failed",
   "routines.runStatus.waiting": "Waiting",
+  "routines.child.title": "Routine: {name}",
+  "routines.child.recite": "Go and recite {title}",
+  "routines.child.done": "All done! Well done.",
+  "routines.child.failed": "This could not be finished this time; please tell your parent.",
+  "routines.children": "For which children (it goes on their plan each day)",
 };

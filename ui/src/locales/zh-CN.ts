@@ -730,6 +730,11 @@ export const zhCN = {
   "routines.runStatus.finished": "完成",
   "routines.runStatus.failed": "出错",
   "routines.runStatus.waiting": "等待中",
+  "routines.child.title": "日常安排：{name}",
+  "routines.child.recite": "去背诵《{title}》",
+  "routines.child.done": "完成了！做得好。",
+  "routines.child.failed": "这一次没能做完，请告诉爸爸妈妈。",
+  "routines.children": "给哪些孩子（会出现在他们每天的计划里）",
 } as const satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof zhCN;

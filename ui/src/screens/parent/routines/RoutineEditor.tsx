@@ -6,7 +6,8 @@
  * edit can also be made from the keyboard. On every change (debounced) the
  * core's validator checks the graph and its problems are shown on the nodes
  * at fault; Save is refused while there are any. A saved routine runs for a
- * child on a test input and its nodes light up from the run's events.
+ * child on a test input and its nodes light up from the run's events. The
+ * children ticked get the routine on their plan each day.
  */
 import {
   Background,
@@ -30,6 +31,7 @@ import {
   NO_RUN,
   addNode,
   applyEvent,
+  assign,
   autoLayout,
   connect,
   edgeEnds,
@@ -263,6 +265,23 @@ export function RoutineEditor({ initial, savedName, parts, materials, children, 
           )}
         </div>
       </div>
+
+      {children && children.length > 0 && (
+        <fieldset className="routine-children">
+          <legend className="field-label">{t("routines.children")}</legend>
+          {children.map((c) => (
+            <label key={c.id} className="check">
+              <input
+                type="checkbox"
+                data-testid={`routine-child-${c.id}`}
+                checked={(routine.children ?? []).includes(c.id)}
+                onChange={(e) => edit(assign(routine, c.id, e.target.checked))}
+              />{" "}
+              {c.name}
+            </label>
+          ))}
+        </fieldset>
+      )}
 
       <div className="routine-add" role="group" aria-label={t("routines.add")}>
         <span className="field-label">{t("routines.add")}</span>

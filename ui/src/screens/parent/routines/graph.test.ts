@@ -7,6 +7,7 @@ import {
   ROW_GAP,
   addNode,
   applyEvent,
+  assign,
   autoLayout,
   connect,
   depths,
@@ -117,6 +118,15 @@ describe("the routine as a graph", () => {
     // Next to the selected node, below what is already there.
     const near = addNode(r, "end", at(r, "start").position!);
     expect(at(near.routine, near.id).position).toEqual({ x: 40 + LAYER_GAP, y: 120 + 3 * ROW_GAP });
+  });
+
+  it("assigns a routine to children and back to none (no list, as the core writes it)", () => {
+    const r = emptyRoutine("t");
+    const both = assign(assign(r, "c1", true), "c2", true);
+    expect(both.children).toEqual(["c1", "c2"]);
+    expect(assign(both, "c1", true).children).toEqual(["c2", "c1"]);
+    expect(assign(assign(both, "c1", false), "c2", false)).toEqual(r);
+    expect("children" in assign(assign(both, "c1", false), "c2", false)).toBe(false);
   });
 
   it("gives new nodes ids no node has", () => {

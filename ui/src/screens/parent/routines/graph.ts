@@ -290,6 +290,13 @@ export function edgeEnds(edgeId: string): { source: string; handle: HandleId } {
   return { source: edgeId.slice(0, at), handle: edgeId.slice(at + 1) as HandleId };
 }
 
+/** The routine assigned (or not) to the child `id`; no children is no list, as the core writes it. */
+export function assign(routine: Routine, id: string, on: boolean): Routine {
+  const children = (routine.children ?? []).filter((c) => c !== id).concat(on ? [id] : []);
+  const { children: _, ...rest } = routine;
+  return children.length > 0 ? { ...rest, children } : rest;
+}
+
 /** An empty routine: a start and an end, not yet connected. */
 export function emptyRoutine(name: string): Routine {
   return {
