@@ -2,12 +2,13 @@
 study tool → end with the editor's buttons and side panel (drag and drop is
 unreliable over WebDriver; the panel's selects connect nodes as the canvas's
 handles do), sees the core's validator explain on the tool node that it
-leads nowhere, cannot save until it is connected, saves, runs the routine
-for the child on a test input and sees every node done, with the tool's
-output on its node. The run is checked with the CLI too."""
+leads nowhere, cannot save until it is connected, and saves it for the
+child. On the child's plan it runs from there and is ticked done. Back in
+the editor the parent runs it on a test input and sees every node done,
+with the tool's output on its node (the runs checked with the CLI too)."""
 from selenium.webdriver.support.ui import Select
 
-from ui import choose, cli, click, fill, set_up_family, shot, tid, unlock_parent, visible, wait
+from ui import choose, cli, click, css, fill, open_profile, set_up_family, shot, tid, unlock_parent, visible, wait
 
 
 def state(drv, node):
@@ -54,21 +55,44 @@ def test_build_save_and_run_a_three_node_routine(app, data_dir):
     choose(drv, "rpanel-next", "end")
     wait(drv, lambda d: d.find_element(*tid("routine-check")).get_attribute("data-state") == "valid")
     assert not drv.find_elements(*tid("rnode-problem-tool-1"))
+    # For the child: it goes on the child's plan.
+    click(drv, css('[data-testid^="routine-child-"]'))
     click(drv, tid("routine-save"))
     assert "evening-check" in visible(drv, tid("routine-saved")).text
     [saved] = cli(data_dir, "workflows", "list", "--json")
     assert [(n["id"], n.get("next")) for n in saved["nodes"]] == [("start", "tool-1"), ("end", None), ("tool-1", "end")]
     assert all("position" in n for n in saved["nodes"])
+    assert len(saved["children"]) == 1
 
-    # Run it for the child on a test input: every node lights up done.
+    # The child opens it from the plan: it runs, step by step, and is ticked done.
+    click(drv, tid("lock-button"))
+    open_profile(drv, "child", "小明")
+    task = visible(drv, css('[data-testid="plan-task"][data-kind="routine"]'))
+    assert "evening-check" in task.text and task.get_attribute("data-done") == "false"
+    task.click()
+    visible(drv, tid("routine-done"))
+    step = visible(drv, tid("routine-step"))
+    assert step.get_attribute("data-node") == "tool-1" and step.get_attribute("data-state") == "done"
+    shot(drv, "routines-02-child")
+    click(drv, tid("back-button"))
+    wait(drv, lambda d: d.find_element(*css('[data-testid="plan-task"][data-kind="routine"]')).get_attribute("data-done") == "true")
+
+    # The parent runs it in the editor on a test input: every node lights up done.
+    click(drv, tid("back-button"))
+    unlock_parent(drv)
+    click(drv, tid("tab-routines"))
+    click(drv, css('[data-testid="routine-item"][data-name="evening-check"]'))
     fill(drv, "routine-run-input", "今晚复习")
     click(drv, tid("routine-run"))
     wait(drv, lambda d: d.find_element(*tid("routine-run-status")).get_attribute("data-status") == "finished")
     wait(drv, lambda d: all(state(d, n) == "done" for n in ("start", "tool-1", "end")))
     # The tool's output (its JSON: nothing is due yet) on its node and in the panel.
     assert visible(drv, tid("rnode-output-tool-1")).get_attribute("textContent").strip() == "[]"
+    pick = drv.find_element(*tid("routine-select-tool-1"))
+    drv.execute_script("arguments[0].scrollIntoView({block: 'center'})", pick)
+    pick.click()
     assert visible(drv, tid("rpanel-output")).get_attribute("textContent").strip() == "[]"
-    show_canvas(drv, "routines-02-ran")
-    [run] = cli(data_dir, "workflows", "show", "evening-check", "--json")["runs"]
-    assert run["status"] == "finished" and run["input"] == "今晚复习"
-    assert [s["node"] for s in run["steps"]] == ["start", "tool-1", "end"]
+    show_canvas(drv, "routines-03-ran")
+    runs = cli(data_dir, "workflows", "show", "evening-check", "--json")["runs"]
+    assert [(r["status"], r["input"]) for r in runs] == [("finished", "今晚复习"), ("finished", "")]
+    assert [s["node"] for s in runs[0]["steps"]] == ["start", "tool-1", "end"]
