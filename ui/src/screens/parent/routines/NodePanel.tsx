@@ -7,7 +7,7 @@
  * the last run. With no node selected, a list of the nodes to pick one.
  */
 import { useEffect, useState } from "react";
-import type { Material, Routine, RoutineNode, RoutineParts, RoutineProblem } from "../../../api";
+import type { Material, Routine, RoutineNode, RoutinePart, RoutineParts, RoutineProblem } from "../../../api";
 import { useT } from "../../../i18n";
 import { connect, removeNode, updateNode, type HandleId } from "./graph";
 import { problemWords, typeKey } from "./words";
@@ -66,6 +66,37 @@ export function NodePanel({ routine, node, parts, materials, problems, output, o
     );
   }
 
+  /** A labelled text area (a prompt, a note). */
+  function textArea(testId: string, label: string, value: string, onText: (text: string) => void) {
+    return (
+      <div className="field">
+        <label className="field-label" htmlFor={testId}>
+          {label}
+        </label>
+        <textarea id={testId} data-testid={testId} className="input" rows={3} value={value} onChange={(e) => onText(e.target.value)} />
+      </div>
+    );
+  }
+
+  /** A select of the team's agents or the study tools, each with what it is for. */
+  function partSelect(testId: string, label: string, value: string, options: RoutinePart[], onPick: (name: string) => void) {
+    return (
+      <div className="field">
+        <label className="field-label" htmlFor={testId}>
+          {label}
+        </label>
+        <select id={testId} data-testid={testId} className="input" value={value} onChange={(e) => onPick(e.target.value)}>
+          <option value="">{t("routines.none")}</option>
+          {options.map((a) => (
+            <option key={a.name} value={a.name} title={a.description}>
+              {a.name}
+            </option>
+          ))}
+        </select>
+      </div>
+    );
+  }
+
   return (
     <aside className="routine-panel stack" data-testid="routine-panel" aria-label={t("routines.panel.title", { id })}>
       <div className="routine-panel-head">
@@ -79,62 +110,20 @@ export function NodePanel({ routine, node, parts, materials, problems, output, o
 
       {node.type === "agent" && (
         <>
-          <div className="field">
-            <label className="field-label" htmlFor="rpanel-agent">
-              {t("routines.agent")}
-            </label>
-            <select
-              id="rpanel-agent"
-              data-testid="rpanel-agent"
-              className="input"
-              value={node.agent}
-              onChange={(e) => set((n) => (n.type === "agent" ? { ...n, agent: e.target.value } : n))}
-            >
-              <option value="">{t("routines.none")}</option>
-              {(parts?.agents ?? []).map((a) => (
-                <option key={a.name} value={a.name} title={a.description}>
-                  {a.name}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field">
-            <label className="field-label" htmlFor="rpanel-prompt">
-              {t("routines.prompt")}
-            </label>
-            <textarea
-              id="rpanel-prompt"
-              data-testid="rpanel-prompt"
-              className="input"
-              rows={3}
-              value={node.prompt}
-              onChange={(e) => set((n) => (n.type === "agent" ? { ...n, prompt: e.target.value } : n))}
-            />
-          </div>
+          {partSelect("rpanel-agent", t("routines.agent"), node.agent, parts?.agents ?? [], (agent) =>
+            set((n) => (n.type === "agent" ? { ...n, agent } : n)),
+          )}
+          {textArea("rpanel-prompt", t("routines.prompt"), node.prompt, (prompt) =>
+            set((n) => (n.type === "agent" ? { ...n, prompt } : n)),
+          )}
         </>
       )}
 
       {node.type === "tool" && (
         <>
-          <div className="field">
-            <label className="field-label" htmlFor="rpanel-tool">
-              {t("routines.tool")}
-            </label>
-            <select
-              id="rpanel-tool"
-              data-testid="rpanel-tool"
-              className="input"
-              value={node.tool}
-              onChange={(e) => set((n) => (n.type === "tool" ? { ...n, tool: e.target.value } : n))}
-            >
-              <option value="">{t("routines.none")}</option>
-              {(parts?.tools ?? []).map((a) => (
-                <option key={a.name} value={a.name} title={a.description}>
-                  {a.name}
-                </option>
-              ))}
-            </select>
-          </div>
+          {partSelect("rpanel-tool", t("routines.tool"), node.tool, parts?.tools ?? [], (tool) =>
+            set((n) => (n.type === "tool" ? { ...n, tool } : n)),
+          )}
           <ArgsField key={id} args={node.args} onChange={(args) => set((n) => (n.type === "tool" ? { ...n, args } : n))} />
         </>
       )}
@@ -163,20 +152,12 @@ export function NodePanel({ routine, node, parts, materials, problems, output, o
       )}
 
       {node.type === "notify_parent" && (
-        <div className="field">
-          <label className="field-label" htmlFor="rpanel-message">
-            {t("routines.message")}
-          </label>
-          <textarea
-            id="rpanel-message"
-            data-testid="rpanel-message"
-            className="input"
-            rows={3}
-            value={node.message}
-            onChange={(e) => set((n) => (n.type === "notify_parent" ? { ...n, message: e.target.value } : n))}
-          />
+        <>
+          {textArea("rpanel-message", t("routines.message"), node.message, (message) =>
+            set((n) => (n.type === "notify_parent" ? { ...n, message } : n)),
+          )}
           <p className="field-hint">{t("routines.messageHint")}</p>
-        </div>
+        </>
       )}
 
       {node.type === "condition" && (
