@@ -658,6 +658,7 @@ export const en: Messages = {
   "routines.save": "Save",
   "routines.saved": "“{name}” is saved.",
   "routines.delete": "Delete",
+  "routines.deleteConfirm": "Delete “{name}” and its runs?",
   "routines.add": "Add a step",
   "routines.canvas": "The routine's steps",
   "routines.checking": "Checking…",

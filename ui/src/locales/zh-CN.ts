@@ -660,6 +660,7 @@ export const zhCN = {
   "routines.save": "保存",
   "routines.saved": "「{name}」已保存。",
   "routines.delete": "删除",
+  "routines.deleteConfirm": "删除「{name}」和它的运行记录？",
   "routines.add": "添加一步",
   "routines.canvas": "日常安排的流程图",
   "routines.checking": "正在检查…",

@@ -169,5 +169,17 @@ describe("the routines tab", () => {
     await user.click(screen.getByTestId("routine-run"));
     await waitFor(() => expect(screen.getByTestId("routine-run-status")).toHaveTextContent("The run failed: no chat model is configured"));
     expect(screen.getByTestId("rnode-start")).toHaveAttribute("data-state", "failed");
+
+    // Deleting asks first; only the second button deletes.
+    vi.mocked(routinesApi.routineDelete).mockResolvedValue(null);
+    await user.click(screen.getByTestId("routine-delete"));
+    await user.click(screen.getByTestId("routine-delete-no"));
+    expect(routinesApi.routineDelete).not.toHaveBeenCalled();
+    await user.click(screen.getByTestId("routine-delete"));
+    expect(screen.getByText("Delete “weekend-reading” and its runs?")).toBeInTheDocument();
+    await user.click(screen.getByTestId("routine-delete-yes"));
+    expect(routinesApi.routineDelete).toHaveBeenCalledWith("weekend-reading");
+    await waitFor(() => expect(screen.queryByTestId("routine-editor")).toBeNull());
+    expect(screen.queryByTestId("routine-item")).toBeNull();
   });
 });

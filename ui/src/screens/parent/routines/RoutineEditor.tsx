@@ -78,6 +78,7 @@ export function RoutineEditor({ initial, savedName, parts, materials, children, 
   const [refused, setRefused] = useState(false);
   const [justSaved, setJustSaved] = useState(false);
   const [saving, setSaving] = useState(false);
+  const [confirmDelete, setConfirmDelete] = useState(false);
   const [childId, setChildId] = useState("");
   const [input, setInput] = useState("");
   const [running, setRunning] = useState(false);
@@ -258,10 +259,21 @@ export function RoutineEditor({ initial, savedName, parts, materials, children, 
           <button type="button" className="btn btn-primary" data-testid="routine-save" onClick={save} disabled={saving}>
             {saving ? t("common.saving") : t("routines.save")}
           </button>
-          {savedAs && (
-            <button type="button" className="btn btn-ghost" data-testid="routine-delete" onClick={remove}>
+          {savedAs && !confirmDelete && (
+            <button type="button" className="btn btn-ghost" data-testid="routine-delete" onClick={() => setConfirmDelete(true)}>
               {t("routines.delete")}
             </button>
+          )}
+          {savedAs && confirmDelete && (
+            <span className="routine-confirm" role="group" aria-label={t("routines.deleteConfirm", { name: savedAs.name })}>
+              {t("routines.deleteConfirm", { name: savedAs.name })}{" "}
+              <button type="button" className="btn btn-primary" data-testid="routine-delete-yes" onClick={remove}>
+                {t("routines.delete")}
+              </button>{" "}
+              <button type="button" className="btn btn-ghost" data-testid="routine-delete-no" onClick={() => setConfirmDelete(false)}>
+                {t("common.cancel")}
+              </button>
+            </span>
           )}
         </div>
       </div>
