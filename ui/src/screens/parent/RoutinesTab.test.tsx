@@ -154,7 +154,17 @@ describe("the routines tab", () => {
   it("starts from an example without saving it, and says why a run failed", async () => {
     const user = userEvent.setup();
     renderWithI18n(<RoutinesTab />, "en");
-    await user.click(await screen.findByTestId("routine-from-example"));
+    // A new routine untouched is simply replaced; with a change, opening an example asks first.
+    await user.click(await screen.findByTestId("routine-new"));
+    await user.click(screen.getByTestId("routine-new"));
+    expect(screen.queryByTestId("routine-unsaved")).toBeNull();
+    await user.type(screen.getByTestId("routine-name"), "draft");
+    await user.click(screen.getByTestId("routine-from-example"));
+    expect(screen.getByTestId("routine-unsaved")).toBeInTheDocument();
+    await user.click(screen.getByTestId("routine-keep"));
+    expect(screen.getByTestId("routine-name")).toHaveValue("draft");
+    await user.click(screen.getByTestId("routine-from-example"));
+    await user.click(screen.getByTestId("routine-discard"));
     expect(screen.getByTestId("routine-name")).toHaveValue("weekend-reading");
     expect(routinesApi.routineSave).not.toHaveBeenCalled();
     await waitFor(() => expect(screen.getByTestId("routine-check")).toHaveAttribute("data-state", "valid"));

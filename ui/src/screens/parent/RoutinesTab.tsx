@@ -31,6 +31,9 @@ export function RoutinesTab() {
   const [parts, setParts] = useState<RoutineParts | null>(null);
   const [materials, setMaterials] = useState<Material[]>([]);
   const [editing, setEditing] = useState<Editing | null>(null);
+  // The editor's unsaved changes are not dropped by opening another routine without asking.
+  const [dirty, setDirty] = useState(false);
+  const [pending, setPending] = useState<{ routine: Routine; savedName: string | null } | null>(null);
 
   useEffect(() => {
     let stale = false;
@@ -50,7 +53,13 @@ export function RoutinesTab() {
     };
   }, [t]);
 
-  function open(routine: Routine, savedName: string | null) {
+  function open(routine: Routine, savedName: string | null, discard = false) {
+    if (dirty && editing && !discard) {
+      setPending({ routine, savedName });
+      return;
+    }
+    setPending(null);
+    setDirty(false);
     setEditing((e) => ({ routine, savedName, key: (e?.key ?? 0) + 1 }));
   }
 
@@ -61,6 +70,7 @@ export function RoutinesTab() {
 
   function onDeleted(name: string) {
     setRoutines((all) => (all ?? []).filter((r) => r.name !== name));
+    setDirty(false);
     setEditing(null);
   }
 
@@ -125,6 +135,17 @@ export function RoutinesTab() {
           )}
         </div>
       </div>
+      {pending && (
+        <p className="banner banner-error" role="alert" data-testid="routine-unsaved">
+          {t("routines.unsaved")}{" "}
+          <button type="button" className="btn btn-primary" data-testid="routine-discard" onClick={() => open(pending.routine, pending.savedName, true)}>
+            {t("routines.discard")}
+          </button>{" "}
+          <button type="button" className="btn btn-ghost" data-testid="routine-keep" onClick={() => setPending(null)}>
+            {t("routines.keep")}
+          </button>
+        </p>
+      )}
       {editing && (
         <RoutineEditor
           key={editing.key}
@@ -135,6 +156,7 @@ export function RoutinesTab() {
           children={children}
           onSaved={onSaved}
           onDeleted={onDeleted}
+          onDirty={setDirty}
         />
       )}
     </div>

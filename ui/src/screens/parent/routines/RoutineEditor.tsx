@@ -63,9 +63,11 @@ export interface RoutineEditorProps {
   children: Profile[] | null;
   onSaved: (routine: Routine) => void;
   onDeleted: (name: string) => void;
+  /** Hears whether there are changes not saved yet. */
+  onDirty?: (dirty: boolean) => void;
 }
 
-export function RoutineEditor({ initial, savedName, parts, materials, children, onSaved, onDeleted }: RoutineEditorProps) {
+export function RoutineEditor({ initial, savedName, parts, materials, children, onSaved, onDeleted, onDirty }: RoutineEditorProps) {
   const t = useT();
   const [routine, setRoutine] = useState<Routine>(() => autoLayout(initial));
   const [savedAs, setSavedAs] = useState<{ name: string; json: string } | null>(() =>
@@ -85,8 +87,12 @@ export function RoutineEditor({ initial, savedName, parts, materials, children, 
   const [progress, setProgress] = useState<RunProgress>(NO_RUN);
   const [runs, setRuns] = useState<RoutineRunView[]>([]);
 
-  const dirty = !savedAs || savedAs.json !== JSON.stringify(routine);
+  const [initialJson] = useState(() => JSON.stringify(autoLayout(initial)));
+  // Changed since it was opened or saved (a new routine not yet touched has nothing to lose).
+  const changed = JSON.stringify(routine) !== (savedAs?.json ?? initialJson);
+  const dirty = !savedAs || changed;
   const child = childId || children?.[0]?.id || "";
+  useEffect(() => onDirty?.(changed), [changed, onDirty]);
 
   // Every change is checked by the core's validator, once typing pauses.
   const toCheck = useDebounced(routine, CHECK_DELAY_MS);
