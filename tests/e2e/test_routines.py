@@ -15,9 +15,9 @@ def state(drv, node):
     return drv.find_element(*tid(f"rnode-{node}")).get_attribute("data-state")
 
 
-def show_canvas(drv, name):
-    """A screenshot of the canvas around the tool node; the page is scrolled back after it."""
-    drv.execute_script("arguments[0].scrollIntoView({block: 'center'})", drv.find_element(*tid("rnode-tool-1")))
+def show_canvas(drv, name, node="rnode-tool-1"):
+    """A screenshot of the canvas around `node`; the page is scrolled back after it."""
+    drv.execute_script("arguments[0].scrollIntoView({block: 'center'})", drv.find_element(*tid(node)))
     shot(drv, name)
     drv.execute_script("arguments[0].scrollIntoView({block: 'center'})", drv.find_element(*tid("routine-name")))
 
@@ -96,3 +96,16 @@ def test_build_save_and_run_a_three_node_routine(app, data_dir):
     runs = cli(data_dir, "workflows", "show", "evening-check", "--json")["runs"]
     assert [(r["status"], r["input"]) for r in runs] == [("finished", "今晚复习"), ("finished", "")]
     assert [s["node"] for s in runs[0]["steps"]] == ["start", "tool-1", "end"]
+
+    # The built-in evening review as an example: laid out by depth, valid, not saved.
+    choose(drv, "routine-example", "evening-review")
+    click(drv, tid("routine-from-example"))
+    wait(drv, lambda d: d.find_element(*tid("routine-name")).get_attribute("value") == "evening-review")
+    wait(drv, lambda d: d.find_element(*tid("routine-check")).get_attribute("data-state") == "valid")
+    assert drv.find_elements(*css('[data-testid^="rnode-"][data-problems="0"]'))
+    labels = [e.get_attribute("textContent") for e in drv.find_elements(*css(".react-flow__edge-text"))]
+    assert "静夜思" in labels and "其他情况" in labels, labels
+    x = lambda node: drv.find_element(*tid(f"rnode-{node}")).rect["x"]  # noqa: E731
+    assert x("start") < x("due") < x("plan") < x("choose") < x("recite") < x("note") < x("end")
+    show_canvas(drv, "routines-04-example", "rnode-choose")
+    assert [r["name"] for r in cli(data_dir, "workflows", "list", "--json")] == ["evening-check"]
