@@ -54,7 +54,7 @@ def test_build_save_and_run_a_three_node_routine(app, data_dir):
     click(drv, tid("routine-select-tool-1"))
     choose(drv, "rpanel-next", "end")
     wait(drv, lambda d: d.find_element(*tid("routine-check")).get_attribute("data-state") == "valid")
-    assert not drv.find_elements(*tid("rnode-problem-tool-1"))
+    wait(drv, lambda d: not d.find_elements(*tid("rnode-problem-tool-1")))
     # For the child: it goes on the child's plan.
     click(drv, css('[data-testid^="routine-child-"]'))
     click(drv, tid("routine-save"))

@@ -663,6 +663,7 @@ export const en: Messages = {
   "routines.discard": "Discard them",
   "routines.keep": "Keep editing",
   "routines.add": "Add a step",
+  "routines.tidy": "Tidy up",
   "routines.canvas": "The routine's steps",
   "routines.checking": "Checking…",
   "routines.valid": "No problems: it can be saved.",

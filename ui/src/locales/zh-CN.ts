@@ -665,6 +665,7 @@ export const zhCN = {
   "routines.discard": "放弃修改",
   "routines.keep": "继续编辑",
   "routines.add": "添加一步",
+  "routines.tidy": "自动排列",
   "routines.canvas": "日常安排的流程图",
   "routines.checking": "正在检查…",
   "routines.valid": "没有问题，可以保存。",

@@ -100,7 +100,8 @@ describe("the routines tab", () => {
     await user.click(screen.getByTestId("routine-select-tool-1"));
     await user.selectOptions(screen.getByTestId("rpanel-next"), "end");
     await waitFor(() => expect(screen.getByTestId("routine-check")).toHaveAttribute("data-state", "valid"));
-    expect(screen.queryByTestId("rnode-problem-tool-1")).toBeNull();
+    // (The canvas takes its nodes a render later.)
+    await waitFor(() => expect(screen.queryByTestId("rnode-problem-tool-1")).toBeNull());
     await user.click(screen.getByTestId("routine-save"));
     expect(await screen.findByTestId("routine-saved")).toHaveTextContent("「evening」已保存。");
     const sent = vi.mocked(routinesApi.routineSave).mock.calls[0];
@@ -132,7 +133,7 @@ describe("the routines tab", () => {
       emit({ type: "node_finished", run_id: "r1", node: "start" });
       emit({ type: "node_started", run_id: "r1", node: "tool-1", kind: "tool" });
     });
-    expect(screen.getByTestId("rnode-start")).toHaveAttribute("data-state", "done");
+    await waitFor(() => expect(screen.getByTestId("rnode-start")).toHaveAttribute("data-state", "done"));
     expect(screen.getByTestId("rnode-tool-1")).toHaveAttribute("data-state", "running");
     expect(screen.getByTestId("routine-run-status")).toHaveAttribute("data-status", "running");
     act(() => {
@@ -144,7 +145,7 @@ describe("the routines tab", () => {
       finish();
     });
     await waitFor(() => expect(screen.getByTestId("routine-run-status")).toHaveAttribute("data-status", "finished"));
-    expect(screen.getByTestId("rnode-tool-1")).toHaveAttribute("data-state", "done");
+    await waitFor(() => expect(screen.getByTestId("rnode-tool-1")).toHaveAttribute("data-state", "done"));
     expect(screen.getByTestId("rnode-output-tool-1")).toHaveTextContent("静夜思 due");
     // tool-1 is still the node in the panel.
     expect(screen.getByTestId("routine-panel-id")).toHaveTextContent("tool-1");
@@ -178,7 +179,7 @@ describe("the routines tab", () => {
     });
     await user.click(screen.getByTestId("routine-run"));
     await waitFor(() => expect(screen.getByTestId("routine-run-status")).toHaveTextContent("The run failed: no chat model is configured"));
-    expect(screen.getByTestId("rnode-start")).toHaveAttribute("data-state", "failed");
+    await waitFor(() => expect(screen.getByTestId("rnode-start")).toHaveAttribute("data-state", "failed"));
 
     // Deleting asks first; only the second button deletes.
     vi.mocked(routinesApi.routineDelete).mockResolvedValue(null);

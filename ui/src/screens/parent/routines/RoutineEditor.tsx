@@ -37,6 +37,7 @@ import {
   edgeEnds,
   problemsByNode,
   progressOfRun,
+  relayout,
   removeNode,
   toFlow,
   updateNode,
@@ -70,8 +71,9 @@ export interface RoutineEditorProps {
 export function RoutineEditor({ initial, savedName, parts, materials, children, onSaved, onDeleted, onDirty }: RoutineEditorProps) {
   const t = useT();
   const [routine, setRoutine] = useState<Routine>(() => autoLayout(initial));
+  const [initialJson] = useState(() => JSON.stringify(autoLayout(initial)));
   const [savedAs, setSavedAs] = useState<{ name: string; json: string } | null>(() =>
-    savedName ? { name: savedName, json: JSON.stringify(autoLayout(initial)) } : null,
+    savedName ? { name: savedName, json: initialJson } : null,
   );
   const [problems, setProblems] = useState<RoutineProblem[] | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
@@ -87,7 +89,6 @@ export function RoutineEditor({ initial, savedName, parts, materials, children, 
   const [progress, setProgress] = useState<RunProgress>(NO_RUN);
   const [runs, setRuns] = useState<RoutineRunView[]>([]);
 
-  const [initialJson] = useState(() => JSON.stringify(autoLayout(initial)));
   // Changed since it was opened or saved (a new routine not yet touched has nothing to lose).
   const changed = JSON.stringify(routine) !== (savedAs?.json ?? initialJson);
   const dirty = !savedAs || changed;
@@ -111,12 +112,12 @@ export function RoutineEditor({ initial, savedName, parts, materials, children, 
     };
   }, [toCheck]);
 
-  const savedName_ = savedAs?.name ?? null;
+  const savedAsName = savedAs?.name ?? null;
   useEffect(() => {
-    if (!savedName_) return;
+    if (!savedAsName) return;
     let stale = false;
     routinesApi
-      .routineRuns(savedName_)
+      .routineRuns(savedAsName)
       .then((r) => {
         if (!stale) setRuns(r);
       })
@@ -126,7 +127,7 @@ export function RoutineEditor({ initial, savedName, parts, materials, children, 
     return () => {
       stale = true;
     };
-  }, [savedName_]);
+  }, [savedAsName]);
 
   function edit(next: Routine) {
     setRoutine(next);
@@ -308,6 +309,9 @@ export function RoutineEditor({ initial, savedName, parts, materials, children, 
             + {t(typeKey(type))}
           </button>
         ))}
+        <button type="button" className="btn btn-ghost" data-testid="routine-tidy" onClick={() => edit(relayout(routine))}>
+          {t("routines.tidy")}
+        </button>
       </div>
 
       {error && (

@@ -16,6 +16,7 @@ import {
   freshId,
   problemsByNode,
   progressOfRun,
+  relayout,
   removeNode,
   toFlow,
 } from "./graph";
@@ -61,6 +62,12 @@ describe("the routine as a graph", () => {
     const loop = evening();
     at(loop, "note").next = "plan";
     expect(Math.max(...depths(loop).values())).toBeLessThanOrEqual(loop.nodes.length);
+  });
+
+  it("tidies a routine up: every node placed again by depth, whatever it had", () => {
+    const r = evening();
+    r.nodes.forEach((n, i) => (n.position = { x: 999 - i, y: 5 }));
+    expect(relayout(r)).toEqual(autoLayout(evening()));
   });
 
   it("connects a node's next, a condition's branch and its default, and disconnects them", () => {

@@ -170,6 +170,11 @@ export function autoLayout(routine: Routine): Routine {
   };
 }
 
+/** Every node placed again by depth, as a routine without positions is (the editor's "tidy up"). */
+export function relayout(routine: Routine): Routine {
+  return autoLayout({ ...routine, nodes: routine.nodes.map((n) => ({ ...n, position: undefined })) });
+}
+
 /** The problems on each node of `routine`, and those on none (or on a node it does not have). */
 export function problemsByNode(routine: Routine, problems: RoutineProblem[]) {
   const ids = new Set(routine.nodes.map((n) => n.id));
