@@ -120,59 +120,7 @@ export type LlmSettingsView = {
 /**
  * `provider:model`, e.g. `openai:gpt-4o-mini`; `null` when none is configured.
  */
-model: string | null, base_url: string | null, has_key: boolean, 
-/**
- * What is sent where, and whether a parent agreed to it: model use
- * waits for that agreement.
- */
-notice: ModelNoticeView, };
-
-export type ModelNoticeView = { 
-/**
- * Bumped when what is sent changes: an agreement to an older version
- * no longer counts.
- */
-version: number, 
-/**
- * Where the family's model calls go (the configured base URL or the
- * provider's default); `null` when no model is configured.
- */
-endpoint: string | null, 
-/**
- * Where replies are also sent to be moderated, when a parent set it.
- */
-moderation: string | null, 
-/**
- * The notice in Chinese and in English, with the addresses filled in.
- */
-text_zh: string, text_en: string, 
-/**
- * When a parent agreed to this version for this endpoint (RFC 3339);
- * `null`: not agreed, so nothing is sent.
- */
-agreed_at: string | null, };
-
-export type KeepsakeFormat = "png" | "pdf";
-
-export type GoalOutcome = { 
-/**
- * `reviews_per_week` or `new_per_day`.
- */
-kind: string, 
-/**
- * What the week needed (a daily goal times seven).
- */
-target: number, done: number, met: boolean, };
-
-export type KeepsakeWritten = { profile_id: string, name: string, 
-/**
- * The Monday of the week.
- */
-week_of: string, file: string, format: KeepsakeFormat, bytes: number, 
-/**
- * True when every goal of the week was met: the page is a certificate.
- */
-certificate: boolean, goals: Array<GoalOutcome>, };
+model: string | null, base_url: string | null, has_key: boolean, };
 
 export type JsonPatchOpKind = "add" | "remove" | "replace" | "move" | "copy" | "test";
 
@@ -384,126 +332,73 @@ kind: string,
  */
 created_at: string, last_seen_at: string | null, };
 
-// A child as a whole, for parents: questions with a chart, usage, limits, notices, export and delete
+// Parents' routines
 
-export type ChartKind = "line" | "bar" | "pie";
+export type NodePosition = { x: number, y: number, };
 
-export type ChartSeries = { name: string, values: Array<number>, };
+export type NodeKind = { "type": "start" } | { "type": "end" } | { "type": "agent", agent: string, prompt: string, } | { "type": "tool", tool: string, args: unknown, } | { "type": "condition", branches: Array<Branch>, default: string | null, } | { "type": "recite", material: string, } | { "type": "notify_parent", message: string, };
 
-export type Chart = { kind: ChartKind, title: string, labels: Array<string>, series: Array<ChartSeries>, };
+export type RoutineNode = { 
+/**
+ * Unique within the routine; what `next` and branches point at.
+ */
+id: string, 
+/**
+ * The node that follows; absent on `end` and `condition`.
+ */
+next?: string | null, 
+/**
+ * Where the editor drew the node; absent in routines written by hand
+ * (the editor lays those out by depth) and ignored by runs.
+ */
+position?: NodePosition, } & ({ "type": "start" } | { "type": "end" } | { "type": "agent", agent: string, prompt: string, } | { "type": "tool", tool: string, args: unknown, } | { "type": "condition", branches: Array<Branch>, default: string | null, } | { "type": "recite", material: string, } | { "type": "notify_parent", message: string, });
 
-export type ProgressAnswer = { 
-/**
- * Which built-in question answered it (`accuracy_this_week`, …), or
- * `model` when the configured model wrote its own queries.
- */
-question: string, text: string, chart: Chart | null, };
+export type Branch = { keyword: string, to: string, };
 
-export type DayUsage = { profile_id: string, profile_name: string, 
+export type Routine = { name: string, description: string, nodes: Array<RoutineNode>, 
 /**
- * The child's local date, `YYYY-MM-DD`.
+ * The children (profile ids) a parent assigned it to: it is on their
+ * plan each day. Absent in routines written by hand: assigned to none.
+ * (Left out of the JSON when empty: the window reads a missing list as
+ * none.)
  */
-date: string, 
-/**
- * The companion's answers started that day (subagents' not counted apart).
- */
-runs: number, model_calls: number, input_tokens: number, output_tokens: number, cached_input_tokens: number, 
-/**
- * US dollars; calls whose price is unknown count 0 (see `unpriced_calls`).
- */
-cost_usd: number, 
-/**
- * Calls stored without a cost (a model with no known price).
- */
-unpriced_calls: number, 
-/**
- * Seconds of chat: the gaps between the day's messages, long pauses
- * left out (`deskmate_orchestrator::usage`).
- */
-chat_seconds: number, };
+children?: Array<string>, };
 
-export type RunUsage = { run_id: string, thread_id: string, profile_id: string, model: string, status: string, started_at: string, model_calls: number, input_tokens: number, output_tokens: number, cached_input_tokens: number, cost_usd: number, };
+export type RoutineProblem = { 
+/**
+ * A stable code (`routine.no_start`, `routine.cycle`, …).
+ */
+code: string, 
+/**
+ * The node it is about, when there is one (the editor marks it).
+ */
+node?: string | null, 
+/**
+ * What is wrong, in plain words.
+ */
+message: string, };
 
-export type UsageReport = { days: Array<DayUsage>, runs: Array<RunUsage>, };
+export type RoutinePart = { name: string, description: string, };
 
-export type QuietHours = { from: string, to: string, };
+export type RoutineParts = { agents: Array<RoutinePart>, tools: Array<RoutinePart>, };
 
-export type Limits = { 
-/**
- * Minutes of chat with the companion a day.
- */
-chat_minutes?: number, 
-/**
- * Model calls a day.
- */
-model_calls?: number, 
-/**
- * US dollars a day.
- */
-cost_usd?: number, quiet?: QuietHours, };
+export type RoutineEvent = { "type": "node_started", run_id: string, node: string, kind: string, } | { "type": "node_output", run_id: string, node: string, text: string, } | { "type": "node_finished", run_id: string, node: string, } | { "type": "waiting", run_id: string, node: string, reason: string, } | { "type": "finished", run_id: string, } | { "type": "failed", run_id: string, node: string, message: string, };
 
-export type NoticeKind = "limit_reached" | "quiet_hours" | "reply_replaced";
+export type RoutineStep = { node: string, output: string, };
 
-export type Notice = { id: string, profile_id: string, kind: NoticeKind, 
+export type RoutineRunView = { id: string, routine: string, input: string, 
 /**
- * The child's local date it happened on.
+ * running | waiting | finished | failed
  */
-day: string, 
+status: string, 
 /**
- * Which limit and the day's figure (`limit`, `value`, `max`), or why a
- * reply was replaced (`message_id`, `reasons`), and `message`: the
- * core's English sentence.
+ * The node the run is at (the next to run, or the one it waits on).
  */
-detail: Record<string, unknown>, 
+at?: string | null, 
 /**
- * The conversation, for a replaced reply.
+ * What each node that finished said, in order.
  */
-thread_id: string | null, created_at: string, read_at: string | null, };
-
-export type ReplacedReply = { notice: Notice, 
-/**
- * The message that was replaced.
- */
-message_id: string, 
-/**
- * The model's own words, never shown to the child.
- */
-original: string, 
-/**
- * The categories the check found (`personal_details`, `violence`, …).
- */
-reasons: Array<string>, thread: ThreadView, };
-
-export type TableRowCount = { table: string, rows: number, };
-
-export type ChildExported = { profile_id: string, name: string, 
-/**
- * The zip file written.
- */
-file: string, 
-/**
- * Rows per table (every table that can hold a child's rows, empty ones too).
- */
-tables: Array<TableRowCount>, 
-/**
- * Files of the child's chat workspaces put in the zip.
- */
-workspace_files: number, };
-
-export type ChildDeleted = { profile_id: string, name: string, 
-/**
- * Rows removed per table (tables that held none left out).
- */
-tables: Array<TableRowCount>, 
-/**
- * Folders and files removed from the data directory.
- */
-paths_removed: Array<string>, 
-/**
- * True when sync is on: the deletion waits in the outbox for the
- * family's other devices.
- */
-sent_to_family: boolean, };
+steps: Array<RoutineStep>, };
 
 // Family and library (deskmate-store)
 
@@ -751,13 +646,17 @@ export type Timings = { speech_us: number, route_us: number, decide_us: number, 
 
 export type MaterialRef = { id: string, title: string, };
 
-export type TaskKind = "review" | "finish" | "new" | "weekly_reviews" | "homework_redo";
+export type TaskKind = "review" | "finish" | "new" | "weekly_reviews" | "homework_redo" | "routine";
 
 export type PlanTask = { kind: TaskKind, 
 /**
  * The material to recite for it, when there is one.
  */
-material_id: string | null, title: string | null, done: boolean, 
+material_id: string | null, title: string | null, 
+/**
+ * The routine to run for it (a `routine` task).
+ */
+routine?: string, done: boolean, 
 /**
  * For a count (this week's reviews): how many so far, of how many.
  */
@@ -1029,7 +928,6 @@ export type AppEvent = { "channel": "practice://task", "payload": TaskEvent } | 
 // Every code a failure can carry (WireError.code); ui/src/errors.ts has words for each
 
 export const ERROR_CODES = [
-  "ask.unknown_question",
   "chat.awaiting_approval",
   "chat.busy",
   "chat.empty_message",
@@ -1048,7 +946,6 @@ export const ERROR_CODES = [
   "db.open_failed",
   "db.schema_too_new",
   "error",
-  "export.file_exists",
   "homework.model_failed",
   "homework.model_reply",
   "homework.not_an_image",
@@ -1090,7 +987,6 @@ export const ERROR_CODES = [
   "llm.network",
   "llm.no_model",
   "llm.not_found",
-  "llm.notice_not_agreed",
   "llm.protocol",
   "llm.quota",
   "llm.rate_limited",
@@ -1140,3 +1036,27 @@ export const ERROR_CODES = [
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
+
+// Every code a routine's problem can carry (RoutineProblem.code); the editor has words for each
+
+export const ROUTINE_PROBLEM_CODES = [
+  "routine.no_name",
+  "routine.no_id",
+  "routine.duplicate_id",
+  "routine.no_start",
+  "routine.many_starts",
+  "routine.no_end",
+  "routine.end_has_next",
+  "routine.condition_has_next",
+  "routine.no_branches",
+  "routine.empty_keyword",
+  "routine.no_default",
+  "routine.missing_next",
+  "routine.incomplete",
+  "routine.unknown_node",
+  "routine.unreachable",
+  "routine.cycle",
+  "routine.no_way_to_end",
+] as const;
+
+export type RoutineProblemCode = (typeof ROUTINE_PROBLEM_CODES)[number];

@@ -30,7 +30,9 @@ use deskmate_llm::{ChatRequest, LlmClient, Message};
 use deskmate_orchestrator::routine::run::Done;
 use deskmate_orchestrator::routine::supervisor::{supervise, Supervised, Team as Supervisor, Turn};
 use deskmate_orchestrator::routine::{self, RoutineWork, RunState};
-use deskmate_protocol::routine::{Routine, RoutineEvent, RoutineRunView};
+use deskmate_protocol::routine::{
+    Routine, RoutineEvent, RoutinePart, RoutineParts, RoutineProblem, RoutineRunView,
+};
 use deskmate_protocol::AgUiEvent;
 use deskmate_recite::history::{self, HistoryFilter};
 use deskmate_store::Store;
@@ -40,6 +42,15 @@ use crate::{AppError, AppResult, Deskmate};
 
 /// The lead's name in an `agent` node.
 pub const LEAD: &str = "companion";
+
+/// The built-in routines (the repository's `routines/` folder), offered as
+/// examples to start from: embedded in the binary, never saved until a
+/// parent saves one (`deskmate workflows create --file routines/…` or the
+/// editor's "new from example").
+const EXAMPLES: [&str; 2] = [
+    include_str!("../../../routines/evening-review.json"),
+    include_str!("../../../routines/weekend-reading.json"),
+];
 
 impl Deskmate {
     /// Every saved routine.
@@ -55,6 +66,42 @@ impl Deskmate {
     /// The routine `name`.
     pub fn routine(&self, name: &str) -> AppResult<Routine> {
         parse(&self.store().routines().get(name)?.spec)
+    }
+
+    /// What is wrong with `routine` (nothing when it can be saved), without
+    /// saving it: the editor asks on every change to mark the nodes at fault.
+    pub fn check_routine(&self, routine: &Routine) -> Vec<RoutineProblem> {
+        routine::validate(routine)
+    }
+
+    /// The built-in example routines (not saved).
+    pub fn routine_examples(&self) -> AppResult<Vec<Routine>> {
+        EXAMPLES.iter().map(|text| parse(text)).collect()
+    }
+
+    /// What a routine's `agent` and `tool` nodes can name: the team (the
+    /// lead first) and the study tools, each with what it is for.
+    pub fn routine_parts(&self) -> RoutineParts {
+        let team = self.chat().team();
+        let part = |name: &str, description: &str| RoutinePart {
+            name: name.to_string(),
+            description: description.to_string(),
+        };
+        let agents = team
+            .lead
+            .iter()
+            .map(|a| part(LEAD, &a.description))
+            .chain(team.subagents().map(|a| part(&a.name, &a.description)))
+            .collect();
+        let mut tools = ToolSet::default();
+        crate::study_tools::add_study_tools(self.store(), &mut tools);
+        // The set keeps its tools in name order.
+        let tools = tools
+            .specs()
+            .iter()
+            .map(|s| part(&s.name, &s.description))
+            .collect();
+        RoutineParts { agents, tools }
     }
 
     /// Saves a new routine (`update`: replaces the one of that name) after
@@ -332,8 +379,10 @@ impl RoutineWork for AppWork<'_> {
             if reply.tool_calls.is_empty() {
                 return self.checked(agent, reply.text);
             }
-            req.messages
-                .push(Message::assistant(reply.text.clone(), reply.tool_calls.clone()));
+            req.messages.push(Message::assistant(
+                reply.text.clone(),
+                reply.tool_calls.clone(),
+            ));
             for call in &reply.tool_calls {
                 let result = match serde_json::from_str::<serde_json::Value>(&call.arguments) {
                     Ok(args) => self.tool(&call.name, &args).await,
@@ -343,7 +392,8 @@ impl RoutineWork for AppWork<'_> {
                     Ok(t) => (t, false),
                     Err(e) => (e, true),
                 };
-                req.messages.push(Message::tool_result(&call.id, text, is_error));
+                req.messages
+                    .push(Message::tool_result(&call.id, text, is_error));
             }
         }
         Err(format!(
@@ -581,5 +631,52 @@ impl Deskmate {
         supervise(&model, &mut team, input, emit)
             .await
             .map_err(AppError::Invalid)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use deskmate_protocol::routine::NodeKind;
+
+    use crate::{Config, Deskmate};
+
+    /// The examples the editor offers are valid routines, and every agent
+    /// and tool they name is one the editor's pickers list.
+    #[test]
+    fn the_examples_check_clean_and_name_only_offered_parts() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = Deskmate::open(Config::in_dir(dir.path())).unwrap();
+        let parts = app.routine_parts();
+        assert_eq!(parts.agents[0].name, super::LEAD);
+        let agents: Vec<&str> = parts.agents.iter().map(|a| a.name.as_str()).collect();
+        let tools: Vec<&str> = parts.tools.iter().map(|t| t.name.as_str()).collect();
+        assert!(tools.contains(&"due_reviews"), "{tools:?}");
+        let examples = app.routine_examples().unwrap();
+        assert_eq!(examples.len(), 2);
+        for r in &examples {
+            assert_eq!(app.check_routine(r), vec![], "{}", r.name);
+            for n in &r.nodes {
+                match &n.kind {
+                    NodeKind::Agent { agent, .. } => {
+                        assert!(agents.contains(&agent.as_str()), "{agent}")
+                    }
+                    NodeKind::Tool { tool, .. } => {
+                        assert!(tools.contains(&tool.as_str()), "{tool}")
+                    }
+                    _ => {}
+                }
+            }
+        }
+        // A graph with a fault is explained, node by node, without saving.
+        let mut broken = examples[1].clone();
+        broken.nodes.retain(|n| n.id != "end");
+        let codes: Vec<String> = app
+            .check_routine(&broken)
+            .into_iter()
+            .map(|p| p.code)
+            .collect();
+        assert!(codes.contains(&"routine.no_end".to_string()), "{codes:?}");
+        assert!(app.routines().unwrap().is_empty(), "nothing was saved");
     }
 }

@@ -3,7 +3,8 @@
 //! saved), shown, listed, deleted, and run for a child, node by node
 //! (`--events`: one JSON line per node's start, output and end). A run
 //! that waits for a recitation, or was cut short by a crash, goes on with
-//! `deskmate workflows resume RUN`.
+//! `deskmate workflows resume RUN`. A routine's file may name the children
+//! it is for (`"children": [profile ids]`): it is then on their plan.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -151,6 +152,20 @@ pub fn run(app: &Deskmate, cmd: WorkflowsCmd) -> anyhow::Result<ExitCode> {
                 output::json(&serde_json::json!({"routine": routine, "runs": runs}))?;
             } else {
                 println!("{} · {}", routine.name, routine.description);
+                if !routine.children.is_empty() {
+                    // Assigned children by name (an id no profile has any more, as it is).
+                    let names: Vec<String> = routine
+                        .children
+                        .iter()
+                        .map(|id| {
+                            app.store()
+                                .profiles()
+                                .get(id)
+                                .map_or_else(|_| id.clone(), |p| p.name)
+                        })
+                        .collect();
+                    println!("  for {} (on their plan each day)", names.join(", "));
+                }
                 for n in &routine.nodes {
                     let next = n
                         .next

@@ -1,12 +1,14 @@
 //! Today's learning plan for a child (issue 16, points 4 and 6): the tasks
 //! of the day, from the reviews due, practice left unfinished, homework
 //! mistakes not redone yet and the parent's goals (每天背一首新诗 = one new material a day, 每周复习三次 =
-//! three reviews a week), each done or not by today's attempts.
+//! three reviews a week), each done or not by today's attempts; and the
+//! routines a parent assigned to the child (issue 21), each done once a run
+//! of it finished today.
 //!
 //! [`build`] is pure: it turns what the store knows ([`Facts`]) and the
 //! goals into the plan, in a fixed order — reviews due, practice to finish,
-//! new materials, homework mistakes to redo, this week's reviews — with a
-//! material never in two tasks.
+//! new materials, homework mistakes to redo, this week's reviews, routines —
+//! with a material never in two tasks.
 //! [`next`] is the plan scene's walk: the next task not done after the one
 //! the child is on, coming round to the start. [`facts`] reads the store
 //! (the child's local day and week); [`today`] is both.
@@ -16,6 +18,7 @@
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Utc};
 use chrono_tz::Tz;
+use deskmate_protocol::routine::Routine;
 use deskmate_store::{Goal, GoalKind, MaterialFilter, Store, StoreError};
 use rusqlite::params;
 use serde::Serialize;
@@ -38,6 +41,9 @@ pub enum TaskKind {
     WeeklyReviews,
     /// Homework mistakes to do again (the homework scene asks them).
     HomeworkRedo,
+    /// A routine a parent assigned to the child (done once a run of it
+    /// finished today).
+    Routine,
 }
 
 /// One task of the day.
@@ -48,6 +54,10 @@ pub struct PlanTask {
     /// The material to recite for it, when there is one.
     pub material_id: Option<String>,
     pub title: Option<String>,
+    /// The routine to run for it (a `routine` task).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub routine: Option<String>,
     pub done: bool,
     /// For a count (this week's reviews): how many so far, of how many.
     pub count: Option<u32>,
@@ -112,6 +122,9 @@ pub struct Facts {
     /// Homework mistakes not redone yet, and those redone today.
     pub mistakes_to_redo: u32,
     pub mistakes_redone_today: u32,
+    /// The routines assigned to the child, in name order, each with
+    /// whether a run of it finished today.
+    pub routines: Vec<(String, bool)>,
 }
 
 fn task(kind: TaskKind, m: &Named, done: bool, zh: String, en: String) -> PlanTask {
@@ -119,6 +132,7 @@ fn task(kind: TaskKind, m: &Named, done: bool, zh: String, en: String) -> PlanTa
         kind,
         material_id: Some(m.id.clone()),
         title: Some(m.title.clone()),
+        routine: None,
         done,
         count: None,
         target: None,
@@ -215,6 +229,7 @@ pub fn build(facts: &Facts, goals: &[Goal]) -> Plan {
             kind: TaskKind::HomeworkRedo,
             material_id: None,
             title: None,
+            routine: None,
             done: left == 0,
             count: Some(redone),
             target: Some(left + redone),
@@ -242,11 +257,25 @@ pub fn build(facts: &Facts, goals: &[Goal]) -> Plan {
             kind: TaskKind::WeeklyReviews,
             material_id: suggestion.map(|m| m.id.clone()),
             title: suggestion.map(|m| m.title.clone()),
+            routine: None,
             done,
             count: Some(count),
             target: Some(target),
             text_zh: zh,
             text_en: en,
+        });
+    }
+    for (name, done) in &facts.routines {
+        tasks.push(PlanTask {
+            kind: TaskKind::Routine,
+            material_id: None,
+            title: Some(name.clone()),
+            routine: Some(name.clone()),
+            done: *done,
+            count: None,
+            target: None,
+            text_zh: format!("日常安排：{name}"),
+            text_en: format!("Routine: {name}"),
         });
     }
     let done = tasks.iter().filter(|t| t.done).count();
@@ -523,6 +552,7 @@ pub fn facts(store: &Store, profile_id: &str, now: DateTime<Utc>) -> SceneResult
             |r| r.get(0),
         )?)
     })?;
+    let routines = assigned_routines(store, profile_id, &start)?;
     let mistakes_to_redo = crate::homework::mistakes::to_redo(store, profile_id)?.len();
     let mistakes_redone_today = crate::homework::mistakes::redone_since(store, profile_id, &start)?;
     Ok(Facts {
@@ -538,7 +568,38 @@ pub fn facts(store: &Store, profile_id: &str, now: DateTime<Utc>) -> SceneResult
         unlearned,
         learned: reviewed,
         reviews_this_week: u32::try_from(reviews_this_week).unwrap_or(0),
+        routines,
     })
+}
+
+/// The routines assigned to `profile_id` (their `children` name it), in
+/// name order, each with whether a run of it for the child finished since
+/// `start`. A stored routine that cannot be read is left out (the editor
+/// and `deskmate workflows show` say why).
+fn assigned_routines(
+    store: &Store,
+    profile_id: &str,
+    start: &str,
+) -> SceneResult<Vec<(String, bool)>> {
+    let mut out = Vec::new();
+    for row in store.routines().list()? {
+        let Ok(routine) = serde_json::from_str::<Routine>(&row.spec) else {
+            continue;
+        };
+        if !routine.children.iter().any(|c| c == profile_id) {
+            continue;
+        }
+        let finished: i64 = store.with_conn(|c| {
+            Ok(c.query_row(
+                "SELECT count(*) FROM routine_runs WHERE routine = ?1 AND profile_id = ?2
+                 AND status = 'finished' AND created_at >= ?3",
+                params![routine.name, profile_id, start],
+                |r| r.get(0),
+            )?)
+        })?;
+        out.push((routine.name, finished > 0));
+    }
+    Ok(out)
 }
 
 /// `profile_id`'s plan for the local day of `now`.

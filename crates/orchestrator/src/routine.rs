@@ -14,4 +14,4 @@ pub mod supervisor;
 pub mod validate;
 
 pub use run::{run, RoutineWork, RunState, RunStatus};
-pub use validate::validate;
+pub use validate::{validate, PROBLEM_CODES};

@@ -11,13 +11,20 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-/// A routine: its name (unique in the family), what it is for, its nodes.
+/// A routine: its name (unique in the family), what it is for, its nodes,
+/// and the children it is assigned to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 pub struct Routine {
     pub name: String,
     #[serde(default)]
     pub description: String,
     pub nodes: Vec<RoutineNode>,
+    /// The children (profile ids) a parent assigned it to: it is on their
+    /// plan each day. Absent in routines written by hand: assigned to none.
+    /// (Left out of the JSON when empty: the window reads a missing list as
+    /// none.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<String>,
 }
 
 /// One node of a routine.
@@ -30,6 +37,18 @@ pub struct RoutineNode {
     /// The node that follows; absent on `end` and `condition`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<String>,
+    /// Where the editor drew the node; absent in routines written by hand
+    /// (the editor lays those out by depth) and ignored by runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub position: Option<NodePosition>,
+}
+
+/// A node's place on the editor's canvas.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct NodePosition {
+    pub x: f64,
+    pub y: f64,
 }
 
 /// What a node does.
@@ -63,6 +82,21 @@ pub enum NodeKind {
     /// A note to the parent (the routine's messages can be quoted with
     /// `{last}`).
     NotifyParent { message: String },
+}
+
+/// One agent of the team or one study tool, as the editor offers it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct RoutinePart {
+    pub name: String,
+    pub description: String,
+}
+
+/// What a routine's nodes can name: the team's agents (the lead is
+/// `companion`) and the study tools.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct RoutineParts {
+    pub agents: Vec<RoutinePart>,
+    pub tools: Vec<RoutinePart>,
 }
 
 /// A condition's branch: when `keyword` is in the last message, go to `to`.
@@ -138,4 +172,31 @@ pub struct RoutineRunView {
 pub struct RoutineStep {
     pub node: String,
     pub output: String,
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// Routines written before nodes had a place (the CLI's files, the
+    /// examples) still load, and are written back without one.
+    #[test]
+    fn a_node_position_is_optional_and_kept_when_given() {
+        let old = r#"{"id":"start","type":"start","next":"end"}"#;
+        let node: RoutineNode = serde_json::from_str(old).unwrap();
+        assert_eq!(node.position, None);
+        assert_eq!(serde_json::to_string(&node).unwrap(), old);
+
+        let placed = RoutineNode {
+            position: Some(NodePosition { x: 12.5, y: -40.0 }),
+            ..node
+        };
+        let text = serde_json::to_string(&placed).unwrap();
+        assert!(
+            text.contains(r#""position":{"x":12.5,"y":-40.0}"#),
+            "{text}"
+        );
+        assert_eq!(serde_json::from_str::<RoutineNode>(&text).unwrap(), placed);
+    }
 }

@@ -5,7 +5,7 @@
 
 use ts_rs::{Config, TS};
 
-use crate::{agui, chat, check, error, family, models, practice, status, sync};
+use crate::{agui, chat, check, error, family, models, practice, routine, status, sync};
 
 /// How the types are rendered: 64-bit integers are plain `number`s (the
 /// core's are counts, bytes and seconds, well inside 2^53).
@@ -136,7 +136,19 @@ pub fn add_protocol_types(module: &mut Module) {
         .add::<family::ReplacedReply>()
         .add::<family::TableRowCount>()
         .add::<family::ChildExported>()
-        .add::<family::ChildDeleted>();
+        .add::<family::ChildDeleted>()
+        .raw("// Parents' routines")
+        .add::<routine::NodePosition>()
+        .add::<routine::NodeKind>()
+        .add::<routine::RoutineNode>()
+        .add::<routine::Branch>()
+        .add::<routine::Routine>()
+        .add::<routine::RoutineProblem>()
+        .add::<routine::RoutinePart>()
+        .add::<routine::RoutineParts>()
+        .add::<routine::RoutineEvent>()
+        .add::<routine::RoutineStep>()
+        .add::<routine::RoutineRunView>();
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ mod memories;
 mod models;
 mod plan;
 pub mod practice;
+mod routines;
 mod sync;
 mod trace;
 mod voice;
@@ -228,6 +229,16 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         family::notice_replaced_reply,
         family::export_default_path,
         family::profile_export,
-        family::profile_delete
+        family::profile_delete,
+        routines::routines_list,
+        routines::routine_get,
+        routines::routine_examples,
+        routines::routine_parts,
+        routines::routine_check,
+        routines::routine_save,
+        routines::routine_delete,
+        routines::routine_runs,
+        routines::routine_run,
+        routines::routine_resume
     ]
 }

@@ -6,9 +6,11 @@ import type { MaterialFilter } from "../api";
 import { emit, resetEvents } from "../test/fakeEvents";
 import { material, profile, renderWithI18n } from "../test/helpers";
 import { lampState, practiceResult, practiceView, REVIEW_CARD, sayResponse, NOTICE_NONE, NOTICE_AGREED } from "../test/samples";
+import * as routinesApi from "../routinesApi";
 import { ChildHome, dueFirst } from "./ChildHome";
 
 vi.mock("../api");
+vi.mock("../routinesApi");
 vi.mock("../events", () => import("../test/fakeEvents"));
 
 const ming = profile({ id: "c1", kind: "child", name: "小明", grade: 2 });
@@ -397,6 +399,45 @@ describe("child home: the library", () => {
     await user.click(tasks[1]);
     expect(await screen.findByTestId("practice-screen")).toBeInTheDocument();
     expect(api.practiceStart).toHaveBeenCalledWith("c1", "m2", expect.anything());
+  });
+
+  it("a routine on the plan runs; its recitation opens practice, and back from it the run goes on", async () => {
+    vi.mocked(api.planToday).mockResolvedValue({
+      profile_id: "c1",
+      day: "2026-03-02",
+      done: 0,
+      total: 1,
+      tasks: [
+        { kind: "routine", material_id: null, title: "evening", routine: "evening", done: false, count: null, target: null, text_zh: "日常安排：evening", text_en: "Routine: evening" },
+      ],
+    });
+    vi.mocked(routinesApi.routineGet).mockResolvedValue({
+      name: "evening",
+      description: "",
+      nodes: [
+        { id: "start", type: "start", next: "poem" },
+        { id: "poem", type: "recite", material: "静夜思", next: "end" },
+        { id: "end", type: "end" },
+      ],
+    });
+    vi.mocked(routinesApi.routineRun).mockImplementation(async (_n, _c, _i, onEvent) => {
+      onEvent({ type: "waiting", run_id: "r1", node: "poem", reason: "waiting for 静夜思" });
+      return { id: "r1", routine: "evening", input: "", status: "waiting", at: "poem", steps: [] };
+    });
+    vi.mocked(routinesApi.routineResume).mockResolvedValue({ id: "r1", routine: "evening", input: "", status: "finished", steps: [] });
+    const user = userEvent.setup();
+    renderWithI18n(<ChildHome profile={ming} onExit={vi.fn()} />);
+    const [task] = within(await screen.findByTestId("plan-card")).getAllByTestId("plan-task");
+    expect(task.tagName).toBe("BUTTON");
+    await user.click(task);
+    expect(await screen.findByTestId("routine-run-screen")).toBeInTheDocument();
+    await user.click(await screen.findByTestId("routine-recite"));
+    expect(await screen.findByTestId("practice-screen")).toBeInTheDocument();
+    expect(api.practiceStart).toHaveBeenCalledWith("c1", jingyesi.id, expect.anything());
+    await user.click(screen.getByTestId("back-button"));
+    expect(await screen.findByTestId("routine-done")).toBeInTheDocument();
+    expect(routinesApi.routineResume).toHaveBeenCalledWith("r1", expect.any(Function));
+    expect(routinesApi.routineRun).toHaveBeenCalledTimes(1);
   });
 
   it("the scenario cards speak through the one entry; the plan the entry answers with is shown", async () => {

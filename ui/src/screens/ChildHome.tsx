@@ -13,6 +13,7 @@ import { ChatScreen } from "./chat/ChatScreen";
 import { DueStrip, sortDue } from "./child/DueStrip";
 import { HomeworkPanel, PhotoButton, refusePhotos, type HomeworkState } from "./child/Homework";
 import { PlanCard } from "./child/PlanCard";
+import { RoutineRun } from "./child/RoutineRun";
 import { TalkButton } from "./child/TalkButton";
 import { Practice } from "./practice/Practice";
 
@@ -53,8 +54,16 @@ export const SCENARIOS: { id: "recite" | "plan" | "homework" | "chat"; icon: Ico
 
 type View =
   | { name: "library" }
-  | { name: "practice"; materialId: string; material: Material | null; resume: PracticeView | null }
-  | { name: "chat"; handoff?: { traceId: string; text: string } };
+  | {
+      name: "practice";
+      materialId: string;
+      material: Material | null;
+      resume: PracticeView | null;
+      /** A routine's run waiting on this recitation: back from it, the run goes on. */
+      then?: { routine: string; runId: string };
+    }
+  | { name: "chat"; handoff?: { traceId: string; text: string } }
+  | { name: "routine"; routine: string; runId: string | null };
 
 /**
  * The child's home: scenario cards (背古诗, 今天的计划, 问作业 through the one
@@ -63,7 +72,9 @@ type View =
  * card) and the '和同桌说' line, today's plan with
  * progress, the reviews due today, then the library (filters, search, a card
  * per material). A card, a due review or a plan task opens recitation
- * practice. A practice left open (app restart) is resumed.
+ * practice; a routine on the plan runs in ./child/RoutineRun (its recite
+ * steps open practice, and back from it the run goes on). A practice left
+ * open (app restart) is resumed.
  */
 export function ChildHome({ profile, onExit }: ChildHomeProps) {
   const t = useT();
@@ -219,7 +230,18 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
           materialId={view.materialId}
           material={view.material}
           resume={view.resume}
+          onBack={view.then ? () => view.then && setView({ name: "routine", ...view.then }) : toLibrary}
+        />
+      ) : view.name === "routine" ? (
+        <RoutineRun
+          key={view.runId ?? view.routine}
+          profile={profile}
+          name={view.routine}
+          runId={view.runId}
           onBack={toLibrary}
+          onRecite={(materialId, runId) =>
+            setView({ name: "practice", materialId, material: null, resume: null, then: { routine: view.routine, runId } })
+          }
         />
       ) : view.name === "chat" ? (
         <ChatScreen profile={profile} onBack={toLibrary} handoff={view.handoff} />
@@ -315,7 +337,9 @@ export function ChildHome({ profile, onExit }: ChildHomeProps) {
             plan={plan}
             reloadKey={homeVisits}
             onOpen={(task) =>
-              task.material_id && setView({ name: "practice", materialId: task.material_id, material: null, resume: null })
+              task.routine
+                ? setView({ name: "routine", routine: task.routine, runId: null })
+                : task.material_id && setView({ name: "practice", materialId: task.material_id, material: null, resume: null })
             }
           />
           <DueStrip

@@ -175,6 +175,7 @@ describe("parent home", () => {
       "tab-knowledge",
       "tab-memories",
       "tab-mcp",
+      "tab-routines",
       "tab-settings",
     ]);
     await user.click(screen.getByTestId("tab-reports"));

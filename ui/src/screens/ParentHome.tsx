@@ -14,10 +14,11 @@ import { McpTab } from "./parent/McpTab";
 import { MemoriesTab } from "./parent/MemoriesTab";
 import { ProfilesTab } from "./parent/ProfilesTab";
 import { ReportsTab } from "./parent/ReportsTab";
+import { RoutinesTab } from "./parent/RoutinesTab";
 import { SettingsTab } from "./parent/SettingsTab";
 import { UsageTab } from "./parent/UsageTab";
 
-type Tab = "profiles" | "reports" | "ask" | "usage" | "activity" | "goals" | "materials" | "knowledge" | "memories" | "mcp" | "settings";
+type Tab = "profiles" | "reports" | "ask" | "usage" | "activity" | "goals" | "materials" | "knowledge" | "memories" | "mcp" | "routines" | "settings";
 const TABS: { id: Tab; key: MessageKey }[] = [
   { id: "profiles", key: "tab.profiles" },
   { id: "reports", key: "tab.reports" },
@@ -29,6 +30,7 @@ const TABS: { id: Tab; key: MessageKey }[] = [
   { id: "knowledge", key: "tab.knowledge" },
   { id: "memories", key: "tab.memories" },
   { id: "mcp", key: "tab.mcp" },
+  { id: "routines", key: "tab.routines" },
   { id: "settings", key: "tab.settings" },
 ];
 
@@ -38,7 +40,7 @@ interface ParentHomeProps {
   onLock: () => void;
 }
 
-/** The parent area (reached only through the PIN): profiles (a child's data exported or deleted), reports, questions about progress with a chart, usage and limits with the notices, what happened in each request, goals, adding material, knowledge bases, each child's memories, MCP tools, settings; and the chat. */
+/** The parent area (reached only through the PIN): profiles (a child's data exported or deleted), reports, questions about progress with a chart, usage and limits with the notices, what happened in each request, goals, adding material, knowledge bases, each child's memories, MCP tools, routines, settings; and the chat. */
 export function ParentHome({ profile, status, onLock }: ParentHomeProps) {
   const t = useT();
   const [tab, setTab] = useState<Tab>("profiles");
@@ -133,6 +135,7 @@ export function ParentHome({ profile, status, onLock }: ParentHomeProps) {
           {tab === "knowledge" && <KnowledgeTab />}
           {tab === "memories" && <MemoriesTab />}
           {tab === "mcp" && <McpTab />}
+          {tab === "routines" && <RoutinesTab />}
           {tab === "settings" && <SettingsTab status={status} />}
         </section>
       </main>

@@ -133,7 +133,13 @@ fn generated() -> String {
         .add::<ReminderEvent>()
         .add::<AppEvent>()
         .raw("// Every code a failure can carry (WireError.code); ui/src/errors.ts has words for each")
-        .strings("ERROR_CODES", "ErrorCode", &AppError::codes());
+        .strings("ERROR_CODES", "ErrorCode", &AppError::codes())
+        .raw("// Every code a routine's problem can carry (RoutineProblem.code); the editor has words for each")
+        .strings(
+            "ROUTINE_PROBLEM_CODES",
+            "RoutineProblemCode",
+            &deskmate_orchestrator::routine::PROBLEM_CODES,
+        );
     m.render()
 }
 

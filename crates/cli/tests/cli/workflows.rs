@@ -290,3 +290,56 @@ fn in_supervisor_mode_the_supervisor_hands_the_message_to_the_teams_agents() {
         "{agent}"
     );
 }
+
+/// A routine whose file names a child is on that child's plan until a run
+/// of it finished today, and `show` says whom it is for.
+#[test]
+fn a_routine_for_a_child_is_on_the_childs_plan_until_it_ran_today() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = add_child(dir.path());
+    let id = child["id"].as_str().unwrap();
+    let routine = json!({
+        "name": "bedtime",
+        "nodes": [
+            {"id": "start", "type": "start", "next": "due"},
+            {"id": "due", "type": "tool", "tool": "due_reviews", "args": {}, "next": "end"},
+            {"id": "end", "type": "end"}
+        ],
+        "children": [id]
+    });
+    let file = write(dir.path(), "bedtime.json", &routine);
+    deskmate(dir.path())
+        .args(["workflows", "create", "--file", &file])
+        .assert()
+        .success();
+    let out = deskmate(dir.path())
+        .args(["workflows", "show", "bedtime"])
+        .assert()
+        .success();
+    let shown = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        shown.contains("for 小明 (on their plan each day)"),
+        "{shown}"
+    );
+
+    let routine_tasks = || {
+        let out = deskmate(dir.path())
+            .args(["plan", "show", "--profile", "小明", "--json"])
+            .assert()
+            .success();
+        let plan = json(&out.get_output().stdout);
+        plan["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["kind"] == "routine")
+            .map(|t| (t["routine"].clone(), t["done"].clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(routine_tasks(), vec![(json!("bedtime"), json!(false))]);
+    deskmate(dir.path())
+        .args(["workflows", "run", "bedtime", "--profile", "小明", "今晚"])
+        .assert()
+        .success();
+    assert_eq!(routine_tasks(), vec![(json!("bedtime"), json!(true))]);
+}

@@ -319,3 +319,51 @@ fn a_childs_day_is_read_from_a_real_database() {
         .all(|t| !t.done || t.kind == TaskKind::WeeklyReviews));
     assert_eq!(wednesday.tasks.last().unwrap().count, Some(1), "same week");
 }
+
+/// A routine a parent assigned to the child is a task of each day, done
+/// once a run of it for the child finished that day; one assigned to
+/// another child is not on this child's plan.
+#[test]
+fn an_assigned_routine_is_a_task_until_a_run_of_it_finished_today() {
+    let f = fixture();
+    let store = &f.store;
+    let spec = |name: &str, child: &str| {
+        serde_json::json!({
+            "name": name,
+            "nodes": [{"id": "start", "type": "start", "next": "end"}, {"id": "end", "type": "end"}],
+            "children": [child],
+        })
+        .to_string()
+    };
+    store
+        .routines()
+        .create("evening", &spec("evening", &f.child))
+        .unwrap();
+    store
+        .routines()
+        .create("other", &spec("other", "another-child"))
+        .unwrap();
+    let routine_tasks = |plan: &Plan| -> Vec<(Option<String>, bool)> {
+        plan.tasks
+            .iter()
+            .filter(|t| t.kind == TaskKind::Routine)
+            .map(|t| (t.routine.clone(), t.done))
+            .collect()
+    };
+    let plan = today(store, &f.child, Utc::now()).unwrap();
+    assert_eq!(routine_tasks(&plan), vec![(Some("evening".into()), false)]);
+    assert_eq!(plan.tasks[0].text_zh, "日常安排：evening");
+    // Not a task the plan scene walks to (it has nothing to recite).
+    assert_eq!(next(&plan, None), None);
+
+    let runs = store.routines();
+    runs.save_run("r1", "evening", Some(&f.child), "waiting", "{}")
+        .unwrap();
+    let plan = today(store, &f.child, Utc::now()).unwrap();
+    assert_eq!(routine_tasks(&plan), vec![(Some("evening".into()), false)]);
+    runs.save_run("r1", "evening", Some(&f.child), "finished", "{}")
+        .unwrap();
+    let plan = today(store, &f.child, Utc::now()).unwrap();
+    assert_eq!(routine_tasks(&plan), vec![(Some("evening".into()), true)]);
+    assert_eq!((plan.done, plan.total), (1, 1));
+}

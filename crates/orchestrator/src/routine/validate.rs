@@ -9,6 +9,28 @@ use std::collections::{HashMap, HashSet};
 
 use deskmate_protocol::routine::{NodeKind, Routine, RoutineNode, RoutineProblem};
 
+/// Every code a problem can carry (`RoutineProblem::code`); the window has
+/// words for each (`ROUTINE_PROBLEM_CODES` in ui/src/protocol.ts).
+pub const PROBLEM_CODES: [&str; 17] = [
+    "routine.no_name",
+    "routine.no_id",
+    "routine.duplicate_id",
+    "routine.no_start",
+    "routine.many_starts",
+    "routine.no_end",
+    "routine.end_has_next",
+    "routine.condition_has_next",
+    "routine.no_branches",
+    "routine.empty_keyword",
+    "routine.no_default",
+    "routine.missing_next",
+    "routine.incomplete",
+    "routine.unknown_node",
+    "routine.unreachable",
+    "routine.cycle",
+    "routine.no_way_to_end",
+];
+
 /// Every problem with `routine`, or nothing when it can be saved and run.
 /// Problems come in a stable order: the node list first, then the graph.
 pub fn validate(routine: &Routine) -> Vec<RoutineProblem> {
@@ -261,6 +283,7 @@ mod tests {
             id: id.into(),
             kind,
             next: next.map(str::to_string),
+            position: None,
         }
     }
 
@@ -280,6 +303,7 @@ mod tests {
             name: "evening".into(),
             description: String::new(),
             nodes,
+            children: vec![],
         }
     }
 
@@ -427,7 +451,34 @@ mod tests {
 
         for (what, r, expected) in cases {
             assert_eq!(codes(&r), expected, "{what}");
+            for (code, _) in &expected {
+                assert!(PROBLEM_CODES.contains(&code.as_str()), "{code} is listed");
+            }
         }
+    }
+
+    /// The list of codes names each code this module gives, and no other
+    /// (read from the rules' source: each `say("…"` and `code: "…"`).
+    #[test]
+    fn the_code_list_matches_the_problems_given() {
+        let source = include_str!("validate.rs");
+        let (rules, _) = source.split_once("#[cfg(test)]").unwrap();
+        let first_string = |after: &str| -> String {
+            let rest = after.trim_start().strip_prefix('"').unwrap();
+            rest[..rest.find('"').unwrap()].to_string()
+        };
+        let mut given = std::collections::BTreeSet::new();
+        for part in rules.split("say(").skip(1) {
+            given.insert(format!("routine.{}", first_string(part)));
+        }
+        for part in rules.split("code: ").skip(1) {
+            if part.starts_with('"') {
+                given.insert(first_string(part));
+            }
+        }
+        let listed: std::collections::BTreeSet<String> =
+            PROBLEM_CODES.iter().map(|c| c.to_string()).collect();
+        assert_eq!(given, listed);
     }
 
     /// The examples in the repository's `routines/` folder pass, and their

@@ -13,7 +13,8 @@ export function planPercent(plan: Plan): number {
 /**
  * "今天的计划 / Today's plan": the child's tasks for today (due reviews,
  * practice to finish, the parent's goals) with a tick for each one done and
- * the progress so far. A task with a material opens its recitation.
+ * the progress so far. A task with a material opens its recitation; a
+ * routine a parent assigned opens its run.
  * `plan`, when given, is the newest plan the entry answered with (so the
  * card does not ask again); `reloadKey` changes when the child comes back
  * from a practice.
@@ -111,7 +112,7 @@ export function PlanCard({
               );
               return (
                 <li key={`${task.kind}-${task.material_id ?? i}`}>
-                  {task.material_id && !task.done ? (
+                  {(task.material_id || task.routine) && !task.done ? (
                     <button
                       type="button"
                       className="plan-task"

@@ -85,6 +85,7 @@ fn node(id: &str, kind: NodeKind, next: Option<&str>) -> RoutineNode {
         id: id.into(),
         kind,
         next: next.map(str::to_string),
+        position: None,
     }
 }
 
@@ -155,6 +156,7 @@ fn evening() -> Routine {
             ),
             node("end", NodeKind::End, None),
         ],
+        children: vec![],
     }
 }
 
@@ -392,6 +394,7 @@ fn graph(n: usize) -> impl Strategy<Value = Routine> {
                     id: id(i),
                     kind,
                     next,
+                    position: None,
                 }
             })
             .collect();
@@ -399,6 +402,7 @@ fn graph(n: usize) -> impl Strategy<Value = Routine> {
             name: "random".into(),
             description: String::new(),
             nodes,
+            children: vec![],
         }
     })
 }
