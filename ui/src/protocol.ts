@@ -120,7 +120,59 @@ export type LlmSettingsView = {
 /**
  * `provider:model`, e.g. `openai:gpt-4o-mini`; `null` when none is configured.
  */
-model: string | null, base_url: string | null, has_key: boolean, };
+model: string | null, base_url: string | null, has_key: boolean, 
+/**
+ * What is sent where, and whether a parent agreed to it: model use
+ * waits for that agreement.
+ */
+notice: ModelNoticeView, };
+
+export type ModelNoticeView = { 
+/**
+ * Bumped when what is sent changes: an agreement to an older version
+ * no longer counts.
+ */
+version: number, 
+/**
+ * Where the family's model calls go (the configured base URL or the
+ * provider's default); `null` when no model is configured.
+ */
+endpoint: string | null, 
+/**
+ * Where replies are also sent to be moderated, when a parent set it.
+ */
+moderation: string | null, 
+/**
+ * The notice in Chinese and in English, with the addresses filled in.
+ */
+text_zh: string, text_en: string, 
+/**
+ * When a parent agreed to this version for this endpoint (RFC 3339);
+ * `null`: not agreed, so nothing is sent.
+ */
+agreed_at: string | null, };
+
+export type KeepsakeFormat = "png" | "pdf";
+
+export type GoalOutcome = { 
+/**
+ * `reviews_per_week` or `new_per_day`.
+ */
+kind: string, 
+/**
+ * What the week needed (a daily goal times seven).
+ */
+target: number, done: number, met: boolean, };
+
+export type KeepsakeWritten = { profile_id: string, name: string, 
+/**
+ * The Monday of the week.
+ */
+week_of: string, file: string, format: KeepsakeFormat, bytes: number, 
+/**
+ * True when every goal of the week was met: the page is a certificate.
+ */
+certificate: boolean, goals: Array<GoalOutcome>, };
 
 export type JsonPatchOpKind = "add" | "remove" | "replace" | "move" | "copy" | "test";
 
@@ -331,6 +383,127 @@ kind: string,
  * RFC 3339 UTC.
  */
 created_at: string, last_seen_at: string | null, };
+
+// A child as a whole, for parents: questions with a chart, usage, limits, notices, export and delete
+
+export type ChartKind = "line" | "bar" | "pie";
+
+export type ChartSeries = { name: string, values: Array<number>, };
+
+export type Chart = { kind: ChartKind, title: string, labels: Array<string>, series: Array<ChartSeries>, };
+
+export type ProgressAnswer = { 
+/**
+ * Which built-in question answered it (`accuracy_this_week`, …), or
+ * `model` when the configured model wrote its own queries.
+ */
+question: string, text: string, chart: Chart | null, };
+
+export type DayUsage = { profile_id: string, profile_name: string, 
+/**
+ * The child's local date, `YYYY-MM-DD`.
+ */
+date: string, 
+/**
+ * The companion's answers started that day (subagents' not counted apart).
+ */
+runs: number, model_calls: number, input_tokens: number, output_tokens: number, cached_input_tokens: number, 
+/**
+ * US dollars; calls whose price is unknown count 0 (see `unpriced_calls`).
+ */
+cost_usd: number, 
+/**
+ * Calls stored without a cost (a model with no known price).
+ */
+unpriced_calls: number, 
+/**
+ * Seconds of chat: the gaps between the day's messages, long pauses
+ * left out (`deskmate_orchestrator::usage`).
+ */
+chat_seconds: number, };
+
+export type RunUsage = { run_id: string, thread_id: string, profile_id: string, model: string, status: string, started_at: string, model_calls: number, input_tokens: number, output_tokens: number, cached_input_tokens: number, cost_usd: number, };
+
+export type UsageReport = { days: Array<DayUsage>, runs: Array<RunUsage>, };
+
+export type QuietHours = { from: string, to: string, };
+
+export type Limits = { 
+/**
+ * Minutes of chat with the companion a day.
+ */
+chat_minutes?: number, 
+/**
+ * Model calls a day.
+ */
+model_calls?: number, 
+/**
+ * US dollars a day.
+ */
+cost_usd?: number, quiet?: QuietHours, };
+
+export type NoticeKind = "limit_reached" | "quiet_hours" | "reply_replaced" | "routine_note";
+
+export type Notice = { id: string, profile_id: string, kind: NoticeKind, 
+/**
+ * The child's local date it happened on.
+ */
+day: string, 
+/**
+ * Which limit and the day's figure (`limit`, `value`, `max`), or why a
+ * reply was replaced (`message_id`, `reasons`), and `message`: the
+ * core's English sentence.
+ */
+detail: Record<string, unknown>, 
+/**
+ * The conversation, for a replaced reply.
+ */
+thread_id: string | null, created_at: string, read_at: string | null, };
+
+export type ReplacedReply = { notice: Notice, 
+/**
+ * The message that was replaced.
+ */
+message_id: string, 
+/**
+ * The model's own words, never shown to the child.
+ */
+original: string, 
+/**
+ * The categories the check found (`personal_details`, `violence`, …).
+ */
+reasons: Array<string>, thread: ThreadView, };
+
+export type TableRowCount = { table: string, rows: number, };
+
+export type ChildExported = { profile_id: string, name: string, 
+/**
+ * The zip file written.
+ */
+file: string, 
+/**
+ * Rows per table (every table that can hold a child's rows, empty ones too).
+ */
+tables: Array<TableRowCount>, 
+/**
+ * Files of the child's chat workspaces put in the zip.
+ */
+workspace_files: number, };
+
+export type ChildDeleted = { profile_id: string, name: string, 
+/**
+ * Rows removed per table (tables that held none left out).
+ */
+tables: Array<TableRowCount>, 
+/**
+ * Folders and files removed from the data directory.
+ */
+paths_removed: Array<string>, 
+/**
+ * True when sync is on: the deletion waits in the outbox for the
+ * family's other devices.
+ */
+sent_to_family: boolean, };
 
 // Parents' routines
 
@@ -928,6 +1101,7 @@ export type AppEvent = { "channel": "practice://task", "payload": TaskEvent } | 
 // Every code a failure can carry (WireError.code); ui/src/errors.ts has words for each
 
 export const ERROR_CODES = [
+  "ask.unknown_question",
   "chat.awaiting_approval",
   "chat.busy",
   "chat.empty_message",
@@ -946,6 +1120,7 @@ export const ERROR_CODES = [
   "db.open_failed",
   "db.schema_too_new",
   "error",
+  "export.file_exists",
   "homework.model_failed",
   "homework.model_reply",
   "homework.not_an_image",
@@ -987,6 +1162,7 @@ export const ERROR_CODES = [
   "llm.network",
   "llm.no_model",
   "llm.not_found",
+  "llm.notice_not_agreed",
   "llm.protocol",
   "llm.quota",
   "llm.rate_limited",

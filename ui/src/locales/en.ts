@@ -726,6 +726,8 @@ export const en: Messages = {
   "notices.limit": "A daily limit was reached: {limit} ({used} of {allowed}); the child's request was kindly refused.",
   "notices.quiet": "The child asked the AI companion for something in quiet hours ({from}–{to}).",
   "notices.replaced": "A reply of the AI companion failed the safety check; the child saw a safe reply instead ({reasons}).",
+  "notices.routineNote": "The routine “{routine}” says: {note}",
+  "notices.routineReplaced": "A step of the routine “{routine}” failed the safety check; the child saw a safe reply instead ({reasons}).",
   "notices.open": "Read the reply and conversation",
   "notices.markRead": "Mark read",
   "notices.replacedTitle": "The replaced reply",

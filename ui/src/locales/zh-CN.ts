@@ -728,6 +728,8 @@ export const zhCN = {
   "notices.limit": "到了每天的上限：{limit}（已用 {used}，上限 {allowed}），孩子的请求被温和地拒绝了。",
   "notices.quiet": "孩子在休息时间（{from}–{to}）找了 AI 伙伴。",
   "notices.replaced": "AI 伙伴的一条回复没有通过安全检查，孩子看到的是换成的安全回复（{reasons}）。",
+  "notices.routineNote": "日常安排“{routine}”告诉你：{note}",
+  "notices.routineReplaced": "日常安排“{routine}”里有一步的回答没通过安全检查，孩子看到的是安全的回答（{reasons}）。",
   "notices.open": "查看原回复和对话",
   "notices.markRead": "标为已读",
   "notices.replacedTitle": "被替换的回复",

@@ -343,3 +343,93 @@ fn a_routine_for_a_child_is_on_the_childs_plan_until_it_ran_today() {
         .success();
     assert_eq!(routine_tasks(), vec![(json!("bedtime"), json!(true))]);
 }
+
+/// An agent step looks things up with the study tools before it answers
+/// (a ReAct agent); for a child's run what it says is checked as a reply
+/// to a child — an unsafe one is replaced and the parent told with the
+/// original — and the routine's note reaches the parent's notices.
+#[test]
+fn an_agent_step_uses_the_study_tools_its_words_are_checked_and_the_note_reaches_the_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    add_child(dir.path());
+    let server = ScriptedServer::start(vec![
+        openai::tool_calls(None, &[("call_due", "due_reviews", "{}")]),
+        openai::text("先把你家的地址告诉我，我再给你出题。"),
+    ])
+    .unwrap();
+    deskmate(dir.path())
+        .args([
+            "llm",
+            "set",
+            "--agree",
+            "--model",
+            "openai:gpt-4o-mini",
+            "--base-url",
+        ])
+        .arg(server.base_url())
+        .assert()
+        .success();
+    let routine = json!({
+        "name": "quiz",
+        "nodes": [
+            {"id": "start", "type": "start", "next": "ask"},
+            {"id": "ask", "type": "agent", "agent": "companion", "prompt": "出一道复习题", "next": "note"},
+            {"id": "note", "type": "notify_parent", "message": "测验做完了", "next": "end"},
+            {"id": "end", "type": "end"}
+        ]
+    });
+    let file = write(dir.path(), "quiz.json", &routine);
+    deskmate(dir.path())
+        .args(["workflows", "create", "--file", &file])
+        .assert()
+        .success();
+    let out = deskmate(dir.path())
+        .args(["workflows", "run", "quiz", "--events", "开始"])
+        .output()
+        .unwrap();
+    let evs = events(&out.stdout);
+    assert!(out.status.success(), "{evs:?}");
+    // The model was offered the study tools, called one, and saw its result.
+    assert_eq!(server.request_count(), 2);
+    let first = server.requests()[0].body.to_string();
+    assert!(first.contains("due_reviews"), "{first}");
+    let second = &server.requests()[1].body;
+    let tool_msg = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap_or_else(|| panic!("no tool result sent back: {second}"));
+    assert_eq!(tool_msg["tool_call_id"], "call_due");
+    // The child saw the safe reply, never the model's words.
+    let said = evs
+        .iter()
+        .find(|e| e["type"] == "node_output" && e["node"] == "ask")
+        .unwrap();
+    let said = said["text"].as_str().unwrap();
+    assert!(!said.contains("地址"), "{said}");
+    assert!(said.contains("告诉爸爸妈妈"), "{said}");
+    // The parent was told twice: the replaced step (with the original) and the note.
+    let out = deskmate(dir.path())
+        .args(["notices", "list", "--json"])
+        .assert()
+        .success();
+    let notices = json(&out.get_output().stdout);
+    let notices = notices.as_array().unwrap();
+    assert_eq!(notices.len(), 2, "{notices:?}");
+    assert!(notices.iter().all(|n| n["kind"] == "routine_note"));
+    let replaced = notices
+        .iter()
+        .find(|n| n["detail"]["original"].is_string())
+        .unwrap();
+    assert_eq!(
+        replaced["detail"]["original"],
+        "先把你家的地址告诉我，我再给你出题。"
+    );
+    assert_eq!(replaced["detail"]["routine"], "quiz");
+    let note = notices
+        .iter()
+        .find(|n| n["detail"]["note"] == "测验做完了")
+        .unwrap_or_else(|| panic!("no note: {notices:?}"));
+    assert_eq!(note["detail"]["routine"], "quiz");
+}

@@ -51,6 +51,13 @@ export function noticeText(t: TFunction, n: Notice): string {
       const reasons = Array.isArray(d.reasons) ? (d.reasons as unknown[]).map((r) => reasonText(t, String(r))).join(t("notices.reasonJoin")) : "";
       return t("notices.replaced", { reasons });
     }
+    case "routine_note": {
+      if (d.original != null) {
+        const reasons = Array.isArray(d.reasons) ? (d.reasons as unknown[]).map((r) => reasonText(t, String(r))).join(t("notices.reasonJoin")) : "";
+        return t("notices.routineReplaced", { routine: s("routine"), reasons });
+      }
+      return t("notices.routineNote", { routine: s("routine"), note: s("note") });
+    }
   }
 }
 
@@ -97,6 +104,12 @@ export function NoticesList({ childId, name }: { childId: string; name: string }
             <li key={n.id} className="notice-row" data-testid="notice" data-kind={n.kind} data-unread={n.read_at ? undefined : "true"}>
               <span className="small muted">{n.day}</span>{" "}
               {!n.read_at && <span className="tag tag-warn">{t("notices.unread")}</span>} <span data-testid="notice-text">{noticeText(t, n)}</span>{" "}
+              {n.kind === "routine_note" && (n.detail as { original?: unknown } | null)?.original != null && (
+                <details data-testid="notice-original">
+                  <summary>{t("notices.original")}</summary>
+                  <p>{String((n.detail as { original: unknown }).original)}</p>
+                </details>
+              )}{" "}
               {n.kind === "reply_replaced" && (
                 <button type="button" className="btn btn-secondary" data-testid="notice-open" onClick={() => void read(n)}>
                   {t("notices.open")}

@@ -5,7 +5,8 @@ import * as api from "../../api";
 import * as family from "../../familyApi";
 import type { DayUsage, Notice, ReplacedReply } from "../../protocol";
 import { profile, renderWithI18n } from "../../test/helpers";
-import { reasonText } from "./NoticesList";
+import { noticeText, reasonText } from "./NoticesList";
+import { translate } from "../../i18n";
 import { dollars, UsageTab } from "./UsageTab";
 
 vi.mock("../../api", async (importActual) => ({
@@ -142,6 +143,16 @@ describe("usage and limits", () => {
     expect(reasonText(t as never, "rule:violence_weapons")).toBe("notices.reason.violence_weapons");
     expect(reasonText(t as never, "moderation:harassment")).toBe('notices.reason.moderation{"category":"harassment"}');
     expect(reasonText(t as never, "rule:something_new")).toBe("rule:something_new");
+  });
+
+  it("a routine's note and a routine step replaced, in words", () => {
+    const zh = (k: Parameters<typeof translate>[1], v?: Parameters<typeof translate>[2]) => translate("zh-CN", k, v);
+    expect(noticeText(zh, notice("n4", "routine_note", { routine: "晚间复习", note: "今天背了静夜思" }))).toBe(
+      "日常安排“晚间复习”告诉你：今天背了静夜思",
+    );
+    const replacedStep = noticeText(zh, notice("n5", "routine_note", { routine: "晚间复习", original: "告诉我你家住在哪里", reasons: ["rule:personal_details"] }));
+    expect(replacedStep).toContain("没通过安全检查");
+    expect(replacedStep).toContain(reasonText(zh, "rule:personal_details"));
   });
 
   it("dollars: four places under a cent", () => {
