@@ -286,6 +286,16 @@ fn subagent_models(
         } else {
             None
         };
+        // The address it reaches must be the one a parent agreed to (or the
+        // one the command named): another provider's is not.
+        if run_base_url.is_none() {
+            let endpoint = wanted
+                .base_url(config.base_url.as_deref())
+                .map_err(|e| e.to_string())?;
+            if !model_notice::agreed_for(&store, &endpoint).map_err(|e| e.to_string())? {
+                return Err(AppError::NoticeNotAgreed { endpoint }.to_string());
+            }
+        }
         config.api_key = key_store().resolve(&wanted.provider).map(|(k, _)| k);
         LlmClient::new(config).map_err(|e| e.to_string())
     })

@@ -7,7 +7,9 @@
 //! The agreement (setting [`LLM_NOTICE`]) holds the notice's version and
 //! the endpoint it named. A new provider or base URL, or a new version of
 //! the notice (what is sent changed), makes it lapse until a parent agrees
-//! again. A command that names its own `--base-url` (the CLI's one-off
+//! again. A subagent whose own `model:` names another provider reaches that
+//! provider's address, which the agreement does not name: it is refused the
+//! same way. A command that names its own `--base-url` (the CLI's one-off
 //! flags, typed by the parent at the terminal) chooses the address itself
 //! and is not held to the stored agreement.
 
@@ -57,6 +59,12 @@ pub(crate) fn agreed(store: &Store) -> AppResult<bool> {
         (Some(endpoint), Some(a)) => a.version == NOTICE_VERSION && a.endpoint == endpoint,
         _ => false,
     })
+}
+
+/// True when a parent agreed to this version of the notice naming
+/// `endpoint` (a subagent's own provider is reached at its own address).
+pub(crate) fn agreed_for(store: &Store, endpoint: &str) -> AppResult<bool> {
+    Ok(agreement(store)?.is_some_and(|a| a.version == NOTICE_VERSION && a.endpoint == endpoint))
 }
 
 /// Refuses a model call the family has not agreed to (see the module's

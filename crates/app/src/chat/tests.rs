@@ -84,6 +84,11 @@ async fn a_subagent_on_the_leads_provider_reaches_the_configured_address() {
     assert_eq!(done.text, "好");
     assert_eq!(server.requests()[0].body["model"], "tutor-model");
     assert!(make("not a model").is_err());
+    // Another provider is reached at its own address, which the parent did
+    // not agree to: refused, naming it.
+    let err = make("anthropic:claude-3-5-haiku-latest").unwrap_err();
+    assert!(err.contains("https://api.anthropic.com/v1"), "{err}");
+    assert!(err.contains("agree"), "{err}");
 }
 
 #[test]
