@@ -12,6 +12,11 @@
 //! same way. A command that names its own `--base-url` (the CLI's one-off
 //! flags, typed by the parent at the terminal) chooses the address itself
 //! and is not held to the stored agreement.
+//!
+//! "After a parent has set a key" (issue 20) is the client's own rule: a
+//! provider that needs a key refuses to start without one (`deskmate-llm`),
+//! while a local or self-hosted server needs none — the agreement is asked
+//! of both.
 
 use chrono::{SecondsFormat, Utc};
 use deskmate_llm::ModelSpec;
