@@ -619,6 +619,30 @@ pub fn start_run(store: &Store, thread_id: &str, model: &str) -> StoreResult<Run
     get_run(store, &id)
 }
 
+/// Starts a run with the message that asked for it, in one transaction:
+/// a crash leaves both or neither, and the database commits once instead
+/// of twice (each commit rewrites the touched pages into the WAL).
+pub fn start_run_with_message(
+    store: &Store,
+    thread_id: &str,
+    model: &str,
+    m: &Message,
+) -> StoreResult<Run> {
+    let id = new_id();
+    let now = now_utc();
+    store.with_conn(|c| {
+        let tx = c.transaction()?;
+        tx.prepare_cached(
+            "INSERT INTO runs (id, thread_id, status, model, started_at) VALUES (?1, ?2, 'running', ?3, ?4)",
+        )?
+        .execute(params![id, thread_id, model, now])?;
+        insert_message_in(&tx, thread_id, Some(&id), &new_id(), m, &now)?;
+        tx.commit()?;
+        Ok(())
+    })?;
+    get_run(store, &id)
+}
+
 pub fn get_run(store: &Store, id: &str) -> StoreResult<Run> {
     store.with_conn(|c| {
         c.prepare_cached(&format!("SELECT {RUN_COLS} FROM runs WHERE id = ?1"))?

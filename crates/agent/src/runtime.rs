@@ -294,8 +294,7 @@ impl Agent {
             for run in persist::running_runs(store, Some(&thread.id))? {
                 persist::interrupt_run(store, &run)?;
             }
-            let run = persist::start_run(store, &thread.id, &model)?;
-            persist::insert_message(store, &thread.id, Some(&run.id), None, &user)?;
+            let run = persist::start_run_with_message(store, &thread.id, &model, &user)?;
             agent.open(thread, run, lock, 1)
         })
         .await;
