@@ -93,7 +93,7 @@ impl Deskmate {
         if goals.is_empty() {
             return Ok(Vec::new());
         }
-        let tz: Tz = time_zone.parse().unwrap_or(chrono_tz::UTC);
+        let tz: Tz = deskmate_orchestrator::usage::zone(time_zone);
         let instant = |s: &str| {
             DateTime::parse_from_rfc3339(s)
                 .map(|d| d.with_timezone(&Utc))

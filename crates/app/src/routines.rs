@@ -257,15 +257,23 @@ impl AppWork<'_> {
     /// child (the kept rules, then the moderation endpoint); a flagged one
     /// becomes the safe reply and the parent gets a notice with the
     /// original. A run for no child (or a parent) is not checked.
-    fn checked(&mut self, agent: &str, text: String) -> Result<String, String> {
+    async fn checked(&mut self, agent: &str, text: String) -> Result<String, String> {
         let Some(child) = &self.child else {
             return Ok(text);
         };
-        let verdict = deskmate_orchestrator::safety::check(&text, child.moderation.as_ref());
+        // The moderation endpoint is asked with a blocking client: off the
+        // executor, as the chat's guard does.
+        let (said, moderation) = (text.clone(), child.moderation.clone());
+        let verdict = tokio::task::spawn_blocking(move || {
+            deskmate_orchestrator::safety::check(&said, moderation.as_ref())
+        })
+        .await
+        .map_err(|e| format!("the safety check stopped: {e}"))?;
         if !verdict.flagged() {
             return Ok(text);
         }
-        let safe = deskmate_orchestrator::safety::safe_reply(child.english).to_string();
+        let english = self.child.as_ref().is_some_and(|c| c.english);
+        let safe = deskmate_orchestrator::safety::safe_reply(english).to_string();
         self.notice(serde_json::json!({
             "routine": self.routine,
             "agent": agent,
@@ -377,7 +385,7 @@ impl RoutineWork for AppWork<'_> {
                 .await
                 .map_err(|e| format!("{agent} could not answer: {e}"))?;
             if reply.tool_calls.is_empty() {
-                return self.checked(agent, reply.text);
+                return self.checked(agent, reply.text).await;
             }
             req.messages.push(Message::assistant(
                 reply.text.clone(),

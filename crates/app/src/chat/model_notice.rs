@@ -24,8 +24,8 @@ use deskmate_protocol::ModelNoticeView;
 use deskmate_store::Store;
 use serde::{Deserialize, Serialize};
 
-use super::{llm_settings, ChatOptions};
-use crate::settings::LLM_NOTICE;
+use super::ChatOptions;
+use crate::settings::{LLM_BASE_URL, LLM_MODEL, LLM_NOTICE};
 use crate::{AppError, AppResult};
 
 /// The notice's version: bump it when what is sent changes.
@@ -40,14 +40,16 @@ struct Agreement {
 }
 
 /// Where the family's configured model is reached (`None`: no model set).
+/// Reads the two settings only: where the key comes from (the OS keyring)
+/// does not change the address, and this runs for every model client.
 fn configured_endpoint(store: &Store) -> AppResult<Option<String>> {
-    let settings = llm_settings(store)?;
-    let Some(model) = settings.model else {
+    let Some(model) = store.settings().get::<String>(None, LLM_MODEL)? else {
         return Ok(None);
     };
+    let base_url: Option<String> = store.settings().get(None, LLM_BASE_URL)?;
     let spec = ModelSpec::parse(&model).map_err(super::llm_error)?;
     Ok(Some(
-        spec.base_url(settings.base_url.as_deref())
+        spec.base_url(base_url.as_deref())
             .map_err(super::llm_error)?,
     ))
 }

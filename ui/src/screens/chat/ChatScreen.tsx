@@ -9,6 +9,7 @@ import { errorText } from "../../errors";
 import { useT, type MessageKey } from "../../i18n";
 import { ApprovalCard } from "./ApprovalCard";
 import { ToolCard } from "./ToolCard";
+import { modelReady } from "../../modelReady";
 
 type ToolItem = Extract<ChatItem, { kind: "tool" }>;
 
@@ -130,7 +131,7 @@ export function ChatScreen({ profile, onBack, onOpenSettings, handoff }: ChatScr
   }, [view.items]);
 
   // Ready once a model is set up and a parent agreed to the notice of what is sent where.
-  const configured = settings ? !!settings.model && !!settings.notice?.agreed_at : null;
+  const configured = settings ? modelReady(settings) : null;
 
   async function openThread(id: string) {
     if (view.running || id === view.threadId) return;

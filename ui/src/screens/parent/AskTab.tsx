@@ -5,6 +5,7 @@ import type { ProgressAnswer } from "../../protocol";
 import { ChildPicker, useChildren } from "../../components/ChildPicker";
 import { errorText } from "../../errors";
 import { useLocale, useT, type MessageKey } from "../../i18n";
+import { modelReady } from "../../modelReady";
 
 const AnswerChart = lazy(() => import("./AnswerChart"));
 
@@ -32,7 +33,7 @@ export function AskTab() {
     let stale = false;
     api
       .llmSettingsGet()
-      .then((s) => !stale && setHasModel(!!s?.model && !!s.notice?.agreed_at))
+      .then((s) => !stale && setHasModel(modelReady(s)))
       .catch(() => !stale && setHasModel(false));
     return () => {
       stale = true;
