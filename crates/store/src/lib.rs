@@ -83,6 +83,16 @@ impl Store {
 
     fn init(mut conn: Connection, path: Option<PathBuf>) -> StoreResult<Self> {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        // Every transaction takes the write lock when it begins. Another
+        // process on the same file (the CLI beside the window, `deskmate
+        // serve`) may commit between a deferred transaction's first read and
+        // its first write; SQLite then refuses the write at once ("database
+        // is locked", no busy wait), which failed `deskmate serve`'s sync
+        // round while a `deskmate sync status` ran. Begun immediately, a
+        // transaction waits for the lock (the busy timeout) instead.
+        // Within this process the connection's mutex already serializes
+        // writers, so nothing waits that did not before.
+        conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
         // Refuse a newer database before anything (even WAL mode) writes to it.
         migrations::refuse_newer(&conn).map_err(|e| match e {
             StoreError::Sqlite(e) => StoreError::open(path.as_deref().unwrap_or(Path::new("")), e),
