@@ -8,7 +8,9 @@
 //! changes. While the server cannot be reached it waits longer after each
 //! failure, from [`Cadence::first_backoff`] doubling up to
 //! [`Cadence::max_backoff`], and goes back to the normal cadence after the
-//! first round that works. Sync turned off or the device signed out is not a
+//! first round that works. A round that failed only because another process
+//! held the database is tried again after [`BUSY_RETRY`] (2 s; three times
+//! in a row, then the backoff). Sync turned off or the device signed out is not a
 //! failure: the loop idles at the normal cadence until a parent turns it on.
 //! Each round is kept in the store ([`RoundView`], `sync_state.background`),
 //! so a status line in another process can show how syncing goes.
@@ -43,7 +45,26 @@ impl Default for Cadence {
     }
 }
 
+/// The wait after a round that failed only because another process held
+/// this device's database for longer than the busy timeout: a moment, not
+/// the server's backoff (the first few times in a row).
+pub const BUSY_RETRY: Duration = Duration::from_secs(2);
+
+/// How many busy failures in a row are retried after [`BUSY_RETRY`] before
+/// the ordinary backoff applies.
+const BUSY_RETRIES: u32 = 3;
+
 impl Cadence {
+    /// The wait before the next try after `error`, the `failures`th failed
+    /// round in a row.
+    pub fn retry_after(&self, error: &SyncError, failures: u32) -> Duration {
+        if error.database_busy() && failures <= BUSY_RETRIES {
+            BUSY_RETRY
+        } else {
+            self.backoff(failures)
+        }
+    }
+
     /// The wait before the next try after `failures` failed rounds in a row
     /// (at least one).
     pub fn backoff(&self, failures: u32) -> Duration {
@@ -138,7 +159,7 @@ pub async fn run<V: TokenVault>(sync: &Sync<V>, cadence: Cadence, mut on_round: 
             }
             Err(error) => {
                 failures = failures.saturating_add(1);
-                let retry_in = cadence.backoff(failures);
+                let retry_in = cadence.retry_after(&error, failures);
                 due = now + retry_in;
                 on_round(Round::Failed {
                     error,
@@ -172,5 +193,28 @@ mod tests {
         assert_eq!(waits, [30, 60, 120, 240, 480, 960, 1800, 1800, 1800]);
         assert_eq!(c.backoff(u32::MAX), c.max_backoff);
         assert_eq!(c.backoff(0), c.first_backoff);
+    }
+
+    /// A round that failed on a locked database is tried again in a moment
+    /// (three times), an unreachable server after the backoff.
+    #[test]
+    fn a_busy_database_is_retried_soon_and_the_server_after_the_backoff() {
+        let c = Cadence::default();
+        let busy = || {
+            SyncError::Store(deskmate_store::StoreError::Sqlite(
+                rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+                    Some("database is locked".into()),
+                ),
+            ))
+        };
+        assert!(busy().database_busy());
+        let waits: Vec<u64> = (1..=5)
+            .map(|n| c.retry_after(&busy(), n).as_secs())
+            .collect();
+        assert_eq!(waits, [2, 2, 2, 240, 480]);
+        let offline = SyncError::Offline("connection refused".into());
+        assert!(!offline.database_busy());
+        assert_eq!(c.retry_after(&offline, 1), c.first_backoff);
     }
 }

@@ -56,6 +56,17 @@ pub enum SyncError {
 }
 
 impl SyncError {
+    /// Whether this device's database was busy (another process held it
+    /// past the busy timeout): over in a moment, unlike the server's faults.
+    pub fn database_busy(&self) -> bool {
+        matches!(
+            self,
+            SyncError::Store(deskmate_store::StoreError::Sqlite(
+                rusqlite::Error::SqliteFailure(f, _)
+            )) if matches!(f.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+        )
+    }
+
     /// Every code [`SyncError::code`] can give besides the store's.
     pub const CODES: &'static [&'static str] = &[
         "sync.not_signed_in",
