@@ -1,7 +1,10 @@
 //! Thread persistence: threads, messages, runs, tool calls, thread state and
 //! model calls, each written the moment it happens (one statement or one
 //! transaction), through the store's single connection. These functions
-//! block: async callers run them with `spawn_blocking`.
+//! block: async callers run them with `spawn_blocking`. A run's own writes
+//! (its thread, start, replies, tool results, steps and end) go through
+//! [`Store::write`]: committed together with other runs' writes queued at
+//! the same moment (group commit), each returning once its commit is done.
 
 use deskmate_llm::{ContentPart, Message, Role, ToolCall, Usage};
 use deskmate_store::{now_utc, Store, StoreError, StoreResult};
@@ -204,11 +207,16 @@ pub fn title_from(text: &str) -> String {
 pub fn create_thread(store: &Store, profile_id: Option<&str>, title: &str) -> StoreResult<Thread> {
     let id = new_id();
     let now = now_utc();
-    store.with_conn(|c| {
+    let (row, profile_id, title) = (
+        id.clone(),
+        profile_id.map(str::to_string),
+        title.to_string(),
+    );
+    store.write(move |c| {
         c.prepare_cached(
             "INSERT INTO threads (id, profile_id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",
         )?
-        .execute(params![id, profile_id, title, now])?;
+        .execute(params![row, profile_id, title, now])?;
         Ok(())
     })?;
     get_thread(store, &id)
@@ -422,12 +430,13 @@ pub fn store_model_reply(
     reply: Option<(&str, &Message)>,
 ) -> StoreResult<()> {
     let now = now_utc();
-    store.with_conn(|c| {
-        let tx = c.transaction()?;
-        record_llm_call_in(&tx, record, &now)?;
-        if let Some((message_id, m)) = reply {
+    let record = record.clone();
+    let reply = reply.map(|(id, m)| (id.to_string(), m.clone()));
+    store.write(move |c| {
+        record_llm_call_in(c, &record, &now)?;
+        if let Some((message_id, m)) = &reply {
             insert_message_in(
-                &tx,
+                c,
                 &record.thread_id,
                 Some(&record.run_id),
                 message_id,
@@ -435,7 +444,6 @@ pub fn store_model_reply(
                 &now,
             )?;
         }
-        tx.commit()?;
         Ok(())
     })
 }
@@ -477,12 +485,20 @@ pub fn store_tool_result(
     let now = now_utc();
     let body = serde_json::to_string(&m.content).map_err(|e| StoreError::Invalid(e.to_string()))?;
     let state = state.map(state_json).transpose()?;
-    let seq = store.with_conn(|c| {
-        let tx = c.transaction()?;
+    let row = (
+        id.clone(),
+        thread_id.to_string(),
+        run_id.map(str::to_string),
+        call_id.to_string(),
+        content.to_string(),
+        now.clone(),
+    );
+    let seq = store.write(move |c| {
+        let (id, thread_id, run_id, call_id, content, now) = row;
         if let Some(json) = &state {
-            save_state_in(&tx, thread_id, json, &now)?;
+            save_state_in(c, &thread_id, json, &now)?;
         }
-        let changed = tx.prepare_cached(FINISH_CALL)?.execute(params![
+        let changed = c.prepare_cached(FINISH_CALL)?.execute(params![
             thread_id,
             call_id,
             status_text,
@@ -490,13 +506,12 @@ pub fn store_tool_result(
             now
         ])?;
         if changed == 0 {
-            tx.commit()?;
             return Ok(None);
         }
-        let seq: i64 = tx
+        let seq: i64 = c
             .prepare_cached(NEXT_SEQ)?
-            .query_row([thread_id], |r| r.get(0))?;
-        tx.prepare_cached(INSERT_MESSAGE)?.execute(params![
+            .query_row([&thread_id], |r| r.get(0))?;
+        c.prepare_cached(INSERT_MESSAGE)?.execute(params![
             id,
             thread_id,
             run_id,
@@ -507,7 +522,6 @@ pub fn store_tool_result(
             is_error,
             now
         ])?;
-        tx.commit()?;
         Ok(Some(seq))
     })?;
     Ok(seq.map(|seq| StoredMessage {
@@ -630,14 +644,19 @@ pub fn start_run_with_message(
 ) -> StoreResult<Run> {
     let id = new_id();
     let now = now_utc();
-    store.with_conn(|c| {
-        let tx = c.transaction()?;
-        tx.prepare_cached(
+    let row = (
+        id.clone(),
+        thread_id.to_string(),
+        model.to_string(),
+        m.clone(),
+    );
+    store.write(move |c| {
+        let (id, thread_id, model, m) = row;
+        c.prepare_cached(
             "INSERT INTO runs (id, thread_id, status, model, started_at) VALUES (?1, ?2, 'running', ?3, ?4)",
         )?
         .execute(params![id, thread_id, model, now])?;
-        insert_message_in(&tx, thread_id, Some(&id), &new_id(), m, &now)?;
-        tx.commit()?;
+        insert_message_in(c, &thread_id, Some(&id), &new_id(), &m, &now)?;
         Ok(())
     })?;
     get_run(store, &id)
@@ -684,7 +703,8 @@ pub fn running_runs(store: &Store, thread_id: Option<&str>) -> StoreResult<Vec<R
 }
 
 pub fn set_run_steps(store: &Store, run_id: &str, steps: u32) -> StoreResult<()> {
-    store.with_conn(|c| {
+    let run_id = run_id.to_string();
+    store.write(move |c| {
         c.prepare_cached("UPDATE runs SET steps = ?2 WHERE id = ?1")?
             .execute(params![run_id, steps])?;
         Ok(())
@@ -708,11 +728,12 @@ pub fn finish_run(
     status: RunStatus,
     error: Option<&str>,
 ) -> StoreResult<()> {
-    store.with_conn(|c| {
+    let (run_id, error, now) = (run_id.to_string(), error.map(str::to_string), now_utc());
+    store.write(move |c| {
         c.prepare_cached(
             "UPDATE runs SET status = ?2, error = ?3, finished_at = ?4 WHERE id = ?1 AND status = 'running'",
         )?
-        .execute(params![run_id, status.as_str(), error, now_utc()])?;
+        .execute(params![run_id, status.as_str(), error, now])?;
         Ok(())
     })
 }

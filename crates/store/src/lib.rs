@@ -10,6 +10,7 @@
 mod child_data;
 mod error;
 mod goals;
+mod group_commit;
 mod materials;
 mod memories;
 mod migrations;
@@ -55,6 +56,8 @@ pub const RUN_OF_THIS_DEVICE: &str = "NOT EXISTS (SELECT 1 FROM sync_records s \
 #[derive(Clone)]
 pub struct Store {
     conn: Arc<Mutex<Connection>>,
+    /// Writes waiting for the connection, run together ([`Store::write`]).
+    queue: Arc<Mutex<Vec<group_commit::Job>>>,
     path: Option<PathBuf>,
 }
 
@@ -125,6 +128,7 @@ impl Store {
         conn.set_prepared_statement_cache_capacity(64);
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
+            queue: Arc::default(),
             path,
         })
     }
@@ -148,6 +152,41 @@ impl Store {
     ) -> StoreResult<T> {
         let mut conn = self.conn()?;
         f(&mut conn)
+    }
+
+    /// Runs the write `f` in a transaction, committed together with the
+    /// writes other threads queued meanwhile (group commit: see
+    /// `group_commit`). Returns once that commit is done; `f` runs inside a
+    /// savepoint of its own, so when it fails only its own changes are
+    /// undone. `f` must not begin a transaction itself.
+    pub fn write<T, F>(&self, f: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> StoreResult<T> + Send + 'static,
+    {
+        let (job, slot) = group_commit::job(f);
+        self.queue
+            .lock()
+            .map_err(|_| StoreError::Poisoned)?
+            .push(job);
+        self.settle(slot)
+    }
+
+    /// Takes the connection and, unless an earlier holder already ran the
+    /// queued write whose result lands in `slot`, runs every queued write.
+    fn settle<T>(&self, slot: group_commit::Slot<T>) -> StoreResult<T> {
+        let conn = self.conn()?;
+        if let Some(out) = group_commit::take(&slot)? {
+            return out;
+        }
+        let jobs = std::mem::take(&mut *self.queue.lock().map_err(|_| StoreError::Poisoned)?);
+        group_commit::run(&conn, jobs);
+        drop(conn);
+        group_commit::take(&slot)?.unwrap_or_else(|| {
+            Err(StoreError::Invalid(
+                "a queued database write was never run".into(),
+            ))
+        })
     }
 
     fn conn(&self) -> StoreResult<MutexGuard<'_, Connection>> {
