@@ -75,7 +75,7 @@ impl ChildCalls {
 impl CallMeter for ChildCalls {
     fn record(&self, call: &MeteredCall<'_>) {
         let n = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
-        let cost = if call.error.is_none() {
+        let cost = if call.error.is_none() && !call.dropped {
             self.prices.cost(call.model, call.usage)
         } else {
             None
@@ -88,13 +88,23 @@ impl CallMeter for ChildCalls {
                 rusqlite::params![
                     uuid::Uuid::now_v7().to_string(),
                     call.model.to_string(),
-                    if call.error.is_none() { "completed" } else { "error" },
+                    if call.dropped {
+                        "cancelled"
+                    } else if call.error.is_none() {
+                        "completed"
+                    } else {
+                        "error"
+                    },
                     n(call.usage.input_tokens),
                     n(call.usage.output_tokens),
                     n(call.usage.cached_input_tokens),
                     cost,
                     i64::try_from(call.duration.as_millis()).unwrap_or(i64::MAX),
-                    call.error.map(|e| e.to_string()),
+                    match (call.error, call.dropped) {
+                        (Some(e), _) => Some(e.to_string()),
+                        (None, true) => Some("dropped before it finished (a time limit)".to_string()),
+                        (None, false) => None,
+                    },
                     deskmate_store::now_utc(),
                     self.profile_id,
                     self.purpose.as_str(),

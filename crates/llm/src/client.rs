@@ -75,11 +75,16 @@ pub struct MeteredCall<'a> {
     pub usage: &'a Usage,
     pub duration: Duration,
     pub error: Option<&'a LlmError>,
+    /// The call was dropped before it finished (a caller's time limit ran
+    /// out, or the caller went away): the server may have used tokens it
+    /// never got to report.
+    pub dropped: bool,
 }
 
 /// Keeps a record of one-off calls (the agent's runs record their own
 /// streamed calls and use no meter): the app stores them as the child's
-/// usage. A call dropped before it finished (a time limit) is not told.
+/// usage. A call dropped before it finished (a time limit) is told too,
+/// with `dropped` set, when it is dropped.
 pub trait CallMeter: Send + Sync {
     fn record(&self, call: &MeteredCall<'_>);
 }
@@ -91,6 +96,31 @@ impl std::fmt::Debug for LlmClient {
             .field("url", &self.inner.url)
             .field("api_key", &self.inner.api_key)
             .finish()
+    }
+}
+
+/// One [`LlmClient::complete`] under way: dropped before the meter was told
+/// (the caller's future dropped mid-call), it tells the meter then.
+struct MeteredCompletion<'a> {
+    client: &'a LlmClient,
+    started: std::time::Instant,
+    told: bool,
+}
+
+impl Drop for MeteredCompletion<'_> {
+    fn drop(&mut self) {
+        if self.told {
+            return;
+        }
+        if let Some(meter) = &self.client.meter {
+            meter.record(&MeteredCall {
+                model: &self.client.inner.model,
+                usage: &Usage::default(),
+                duration: self.started.elapsed(),
+                error: None,
+                dropped: true,
+            });
+        }
     }
 }
 
@@ -174,17 +204,23 @@ impl LlmClient {
     /// A call collected whole (connection tests, short one-off questions);
     /// the meter, if any, is told of it.
     pub async fn complete(&self, req: &ChatRequest) -> Result<Completion, LlmError> {
-        let started = std::time::Instant::now();
+        let mut call = MeteredCompletion {
+            client: self,
+            started: std::time::Instant::now(),
+            told: false,
+        };
         let result = self.collect(req).await;
         if let Some(meter) = &self.meter {
             let none = Usage::default();
             meter.record(&MeteredCall {
                 model: &self.inner.model,
                 usage: result.as_ref().map(|c| &c.usage).unwrap_or(&none),
-                duration: started.elapsed(),
+                duration: call.started.elapsed(),
                 error: result.as_ref().err(),
+                dropped: false,
             });
         }
+        call.told = true;
         result
     }
 

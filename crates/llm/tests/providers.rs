@@ -487,7 +487,8 @@ fn hosted_providers_need_a_key() {
 
 /// Keeps what it is told.
 #[derive(Default)]
-struct Kept(std::sync::Mutex<Vec<(String, Usage, Option<String>)>>);
+#[allow(clippy::type_complexity)]
+struct Kept(std::sync::Mutex<Vec<(String, Usage, Option<String>, bool)>>);
 
 impl CallMeter for Kept {
     fn record(&self, call: &MeteredCall<'_>) {
@@ -495,6 +496,7 @@ impl CallMeter for Kept {
             call.model.to_string(),
             *call.usage,
             call.error.map(|e| e.code().to_string()),
+            call.dropped,
         ));
     }
 }
@@ -523,4 +525,31 @@ async fn a_meter_is_told_of_each_whole_call_with_its_tokens_or_its_failure() {
     assert_eq!(kept[0].2, None);
     assert_eq!(kept[1].1, Usage::default());
     assert!(kept[1].2.is_some());
+    assert!(!kept[0].3 && !kept[1].3);
+}
+
+/// A call its caller drops midway (a time limit ran out) is still told,
+/// once, as dropped.
+#[tokio::test]
+async fn a_call_cut_off_by_its_callers_time_limit_is_told_as_dropped() {
+    let mut slow = vec![Frame::Delay(std::time::Duration::from_secs(5))];
+    if let Reply::Stream(frames) = openai::text("太慢了") {
+        slow.extend(frames);
+    }
+    let server = ScriptedServer::start(vec![Reply::Stream(slow)]).unwrap();
+    let kept = std::sync::Arc::new(Kept::default());
+    let c = client(&server, "openai:gpt-4o-mini").with_meter(kept.clone());
+    let cut = tokio::time::timeout(
+        std::time::Duration::from_millis(300),
+        c.complete(&ask("hi")),
+    )
+    .await;
+    assert!(cut.is_err(), "the call should have been cut off");
+    let kept = kept.0.lock().unwrap();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(kept[0].0, "openai:gpt-4o-mini");
+    assert_eq!(
+        (kept[0].1, kept[0].2.as_deref(), kept[0].3),
+        (Usage::default(), None, true)
+    );
 }

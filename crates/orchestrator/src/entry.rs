@@ -69,6 +69,10 @@ pub use hearing::Hearing;
 pub use shape::{LampCue, Suggestion};
 pub use talk::{Listen, Talking};
 
+/// How much longer than the router's limit the entry waits for the model's
+/// thread: the call is cut at the limit there, and counted before it answers.
+const CALL_GRACE: Duration = Duration::from_millis(500);
+
 /// What the child gave the entry.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Input {
@@ -285,7 +289,11 @@ fn ask_model(
         });
     let reply = match spawned {
         Err(e) => Err(format!("no thread for the call: {e}")),
-        Ok(_) => match rx.recv_timeout(ask.limit) {
+        // The model's own call is cut at the limit (and a cut call is
+        // counted as the child's, on the call's thread, before it answers
+        // here); this wait is a little longer, so it hears that answer —
+        // it only gives up on a model that does not keep to the limit.
+        Ok(_) => match rx.recv_timeout(ask.limit + CALL_GRACE) {
             Ok(r) => r,
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                 Err(format!("no answer within {} ms", ask.limit.as_millis()))

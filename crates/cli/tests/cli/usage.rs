@@ -104,3 +104,54 @@ fn a_parent_sets_limits_and_sees_the_refusal_in_the_usage() {
     assert!(!parent.status.success());
     assert!(String::from_utf8_lossy(&parent.stderr).contains("is a parent"));
 }
+
+/// A routing call that the router's time limit (3 s) cut off is still one
+/// of the child's model calls: the words went to the provider. It is kept
+/// as `cancelled`, with no tokens, and counted in the usage.
+#[test]
+fn a_routing_call_cut_off_by_its_time_limit_still_counts_in_the_usage() {
+    use deskmate_llm::scripted::{openai, Frame, Reply, ScriptedServer};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    setup_family(d);
+    // A model that starts answering only after the router gave up.
+    let mut slow = vec![Frame::Delay(std::time::Duration::from_secs(8))];
+    if let Reply::Stream(frames) = openai::text("太晚了") {
+        slow.extend(frames);
+    }
+    let server = ScriptedServer::start(vec![Reply::Stream(slow)]).unwrap();
+    deskmate(d)
+        .args(["llm", "set", "--agree", "--model", "openai:m", "--base-url"])
+        .arg(server.base_url())
+        .assert()
+        .success();
+    let said = json(
+        &deskmate(d)
+            .args([
+                "say",
+                "--profile",
+                "小明",
+                "--json",
+                "--no-companion",
+                "给我讲个故事",
+            ])
+            .env("DESKMATE_LLM_API_KEY", "sk-scripted")
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    );
+    assert_eq!(said["routed_by"], "rules", "{said}");
+    assert_eq!(server.request_count(), 1);
+    let usage = json(
+        &deskmate(d)
+            .args(["usage", "--profile", "小明", "--days", "1", "--json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    );
+    let today = &usage["usage"]["days"][0];
+    assert_eq!(today["model_calls"], 1, "{usage}");
+    assert_eq!(today["input_tokens"], 0, "{usage}");
+}
