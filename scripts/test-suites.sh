@@ -30,6 +30,30 @@ if command -v gnome-keyring-daemon >/dev/null 2>&1; then
   done
   [ "$keyring_locked" = "(<false>,)" ] ||
     echo "warning: the test keyring is not unlocked (${keyring_locked:-no answer}); tests that store a key may wait on a prompt" >&2
+  # The daemon has been seen to exit in the middle of a run (once in seven
+  # fresh-clone runs here, a minute in). D-Bus then starts a new one for the
+  # next caller, with the bus's own environment: another keyring folder, no
+  # unlocked login keyring, and every later test that stores a key failed
+  # with "no result found". So a daemon D-Bus starts reads this run's
+  # keyring folder, and a watchdog puts an unlocked daemon back (the same
+  # keyring, the same password) within half a second of finding it gone or
+  # locked, and says so.
+  dbus-update-activation-environment XDG_DATA_HOME 2>/dev/null || true
+  (
+    suites=$$
+    while sleep 0.5; do
+      kill -0 "$suites" 2>/dev/null || exit 0
+      state=$(gdbus call --session --dest org.freedesktop.secrets \
+        --object-path /org/freedesktop/secrets/collection/login \
+        --method org.freedesktop.DBus.Properties.Get org.freedesktop.Secret.Collection Locked 2>/dev/null || true)
+      if [ "$state" != "(<false>,)" ]; then
+        echo "note: the test keyring was ${state:-gone}; its daemon is started again, unlocked" >&2
+        printf 'deskmate-test' | gnome-keyring-daemon --replace --unlock --components=secrets >/dev/null 2>&1 || true
+      fi
+    done
+  ) &
+  keyring_watchdog=$!
+  trap 'kill "$keyring_watchdog" 2>/dev/null' EXIT
 fi
 
 passed=0 failed=0 suites_failed=()
