@@ -103,8 +103,15 @@ def test_build_save_and_run_a_three_node_routine(app, data_dir):
     wait(drv, lambda d: d.find_element(*tid("routine-name")).get_attribute("value") == "evening-review")
     wait(drv, lambda d: d.find_element(*tid("routine-check")).get_attribute("data-state") == "valid")
     assert drv.find_elements(*css('[data-testid^="rnode-"][data-problems="0"]'))
-    labels = [e.get_attribute("textContent") for e in drv.find_elements(*css(".react-flow__edge-text"))]
-    assert "静夜思" in labels and "其他情况" in labels, labels
+    # React Flow draws the edges (and their labels) only once it has measured
+    # the nodes, a frame or more after them: wait for them. (CI once read the
+    # labels before they were drawn and found none.)
+    def labels(d):
+        return {e.get_attribute("textContent") for e in d.find_elements(*css(".react-flow__edge-text"))}
+    try:
+        wait(drv, lambda d: {"静夜思", "其他情况"} <= labels(d))
+    except Exception as e:
+        raise AssertionError(f"edge labels: {sorted(labels(drv))}") from e
     x = lambda node: drv.find_element(*tid(f"rnode-{node}")).rect["x"]  # noqa: E731
     assert x("start") < x("due") < x("plan") < x("choose") < x("recite") < x("note") < x("end")
     show_canvas(drv, "routines-04-example", "rnode-choose")

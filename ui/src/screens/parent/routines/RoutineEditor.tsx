@@ -13,6 +13,7 @@ import {
   Background,
   Controls,
   ReactFlow,
+  useUpdateNodeInternals,
   type Connection,
   type EdgeChange,
   type NodeChange,
@@ -360,6 +361,7 @@ export function RoutineEditor({ initial, savedName, parts, materials, children, 
           >
             <Background />
             <Controls showInteractive={false} />
+            <MeasureHandles nodes={flow.nodes} measured={Object.keys(measured).length} />
           </ReactFlow>
         </div>
         <NodePanel
@@ -422,4 +424,24 @@ export function RoutineEditor({ initial, savedName, parts, materials, children, 
       </section>
     </div>
   );
+}
+
+/**
+ * React Flow forgets a node's handle positions whenever it is given that
+ * node without `measured` (as on the renders before this editor has kept
+ * the node's size), and measures them again only when the node's size
+ * changes. The edges, drawn from handle to handle, then stayed missing
+ * (the window test found an example routine with no edges, about one time
+ * in three). So after each change of the graph, and once more when the
+ * sizes are known, every node's handles are measured again on the next
+ * frame.
+ */
+function MeasureHandles({ nodes, measured }: { nodes: { id: string }[]; measured: number }) {
+  const update = useUpdateNodeInternals();
+  useEffect(() => {
+    const ids = nodes.map((n) => n.id);
+    const frame = requestAnimationFrame(() => update(ids));
+    return () => cancelAnimationFrame(frame);
+  }, [nodes, measured, update]);
+  return null;
 }
