@@ -621,13 +621,14 @@ pub fn all_tool_calls(store: &Store, thread_id: &str) -> StoreResult<Vec<StoredT
     })
 }
 
+const INSERT_RUN: &str =
+    "INSERT INTO runs (id, thread_id, status, model, started_at) VALUES (?1, ?2, 'running', ?3, ?4)";
+
 pub fn start_run(store: &Store, thread_id: &str, model: &str) -> StoreResult<Run> {
     let id = new_id();
     store.with_conn(|c| {
-        c.prepare_cached(
-            "INSERT INTO runs (id, thread_id, status, model, started_at) VALUES (?1, ?2, 'running', ?3, ?4)",
-        )?
-        .execute(params![id, thread_id, model, now_utc()])?;
+        c.prepare_cached(INSERT_RUN)?
+            .execute(params![id, thread_id, model, now_utc()])?;
         Ok(())
     })?;
     get_run(store, &id)
@@ -652,10 +653,8 @@ pub fn start_run_with_message(
     );
     store.write(move |c| {
         let (id, thread_id, model, m) = row;
-        c.prepare_cached(
-            "INSERT INTO runs (id, thread_id, status, model, started_at) VALUES (?1, ?2, 'running', ?3, ?4)",
-        )?
-        .execute(params![id, thread_id, model, now])?;
+        c.prepare_cached(INSERT_RUN)?
+            .execute(params![id, thread_id, model, now])?;
         insert_message_in(c, &thread_id, Some(&id), &new_id(), &m, &now)?;
         Ok(())
     })?;

@@ -263,7 +263,7 @@ impl AppWork<'_> {
         };
         // The moderation endpoint is asked with a blocking client: off the
         // executor, as the chat's guard does.
-        let (said, moderation) = (text.clone(), child.moderation.clone());
+        let (said, moderation, english) = (text.clone(), child.moderation.clone(), child.english);
         let verdict = tokio::task::spawn_blocking(move || {
             deskmate_orchestrator::safety::check(&said, moderation.as_ref())
         })
@@ -272,7 +272,6 @@ impl AppWork<'_> {
         if !verdict.flagged() {
             return Ok(text);
         }
-        let english = self.child.as_ref().is_some_and(|c| c.english);
         let safe = deskmate_orchestrator::safety::safe_reply(english).to_string();
         self.notice(serde_json::json!({
             "routine": self.routine,

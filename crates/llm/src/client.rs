@@ -99,27 +99,40 @@ impl std::fmt::Debug for LlmClient {
     }
 }
 
-/// One [`LlmClient::complete`] under way: dropped before the meter was told
-/// (the caller's future dropped mid-call), it tells the meter then.
+/// One [`LlmClient::complete`] under way, for its meter: told how it ended
+/// ([`MeteredCompletion::finish`]), or, dropped before that (the caller's
+/// future dropped mid-call), told that it was dropped.
 struct MeteredCompletion<'a> {
     client: &'a LlmClient,
     started: std::time::Instant,
     told: bool,
 }
 
-impl Drop for MeteredCompletion<'_> {
-    fn drop(&mut self) {
-        if self.told {
-            return;
-        }
+impl MeteredCompletion<'_> {
+    fn tell(&mut self, usage: &Usage, error: Option<&LlmError>, dropped: bool) {
+        self.told = true;
         if let Some(meter) = &self.client.meter {
             meter.record(&MeteredCall {
                 model: &self.client.inner.model,
-                usage: &Usage::default(),
+                usage,
                 duration: self.started.elapsed(),
-                error: None,
-                dropped: true,
+                error,
+                dropped,
             });
+        }
+    }
+
+    fn finish(mut self, result: &Result<Completion, LlmError>) {
+        let none = Usage::default();
+        let usage = result.as_ref().map(|c| &c.usage).unwrap_or(&none);
+        self.tell(usage, result.as_ref().err(), false);
+    }
+}
+
+impl Drop for MeteredCompletion<'_> {
+    fn drop(&mut self) {
+        if !self.told {
+            self.tell(&Usage::default(), None, true);
         }
     }
 }
@@ -204,23 +217,13 @@ impl LlmClient {
     /// A call collected whole (connection tests, short one-off questions);
     /// the meter, if any, is told of it.
     pub async fn complete(&self, req: &ChatRequest) -> Result<Completion, LlmError> {
-        let mut call = MeteredCompletion {
+        let call = MeteredCompletion {
             client: self,
             started: std::time::Instant::now(),
             told: false,
         };
         let result = self.collect(req).await;
-        if let Some(meter) = &self.meter {
-            let none = Usage::default();
-            meter.record(&MeteredCall {
-                model: &self.inner.model,
-                usage: result.as_ref().map(|c| &c.usage).unwrap_or(&none),
-                duration: call.started.elapsed(),
-                error: result.as_ref().err(),
-                dropped: false,
-            });
-        }
-        call.told = true;
+        call.finish(&result);
         result
     }
 

@@ -90,9 +90,10 @@ impl Store {
         // process on the same file (the CLI beside the window, `deskmate
         // serve`) may commit between a deferred transaction's first read and
         // its first write; SQLite then refuses the write at once ("database
-        // is locked", no busy wait), which failed `deskmate serve`'s sync
-        // round while a `deskmate sync status` ran. Begun immediately, a
-        // transaction waits for the lock (the busy timeout) instead.
+        // is locked", no busy wait; a fresh-clone run once saw `deskmate
+        // serve`'s sync round fail so, whichever process wrote meanwhile).
+        // Begun immediately, a transaction waits for the lock (the busy
+        // timeout) instead.
         // Within this process the connection's mutex already serializes
         // writers, so nothing waits that did not before.
         conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);

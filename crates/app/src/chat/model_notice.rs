@@ -58,20 +58,25 @@ fn agreement(store: &Store) -> AppResult<Option<Agreement>> {
     Ok(store.settings().get::<Agreement>(None, LLM_NOTICE)?)
 }
 
+/// Whether the agreement `a` stands for `endpoint`: this version of the
+/// notice, naming that address.
+fn holds(a: &Agreement, endpoint: &str) -> bool {
+    a.version == NOTICE_VERSION && a.endpoint == endpoint
+}
+
 /// True when a parent agreed to this version of the notice for the
 /// configured endpoint.
 pub(crate) fn agreed(store: &Store) -> AppResult<bool> {
-    let endpoint = configured_endpoint(store)?;
-    Ok(match (endpoint, agreement(store)?) {
-        (Some(endpoint), Some(a)) => a.version == NOTICE_VERSION && a.endpoint == endpoint,
-        _ => false,
-    })
+    match configured_endpoint(store)? {
+        Some(endpoint) => agreed_for(store, &endpoint),
+        None => Ok(false),
+    }
 }
 
 /// True when a parent agreed to this version of the notice naming
 /// `endpoint` (a subagent's own provider is reached at its own address).
 pub(crate) fn agreed_for(store: &Store, endpoint: &str) -> AppResult<bool> {
-    Ok(agreement(store)?.is_some_and(|a| a.version == NOTICE_VERSION && a.endpoint == endpoint))
+    Ok(agreement(store)?.is_some_and(|a| holds(&a, endpoint)))
 }
 
 /// Refuses a model call the family has not agreed to (see the module's
@@ -91,7 +96,7 @@ pub(crate) fn view(store: &Store) -> AppResult<ModelNoticeView> {
     let endpoint = configured_endpoint(store)?;
     let moderation = super::child_safety::moderation_endpoint(store)?;
     let agreed_at = match (&endpoint, agreement(store)?) {
-        (Some(e), Some(a)) if a.version == NOTICE_VERSION && &a.endpoint == e => Some(a.agreed_at),
+        (Some(e), Some(a)) if holds(&a, e) => Some(a.agreed_at),
         _ => None,
     };
     let (text_zh, text_en) = texts(endpoint.as_deref(), moderation.as_deref());

@@ -6,6 +6,25 @@
 
 use deskmate_testkit::cli::{deskmate, json, setup_family};
 
+/// `deskmate usage --json` of 小明 over the last `days` days.
+fn usage_of_ming(d: &std::path::Path, days: u32) -> serde_json::Value {
+    json(
+        &deskmate(d)
+            .args([
+                "usage",
+                "--profile",
+                "小明",
+                "--days",
+                &days.to_string(),
+                "--json",
+            ])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    )
+}
+
 #[test]
 fn a_parent_sets_limits_and_sees_the_refusal_in_the_usage() {
     let dir = tempfile::tempdir().unwrap();
@@ -67,14 +86,7 @@ fn a_parent_sets_limits_and_sees_the_refusal_in_the_usage() {
     let err = String::from_utf8_lossy(&chat.stderr);
     assert!(err.contains("daily limit of model_calls"), "{err}");
 
-    let usage = json(
-        &deskmate(d)
-            .args(["usage", "--profile", "小明", "--days", "3", "--json"])
-            .assert()
-            .success()
-            .get_output()
-            .stdout,
-    );
+    let usage = usage_of_ming(d, 3);
     let days = usage["usage"]["days"].as_array().unwrap();
     assert_eq!(days.len(), 3);
     assert!(days.iter().all(|d| d["model_calls"] == 0));
@@ -143,14 +155,7 @@ fn a_routing_call_cut_off_by_its_time_limit_still_counts_in_the_usage() {
     );
     assert_eq!(said["routed_by"], "rules", "{said}");
     assert_eq!(server.request_count(), 1);
-    let usage = json(
-        &deskmate(d)
-            .args(["usage", "--profile", "小明", "--days", "1", "--json"])
-            .assert()
-            .success()
-            .get_output()
-            .stdout,
-    );
+    let usage = usage_of_ming(d, 1);
     let today = &usage["usage"]["days"][0];
     assert_eq!(today["model_calls"], 1, "{usage}");
     assert_eq!(today["input_tokens"], 0, "{usage}");
