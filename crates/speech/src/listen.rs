@@ -5,9 +5,12 @@
 //! microphone disappears mid-recitation the attempt ends with what was heard
 //! and the reason, so nothing the child said is lost. While the child is
 //! still reciting, [`listen_live`] also offers the speech heard so far every
-//! couple of seconds ([`SpeechSoFar`]), for a live partial transcript.
+//! couple of seconds ([`SpeechSoFar`]), for a live partial transcript, and
+//! can tell of each pause ([`Pauses`]): the attempt as it would end there,
+//! so it can be judged while the end silence runs, and ended at the pause
+//! ([`EndAtPause`]) once the judgement shows the child has finished.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -46,6 +49,10 @@ pub enum AttemptEnd {
     NoSpeech,
     /// The microphone went away; `utterance` keeps what was heard.
     DeviceLost { detail: String },
+    /// The child paused after the whole material was heard: the listener
+    /// ended the attempt at the pause instead of waiting out the end
+    /// silence ([`Pauses`]).
+    HeardToTheEnd,
 }
 
 /// The audio of one attempt.
@@ -72,13 +79,98 @@ impl Release {
     }
 }
 
+/// What [`Pauses`] tells its listener.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pause {
+    /// The child has been silent for a moment: the attempt as it stands if
+    /// no more speech came (the same samples the end silence would cut).
+    Began(Utterance),
+    /// The child spoke again: the utterance of the last `Began` will not be
+    /// the attempt.
+    Resumed,
+}
+
+/// Ends the attempt at a pause from another thread: the pause's listener,
+/// once it knows the attempt is complete (e.g. the material was heard to its
+/// end), says so with the `end_ms` of the pause's utterance; the attempt then
+/// ends at once, unless the child has spoken again meanwhile.
+#[derive(Debug, Clone, Default)]
+pub struct EndAtPause(Arc<AtomicU64>);
+
+impl EndAtPause {
+    /// Ends the attempt at the pause whose utterance ends at `end_ms`.
+    pub fn end(&self, end_ms: u64) {
+        self.0.store(end_ms.saturating_add(1), Ordering::SeqCst);
+    }
+
+    /// The `end_ms` of the pause to end at, once asked.
+    pub fn wanted(&self) -> Option<u64> {
+        match self.0.load(Ordering::SeqCst) {
+            0 => None,
+            n => Some(n - 1),
+        }
+    }
+}
+
+/// Tells a listener each time the child pauses within an attempt and when
+/// the child speaks again, so the attempt can be judged during the end
+/// silence instead of after it (and ended early through [`EndAtPause`]).
+/// The callback runs on the listening thread: it must return quickly.
+pub struct Pauses<'a> {
+    after_ms: u32,
+    on_pause: &'a mut dyn FnMut(Pause),
+    end: EndAtPause,
+    /// `end_ms` of the pause offered and still holding.
+    current: Option<u64>,
+}
+
+impl<'a> Pauses<'a> {
+    /// A pause is `after` of silence (at least the VAD's padding, so the
+    /// offered utterance has all of its padding).
+    pub fn new(after: Duration, on_pause: &'a mut dyn FnMut(Pause), end: EndAtPause) -> Self {
+        Self {
+            after_ms: after.as_millis().min(u128::from(u32::MAX)) as u32,
+            on_pause,
+            end,
+            current: None,
+        }
+    }
+
+    /// Offers a pause that began, or says the one offered ended.
+    fn follow(&mut self, segmenter: &Segmenter, pad_ms: u32) {
+        let paused = segmenter
+            .silence_ms()
+            .is_some_and(|s| s >= self.after_ms.max(pad_ms));
+        match (paused, self.current) {
+            (true, None) => {
+                if let Some(u) = segmenter.as_if_ended() {
+                    self.current = Some(u.end_ms);
+                    (self.on_pause)(Pause::Began(u));
+                }
+            }
+            (false, Some(_)) => {
+                self.current = None;
+                (self.on_pause)(Pause::Resumed);
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether the listener asked to end the attempt at the pause that holds.
+    fn end_wanted(&self) -> bool {
+        self.current.is_some() && self.end.wanted() == self.current
+    }
+}
+
 /// Offers the speech heard so far each time `every` more of it has been
 /// heard, while the attempt goes on. The callback runs on the listening
 /// thread: it must return quickly (hand the audio to a worker, or skip it).
+/// With [`SpeechSoFar::with_pauses`], it also tells of the child's pauses.
 pub struct SpeechSoFar<'a> {
     every_ms: u64,
     offered_ms: u64,
     on_speech: &'a mut dyn FnMut(Utterance),
+    pauses: Option<Pauses<'a>>,
 }
 
 impl<'a> SpeechSoFar<'a> {
@@ -87,7 +179,14 @@ impl<'a> SpeechSoFar<'a> {
             every_ms: (every.as_millis() as u64).max(1),
             offered_ms: 0,
             on_speech,
+            pauses: None,
         }
+    }
+
+    /// Also tells `pauses` of the child's pauses (VAD mode only).
+    pub fn with_pauses(mut self, pauses: Pauses<'a>) -> Self {
+        self.pauses = Some(pauses);
+        self
     }
 
     /// True (and remembered) when `speech_ms` of speech is at least `every`
@@ -147,6 +246,17 @@ pub fn listen_live(
     let mut pushed: u64 = 0;
     let mut speech_from_ms: Option<u64> = None;
     loop {
+        let end_wanted = so_far
+            .as_deref()
+            .and_then(|live| live.pauses.as_ref())
+            .is_some_and(Pauses::end_wanted);
+        if end_wanted && mode == ListenMode::Vad {
+            return Ok(HeardAttempt {
+                utterance: segmenter.end_now(),
+                ended: AttemptEnd::HeardToTheEnd,
+                ended_at: Instant::now(),
+            });
+        }
         if release.is_released() {
             // The button was pressed again: the attempt is what was heard so far
             // (in VAD mode the segmenter closes the speech it is in).
@@ -227,6 +337,9 @@ pub fn listen_live(
                         if let Some(u) = segmenter.heard_so_far() {
                             (live.on_speech)(u);
                         }
+                    }
+                    if let Some(pauses) = live.pauses.as_mut() {
+                        pauses.follow(&segmenter, settings.pad_ms);
                     }
                 }
                 if !segmenter.in_speech()

@@ -303,6 +303,36 @@ impl Segmenter {
         }))
     }
 
+    /// How long the child has been silent within the current utterance
+    /// (ms), or `None` outside an utterance. It grows by whole chunks and
+    /// goes back to 0 on the next speech.
+    pub fn silence_ms(&self) -> Option<u32> {
+        self.active_since.map(|_| self.silence_run)
+    }
+
+    /// The current utterance as the silence would end it if no more speech
+    /// came: the same span and samples [`Segmenter::end_now`] (or the end
+    /// silence, later) cuts, the segmenter unchanged. `None` outside an
+    /// utterance.
+    pub fn as_if_ended(&self) -> Option<Utterance> {
+        let since = self.active_since?;
+        let (from, to) = self.span(since, self.last_speech_end);
+        Some(Utterance {
+            start_ms: samples_to_ms(from),
+            end_ms: samples_to_ms(to),
+            samples: self.samples(from, to),
+            ended_by: EndedBy::Silence,
+        })
+    }
+
+    /// Ends the current utterance now, as the end silence would (the
+    /// listener knows the child has finished, e.g. the material's last line
+    /// was heard). `None` outside an utterance.
+    pub fn end_now(&mut self) -> Option<Utterance> {
+        let since = self.active_since?;
+        Some(self.cut(since, self.last_speech_end, EndedBy::Silence))
+    }
+
     /// Everything heard in the current (unfinished) utterance, e.g. when the
     /// device is unplugged mid-recitation.
     pub fn heard_so_far(&self) -> Option<Utterance> {
@@ -320,14 +350,25 @@ impl Segmenter {
         })
     }
 
-    fn cut(&mut self, since: u64, until: u64, ended_by: EndedBy) -> Utterance {
+    /// The stream offsets (samples) of an utterance from `since` to `until`
+    /// with the padding, within the audio kept.
+    fn span(&self, since: u64, until: u64) -> (u64, u64) {
         let pad = ms_to_samples(self.settings.pad_ms);
         let end_of_buffer = self.buffer_start + self.buffer.len() as u64;
         let from = since.saturating_sub(pad).max(self.buffer_start);
-        let to = (until + pad).min(end_of_buffer);
+        let to = (until + pad).min(end_of_buffer).max(from);
+        (from, to)
+    }
+
+    fn samples(&self, from: u64, to: u64) -> Vec<f32> {
         let a = (from - self.buffer_start) as usize;
-        let b = (to.max(from) - self.buffer_start) as usize;
-        let samples = self.buffer[a..b].to_vec();
+        let b = (to - self.buffer_start) as usize;
+        self.buffer[a..b].to_vec()
+    }
+
+    fn cut(&mut self, since: u64, until: u64, ended_by: EndedBy) -> Utterance {
+        let (from, to) = self.span(since, until);
+        let samples = self.samples(from, to);
         self.active_since = None;
         self.speech_run = 0;
         self.silence_run = 0;

@@ -7,7 +7,9 @@
 //! worker thread → the checker, fairly (tone-only and low-confidence
 //! differences are `uncertain`, not the child's fault). While the child
 //! recites, a live partial transcript is made on the same whisper worker
-//! when it is idle (see [`super::live`]).
+//! when it is idle (see [`super::live`]), and at each pause the attempt is
+//! judged as it stands, so the verdict is ready when the silence ends, or
+//! sooner when the material was heard to its end (see [`super::at_pause`]).
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -18,11 +20,14 @@ use deskmate_speech::asr::{AsrRequest, Lang as AsrLang};
 use deskmate_speech::attempt::{judge_recording, RecordingVerdict};
 use deskmate_speech::audio::capture::{Capture, Level};
 use deskmate_speech::fairness::FairnessSettings;
-use deskmate_speech::listen::{listen_live, AttemptEnd, ListenMode, Release, SpeechSoFar};
+use deskmate_speech::listen::{
+    listen_live, AttemptEnd, EndAtPause, ListenMode, Pause, Pauses, Release, SpeechSoFar,
+};
 use deskmate_speech::vad::{SileroVad, Utterance, VadSettings};
 use deskmate_speech::SpeechPipeline;
 use deskmate_store::Material;
 
+use super::at_pause::AtPause;
 use super::error::{SceneError, SceneResult};
 use super::live::{AsrGate, LiveTranscript, PARTIAL_EVERY};
 
@@ -89,6 +94,10 @@ pub trait Ears: Send + Sync {
 /// How long the microphone waits for the child to start.
 const NO_SPEECH_AFTER: Duration = Duration::from_secs(15);
 
+/// Silence that counts as a pause, at which the attempt is judged as it
+/// stands (at least the voice detector's 200 ms padding).
+pub const PAUSE_AFTER: Duration = Duration::from_millis(200);
+
 /// The real ears: the default microphone, the speech models from the models
 /// directory (loaded on first use and kept), and the count of whisper jobs
 /// in flight (a partial transcript only runs while the worker is idle).
@@ -98,6 +107,8 @@ pub struct Microphone {
     models_dir: PathBuf,
     pipeline: Arc<Mutex<Option<Arc<SpeechPipeline>>>>,
     gate: AsrGate,
+    /// The judgements at the pauses of the latest attempt.
+    at_pause: Arc<Mutex<Option<Arc<AtPause>>>>,
 }
 
 impl std::fmt::Debug for Microphone {
@@ -108,7 +119,7 @@ impl std::fmt::Debug for Microphone {
     }
 }
 
-fn asr_lang(material: &Material) -> AsrLang {
+pub(super) fn asr_lang(material: &Material) -> AsrLang {
     if material.lang == "en" {
         AsrLang::En
     } else {
@@ -116,7 +127,7 @@ fn asr_lang(material: &Material) -> AsrLang {
     }
 }
 
-fn expected_units(material: &Material) -> Option<usize> {
+pub(super) fn expected_units(material: &Material) -> Option<usize> {
     Reference::new(&material.body, None)
         .ok()
         .map(|r| r.units().len())
@@ -128,6 +139,7 @@ impl Microphone {
             models_dir,
             pipeline: Arc::default(),
             gate: AsrGate::default(),
+            at_pause: Arc::default(),
         }
     }
 
@@ -159,7 +171,33 @@ impl Microphone {
         release: &Release,
         report: ListeningSink,
     ) -> SceneResult<Listened> {
+        self.hear(lang, expected_units, None, release, report)
+    }
+
+    /// [`Microphone::listen_for_speech`]; with `material`, the attempt at it
+    /// is also judged at each pause ([`AtPause`]) and ends at a pause once
+    /// the material was heard to its end.
+    fn hear(
+        &self,
+        lang: AsrLang,
+        expected_units: Option<usize>,
+        material: Option<&Material>,
+        release: &Release,
+        report: ListeningSink,
+    ) -> SceneResult<Listened> {
         let pipeline = self.pipeline()?;
+        let end = EndAtPause::default();
+        let at_pause = material.map(|m| {
+            Arc::new(AtPause::new(
+                pipeline.clone(),
+                self.gate.clone(),
+                m.clone(),
+                end.clone(),
+            ))
+        });
+        if let Ok(mut slot) = self.at_pause.lock() {
+            slot.clone_from(&at_pause);
+        }
         let partials = report.clone();
         let live = LiveTranscript::new(
             pipeline.clone(),
@@ -176,7 +214,21 @@ impl Microphone {
             let mut on_speech = |u: Utterance| {
                 live.offer(u.samples);
             };
+            let mut on_pause = |p: Pause| {
+                if let Some(at_pause) = &at_pause {
+                    match p {
+                        Pause::Began(u) => {
+                            live.pause();
+                            at_pause.began(u);
+                        }
+                        Pause::Resumed => at_pause.resumed(),
+                    }
+                }
+            };
             let mut so_far = SpeechSoFar::new(PARTIAL_EVERY, &mut on_speech);
+            if at_pause.is_some() {
+                so_far = so_far.with_pauses(Pauses::new(PAUSE_AFTER, &mut on_pause, end.clone()));
+            }
             Ok::<_, deskmate_speech::SpeechError>(listen_live(
                 &capture,
                 vad,
@@ -236,15 +288,25 @@ impl Ears for Microphone {
         release: &Release,
         report: ListeningSink,
     ) -> SceneResult<Listened> {
-        self.listen_for_speech(
+        self.hear(
             asr_lang(material),
             expected_units(material),
+            Some(material),
             release,
             report,
         )
     }
 
     fn transcribe(&self, material: &Material, speech: Speech) -> SceneResult<Transcribed> {
+        // Judged at the child's last pause already, on these very samples?
+        let at_pause = self.at_pause.lock().ok().and_then(|mut slot| slot.take());
+        if let Some(at_pause) = at_pause {
+            if let Some(verdict) = at_pause.take(&speech.samples) {
+                if at_pause.material() == material {
+                    return verdict;
+                }
+            }
+        }
         let pipeline = self.pipeline()?;
         let request = AsrRequest {
             samples: speech.samples,
@@ -278,16 +340,32 @@ pub fn judge_heard(
     heard: &deskmate_speech::asr::Transcript,
     engine: Option<&deskmate_speech::asr::AsrEngine>,
 ) -> SceneResult<Transcribed> {
+    judge_heard_to_the_end(material, heard, engine).map(|(t, _)| t)
+}
+
+/// [`judge_heard`], and whether the child was heard to the end of the
+/// material (`VoiceVerdict::reaches_the_end`).
+pub fn judge_heard_to_the_end(
+    material: &Material,
+    heard: &deskmate_speech::asr::Transcript,
+    engine: Option<&deskmate_speech::asr::AsrEngine>,
+) -> SceneResult<(Transcribed, bool)> {
     let settings = FairnessSettings::default();
     let reference = Reference::new(&material.body, material.lang.parse().ok())?;
-    let transcript = match judge_recording(&reference, Some(heard), &settings, engine)? {
-        RecordingVerdict::NotAnAttempt(why) => return Err(SceneError::NotAnAttempt(why)),
-        RecordingVerdict::Judged(v) => v.record_transcript(heard, &settings),
-    };
-    Ok(Transcribed {
-        shown: heard.text.clone(),
-        transcript,
-    })
+    let (transcript, to_the_end) =
+        match judge_recording(&reference, Some(heard), &settings, engine)? {
+            RecordingVerdict::NotAnAttempt(why) => return Err(SceneError::NotAnAttempt(why)),
+            RecordingVerdict::Judged(v) => {
+                (v.record_transcript(heard, &settings), v.reaches_the_end())
+            }
+        };
+    Ok((
+        Transcribed {
+            shown: heard.text.clone(),
+            transcript,
+        },
+        to_the_end,
+    ))
 }
 
 #[cfg(test)]

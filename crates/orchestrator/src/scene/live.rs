@@ -159,6 +159,17 @@ impl LiveTranscript {
         }
     }
 
+    /// The child paused and the attempt is being judged at the pause
+    /// ([`super::at_pause`]): a partial still running is cancelled so the
+    /// judgement starts at once. Partials go on when the child speaks again.
+    pub fn pause(&self) {
+        if let Ok(mut running) = self.running.lock() {
+            if let Some(c) = running.cancel.take() {
+                c.cancel();
+            }
+        }
+    }
+
     /// The attempt ended: a partial still running is cancelled (so the final
     /// transcription starts at once) and no partial is shown after this.
     pub fn finish(&self) {

@@ -18,6 +18,7 @@
 //! app's event stream. The app implements it; nothing here needs a network,
 //! an LLM or the window.
 
+pub mod at_pause;
 pub mod error;
 pub mod hearing;
 pub mod lamp_buttons;

@@ -219,6 +219,24 @@ impl VoiceVerdict {
         self.verdict.errors.iter().filter(|e| !e.uncertain)
     }
 
+    /// Whether the child was heard to the end of the material: at least half
+    /// of its last line is right. A listener that has this verdict at a
+    /// pause ends the attempt there instead of waiting out the end silence
+    /// (`listen::Pauses`); a last line mostly wrong or missing waits, as a
+    /// child who stopped to think may go on.
+    pub fn reaches_the_end(&self) -> bool {
+        let Some(last) = self.verdict.lines.last() else {
+            return false;
+        };
+        // The material's very last unit left out: the child may be about to say it.
+        let end_left_out = self.verdict.errors.iter().any(|e| {
+            e.error_type == ErrorType::Omission
+                && e.line == last.line
+                && e.offset + units_in(&e.expected, self.verdict.lang) >= last.units
+        });
+        last.units > 0 && last.correct * 2 >= last.units && !end_left_out
+    }
+
     /// The transcript to record this attempt with: checked again by the
     /// recitation checker (as `record_attempt` does), it gives exactly this
     /// verdict — differences the audio accepted are put right, the heard
@@ -509,6 +527,26 @@ mod tests {
     }
 
     const JING_YE_SI: &str = "床前明月光，疑是地上霜。举头望明月，低头思故乡。";
+
+    #[test]
+    fn a_recitation_reaches_the_end_when_most_of_its_last_line_is_heard() {
+        let r = Reference::new(JING_YE_SI, None).unwrap();
+        let reaches = |said: &str| {
+            judge(&r, &heard(said, &[]), &old_rule())
+                .unwrap()
+                .reaches_the_end()
+        };
+        assert!(reaches("床前明月光疑是地上霜举头望明月低头思故乡"));
+        // A slip in the last line is still the end of the recitation.
+        assert!(reaches("床前明月光疑是地上霜举头望明月低头想故乡"));
+        // Stopped after the third line, or two words into the last.
+        assert!(!reaches("床前明月光疑是地上霜举头望明月"));
+        assert!(!reaches("床前明月光疑是地上霜举头望明月低头"));
+        // The last line said first does not end a recitation that has not begun.
+        assert!(!reaches("低"));
+        // Most of the last line, but not its end: the child may go on.
+        assert!(!reaches("床前明月光疑是地上霜举头望明月低头思"));
+    }
 
     #[test]
     fn a_confident_wrong_sound_is_the_childs_error() {

@@ -1,0 +1,265 @@
+//! From the child's last syllable to the verdict, on the live path the
+//! window takes (issue 13, point 4): each dev clip, followed by 1.5 s of
+//! silence, streams through the voice detector in 20 ms pieces as a
+//! microphone delivers them. At the first moment of `BENCH_PAUSE_MS`
+//! (default 200, as the window) of silence the attempt as it stands is transcribed and
+//! judged (`judge_recording` with the audio re-examined, the window's
+//! function), timed on the wall clock. If the verdict shows the material was
+//! heard to its end, the attempt ends there; otherwise the verdict waits for
+//! the voice detector's end silence (1.2 s), and is ready then or when the
+//! judgement finishes, whichever is later.
+//!
+//! Printed per set, for 4-line poems and all clips: the last syllable →
+//! verdict median / p90 / max, on the live path and as before (the end
+//! silence, then the judgement), how many attempts ended at the pause, and
+//! whether the samples judged at the pause were the attempt's (they must be).
+//!
+//! The last syllable is where the voice detector last heard speech (the
+//! utterance's end less its 200 ms padding). Earlier pauses (between lines)
+//! are judged in the window too and cancelled when the child goes on; that
+//! cost is not simulated here (whisper aborts within a moment).
+//!
+//! `cargo bench -p deskmate-speech --bench live` (release). Knobs:
+//! BENCH_SETS=dev|hard, BENCH_STEP=N (every Nth clip), BENCH_LIMIT=N,
+//! BENCH_PAUSE_MS.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use deskmate_recite::Reference;
+use deskmate_speech::asr::{AsrConfig, AsrRequest, Lang};
+use deskmate_speech::attempt::{judge_recording, RecordingVerdict};
+use deskmate_speech::evaluation::{read_manifest, DevClip};
+use deskmate_speech::fairness::FairnessSettings;
+use deskmate_speech::vad::{Segmenter, SileroVad, Utterance, VadEvent, VadSettings};
+use deskmate_speech::{ModelPaths, SpeechPipeline};
+
+const PIECE: usize = 320; // 20 ms at 16 kHz
+
+fn percentile(mut v: Vec<u64>, p: f64) -> u64 {
+    if v.is_empty() {
+        return 0;
+    }
+    v.sort_unstable();
+    v[((v.len() - 1) as f64 * p).round() as usize]
+}
+
+fn set_dir(var: &str, default: &str) -> PathBuf {
+    std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared")
+            .join(default)
+    })
+}
+
+fn env_num(name: &str) -> Option<usize> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
+}
+
+/// What the voice detector made of one clip streamed as a microphone.
+struct Streamed {
+    /// The attempt as it stood at the last pause that held, and when that
+    /// pause was found (ms of audio).
+    at_pause: Option<(Utterance, u64)>,
+    /// The attempt the end silence cut, and when (ms of audio).
+    ended: Option<(Utterance, u64)>,
+}
+
+fn stream(vad: SileroVad, samples: &[f32], pause_ms: u32) -> Result<Streamed, String> {
+    let mut seg = Segmenter::new(vad, VadSettings::default());
+    let mut at_pause: Option<(Utterance, u64)> = None;
+    let mut pushed = 0u64;
+    for piece in samples.chunks(PIECE) {
+        pushed += piece.len() as u64;
+        let now_ms = pushed * 1000 / 16_000;
+        for e in seg.push(piece).map_err(|e| e.to_string())? {
+            if let VadEvent::Utterance(u) = e {
+                return Ok(Streamed {
+                    at_pause,
+                    ended: Some((u, now_ms)),
+                });
+            }
+        }
+        match seg.silence_ms() {
+            Some(s) if s >= pause_ms => {
+                if at_pause.is_none() {
+                    at_pause = seg.as_if_ended().map(|u| (u, now_ms));
+                }
+            }
+            _ => at_pause = None,
+        }
+    }
+    Ok(Streamed {
+        at_pause,
+        ended: None,
+    })
+}
+
+struct Timed {
+    four_lines: bool,
+    live_ms: u64,
+    before_ms: u64,
+    judge_ms: u64,
+    ended_at_pause: bool,
+}
+
+fn main() {
+    let paths = match ModelPaths::present_in(&ModelPaths::dev_dir()) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+    };
+    let mut config = AsrConfig::new(&paths.whisper);
+    config.threads = 2;
+    let pipeline = match SpeechPipeline::load(&paths, config) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("cannot load the pipeline: {e}");
+            std::process::exit(1);
+        }
+    };
+    let pause_ms = env_num("BENCH_PAUSE_MS").unwrap_or(200) as u32;
+    let end_silence_ms = u64::from(VadSettings::default().end_silence_ms);
+    let pad_ms = u64::from(VadSettings::default().pad_ms);
+    let only = std::env::var("BENCH_SETS").unwrap_or_default();
+    let settings = FairnessSettings::default();
+    for (label, var, default) in [
+        ("dev", "DESKMATE_DEV_CLIPS", "recite-audio-dev"),
+        ("hard", "DESKMATE_DEV_CLIPS_HARD", "recite-audio-dev-hard"),
+    ] {
+        if !only.is_empty() && !only.split(',').any(|s| s == label) {
+            continue;
+        }
+        let dir = set_dir(var, default);
+        let mut clips: Vec<DevClip> = match read_manifest(&dir) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("{label} clips: {e}");
+                std::process::exit(1);
+            }
+        };
+        if let Some(step) = env_num("BENCH_STEP") {
+            clips = clips.into_iter().step_by(step.max(1)).collect();
+        }
+        if let Some(n) = env_num("BENCH_LIMIT") {
+            clips.truncate(n);
+        }
+        let mut timed: Vec<Timed> = Vec::new();
+        let (mut not_the_attempt, mut cut_early, mut not_judged) = (0, 0, 0);
+        for (i, clip) in clips.iter().enumerate() {
+            let audio = match deskmate_speech::audio::file::load(&clip.path(&dir), 120.0) {
+                Ok(a) => a,
+                Err(e) => {
+                    eprintln!("{}: {e}", clip.id);
+                    std::process::exit(1);
+                }
+            };
+            let mut samples = audio.samples;
+            samples.extend(std::iter::repeat_n(0.0, 16_000 * 3 / 2));
+            let vad = match SileroVad::load(&paths.onnxruntime, &paths.silero_vad) {
+                Ok(v) => v,
+                Err(e) => {
+                    eprintln!("{e}");
+                    std::process::exit(1);
+                }
+            };
+            let streamed = match stream(vad, &samples, pause_ms) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("{}: {e}", clip.id);
+                    std::process::exit(1);
+                }
+            };
+            let (Some((pause, paused_at)), Some((ended, ended_at))) =
+                (streamed.at_pause, streamed.ended)
+            else {
+                not_judged += 1;
+                continue;
+            };
+            if pause.samples != ended.samples {
+                not_the_attempt += 1;
+                continue;
+            }
+            // The clip has a silence long enough to end the attempt before its end.
+            if ended_at + 1000 < (clip.duration_s * 1000.0) as u64 {
+                cut_early += 1;
+            }
+            let last_syllable = ended.end_ms.saturating_sub(pad_ms);
+            let started = Instant::now();
+            let lang = if clip.lang == "en" {
+                Lang::En
+            } else {
+                Lang::Zh
+            };
+            let heard = pipeline.asr().transcribe(AsrRequest {
+                samples: pause.samples.clone(),
+                lang,
+                expected_units: Some(clip.units),
+                speech_detected: Some(true),
+            });
+            let reaches_the_end = match (heard, Reference::new(&clip.reference, None)) {
+                (Ok(heard), Ok(reference)) => matches!(
+                    judge_recording(&reference, Some(&heard), &settings, Some(pipeline.asr())),
+                    Ok(RecordingVerdict::Judged(v)) if v.reaches_the_end()
+                ),
+                _ => false,
+            };
+            let judge_ms = started.elapsed().as_millis() as u64;
+            let pause_delay = paused_at.saturating_sub(last_syllable);
+            let silence_delay = ended_at.saturating_sub(last_syllable).max(end_silence_ms);
+            let live_ms = if reaches_the_end {
+                pause_delay + judge_ms
+            } else {
+                silence_delay.max(pause_delay + judge_ms)
+            };
+            let four_lines =
+                clip.lang == "zh" && clip.reference.matches(['。', '！', '？', '，']).count() == 4;
+            eprintln!(
+                "[{label}] {:>3}/{} {:<14} pause after {:>4} ms  judged in {:>5} ms  {}  verdict {:>5} ms after the last syllable (before: {:>5} ms)",
+                i + 1,
+                clips.len(),
+                clip.id,
+                pause_delay,
+                judge_ms,
+                if reaches_the_end { "heard to the end" } else { "waits the silence" },
+                live_ms,
+                silence_delay + judge_ms,
+            );
+            timed.push(Timed {
+                four_lines,
+                live_ms,
+                before_ms: silence_delay + judge_ms,
+                judge_ms,
+                ended_at_pause: reaches_the_end,
+            });
+        }
+        println!("== {label}: {} clips", clips.len());
+        for (what, four_only) in [("4-line poems", true), ("all clips", false)] {
+            let rows: Vec<&Timed> = timed
+                .iter()
+                .filter(|t| !four_only || t.four_lines)
+                .collect();
+            let live: Vec<u64> = rows.iter().map(|t| t.live_ms).collect();
+            let before: Vec<u64> = rows.iter().map(|t| t.before_ms).collect();
+            let judge: Vec<u64> = rows.iter().map(|t| t.judge_ms).collect();
+            println!(
+                "last syllable -> verdict, {what} ({} clips): live median {} / p90 {} / max {} ms; before (end silence, then the judgement) median {} / p90 {} ms; the judgement alone median {} / p90 {} ms; ended at the pause {}/{}",
+                rows.len(),
+                percentile(live.clone(), 0.5),
+                percentile(live.clone(), 0.9),
+                percentile(live, 1.0),
+                percentile(before.clone(), 0.5),
+                percentile(before, 0.9),
+                percentile(judge.clone(), 0.5),
+                percentile(judge, 0.9),
+                rows.iter().filter(|t| t.ended_at_pause).count(),
+                rows.len(),
+            );
+        }
+        println!(
+            "samples judged at the pause differed from the attempt's: {not_the_attempt}; no pause or no end found: {not_judged}; attempt ended by a silence inside the clip: {cut_early}"
+        );
+    }
+}
