@@ -243,6 +243,9 @@ impl Microphone {
         // The final transcription goes first: a partial still running is cancelled.
         live.finish();
         let heard = heard?;
+        if heard.ended == AttemptEnd::HeardToTheEnd {
+            tracing::info!("the material was heard to its end: the attempt ended at the pause");
+        }
         Ok(Listened {
             device_lost: match heard.ended {
                 AttemptEnd::DeviceLost { detail } => Some(detail),
