@@ -234,7 +234,7 @@ fn report(label: &str, heard: &[HeardClip]) {
 fn five(label: &str, f: &Figures, heard: &[&HeardClip]) {
     let total: Vec<u64> = heard.iter().map(|h| h.to_verdict_ms).collect();
     println!(
-        "  {label:<28} clean passed, no re-ask {:>2}/{} = {:>5.1} %   false errors {:>2}/{} = {:>4.1} %   slips found as errors {:>3}/{} = {:>5.1} %   counting re-asks {:>3}/{} = {:>5.1} %   total ms median {} p90 {}",
+        "  {label:<28} clean passed, no re-ask {:>2}/{} = {:>5.1} %   false errors {:>2}/{} = {:>4.1} %   slips found as errors {:>3}/{} = {:>5.1} % (of the same type {:>3} = {:>5.1} %)   counting re-asks {:>3}/{} = {:>5.1} %   total ms median {} p90 {}",
         f.clean_passed(),
         f.clean_clips,
         f.clean_passed_rate() * 100.0,
@@ -244,6 +244,8 @@ fn five(label: &str, f: &Figures, heard: &[&HeardClip]) {
         f.found_certain,
         f.expected_errors,
         f.found_certain_rate() * 100.0,
+        f.found_certain_same_type,
+        f.found_certain_same_type_rate() * 100.0,
         f.found_any,
         f.expected_errors,
         f.found_any_rate() * 100.0,

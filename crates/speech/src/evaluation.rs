@@ -307,8 +307,13 @@ pub struct Figures {
     pub en_words: usize,
     pub en_word_errors: usize,
     pub expected_errors: usize,
-    /// Expected errors matched (type, line ±1) by a certain error.
+    /// Expected errors matched by a certain error of any type on its line or
+    /// the next one over: the issue's definition ("an error, not a re-ask,
+    /// reported within a line of it").
     pub found_certain: usize,
+    /// … by a certain error of the same type (a swap told as a swap, not as
+    /// a character left out and another added): the stricter figure.
+    pub found_certain_same_type: usize,
     /// … by a certain or an uncertain error (the child is asked to repeat).
     pub found_any: usize,
     pub clean_clips: usize,
@@ -337,6 +342,9 @@ impl Figures {
     pub fn found_certain_rate(&self) -> f64 {
         ratio(self.found_certain, self.expected_errors)
     }
+    pub fn found_certain_same_type_rate(&self) -> f64 {
+        ratio(self.found_certain_same_type, self.expected_errors)
+    }
     pub fn found_any_rate(&self) -> f64 {
         ratio(self.found_any, self.expected_errors)
     }
@@ -364,6 +372,7 @@ impl Figures {
         self.en_word_errors += o.en_word_errors;
         self.expected_errors += o.expected_errors;
         self.found_certain += o.found_certain;
+        self.found_certain_same_type += o.found_certain_same_type;
         self.found_any += o.found_any;
         self.clean_clips += o.clean_clips;
         self.false_alarm_clips += o.false_alarm_clips;
@@ -382,15 +391,19 @@ fn ratio(a: usize, b: usize) -> f64 {
     }
 }
 
-/// Matches expected errors to reported ones (same type, line ±1, each used
-/// once): whether each expected error was found.
-fn found(expected: &[ExpectedError], reported: &[(ErrorType, usize)]) -> Vec<bool> {
+/// Matches expected errors to reported ones (line ±1, of the same type when
+/// `same_type`, each used once): whether each expected error was found.
+fn found(
+    expected: &[ExpectedError],
+    reported: &[(ErrorType, usize)],
+    same_type: bool,
+) -> Vec<bool> {
     let mut used = vec![false; reported.len()];
     expected
         .iter()
         .map(|e| {
             let hit = reported.iter().enumerate().position(|(i, (t, line))| {
-                !used[i] && t.as_str() == e.error_type && line.abs_diff(e.line) <= 1
+                !used[i] && (!same_type || t.as_str() == e.error_type) && line.abs_diff(e.line) <= 1
             });
             if let Some(i) = hit {
                 used[i] = true;
@@ -478,9 +491,13 @@ pub fn score_clip(h: &HeardClip, settings: &FairnessSettings) -> Figures {
         .map(|e| (e.error_type, e.line))
         .collect();
     f.expected_errors += h.clip.expected_errors.len();
-    let as_errors = found(&h.clip.expected_errors, &certain);
-    let any = found(&h.clip.expected_errors, &all);
+    let as_errors = found(&h.clip.expected_errors, &certain, false);
+    let any = found(&h.clip.expected_errors, &all, false);
     f.found_certain += as_errors.iter().filter(|f| **f).count();
+    f.found_certain_same_type += found(&h.clip.expected_errors, &certain, true)
+        .iter()
+        .filter(|f| **f)
+        .count();
     f.found_any += any.iter().filter(|f| **f).count();
     for ((e, as_error), any) in h.clip.expected_errors.iter().zip(as_errors).zip(any) {
         if !as_error {
@@ -696,13 +713,28 @@ mod tests {
     }
 
     #[test]
-    fn expected_errors_match_by_type_and_nearby_line() {
+    fn expected_errors_match_an_error_on_a_nearby_line_of_the_same_type_if_asked() {
         let e = vec![ExpectedError {
             error_type: "omission".into(),
             line: 2,
         }];
-        assert_eq!(found(&e, &[(ErrorType::Omission, 3)]), vec![true]);
-        assert_eq!(found(&e, &[(ErrorType::Omission, 4)]), vec![false]);
-        assert_eq!(found(&e, &[(ErrorType::Substitution, 2)]), vec![false]);
+        assert_eq!(found(&e, &[(ErrorType::Omission, 3)], true), vec![true]);
+        assert_eq!(found(&e, &[(ErrorType::Omission, 4)], true), vec![false]);
+        assert_eq!(
+            found(&e, &[(ErrorType::Substitution, 2)], true),
+            vec![false]
+        );
+        // The issue's definition: any error within a line.
+        assert_eq!(
+            found(&e, &[(ErrorType::Substitution, 2)], false),
+            vec![true]
+        );
+        assert_eq!(found(&e, &[(ErrorType::Omission, 4)], false), vec![false]);
+        // Each reported error finds one expected error.
+        let two = vec![e[0].clone(), e[0].clone()];
+        assert_eq!(
+            found(&two, &[(ErrorType::Order, 1)], false),
+            vec![true, false]
+        );
     }
 }
