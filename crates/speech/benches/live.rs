@@ -29,12 +29,11 @@ use std::time::Instant;
 use deskmate_recite::Reference;
 use deskmate_speech::asr::{AsrConfig, AsrRequest, Lang};
 use deskmate_speech::attempt::{judge_recording, RecordingVerdict};
+use deskmate_speech::evaluation::live::stream_as_microphone;
 use deskmate_speech::evaluation::{read_manifest, DevClip};
 use deskmate_speech::fairness::FairnessSettings;
-use deskmate_speech::vad::{Segmenter, SileroVad, Utterance, VadEvent, VadSettings};
+use deskmate_speech::vad::SileroVad;
 use deskmate_speech::{ModelPaths, SpeechPipeline};
-
-const PIECE: usize = 320; // 20 ms at 16 kHz
 
 fn percentile(mut v: Vec<u64>, p: f64) -> u64 {
     if v.is_empty() {
@@ -54,45 +53,6 @@ fn set_dir(var: &str, default: &str) -> PathBuf {
 
 fn env_num(name: &str) -> Option<usize> {
     std::env::var(name).ok().and_then(|v| v.parse().ok())
-}
-
-/// What the voice detector made of one clip streamed as a microphone.
-struct Streamed {
-    /// The attempt as it stood at the last pause that held, and when that
-    /// pause was found (ms of audio).
-    at_pause: Option<(Utterance, u64)>,
-    /// The attempt the end silence cut, and when (ms of audio).
-    ended: Option<(Utterance, u64)>,
-}
-
-fn stream(vad: SileroVad, samples: &[f32], pause_ms: u32) -> Result<Streamed, String> {
-    let mut seg = Segmenter::new(vad, VadSettings::default());
-    let mut at_pause: Option<(Utterance, u64)> = None;
-    let mut pushed = 0u64;
-    for piece in samples.chunks(PIECE) {
-        pushed += piece.len() as u64;
-        let now_ms = pushed * 1000 / 16_000;
-        for e in seg.push(piece).map_err(|e| e.to_string())? {
-            if let VadEvent::Utterance(u) = e {
-                return Ok(Streamed {
-                    at_pause,
-                    ended: Some((u, now_ms)),
-                });
-            }
-        }
-        match seg.silence_ms() {
-            Some(s) if s >= pause_ms => {
-                if at_pause.is_none() {
-                    at_pause = seg.as_if_ended().map(|u| (u, now_ms));
-                }
-            }
-            _ => at_pause = None,
-        }
-    }
-    Ok(Streamed {
-        at_pause,
-        ended: None,
-    })
 }
 
 struct Timed {
@@ -121,8 +81,7 @@ fn main() {
         }
     };
     let pause_ms = env_num("BENCH_PAUSE_MS").unwrap_or(200) as u32;
-    let end_silence_ms = u64::from(VadSettings::default().end_silence_ms);
-    let pad_ms = u64::from(VadSettings::default().pad_ms);
+    let end_silence_ms = u64::from(deskmate_speech::vad::VadSettings::default().end_silence_ms);
     let only = std::env::var("BENCH_SETS").unwrap_or_default();
     let settings = FairnessSettings::default();
     for (label, var, default) in [
@@ -165,28 +124,29 @@ fn main() {
                     std::process::exit(1);
                 }
             };
-            let streamed = match stream(vad, &samples, pause_ms) {
-                Ok(s) => s,
+            let streamed = match stream_as_microphone(vad, &samples, pause_ms) {
+                Ok(Some(s)) => s,
+                Ok(None) => {
+                    not_judged += 1;
+                    continue;
+                }
                 Err(e) => {
                     eprintln!("{}: {e}", clip.id);
                     std::process::exit(1);
                 }
             };
-            let (Some((pause, paused_at)), Some((ended, ended_at))) =
-                (streamed.at_pause, streamed.ended)
-            else {
-                not_judged += 1;
-                continue;
-            };
-            if pause.samples != ended.samples {
+            if !streamed.same_samples {
                 not_the_attempt += 1;
                 continue;
             }
             // The clip has a silence long enough to end the attempt before its end.
-            if ended_at + 1000 < (clip.duration_s * 1000.0) as u64 {
+            let speech_ms = streamed
+                .at_pause
+                .end_ms
+                .saturating_sub(streamed.at_pause.start_ms);
+            if speech_ms + 2_000 < (clip.duration_s * 1000.0) as u64 {
                 cut_early += 1;
             }
-            let last_syllable = ended.end_ms.saturating_sub(pad_ms);
             let started = Instant::now();
             let lang = if clip.lang == "en" {
                 Lang::En
@@ -194,7 +154,7 @@ fn main() {
                 Lang::Zh
             };
             let heard = pipeline.asr().transcribe(AsrRequest {
-                samples: pause.samples.clone(),
+                samples: streamed.at_pause.samples.clone(),
                 lang,
                 expected_units: Some(clip.units),
                 speech_detected: Some(true),
@@ -207,13 +167,8 @@ fn main() {
                 _ => false,
             };
             let judge_ms = started.elapsed().as_millis() as u64;
-            let pause_delay = paused_at.saturating_sub(last_syllable);
-            let silence_delay = ended_at.saturating_sub(last_syllable).max(end_silence_ms);
-            let live_ms = if reaches_the_end {
-                pause_delay + judge_ms
-            } else {
-                silence_delay.max(pause_delay + judge_ms)
-            };
+            let live_ms = streamed.to_verdict_ms(judge_ms, reaches_the_end);
+            let before_ms = streamed.silence_after_ms.max(end_silence_ms) + judge_ms;
             let four_lines =
                 clip.lang == "zh" && clip.reference.matches(['。', '！', '？', '，']).count() == 4;
             eprintln!(
@@ -221,16 +176,16 @@ fn main() {
                 i + 1,
                 clips.len(),
                 clip.id,
-                pause_delay,
+                streamed.pause_after_ms,
                 judge_ms,
                 if reaches_the_end { "heard to the end" } else { "waits the silence" },
                 live_ms,
-                silence_delay + judge_ms,
+                before_ms,
             );
             timed.push(Timed {
                 four_lines,
                 live_ms,
-                before_ms: silence_delay + judge_ms,
+                before_ms,
                 judge_ms,
                 ended_at_pause: reaches_the_end,
             });

@@ -25,6 +25,7 @@
 use std::path::PathBuf;
 
 use deskmate_speech::asr::{AsrConfig, AudioContext};
+use deskmate_speech::evaluation::live::stream_as_microphone;
 use deskmate_speech::evaluation::{
     cross_validate, hear_all, read_manifest, score, settings_grid, verdict_of, Cost, DevClip,
     Figures, Fits, HeardClip,
@@ -114,9 +115,7 @@ fn report(label: &str, heard: &[HeardClip]) {
     let asr_total: f64 = asr.iter().sum::<u64>() as f64 / 1000.0;
     let four_line: Vec<u64> = heard
         .iter()
-        .filter(|h| {
-            h.clip.lang == "zh" && h.clip.reference.matches(['。', '！', '？', '，']).count() == 4
-        })
+        .filter(|h| four_lines(h))
         .map(|h| h.to_verdict_ms)
         .collect();
     println!(
@@ -291,9 +290,53 @@ fn cross_validated(slices: &[&[HeardClip]], sets: &[(String, Vec<HeardClip>)], f
     }
 }
 
+/// The fifth figure: from the last syllable to the verdict on the live path
+/// (judged at the child's pause, `evaluation::live`), 4-line poems: each
+/// clip streamed through the voice detector again for where its pause and
+/// its end silence fell, with the judgement's time measured on the file's
+/// speech (the same samples but for the padding; `--bench live` times the
+/// judgement on the pause's own samples).
+fn live_path(
+    label: &str,
+    heard: &[HeardClip],
+    dir: &std::path::Path,
+    paths: &ModelPaths,
+    settings: &FairnessSettings,
+) {
+    let mut times = Vec::new();
+    for h in heard.iter().filter(|h| four_lines(h)) {
+        let Ok(audio) = deskmate_speech::audio::file::load(&h.clip.path(dir), 120.0) else {
+            continue;
+        };
+        let mut samples = audio.samples;
+        samples.extend(std::iter::repeat_n(0.0, 24_000));
+        let Ok(vad) = deskmate_speech::vad::SileroVad::load(&paths.onnxruntime, &paths.silero_vad)
+        else {
+            eprintln!("cannot load the voice detector");
+            return;
+        };
+        let Ok(Some(streamed)) = stream_as_microphone(vad, &samples, 200) else {
+            continue;
+        };
+        let reaches = verdict_of(h, settings).is_some_and(|v| v.reaches_the_end());
+        let judge_ms = h.to_verdict_ms.saturating_sub(h.vad_ms);
+        times.push(streamed.to_verdict_ms(judge_ms, reaches));
+    }
+    println!(
+        "  {label:<28} last syllable -> verdict on the live path, 4-line poems ({} clips): median {} ms, p90 {} ms",
+        times.len(),
+        percentile(times.clone(), 0.5),
+        percentile(times, 0.9)
+    );
+}
+
+fn four_lines(h: &HeardClip) -> bool {
+    h.clip.lang == "zh" && h.clip.reference.matches(['。', '！', '？', '，']).count() == 4
+}
+
 /// The cross-validated figures per set (unless BENCH_NO_CV), and the timed
-/// settings' figures.
-fn verdict_table(sets: &[(String, Vec<HeardClip>)]) {
+/// settings' figures with the live path's timing.
+fn verdict_table(sets: &[(String, Vec<HeardClip>)], dirs: &[PathBuf], paths: &ModelPaths) {
     let folds = std::env::var("BENCH_FOLDS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -307,6 +350,9 @@ fn verdict_table(sets: &[(String, Vec<HeardClip>)]) {
     for (label, heard) in sets {
         let f = score(heard, &timed);
         five(label, &f, &heard.iter().collect::<Vec<_>>());
+    }
+    for ((label, heard), dir) in sets.iter().zip(dirs) {
+        live_path(label, heard, dir, paths, &timed);
     }
 }
 
@@ -391,7 +437,8 @@ fn main() {
             report(label, &heard);
             heard_sets.push((label.clone(), heard));
         }
-        verdict_table(&heard_sets);
+        let dirs: Vec<PathBuf> = sets.iter().map(|(_, d, _)| d.clone()).collect();
+        verdict_table(&heard_sets, &dirs, &paths);
         return;
     }
     let mut heard_sets = Vec::new();
@@ -399,7 +446,8 @@ fn main() {
         let heard = run(label, &paths, AudioContext::FitToClip, dir, clips);
         heard_sets.push((label.clone(), heard));
     }
-    verdict_table(&heard_sets);
+    let dirs: Vec<PathBuf> = sets.iter().map(|(_, d, _)| d.clone()).collect();
+    verdict_table(&heard_sets, &dirs, &paths);
     if std::env::var_os("BENCH_FULL").is_some() {
         if let Some((label, dir, clips)) = sets.first() {
             run(

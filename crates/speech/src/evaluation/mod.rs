@@ -1,8 +1,8 @@
 //! Measuring the speech pipeline on the dev clips (`recite-audio-dev`:
 //! synthetic recitations with a manifest of what was said and which errors
 //! it holds): recognition error rates, errors found, false alarms, timing.
-//! Shared by the agreement test and the bench binary so both measure the
-//! same thing.
+//! Shared by the agreement test and the bench binaries so all measure the
+//! same thing; [`live`] times the live path (judged at the child's pause).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -20,6 +20,8 @@ use crate::fairness::{
     judge, judge_with_fit, less_prior, word_for_word, FairnessSettings, VoiceVerdict,
 };
 use crate::pipeline::{SpeechError, SpeechPipeline};
+
+pub mod live;
 
 /// One line of `manifest.jsonl`.
 #[derive(Debug, Clone, Deserialize)]
