@@ -159,6 +159,7 @@ fn main() {
                 expected_units: Some(clip.units),
                 speech_detected: Some(true),
             });
+            let text = heard.as_ref().map(|h| h.text.clone()).unwrap_or_default();
             let reaches_the_end = match (heard, Reference::new(&clip.reference, None)) {
                 (Ok(heard), Ok(reference)) => matches!(
                     judge_recording(&reference, Some(&heard), &settings, Some(pipeline.asr())),
@@ -172,7 +173,7 @@ fn main() {
             let four_lines =
                 clip.lang == "zh" && clip.reference.matches(['。', '！', '？', '，']).count() == 4;
             eprintln!(
-                "[{label}] {:>3}/{} {:<14} pause after {:>4} ms  judged in {:>5} ms  {}  verdict {:>5} ms after the last syllable (before: {:>5} ms)",
+                "[{label}] {:>3}/{} {:<14} pause after {:>4} ms  judged in {:>5} ms  {}  verdict {:>5} ms after the last syllable (before: {:>5} ms)  heard {text}",
                 i + 1,
                 clips.len(),
                 clip.id,

@@ -125,8 +125,10 @@ pub struct Pauses<'a> {
 }
 
 impl<'a> Pauses<'a> {
-    /// A pause is `after` of silence (at least the VAD's padding, so the
-    /// offered utterance has all of its padding).
+    /// A pause is `after` of silence. The offered utterance has the end
+    /// padding heard so far: when `after` is shorter than the VAD's padding,
+    /// the attempt the end silence cuts later is the offered one with more
+    /// padding (silence) after it.
     pub fn new(after: Duration, on_pause: &'a mut dyn FnMut(Pause), end: EndAtPause) -> Self {
         Self {
             after_ms: after.as_millis().min(u128::from(u32::MAX)) as u32,
@@ -137,10 +139,8 @@ impl<'a> Pauses<'a> {
     }
 
     /// Offers a pause that began, or says the one offered ended.
-    fn follow(&mut self, segmenter: &Segmenter, pad_ms: u32) {
-        let paused = segmenter
-            .silence_ms()
-            .is_some_and(|s| s >= self.after_ms.max(pad_ms));
+    fn follow(&mut self, segmenter: &Segmenter) {
+        let paused = segmenter.silence_ms().is_some_and(|s| s >= self.after_ms);
         match (paused, self.current) {
             (true, None) => {
                 if let Some(u) = segmenter.as_if_ended() {
@@ -339,7 +339,7 @@ pub fn listen_live(
                         }
                     }
                     if let Some(pauses) = live.pauses.as_mut() {
-                        pauses.follow(&segmenter, settings.pad_ms);
+                        pauses.follow(&segmenter);
                     }
                 }
                 if !segmenter.in_speech()

@@ -23,6 +23,10 @@ use super::error::{SceneError, SceneResult};
 use super::hearing::{asr_lang, expected_units, judge_heard_to_the_end, Transcribed};
 use super::live::AsrGate;
 
+/// At most this many samples of end padding (the voice detector's 200 ms)
+/// may follow the samples judged at the pause in the attempt's.
+const MORE_PADDING: usize = 3_200;
+
 #[derive(Default)]
 struct State {
     /// Counts pauses and resumptions: a judgement keeps its result only
@@ -165,15 +169,17 @@ impl AtPause {
     }
 
     /// The verdict on the attempt whose samples are `samples`, when the
-    /// latest pause judged exactly them (waiting for a judgement still
-    /// running). Otherwise `None`, once no judgement is running any more,
-    /// so the whisper worker is free for judging `samples` afresh.
+    /// latest pause, still holding, judged them — exactly, or all but more
+    /// end padding after (the pause came before the padding was all heard):
+    /// waiting for a judgement still running. Otherwise `None`, once no
+    /// judgement is running any more, so the whisper worker is free for
+    /// judging `samples` afresh.
     pub fn take(&self, samples: &[f32]) -> Option<SceneResult<Transcribed>> {
         let mut st = lock(&self.state).ok()?;
         let same = st
             .samples
             .as_deref()
-            .is_some_and(|s| s.as_slice() == samples);
+            .is_some_and(|s| samples.starts_with(s) && samples.len() - s.len() <= MORE_PADDING);
         if !same {
             st.pause += 1;
             st.samples = None;
@@ -298,5 +304,12 @@ mod tests {
         assert!(at_pause.take(&whole).is_none());
         assert!(gate.is_idle());
         assert_eq!(end.wanted(), None);
+
+        // The pause's samples with more end padding after (the pause came
+        // before all of it was heard): the pause's verdict is the attempt's.
+        let judged = whole[..whole.len() - 2_000].to_vec();
+        at_pause.began(utterance(judged));
+        assert!(at_pause.take(&whole).is_some_and(|v| v.is_ok()));
+        assert!(gate.is_idle());
     }
 }

@@ -20,8 +20,9 @@ pub struct Streamed {
     pub pause_after_ms: u64,
     /// When the end silence ended the attempt, ms after the last syllable.
     pub silence_after_ms: u64,
-    /// Whether the pause's samples are the attempt's (they must be: the
-    /// verdict made at the pause is taken for the attempt).
+    /// Whether the pause's samples are the attempt's, or the start of them
+    /// with only more of the end padding after (they must be: the verdict
+    /// made at the pause is taken for the attempt).
     pub same_samples: bool,
 }
 
@@ -46,7 +47,7 @@ pub fn stream_as_microphone(
                 };
                 let last_syllable = ended.end_ms.saturating_sub(u64::from(settings.pad_ms));
                 return Ok(Some(Streamed {
-                    same_samples: pause.samples == ended.samples,
+                    same_samples: ended.samples.starts_with(&pause.samples),
                     at_pause: pause,
                     pause_after_ms: paused_at.saturating_sub(last_syllable),
                     silence_after_ms: now_ms.saturating_sub(last_syllable),
