@@ -20,40 +20,21 @@
 //! cost is not simulated here (whisper aborts within a moment).
 //!
 //! `cargo bench -p deskmate-speech --bench live` (release). Knobs:
-//! BENCH_SETS=dev|hard, BENCH_STEP=N (every Nth clip), BENCH_LIMIT=N,
-//! BENCH_PAUSE_MS.
+//! BENCH_SETS=dev|hard, BENCH_LANG=zh|en, BENCH_STEP=N (every Nth clip),
+//! BENCH_LIMIT=N, BENCH_PAUSE_MS.
 
-use std::path::PathBuf;
+mod common;
+
 use std::time::Instant;
 
 use deskmate_recite::Reference;
-use deskmate_speech::asr::{AsrConfig, AsrRequest, Lang};
+use deskmate_speech::asr::{AsrConfig, AsrRequest};
 use deskmate_speech::attempt::{judge_recording, RecordingVerdict};
-use deskmate_speech::evaluation::live::stream_as_microphone;
-use deskmate_speech::evaluation::{read_manifest, DevClip};
+use deskmate_speech::evaluation::live::stream_clip;
 use deskmate_speech::fairness::FairnessSettings;
-use deskmate_speech::vad::SileroVad;
-use deskmate_speech::{ModelPaths, SpeechPipeline};
+use deskmate_speech::SpeechPipeline;
 
-fn percentile(mut v: Vec<u64>, p: f64) -> u64 {
-    if v.is_empty() {
-        return 0;
-    }
-    v.sort_unstable();
-    v[((v.len() - 1) as f64 * p).round() as usize]
-}
-
-fn set_dir(var: &str, default: &str) -> PathBuf {
-    std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared")
-            .join(default)
-    })
-}
-
-fn env_num(name: &str) -> Option<usize> {
-    std::env::var(name).ok().and_then(|v| v.parse().ok())
-}
+use common::{env_num, percentile};
 
 struct Timed {
     four_lines: bool,
@@ -64,67 +45,21 @@ struct Timed {
 }
 
 fn main() {
-    let paths = match ModelPaths::present_in(&ModelPaths::dev_dir()) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("{e}");
-            std::process::exit(1);
-        }
-    };
+    let paths = common::models();
     let mut config = AsrConfig::new(&paths.whisper);
     config.threads = 2;
-    let pipeline = match SpeechPipeline::load(&paths, config) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("cannot load the pipeline: {e}");
-            std::process::exit(1);
-        }
-    };
+    let pipeline = SpeechPipeline::load(&paths, config).unwrap_or_else(|e| {
+        eprintln!("cannot load the pipeline: {e}");
+        std::process::exit(1)
+    });
     let pause_ms = env_num("BENCH_PAUSE_MS").unwrap_or(200) as u32;
     let end_silence_ms = u64::from(deskmate_speech::vad::VadSettings::default().end_silence_ms);
-    let only = std::env::var("BENCH_SETS").unwrap_or_default();
     let settings = FairnessSettings::default();
-    for (label, var, default) in [
-        ("dev", "DESKMATE_DEV_CLIPS", "recite-audio-dev"),
-        ("hard", "DESKMATE_DEV_CLIPS_HARD", "recite-audio-dev-hard"),
-    ] {
-        if !only.is_empty() && !only.split(',').any(|s| s == label) {
-            continue;
-        }
-        let dir = set_dir(var, default);
-        let mut clips: Vec<DevClip> = match read_manifest(&dir) {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("{label} clips: {e}");
-                std::process::exit(1);
-            }
-        };
-        if let Some(step) = env_num("BENCH_STEP") {
-            clips = clips.into_iter().step_by(step.max(1)).collect();
-        }
-        if let Some(n) = env_num("BENCH_LIMIT") {
-            clips.truncate(n);
-        }
+    for (label, dir, clips) in common::sets() {
         let mut timed: Vec<Timed> = Vec::new();
         let (mut not_the_attempt, mut cut_early, mut not_judged) = (0, 0, 0);
         for (i, clip) in clips.iter().enumerate() {
-            let audio = match deskmate_speech::audio::file::load(&clip.path(&dir), 120.0) {
-                Ok(a) => a,
-                Err(e) => {
-                    eprintln!("{}: {e}", clip.id);
-                    std::process::exit(1);
-                }
-            };
-            let mut samples = audio.samples;
-            samples.extend(std::iter::repeat_n(0.0, 16_000 * 3 / 2));
-            let vad = match SileroVad::load(&paths.onnxruntime, &paths.silero_vad) {
-                Ok(v) => v,
-                Err(e) => {
-                    eprintln!("{e}");
-                    std::process::exit(1);
-                }
-            };
-            let streamed = match stream_as_microphone(vad, &samples, pause_ms) {
+            let streamed = match stream_clip(&paths, &clip.path(&dir), pause_ms) {
                 Ok(Some(s)) => s,
                 Ok(None) => {
                     not_judged += 1;
@@ -148,14 +83,9 @@ fn main() {
                 cut_early += 1;
             }
             let started = Instant::now();
-            let lang = if clip.lang == "en" {
-                Lang::En
-            } else {
-                Lang::Zh
-            };
             let heard = pipeline.asr().transcribe(AsrRequest {
                 samples: streamed.at_pause.samples.clone(),
-                lang,
+                lang: clip.lang(),
                 expected_units: Some(clip.units),
                 speech_detected: Some(true),
             });
@@ -170,8 +100,6 @@ fn main() {
             let judge_ms = started.elapsed().as_millis() as u64;
             let live_ms = streamed.to_verdict_ms(judge_ms, reaches_the_end);
             let before_ms = streamed.silence_after_ms.max(end_silence_ms) + judge_ms;
-            let four_lines =
-                clip.lang == "zh" && clip.reference.matches(['。', '！', '？', '，']).count() == 4;
             eprintln!(
                 "[{label}] {:>3}/{} {:<14} pause after {:>4} ms  judged in {:>5} ms  {}  verdict {:>5} ms after the last syllable (before: {:>5} ms)  heard {text}",
                 i + 1,
@@ -184,7 +112,7 @@ fn main() {
                 before_ms,
             );
             timed.push(Timed {
-                four_lines,
+                four_lines: clip.four_lines(),
                 live_ms,
                 before_ms,
                 judge_ms,

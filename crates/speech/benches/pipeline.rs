@@ -22,24 +22,19 @@
 //! prints every difference with its scores; BENCH_MISSED=1 every slip not
 //! found as an error.
 
+mod common;
+
 use std::path::PathBuf;
 
 use deskmate_speech::asr::{AsrConfig, AudioContext};
-use deskmate_speech::evaluation::live::stream_as_microphone;
+use deskmate_speech::evaluation::live::stream_clip;
 use deskmate_speech::evaluation::{
-    cross_validate, hear_all, read_manifest, score, settings_grid, verdict_of, Cost, DevClip,
-    Figures, Fits, HeardClip,
+    cross_validate, hear_all, score, settings_grid, verdict_of, Cost, Figures, Fits, HeardClip,
 };
 use deskmate_speech::fairness::FairnessSettings;
 use deskmate_speech::{ModelPaths, SpeechPipeline};
 
-fn percentile(mut v: Vec<u64>, p: f64) -> u64 {
-    if v.is_empty() {
-        return 0;
-    }
-    v.sort_unstable();
-    v[((v.len() - 1) as f64 * p).round() as usize]
-}
+use common::percentile;
 
 fn run(
     label: &str,
@@ -115,7 +110,7 @@ fn report(label: &str, heard: &[HeardClip]) {
     let asr_total: f64 = asr.iter().sum::<u64>() as f64 / 1000.0;
     let four_line: Vec<u64> = heard
         .iter()
-        .filter(|h| four_lines(h))
+        .filter(|h| h.clip.four_lines())
         .map(|h| h.to_verdict_ms)
         .collect();
     println!(
@@ -304,19 +299,14 @@ fn live_path(
     settings: &FairnessSettings,
 ) {
     let mut times = Vec::new();
-    for h in heard.iter().filter(|h| four_lines(h)) {
-        let Ok(audio) = deskmate_speech::audio::file::load(&h.clip.path(dir), 120.0) else {
-            continue;
-        };
-        let mut samples = audio.samples;
-        samples.extend(std::iter::repeat_n(0.0, 24_000));
-        let Ok(vad) = deskmate_speech::vad::SileroVad::load(&paths.onnxruntime, &paths.silero_vad)
-        else {
-            eprintln!("cannot load the voice detector");
-            return;
-        };
-        let Ok(Some(streamed)) = stream_as_microphone(vad, &samples, 200) else {
-            continue;
+    for h in heard.iter().filter(|h| h.clip.four_lines()) {
+        let streamed = match stream_clip(paths, &h.clip.path(dir), 200) {
+            Ok(Some(s)) => s,
+            Ok(None) => continue,
+            Err(e) => {
+                eprintln!("{}: {e}", h.clip.id);
+                return;
+            }
         };
         let reaches = verdict_of(h, settings).is_some_and(|v| v.reaches_the_end());
         let judge_ms = h.to_verdict_ms.saturating_sub(h.vad_ms);
@@ -328,10 +318,6 @@ fn live_path(
         percentile(times.clone(), 0.5),
         percentile(times, 0.9)
     );
-}
-
-fn four_lines(h: &HeardClip) -> bool {
-    h.clip.lang == "zh" && h.clip.reference.matches(['。', '！', '？', '，']).count() == 4
 }
 
 /// The cross-validated figures per set (unless BENCH_NO_CV), and the timed
@@ -356,57 +342,10 @@ fn verdict_table(sets: &[(String, Vec<HeardClip>)], dirs: &[PathBuf], paths: &Mo
     }
 }
 
-fn set_dir(var: &str, default: &str) -> PathBuf {
-    std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared")
-            .join(default)
-    })
-}
-
 fn main() {
     // `cargo bench` passes --bench; nothing else is taken.
-    let paths = match ModelPaths::present_in(&ModelPaths::dev_dir()) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("{e}");
-            std::process::exit(1);
-        }
-    };
-    let only = std::env::var("BENCH_SETS").unwrap_or_default();
-    let mut sets: Vec<(String, PathBuf, Vec<DevClip>)> = Vec::new();
-    for (label, var, default) in [
-        ("dev", "DESKMATE_DEV_CLIPS", "recite-audio-dev"),
-        ("hard", "DESKMATE_DEV_CLIPS_HARD", "recite-audio-dev-hard"),
-    ] {
-        if !only.is_empty() && !only.split(',').any(|s| s == label) {
-            continue;
-        }
-        let dir = set_dir(var, default);
-        let mut clips = match read_manifest(&dir) {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("{label} clips: {e}");
-                std::process::exit(1);
-            }
-        };
-        if let Ok(lang) = std::env::var("BENCH_LANG") {
-            clips.retain(|c| c.lang == lang);
-        }
-        if let Some(step) = std::env::var("BENCH_STEP")
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-        {
-            clips = clips.into_iter().step_by(step.max(1)).collect();
-        }
-        if let Some(n) = std::env::var("BENCH_LIMIT")
-            .ok()
-            .and_then(|v| v.parse().ok())
-        {
-            clips.truncate(n);
-        }
-        sets.push((label.to_string(), dir, clips));
-    }
+    let paths = common::models();
+    let sets = common::sets();
     // BENCH_SCORE=FILE: score transcripts saved earlier with BENCH_SAVE=FILE (no ASR run).
     if let Some(saved) = std::env::var_os("BENCH_SCORE") {
         let text = std::fs::read_to_string(&saved).unwrap_or_default();

@@ -83,7 +83,8 @@ impl Release {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Pause {
     /// The child has been silent for a moment: the attempt as it stands if
-    /// no more speech came (the same samples the end silence would cut).
+    /// no more speech came (what the end silence would cut, less any end
+    /// padding not heard yet).
     Began(Utterance),
     /// The child spoke again: the utterance of the last `Began` will not be
     /// the attempt.

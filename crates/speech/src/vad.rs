@@ -311,9 +311,10 @@ impl Segmenter {
     }
 
     /// The current utterance as the silence would end it if no more speech
-    /// came: the same span and samples [`Segmenter::end_now`] (or the end
-    /// silence, later) cuts, the segmenter unchanged. `None` outside an
-    /// utterance.
+    /// came, with the end padding heard so far: what [`Segmenter::end_now`]
+    /// (or the end silence, later) cuts, with more padding after when not
+    /// all of it has been heard yet; the segmenter unchanged. `None` outside
+    /// an utterance.
     pub fn as_if_ended(&self) -> Option<Utterance> {
         let since = self.active_since?;
         let (from, to) = self.span(since, self.last_speech_end);

@@ -7,9 +7,9 @@
 //! dropped. If it shows the material was heard to its end
 //! (`VoiceVerdict::reaches_the_end`), the attempt ends at the pause
 //! ([`EndAtPause`]) without waiting out the silence; and whenever the
-//! attempt ends with exactly the samples judged, the verdict is the one
-//! already made ([`AtPause::take`]) — the same function on the same audio
-//! as judging afterwards, only sooner.
+//! attempt ends with the samples judged (followed at most by more of the
+//! end padding), the verdict is the one already made ([`AtPause::take`]) —
+//! the same function on the same audio as judging afterwards, only sooner.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
@@ -40,6 +40,20 @@ struct State {
     running: usize,
     /// The verdict on the latest pause's samples, once made.
     verdict: Option<SceneResult<Transcribed>>,
+}
+
+impl State {
+    /// Drops the latest pause (the child spoke again, another pause began,
+    /// or the attempt is other samples): its judgement is cancelled and
+    /// whatever it finds is not kept.
+    fn forget_pause(&mut self) {
+        self.pause += 1;
+        self.samples = None;
+        self.verdict = None;
+        if let Some(c) = self.cancel.take() {
+            c.cancel();
+        }
+    }
 }
 
 /// The judgements at the pauses of one attempt at one material.
@@ -74,11 +88,6 @@ impl AtPause {
         }
     }
 
-    /// The material judged.
-    pub fn material(&self) -> &Material {
-        &self.material
-    }
-
     /// The child paused: judges `utterance` on the whisper worker (a
     /// judgement of an earlier pause still running is cancelled). Returns
     /// at once.
@@ -86,14 +95,10 @@ impl AtPause {
         let Ok(mut st) = lock(&self.state) else {
             return;
         };
-        st.pause += 1;
+        st.forget_pause();
         let pause = st.pause;
-        if let Some(c) = st.cancel.take() {
-            c.cancel();
-        }
         let samples = Arc::new(utterance.samples);
         st.samples = Some(samples.clone());
-        st.verdict = None;
         st.running += 1;
         drop(st);
         let job = self.gate.enter();
@@ -159,34 +164,25 @@ impl AtPause {
     /// dropped.
     pub fn resumed(&self) {
         if let Ok(mut st) = lock(&self.state) {
-            st.pause += 1;
-            st.samples = None;
-            st.verdict = None;
-            if let Some(c) = st.cancel.take() {
-                c.cancel();
-            }
+            st.forget_pause();
         }
     }
 
-    /// The verdict on the attempt whose samples are `samples`, when the
-    /// latest pause, still holding, judged them — exactly, or all but more
+    /// The verdict on the attempt at `material` whose samples are
+    /// `samples`, when the latest pause, still holding, judged them — exactly, or all but more
     /// end padding after (the pause came before the padding was all heard):
     /// waiting for a judgement still running. Otherwise `None`, once no
     /// judgement is running any more, so the whisper worker is free for
     /// judging `samples` afresh.
-    pub fn take(&self, samples: &[f32]) -> Option<SceneResult<Transcribed>> {
+    pub fn take(&self, material: &Material, samples: &[f32]) -> Option<SceneResult<Transcribed>> {
         let mut st = lock(&self.state).ok()?;
-        let same = st
-            .samples
-            .as_deref()
-            .is_some_and(|s| samples.starts_with(s) && samples.len() - s.len() <= MORE_PADDING);
+        let same = self.material == *material
+            && st
+                .samples
+                .as_deref()
+                .is_some_and(|s| samples.starts_with(s) && samples.len() - s.len() <= MORE_PADDING);
         if !same {
-            st.pause += 1;
-            st.samples = None;
-            st.verdict = None;
-            if let Some(c) = st.cancel.take() {
-                c.cancel();
-            }
+            st.forget_pause();
         }
         loop {
             if same && st.verdict.is_some() {
@@ -256,7 +252,9 @@ mod tests {
         let first_half = whole[..whole.len() / 2].to_vec();
         at_pause.began(utterance(first_half.clone()));
         assert!(!gate.is_idle(), "the judgement holds the whisper worker");
-        let verdict = at_pause.take(&first_half).expect("judged at the pause");
+        let verdict = at_pause
+            .take(&material, &first_half)
+            .expect("judged at the pause");
         assert!(verdict.is_ok(), "{verdict:?}");
         assert_eq!(end.wanted(), None, "half a poem does not end the attempt");
 
@@ -265,7 +263,10 @@ mod tests {
         let mut at_end = utterance(whole.clone());
         at_end.end_ms = 6_650;
         at_pause.began(at_end);
-        let verdict = at_pause.take(&whole).expect("judged at the pause").unwrap();
+        let verdict = at_pause
+            .take(&material, &whole)
+            .expect("judged at the pause")
+            .unwrap();
         assert_eq!(end.wanted(), Some(6_650));
         assert!(gate.is_idle());
         // The same as judging the attempt afterwards.
@@ -291,17 +292,20 @@ mod tests {
         let (whole, _) = deskmate_testkit::clips::dev_clip_samples("静夜思-1.wav");
         let gate = AsrGate::default();
         let end = EndAtPause::default();
-        let at_pause = AtPause::new(pipeline, gate.clone(), material, end.clone());
+        let at_pause = AtPause::new(pipeline, gate.clone(), material.clone(), end.clone());
 
         at_pause.began(utterance(whole.clone()));
         at_pause.resumed();
-        assert!(at_pause.take(&whole).is_none(), "the child spoke again");
+        assert!(
+            at_pause.take(&material, &whole).is_none(),
+            "the child spoke again"
+        );
         assert!(gate.is_idle(), "nothing left running on the worker");
         assert_eq!(end.wanted(), None);
 
         // Other samples than the pause's (more speech came): judged afresh.
         at_pause.began(utterance(whole[..whole.len() / 2].to_vec()));
-        assert!(at_pause.take(&whole).is_none());
+        assert!(at_pause.take(&material, &whole).is_none());
         assert!(gate.is_idle());
         assert_eq!(end.wanted(), None);
 
@@ -309,7 +313,16 @@ mod tests {
         // before all of it was heard): the pause's verdict is the attempt's.
         let judged = whole[..whole.len() - 2_000].to_vec();
         at_pause.began(utterance(judged));
-        assert!(at_pause.take(&whole).is_some_and(|v| v.is_ok()));
+        assert!(at_pause.take(&material, &whole).is_some_and(|v| v.is_ok()));
+        assert!(gate.is_idle());
+
+        // The same samples judged against another material are not its verdict.
+        at_pause.began(utterance(whole.clone()));
+        let other = Material {
+            body: "春眠不觉晓，处处闻啼鸟。".into(),
+            ..material.clone()
+        };
+        assert!(at_pause.take(&other, &whole).is_none());
         assert!(gate.is_idle());
     }
 }

@@ -95,7 +95,9 @@ pub trait Ears: Send + Sync {
 const NO_SPEECH_AFTER: Duration = Duration::from_secs(15);
 
 /// Silence that counts as a pause, at which the attempt is judged as it
-/// stands (at least the voice detector's 200 ms padding).
+/// stands: the voice detector's 200 ms end padding, so the samples judged
+/// are the attempt's own (a shorter pause was measured and not taken: see
+/// the speech crate's README).
 pub const PAUSE_AFTER: Duration = Duration::from_millis(200);
 
 /// The real ears: the default microphone, the speech models from the models
@@ -301,14 +303,10 @@ impl Ears for Microphone {
     }
 
     fn transcribe(&self, material: &Material, speech: Speech) -> SceneResult<Transcribed> {
-        // Judged at the child's last pause already, on these very samples?
+        // Judged at the child's last pause already, on these samples?
         let at_pause = self.at_pause.lock().ok().and_then(|mut slot| slot.take());
-        if let Some(at_pause) = at_pause {
-            if let Some(verdict) = at_pause.take(&speech.samples) {
-                if at_pause.material() == material {
-                    return verdict;
-                }
-            }
+        if let Some(verdict) = at_pause.and_then(|a| a.take(material, &speech.samples)) {
+            return verdict;
         }
         let pipeline = self.pipeline()?;
         let request = AsrRequest {

@@ -6,7 +6,11 @@
 //! the pause (the window's `scene::at_pause`), ended there when the
 //! material was heard to its end, else at the end silence.
 
+use std::path::Path;
+
+use crate::pipeline::SpeechError;
 use crate::vad::{Segmenter, SileroVad, Utterance, VadError, VadEvent, VadSettings};
+use crate::ModelPaths;
 
 /// Samples per piece the microphone delivers (20 ms at 16 kHz).
 const PIECE: usize = 320;
@@ -64,6 +68,19 @@ pub fn stream_as_microphone(
         }
     }
     Ok(None)
+}
+
+/// A clip file streamed as a microphone ([`stream_as_microphone`]), with
+/// 1.5 s of silence after it so the end silence can end the attempt.
+pub fn stream_clip(
+    paths: &ModelPaths,
+    clip: &Path,
+    pause_ms: u32,
+) -> Result<Option<Streamed>, SpeechError> {
+    let mut samples = crate::audio::file::load(clip, 120.0)?.samples;
+    samples.extend(std::iter::repeat_n(0.0, 24_000));
+    let vad = SileroVad::load(&paths.onnxruntime, &paths.silero_vad)?;
+    Ok(stream_as_microphone(vad, &samples, pause_ms)?)
 }
 
 impl Streamed {

@@ -63,6 +63,10 @@ impl DevClip {
     pub fn path(&self, dir: &Path) -> PathBuf {
         dir.join(&self.wav)
     }
+    /// A Mandarin poem of four lines (a quatrain: the latency target's case).
+    pub fn four_lines(&self) -> bool {
+        self.lang == "zh" && self.reference.matches(['。', '！', '？', '，']).count() == 4
+    }
 }
 
 /// What the pipeline heard on one clip.
