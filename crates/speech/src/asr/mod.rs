@@ -132,8 +132,15 @@ struct ScoreJob {
     /// The text the variants are compared with.
     base: String,
     variants: Vec<String>,
-    reply: mpsc::Sender<Result<Vec<f64>, AsrError>>,
+    /// Variants also scored against silence (their priors), beside the
+    /// scoring against a recording: on a second thread, each with half the
+    /// worker's threads (see [`AsrEngine::recheck_with_prior`]).
+    priors: Vec<String>,
+    reply: mpsc::Sender<Result<Scores, AsrError>>,
 }
+
+/// A score job's answer: one delta per variant, and per prior variant.
+type Scores = (Vec<f64>, Vec<f64>);
 
 /// What texts are scored against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -267,6 +274,29 @@ impl AsrEngine {
         self.score(Against::Silence, lang, base, variants)
     }
 
+    /// [`AsrEngine::recheck_against`] and, for `priors`,
+    /// [`AsrEngine::prior_against`] on the same base, in one job: the two
+    /// are scored at the same time on two threads, each with half the
+    /// worker's threads (whisper's decoder steps are small: one thread
+    /// each side by side finished the scoring of the dev clips about a
+    /// third sooner than both threads on one and then the other). Returns
+    /// the deltas against the recording and the priors.
+    pub fn recheck_with_prior(
+        &self,
+        transcript: &Transcript,
+        base: &str,
+        variants: Vec<String>,
+        priors: Vec<String>,
+    ) -> Result<(Vec<f64>, Vec<f64>), AsrError> {
+        self.submit_score(
+            Against::Recording(transcript.audio_id),
+            transcript.lang,
+            base,
+            variants,
+            priors,
+        )
+    }
+
     fn score(
         &self,
         against: Against,
@@ -274,12 +304,25 @@ impl AsrEngine {
         base: &str,
         variants: Vec<String>,
     ) -> Result<Vec<f64>, AsrError> {
+        self.submit_score(against, lang, base, variants, Vec::new())
+            .map(|(deltas, _)| deltas)
+    }
+
+    fn submit_score(
+        &self,
+        against: Against,
+        lang: Lang,
+        base: &str,
+        variants: Vec<String>,
+        priors: Vec<String>,
+    ) -> Result<Scores, AsrError> {
         let (reply, answer) = mpsc::channel();
         let job = ScoreJob {
             against,
             lang,
             base: base.to_string(),
             variants,
+            priors,
             reply,
         };
         self.jobs
@@ -352,21 +395,60 @@ fn worker(
             }
             Work::Score(job) => {
                 let threads = usize::from(config.threads.max(1));
-                let state = match job.against {
-                    Against::Recording(audio_id) => match last.as_mut() {
-                        Some((id, state)) if *id == audio_id => Ok(state),
-                        _ => Err(AsrError::RecordingGone),
-                    },
-                    Against::Silence => match silence {
-                        Some(ref mut s) => Ok(s),
-                        None => encoded_silence(&ctx, job.lang, threads).map(|s| silence.insert(s)),
-                    },
-                };
-                let result = state.and_then(|state| {
-                    recheck::deltas(&ctx, state, job.lang, &job.base, &job.variants, threads)
-                });
+                let result = score_job(&ctx, &job, &mut last, &mut silence, threads);
                 let _ = job.reply.send(result);
             }
+        }
+    }
+}
+
+/// Runs a score job on the worker: the variants against the recording it
+/// names (or silence), and its prior variants against silence — at the
+/// same time on a second thread when the worker has two threads or more.
+fn score_job(
+    ctx: &WhisperContext,
+    job: &ScoreJob,
+    last: &mut Option<(u64, whisper_rs::WhisperState)>,
+    silence: &mut Option<whisper_rs::WhisperState>,
+    threads: usize,
+) -> Result<Scores, AsrError> {
+    let needs_silence = job.against == Against::Silence || !job.priors.is_empty();
+    if needs_silence && silence.is_none() {
+        *silence = Some(encoded_silence(ctx, job.lang, threads)?);
+    }
+    let silence = silence.as_mut();
+    let score = |state: &mut whisper_rs::WhisperState, texts: &[String], threads: usize| {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        recheck::deltas(ctx, state, job.lang, &job.base, texts, threads)
+    };
+    match job.against {
+        Against::Silence => {
+            let state = silence.ok_or(AsrError::WorkerGone)?;
+            Ok((score(state, &job.variants, threads)?, Vec::new()))
+        }
+        Against::Recording(audio_id) => {
+            let recording = match last.as_mut() {
+                Some((id, state)) if *id == audio_id => state,
+                _ => return Err(AsrError::RecordingGone),
+            };
+            let Some(quiet) = silence.filter(|_| !job.priors.is_empty()) else {
+                return Ok((score(recording, &job.variants, threads)?, Vec::new()));
+            };
+            if threads < 2 {
+                let deltas = score(recording, &job.variants, threads)?;
+                return Ok((deltas, score(quiet, &job.priors, threads)?));
+            }
+            let half = threads / 2;
+            std::thread::scope(|scope| {
+                let priors = scope.spawn(|| score(quiet, &job.priors, threads - half));
+                let deltas = score(recording, &job.variants, half);
+                let priors = priors.join().unwrap_or_else(|_| {
+                    Err(AsrError::Whisper("scoring against silence failed".into()))
+                });
+                Ok((deltas?, priors?))
+            })
         }
     }
 }

@@ -182,17 +182,12 @@ fn recording_fit<'a>(
                     .collect(),
             )
         };
-        let deltas = if new.is_empty() {
-            Vec::new()
-        } else {
-            pipeline.asr().recheck_against(t, base, new.clone())?
-        };
-        let priors = if new_priors.is_empty() {
-            Vec::new()
+        let (deltas, priors) = if new.is_empty() && new_priors.is_empty() {
+            (Vec::new(), Vec::new())
         } else {
             pipeline
                 .asr()
-                .prior_against(t.lang, base, new_priors.clone())?
+                .recheck_with_prior(t, base, new.clone(), new_priors.clone())?
         };
         let mut m = measured.lock().map_err(|_| AsrError::WorkerGone)?;
         m.extend(new.iter().map(|v| fit_key(t, base, v)).zip(deltas));

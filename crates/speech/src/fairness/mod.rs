@@ -311,23 +311,20 @@ pub fn judge_with_audio(
 ) -> Result<VoiceVerdict, CheckError> {
     let weight = settings.prior_weight;
     let fit = |base: &str, variants: Vec<String>| {
-        let with_audio = engine.recheck_against(heard, base, variants.clone())?;
         if weight == 0.0 {
-            return Ok(with_audio);
+            return engine.recheck_against(heard, base, variants);
         }
         // The prior only counts where a word stands for a word (see
-        // `less_prior`): only those variants are scored against silence.
+        // `less_prior`): only those variants are scored against silence,
+        // beside the scoring against the recording.
         let same_length: Vec<String> = variants
             .iter()
             .filter(|v| word_for_word(heard.lang, base, v))
             .cloned()
             .collect();
-        let mut priors = if same_length.is_empty() {
-            Vec::new()
-        } else {
-            engine.prior_against(heard.lang, base, same_length)?
-        }
-        .into_iter();
+        let (with_audio, priors) =
+            engine.recheck_with_prior(heard, base, variants.clone(), same_length)?;
+        let mut priors = priors.into_iter();
         Ok(variants
             .iter()
             .zip(with_audio)

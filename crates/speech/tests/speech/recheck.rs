@@ -207,3 +207,61 @@ fn the_prior_takes_a_rare_characters_spelling_off_its_score() {
         "with the prior taken off, 鹂 fits much better: {plain:.1} → {less:.1}"
     );
 }
+
+/// The prior scored beside the recording (two threads at once, one
+/// job) gives what scoring each on its own gives, and a prior job needs the
+/// recording to still be loaded like any re-examining.
+#[test]
+fn scoring_the_prior_beside_the_recording_gives_the_same_scores() {
+    // Whisper runs one test at a time in this binary (both cores each).
+    let _turn = deskmate_testkit::process::speech_turn();
+    let p = pipeline();
+    let heard = hear_clip(&p, "静夜思-1.wav", 20);
+    let chars: Vec<char> = heard.text.chars().collect();
+    assert!(chars.len() > 6, "too little heard: {}", heard.text);
+    let mut changed = chars.clone();
+    changed[1] = '钱';
+    let changed: String = changed.into_iter().collect();
+    let shorter: String = chars[..chars.len() - 3].iter().collect();
+    let variants = vec![changed.clone(), shorter, heard.text.clone()];
+    let priors = vec![changed, heard.text.clone()];
+    let (deltas, prior) = p
+        .asr()
+        .recheck_with_prior(&heard, &heard.text, variants.clone(), priors.clone())
+        .unwrap();
+    let deltas_alone = p.asr().recheck(&heard, variants).unwrap();
+    let prior_alone = p
+        .asr()
+        .prior_against(Lang::Zh, &heard.text, priors)
+        .unwrap();
+    eprintln!("{deltas:?} / {deltas_alone:?}; {prior:?} / {prior_alone:?}");
+    assert_eq!(deltas.len(), 3);
+    assert_eq!(prior.len(), 2);
+    for (a, b) in deltas
+        .iter()
+        .zip(&deltas_alone)
+        .chain(prior.iter().zip(&prior_alone))
+    {
+        assert!(
+            (a - b).abs() < 0.01,
+            "{deltas:?} against {deltas_alone:?}, {prior:?} against {prior_alone:?}"
+        );
+    }
+    assert!(
+        deltas[0] < 0.0,
+        "a changed character fits worse: {deltas:?}"
+    );
+    assert_eq!(deltas[2], 0.0);
+    assert_eq!(prior[1], 0.0);
+    // Another recording transcribed: the first one is gone, for the pair too.
+    let _other = hear_clip(&p, "静夜思-1.wav", 20);
+    assert!(matches!(
+        p.asr().recheck_with_prior(
+            &heard,
+            &heard.text,
+            vec![heard.text.clone()],
+            vec![heard.text.clone()]
+        ),
+        Err(AsrError::RecordingGone)
+    ));
+}
