@@ -39,39 +39,36 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deskmate_protocol::WireError;
-use deskmate_recite::Mode;
 use deskmate_store::{MaterialFilter, Store};
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
-use crate::guardrails::{decide, Decision, Session};
+use crate::guardrails::{Decision, Session};
 use crate::homework::model::Checker;
 use crate::homework::photo::Photo;
-use crate::homework::{HomeworkCard, Step, Worksheet};
-use crate::intent_model::{classification, Ask, IntentModel};
-use crate::plan::{self, Plan, TaskKind};
-use crate::router::{route, Catalog, CatalogEntry, Confidence, Intent, RoutedBy, Scene};
+use crate::homework::HomeworkCard;
+use crate::intent_model::{Ask, IntentModel};
+use crate::plan::Plan;
+use crate::router::{Catalog, CatalogEntry, Confidence, Intent, RoutedBy, Scene};
 use crate::scene::{PracticeScene, PracticeView, SceneError, SceneResult, Speech};
 use crate::trace::{Outcome, Spans};
 
+mod acting;
 mod button;
 mod hearing;
 mod refused;
+mod routing;
 mod shape;
 mod talk;
 use crate::chat::{ChatEvent, ChatStep};
-use crate::guardrails::Decided;
 use crate::router::Routed;
-use crate::PracticeState;
+use acting::Said;
 pub use button::{ButtonFrom, Pressed, BUTTON_MARK};
 use hearing::asr_lang;
 pub use hearing::Hearing;
+use routing::{ask_model, judge, Judged};
 pub use shape::{LampCue, Suggestion};
 pub use talk::{Listen, Talking};
-
-/// How much longer than the router's limit the entry waits for the model's
-/// thread: the call is cut at the limit there, and counted before it answers.
-const CALL_GRACE: Duration = Duration::from_millis(500);
 
 /// What the child gave the entry.
 #[derive(Debug, Clone, PartialEq)]
@@ -226,183 +223,12 @@ fn said(zh: impl Into<String>, en: impl Into<String>) -> (String, String) {
     (zh.into(), en.into())
 }
 
-/// What the child said, as a scene acts on it.
-struct Said<'a> {
-    profile_id: &'a str,
-    text: &'a str,
-    /// The material meant, if any.
-    slot: Option<String>,
-    /// Too vague to act on ([`crate::chat::is_vague`]).
-    vague: bool,
-    intent: Intent,
-    /// The worksheet the model checked, when photos came.
-    checked: Option<Worksheet>,
-    model_ready: bool,
-    tz: Tz,
-    now: DateTime<Utc>,
-}
-
 /// The child spoke or pressed the lamp: the answer is read aloud.
 fn spoken_input(input: &Input) -> bool {
     match input {
         Input::Voice(_) | Input::Speech(_) => true,
         Input::Button(p) => p.from == ButtonFrom::Lamp,
         Input::Text(_) | Input::Photos { .. } => false,
-    }
-}
-
-/// The router, or for photos (logged with [`PHOTO_MARK`]) homework at once.
-fn route_input(text: &str, scene: Option<Scene>, catalog: &Catalog) -> crate::router::Routed {
-    if text.starts_with(PHOTO_MARK) {
-        return crate::router::Routed {
-            intent: Intent::Homework,
-            confidence: Confidence::High,
-            material_id: None,
-            material_title: None,
-            reason: "a photo of homework",
-        };
-    }
-    route(text, scene, catalog)
-}
-
-/// Asks `model` to classify `ask`, waiting at most `ask.limit` (the call
-/// runs on a thread of its own; a late one is left to end by itself), as a
-/// `model.call` span of the request: the reply, if any, and the
-/// classification read from it or why there is none.
-fn ask_model(
-    spans: &Spans,
-    model: &Arc<dyn IntentModel>,
-    ask: &Ask,
-    catalog: &Catalog,
-) -> (
-    Option<String>,
-    Result<crate::intent_model::Classified, String>,
-) {
-    let mut span = spans.open("model.call");
-    span.attr("model", model.name()).attr("purpose", "route");
-    let (tx, rx) = std::sync::mpsc::channel();
-    let (m, a) = (model.clone(), ask.clone());
-    let spawned = std::thread::Builder::new()
-        .name("intent-model".into())
-        .spawn(move || {
-            let _ = tx.send(m.classify(&a));
-        });
-    let reply = match spawned {
-        Err(e) => Err(format!("no thread for the call: {e}")),
-        // The model's own call is cut at the limit (and a cut call is
-        // counted as the child's, on the call's thread, before it answers
-        // here); this wait is a little longer, so it hears that answer —
-        // it only gives up on a model that does not keep to the limit.
-        Ok(_) => match rx.recv_timeout(ask.limit + CALL_GRACE) {
-            Ok(r) => r,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                Err(format!("no answer within {} ms", ask.limit.as_millis()))
-            }
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                Err("the call ended without an answer".into())
-            }
-        },
-    };
-    let classified = reply
-        .as_ref()
-        .map_err(Clone::clone)
-        .and_then(|raw| classification(raw, catalog));
-    match &classified {
-        Ok(c) => {
-            span.attr("intent", c.intent.as_str())
-                .attr("confidence", format!("{:?}", c.confidence).to_lowercase());
-            if let Some(m) = &c.material_dropped {
-                span.attr("material_dropped", m.as_str());
-            }
-            span.ok();
-        }
-        Err(why) => {
-            span.attr("error", why.as_str());
-            span.fail("router.model_unavailable");
-        }
-    }
-    (reply.ok(), classified)
-}
-
-/// What the entry makes of a logged input in the session it came in:
-/// routed and decided the same way by [`Entry::process`] and the replay.
-struct Judged {
-    routed: Routed,
-    decided: Decided,
-    /// The words routed: a button's words, or a reply to the chat's
-    /// question together with what it clarifies.
-    words: String,
-    /// A button that means nothing where the child is.
-    unmeant: bool,
-}
-
-/// A second opinion on what the rules were not sure of: given the words,
-/// the scene and the offline result, the model's classification in its
-/// place (or `None`: the offline result stands).
-type SecondOpinion<'a> = &'a mut dyn FnMut(&str, Option<Scene>, &Routed) -> Option<Routed>;
-
-fn judge(
-    before: &Session,
-    input: &str,
-    catalog: &Catalog,
-    now: i64,
-    second: SecondOpinion<'_>,
-) -> Judged {
-    let scene = Some(before.active).filter(|s| *s != Scene::Chat);
-    if let Some(pressed) = Pressed::from_logged(input) {
-        let Some(words) = pressed.words(before) else {
-            return Judged {
-                routed: Routed {
-                    intent: Intent::ContinueCurrent,
-                    confidence: Confidence::Low,
-                    material_id: None,
-                    material_title: None,
-                    reason: "a button that means nothing here",
-                },
-                decided: Decided {
-                    decision: Decision::Continue,
-                    reason: "a button that means nothing in this scene",
-                    session: before.clone(),
-                },
-                words: input.to_string(),
-                unmeant: true,
-            };
-        };
-        let routed = Routed {
-            confidence: Confidence::High,
-            reason: "a button pressed",
-            ..route(words, scene, catalog)
-        };
-        let decided = decide(before, words, &routed, now);
-        return Judged {
-            routed,
-            decided,
-            words: words.to_string(),
-            unmeant: false,
-        };
-    }
-    let words = if before.active == Scene::Chat && !input.starts_with(PHOTO_MARK) {
-        before.chat.to_route(input)
-    } else {
-        input.to_string()
-    };
-    let mut routed = route_input(&words, scene, catalog);
-    let said = words.trim().chars().count();
-    if routed.confidence != Confidence::High
-        && !crate::chat::is_vague(&words, &routed)
-        && !crate::guardrails::answers_pending(before, &words)
-        && (1..=crate::guardrails::MAX_INPUT_CHARS).contains(&said)
-    {
-        if let Some(r) = second(&words, scene, &routed) {
-            routed = r;
-        }
-    }
-    let decided = decide(before, &words, &routed, now);
-    Judged {
-        routed,
-        decided,
-        words,
-        unmeant: false,
     }
 }
 
@@ -947,231 +773,6 @@ impl Entry {
             crate::trace::otlp::export(endpoint, recorded);
         }
         Ok(response)
-    }
-
-    /// What the scene the child is now in does with what they said.
-    fn act(
-        &self,
-        response: &mut Response,
-        session: &mut Session,
-        said_: Said<'_>,
-    ) -> SceneResult<(String, String)> {
-        let Said {
-            profile_id,
-            text,
-            slot,
-            vague,
-            intent,
-            checked,
-            model_ready,
-            tz,
-            now,
-        } = said_;
-        Ok(match response.scene {
-            Scene::Recite => {
-                // Going on after a verdict that did not pass is the retry.
-                if intent == Intent::ContinueCurrent && slot.is_none() {
-                    if let Some(p) = self.practice.current(profile_id)? {
-                        let again =
-                            matches!(p.state, PracticeState::Feedback { passed: false, .. });
-                        let p = if again {
-                            self.practice.retry(&p.id)?
-                        } else {
-                            p
-                        };
-                        let title = p.material.title.clone();
-                        response.material = Some(MaterialRef {
-                            id: p.material.id.clone(),
-                            title: title.clone(),
-                        });
-                        response.practice = Some(p);
-                        return Ok(said(
-                            format!("好，再背一遍《{title}》。准备好了就按录音键。"),
-                            format!("OK, {title} once more. Press record when you're ready."),
-                        ));
-                    }
-                }
-                let material = match slot {
-                    Some(id) => Some(self.store.materials().get(&id)?),
-                    None => {
-                        let due = deskmate_recite::schedule::due(&self.store, profile_id, now)?;
-                        match due.first() {
-                            Some(d) => Some(self.store.materials().get(&d.material_id)?),
-                            None => None,
-                        }
-                    }
-                };
-                match material {
-                    Some(m) => {
-                        let p = self.practice.start(profile_id, &m.id, Mode::Voice)?;
-                        response.material = Some(MaterialRef {
-                            id: m.id.clone(),
-                            title: m.title.clone(),
-                        });
-                        response.practice = Some(p);
-                        said(
-                            format!("我们来背《{}》吧！准备好了就按录音键。", m.title),
-                            format!("Let's recite {}! Press record when you're ready.", m.title),
-                        )
-                    }
-                    None => said(
-                        "想背哪一首？说出名字就行。",
-                        "Which one would you like to recite? Just say its name.",
-                    ),
-                }
-            }
-            Scene::Plan => {
-                let plan = plan::today(&self.store, profile_id, now)?;
-                response.due = plan
-                    .tasks
-                    .iter()
-                    .filter(|t| t.kind == TaskKind::Review && !t.done)
-                    .filter_map(|t| t.title.clone())
-                    .collect();
-                let words = if intent == Intent::ContinueCurrent {
-                    self.walk(response, session, profile_id, &plan, tz, now)?
-                } else {
-                    plan::summary(&plan)
-                };
-                response.plan = Some(plan);
-                words
-            }
-            Scene::Homework => {
-                let walk = self.load_walk(profile_id, tz, now)?;
-                let going = matches!(walk.step, Step::Mistake { .. } | Step::Redo { .. });
-                let on = intent == Intent::ContinueCurrent;
-                if let Some(sheet) = checked {
-                    self.checked(response, profile_id, &walk, sheet, now)?
-                } else if (going && intent != Intent::Homework)
-                    || (on && walk.step == Step::Summary)
-                {
-                    self.homework_reply(response, profile_id, walk, text, now)?
-                } else if on
-                    && !crate::homework::mistakes::to_redo(&self.store, profile_id)?.is_empty()
-                {
-                    // 下一题 after a mistake redone: the next one.
-                    self.redo_next(response, profile_id, walk, None, now)?
-                } else {
-                    response.needs_model = true;
-                    if model_ready {
-                        said(
-                            "好的，我来想一想。把作业拍下来发给我，我可以一题一题帮你看。",
-                            "OK, let me think. Send me a photo of your homework and I'll go through it with you.",
-                        )
-                    } else {
-                        said(
-                            "聊天和作业辅导要用 AI 伙伴，需要家长先在设置里配好模型。背诗和复习现在就能做。",
-                            "Chat and homework help need the AI companion: a parent has to set up a model in Settings first. Reciting and reviews work now.",
-                        )
-                    }
-                }
-            }
-            Scene::Chat if crate::memory::Request::parse(text).is_some() => {
-                // Remembering and recalling need no model: answered here.
-                session.chat = session.chat.apply(ChatEvent::Left);
-                self.memory_request(profile_id, text)?
-            }
-            Scene::Chat if vague => {
-                session.chat = session.chat.apply(ChatEvent::Vague(text));
-                said(
-                    "你想做什么呢？背诗、看看今天的计划、问作业，还是聊点别的？",
-                    "What would you like to do? Recite, look at today's plan, homework, or talk about something?",
-                )
-            }
-            Scene::Chat => {
-                response.needs_model = true;
-                if model_ready {
-                    session.chat = session.chat.apply(ChatEvent::Handoff(text));
-                    said("好的，我来想一想。", "OK, let me think.")
-                } else {
-                    session.chat = session.chat.apply(ChatEvent::Left);
-                    said(
-                        "聊天和作业辅导要用 AI 伙伴，需要家长先在设置里配好模型。背诗和复习现在就能做。",
-                        "Chat and homework help need the AI companion: a parent has to set up a model in Settings first. Reciting and reviews work now.",
-                    )
-                }
-            }
-        })
-    }
-
-    /// "记住我喜欢恐龙" remembered, or "你记得我什么?" answered with the list.
-    fn memory_request(&self, profile_id: &str, text: &str) -> SceneResult<(String, String)> {
-        use crate::memory::{recall_answer, Request};
-        use deskmate_store::{MemorySource, ProfileKind};
-        let Some(request) = Request::parse(text) else {
-            return Ok(said("", ""));
-        };
-        if self.store.profiles().get(profile_id)?.kind != ProfileKind::Child {
-            return Ok(said(
-                "我只记关于孩子的事。家长可以在家长页面里管理孩子的记忆。",
-                "I only remember things about children. Parents manage a child's memories in the parent screens.",
-            ));
-        }
-        let memories = self.store.memories();
-        Ok(match request {
-            Request::Remember { kind, text } => {
-                let known = memories.list(profile_id)?;
-                if !known.iter().any(|m| m.text == text) {
-                    memories.add(profile_id, kind, &text, MemorySource::Explicit, None)?;
-                }
-                said(
-                    format!("好的，我记住了：{text}。"),
-                    format!("OK, I'll remember that: {text}."),
-                )
-            }
-            Request::Recall => recall_answer(&memories.list(profile_id)?),
-        })
-    }
-
-    /// The plan scene's "下一个": on to the next task not done after the one
-    /// whose material the child has open, opening its recitation.
-    fn walk(
-        &self,
-        response: &mut Response,
-        session: &mut Session,
-        profile_id: &str,
-        plan: &Plan,
-        tz: Tz,
-        now: DateTime<Utc>,
-    ) -> SceneResult<(String, String)> {
-        let current = self.practice.current(profile_id)?;
-        let on = current.as_ref().map(|p| p.material.id.as_str());
-        let Some(task) = plan::next(plan, on).and_then(|i| plan.tasks.get(i)) else {
-            return Ok(if plan.done == plan.total {
-                plan::summary(plan)
-            } else {
-                said(
-                    "要背的都背完了！剩下的可以慢慢来。",
-                    "Nothing left to recite today. The rest can wait.",
-                )
-            });
-        };
-        if task.kind == TaskKind::HomeworkRedo {
-            // Redoing is the homework scene's: the child goes there, and
-            // comes back to the plan after.
-            session.left = Some(Scene::Plan);
-            session.active = Scene::Homework;
-            session.pending = None;
-            let walk = self.load_walk(profile_id, tz, now)?;
-            return self.redo_next(response, profile_id, walk, None, now);
-        }
-        let Some(material_id) = task.material_id.as_deref() else {
-            return Ok(plan::summary(plan));
-        };
-        // The same material still open is gone on with, not opened twice.
-        let practice = match current {
-            Some(p) if p.material.id == material_id => p,
-            _ => self.practice.start(profile_id, material_id, Mode::Voice)?,
-        };
-        response.material = Some(MaterialRef {
-            id: practice.material.id.clone(),
-            title: practice.material.title.clone(),
-        });
-        response.practice = Some(practice);
-        Ok(said(
-            format!("下一个：{}。准备好了就按录音键。", task.text_zh),
-            format!("Next: {}. Press record when you're ready.", task.text_en),
-        ))
     }
 }
 

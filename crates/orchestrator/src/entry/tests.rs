@@ -2,8 +2,10 @@
 //! and the request log, over a real store with the recitation fixture.
 
 use super::*;
+use crate::router::route;
 use crate::scene::tests::fixture;
 use chrono::TimeZone;
+use deskmate_recite::Mode;
 use deskmate_speech::asr::Lang as AsrLang;
 use deskmate_speech::attempt::NotAnAttempt;
 use std::path::Path;
