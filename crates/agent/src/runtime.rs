@@ -280,7 +280,7 @@ impl Agent {
                     &persist::title_from(&user.text()),
                 )?,
             };
-            let lock = ThreadLock::try_acquire(&thread_dir(&threads_dir, &thread.id))?
+            let lock = ThreadLock::try_acquire(&threads_dir, &thread.id)?
                 .ok_or_else(|| AgentError::Busy(thread.id.clone()))?;
             // A run of this thread waiting for a parent's approval comes first:
             // its calls are still open, and a new message would talk past them.
@@ -323,7 +323,7 @@ impl Agent {
             let run = persist::root_run(store, &run_id)?;
             let run_id = run.id.clone();
             let thread = persist::get_thread(store, &run.thread_id)?;
-            let lock = ThreadLock::try_acquire(&thread_dir(&threads_dir, &thread.id))?
+            let lock = ThreadLock::try_acquire(&threads_dir, &thread.id)?
                 .ok_or_else(|| AgentError::Busy(thread.id.clone()))?;
             for dead in persist::running_runs(store, Some(&thread.id))? {
                 persist::interrupt_run(store, &dead)?;
@@ -515,7 +515,7 @@ fn apply_decisions(
 pub fn recover_interrupted_runs(store: &Store, threads_dir: &Path) -> AgentResult<usize> {
     let mut closed = 0;
     for run in persist::running_runs(store, None)? {
-        if let Some(_lock) = ThreadLock::try_acquire(&thread_dir(threads_dir, &run.thread_id))? {
+        if let Some(_lock) = ThreadLock::try_acquire(threads_dir, &run.thread_id)? {
             // Re-read under the lock: the owner may have just finished it.
             if persist::get_run(store, &run.id)?.status == RunStatus::Running {
                 persist::interrupt_run(store, &run)?;

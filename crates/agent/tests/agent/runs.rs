@@ -635,7 +635,7 @@ async fn crashed_runs_are_interrupted_and_their_calls_answered() {
     let e = env();
     let (thread_id, run_id) = seed_crashed_run(&e.store);
     // A live run (its lock held) is not touched.
-    let lock = ThreadLock::try_acquire(&thread_dir(&e.threads(), &thread_id))
+    let lock = ThreadLock::try_acquire(&e.threads(), &thread_id)
         .unwrap()
         .unwrap();
     assert_eq!(recover_interrupted_runs(&e.store, &e.threads()).unwrap(), 0);
