@@ -194,6 +194,11 @@ fn a_child_is_exported_whole_and_deleted_without_a_trace() {
     let thread_b = fill(&data, "小红", "星星", &server);
     let workspace_a = data.join("threads").join(&thread_a);
     assert!(workspace_a.join("workspace").join("计划.md").is_file());
+    // 小红's thread has files of its own too (a thread's folder is made only
+    // when a tool first uses its workspace; here as one would).
+    let workspace_b = data.join("threads").join(&thread_b).join("workspace");
+    std::fs::create_dir_all(&workspace_b).unwrap();
+    std::fs::write(workspace_b.join("星星.md"), "小红的星星").unwrap();
     // A clip the feedback voice cached (the window speaks; the CLI does not).
     std::fs::create_dir_all(data.join("voice-cache")).unwrap();
     std::fs::write(data.join("voice-cache").join("clip.wav"), b"RIFF").unwrap();
@@ -352,7 +357,7 @@ fn a_child_is_exported_whole_and_deleted_without_a_trace() {
     }
     // 小红 is untouched.
     assert_eq!(rows_holding(&db, &b), of_b_before);
-    assert!(data.join("threads").join(&thread_b).exists());
+    assert!(workspace_b.join("星星.md").is_file());
     let list = json(
         &deskmate(&data)
             .args(["profiles", "list", "--json"])
