@@ -267,20 +267,23 @@ pub(super) fn load_messages(
 
 /// The lead's tool calls of a thread (a subagent's are left out).
 pub fn tool_calls(store: &Store, thread_id: &str) -> StoreResult<Vec<StoredToolCall>> {
-    store.with_conn(|c| {
-        let mut stmt = c.prepare_cached(&format!(
-            "SELECT {CALL_COLS} FROM tool_calls WHERE thread_id = ?1 AND NOT {OF_CHILD_RUN} ORDER BY started_at, message_id, position"
-        ))?;
-        let rows = stmt.query_map([thread_id], call_row)?.collect::<Result<Vec<_>, _>>()?;
-        Ok(rows)
-    })
+    calls_of(store, thread_id, false)
 }
 
 /// Every tool call of a thread, the subagents' included.
 pub fn all_tool_calls(store: &Store, thread_id: &str) -> StoreResult<Vec<StoredToolCall>> {
+    calls_of(store, thread_id, true)
+}
+
+fn calls_of(store: &Store, thread_id: &str, subagents: bool) -> StoreResult<Vec<StoredToolCall>> {
+    let lead_only = if subagents {
+        String::new()
+    } else {
+        format!("AND NOT {OF_CHILD_RUN}")
+    };
     store.with_conn(|c| {
         let mut stmt = c.prepare_cached(&format!(
-            "SELECT {CALL_COLS} FROM tool_calls WHERE thread_id = ?1 ORDER BY started_at, message_id, position"
+            "SELECT {CALL_COLS} FROM tool_calls WHERE thread_id = ?1 {lead_only} ORDER BY started_at, message_id, position"
         ))?;
         let rows = stmt.query_map([thread_id], call_row)?.collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
