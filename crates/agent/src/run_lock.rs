@@ -7,8 +7,10 @@
 //! `running` run whose lock can be taken was cut off by a crash.
 //!
 //! One file for every thread, opened once per process and never closed
-//! (closing any handle of a file drops the process's record locks on it):
-//! taking a run's lock makes no folder and no file. It used to be a file
+//! (closing any handle of a file drops the process's record locks on it,
+//! so nothing else may open it: it lies outside every thread's workspace,
+//! where the file tools are confined, and the export reads workspaces
+//! only). Taking a run's lock makes no folder and no file. It used to be a file
 //! lock on `<threads dir>/<thread id>/run.lock`, which made a folder and a
 //! file for each new thread; on ext4 the inode allocator's search grew with
 //! every file deleted before (the kernel's `find_inode_bit` and
