@@ -43,6 +43,13 @@ pub struct DecisionRule {
     /// Low-confidence differences the audio does not accept are re-asked,
     /// never errors.
     pub low_confidence_reask: bool,
+    /// Accept a tone-only difference from this delta on, when it is lower
+    /// than `accept_from` (or accepting is off): a rare character read right
+    /// (蓑 suō heard as 所 suǒ) fits the audio worse than a common one even
+    /// with the prior taken off, while whisper base tells tones apart too
+    /// little for a tone slip to score much lower. None: as any difference.
+    #[serde(default)]
+    pub tone_accept_from: Option<f64>,
 }
 
 /// What to tell the child about one difference.
@@ -60,7 +67,14 @@ pub enum Decision {
 impl DecisionRule {
     /// Decides one difference.
     pub fn decide(&self, e: &Evidence) -> Decision {
-        if let (Some(d), Some(accept)) = (e.delta, self.accept_from) {
+        let accept = match (
+            self.accept_from,
+            self.tone_accept_from.filter(|_| e.tone_only),
+        ) {
+            (Some(a), Some(t)) => Some(a.min(t)),
+            (a, t) => a.or(t),
+        };
+        if let (Some(d), Some(accept)) = (e.delta, accept) {
             if d >= accept {
                 return Decision::Accept;
             }
@@ -100,6 +114,7 @@ mod tests {
         error_below: -8.0,
         tone_reask: false,
         low_confidence_reask: false,
+        tone_accept_from: None,
     };
 
     /// Deltas recorded on the dev clips (`BENCH_DELTAS=1`): mishearings of
@@ -208,11 +223,74 @@ mod tests {
             error_below: -6.0,
             tone_reask: true,
             low_confidence_reask: true,
+            tone_accept_from: None,
         };
         assert_eq!(
             old.decide(&ev(30.0)),
             Decision::ReAsk(UncertainReason::AudioFitsText)
         );
         assert_eq!(old.decide(&ev(-7.0)), Decision::Error);
+    }
+
+    /// A tone-only difference is accepted from its own, lower threshold;
+    /// any other difference at the same delta is not.
+    #[test]
+    fn a_tone_only_difference_has_its_own_accepting_threshold() {
+        let rule = DecisionRule {
+            accept_from: Some(-8.0),
+            error_below: -12.0,
+            tone_reask: true,
+            low_confidence_reask: true,
+            tone_accept_from: Some(-12.0),
+        };
+        // 江雪-1 (clean): 蓑 heard as 所, −10.9 with the prior taken off.
+        let rare = Evidence {
+            delta: Some(-10.9),
+            tone_only: true,
+            ..Default::default()
+        };
+        assert_eq!(rule.decide(&rare), Decision::Accept);
+        let sound = Evidence {
+            tone_only: false,
+            ..rare
+        };
+        assert_eq!(
+            rule.decide(&sound),
+            Decision::ReAsk(UncertainReason::AudioFitsText)
+        );
+        let far = Evidence {
+            delta: Some(-13.0),
+            ..rare
+        };
+        assert_eq!(
+            rule.decide(&far),
+            Decision::ReAsk(UncertainReason::ToneOnly)
+        );
+        // Never lifts the threshold: a higher tone threshold changes nothing.
+        let higher = DecisionRule {
+            tone_accept_from: Some(-2.0),
+            ..rule
+        };
+        assert_eq!(
+            higher.decide(&rare),
+            Decision::ReAsk(UncertainReason::ToneOnly)
+        );
+        assert_eq!(
+            higher.decide(&Evidence {
+                delta: Some(-7.0),
+                ..rare
+            }),
+            Decision::Accept
+        );
+        // With accepting off, tone-only differences alone are accepted.
+        let off = DecisionRule {
+            accept_from: None,
+            ..rule
+        };
+        assert_eq!(off.decide(&rare), Decision::Accept);
+        assert_eq!(
+            off.decide(&sound),
+            Decision::ReAsk(UncertainReason::AudioFitsText)
+        );
     }
 }

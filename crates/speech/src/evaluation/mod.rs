@@ -245,6 +245,7 @@ fn swept_settings() -> impl Iterator<Item = FairnessSettings> {
                 accept_from: None,
                 material_context: true,
                 prior_weight: 0.0,
+                tone_accept_from: None,
             })
     })
 }
@@ -557,14 +558,25 @@ pub fn settings_grid() -> Vec<FairnessSettings> {
                 for low in [0.0, 0.5, 0.8] {
                     for material_context in [false, true] {
                         for prior_weight in [0.0, 0.5, 1.0] {
-                            grid.push(FairnessSettings {
-                                low_confidence_below: low,
-                                tone_is_uncertain: tone,
-                                recheck_margin: Some(margin),
-                                accept_from,
-                                material_context,
-                                prior_weight,
-                            });
+                            // A tone threshold only counts below the
+                            // general one.
+                            for tone_accept_from in [None, Some(-11.0), Some(-13.0)]
+                                .into_iter()
+                                .filter(|t| match (t, accept_from) {
+                                    (None, _) | (Some(_), None) => true,
+                                    (Some(t), Some(a)) => *t < a,
+                                })
+                            {
+                                grid.push(FairnessSettings {
+                                    low_confidence_below: low,
+                                    tone_is_uncertain: tone,
+                                    recheck_margin: Some(margin),
+                                    accept_from,
+                                    material_context,
+                                    prior_weight,
+                                    tone_accept_from,
+                                });
+                            }
                         }
                     }
                 }

@@ -324,6 +324,7 @@ fn old_rule() -> FairnessSettings {
         accept_from: None,
         material_context: false,
         prior_weight: 0.0,
+        tone_accept_from: None,
     }
 }
 

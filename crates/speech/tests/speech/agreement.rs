@@ -131,10 +131,12 @@ fn both_dev_sets_agree_with_their_expected_errors() {
 
 // Every second clip: dev 75 clips (21 clean, 67 expected slips), hard 45
 // (21 clean, 24 slips), with the default settings (accepting on, the prior
-// at weight 1). Measured on 2026-11-27 on the 2-core CI machine (the full
-// bench's saved run scored on these clips: `BENCH_STEP=2 BENCH_SCORE=…`):
-// dev: clean passed 14/21, false errors 0/21, found as errors 54/67,
-// counting re-asks 60/67; hard: 17/21, 1/21, 23/24, 23/24. A slip counts as
+// at weight 1, tone-only differences accepted from −13). Measured on
+// 2026-11-27 on the 2-core CI machine (the full bench's saved run scored on
+// these clips: `BENCH_STEP=2 BENCH_SCORE=…`): dev: clean passed 17/21,
+// false errors 0/21, found as errors 54/67, counting re-asks 59/67; hard:
+// 18/21, 1/21, 23/24, 23/24 (before the tone threshold: dev 14/21 clean
+// passed and 60/67 counting re-asks, hard 17/21). A slip counts as
 // found by an error of any type on its line or the next (the issue's
 // definition: a swap heard as a character left out and another added is
 // found); of the same type it is dev 53/67 and hard 16/24 as errors (the
@@ -145,13 +147,13 @@ fn both_dev_sets_agree_with_their_expected_errors() {
 // The targets (≥ 85 % clean passed, ≤ 3 % false errors, ≥ 90 % /
 // 97 % found) are the bar to reach; not all are reached on both sets yet.
 const DEV: Bounds = Bounds {
-    clean_passed_min: 13,
+    clean_passed_min: 16,
     false_errors_max: 1,
     found_certain_min: 51,
-    found_any_min: 57,
+    found_any_min: 56,
 };
 const HARD: Bounds = Bounds {
-    clean_passed_min: 16,
+    clean_passed_min: 17,
     false_errors_max: 2,
     found_certain_min: 22,
     found_any_min: 22,
