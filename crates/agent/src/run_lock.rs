@@ -63,13 +63,22 @@ mod byte_lock {
     }
 
     /// Every threads folder's lock file this process has opened, by its
-    /// canonical path (two spellings of a folder are one file).
+    /// canonical path (two spellings of a folder are one file) and by each
+    /// spelling it was asked for (a run's lock then needs no file-system
+    /// call beyond the lock itself).
     fn lock_files() -> &'static Mutex<HashMap<PathBuf, Arc<LockFile>>> {
         static FILES: OnceLock<Mutex<HashMap<PathBuf, Arc<LockFile>>>> = OnceLock::new();
         FILES.get_or_init(Mutex::default)
     }
 
     fn lock_file(threads_dir: &Path) -> AgentResult<Arc<LockFile>> {
+        if let Some(f) = lock_files()
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(threads_dir)
+        {
+            return Ok(Arc::clone(f));
+        }
         std::fs::create_dir_all(threads_dir).map_err(|e| {
             AgentError::Io(format!(
                 "cannot create the threads folder {}: {e}",
@@ -80,8 +89,9 @@ mod byte_lock {
             .canonicalize()
             .map_err(|e| AgentError::Io(format!("cannot find {}: {e}", threads_dir.display())))?;
         let mut files = lock_files().lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(f) = files.get(&dir) {
-            return Ok(Arc::clone(f));
+        if let Some(f) = files.get(&dir).cloned() {
+            files.insert(threads_dir.to_path_buf(), Arc::clone(&f));
+            return Ok(f);
         }
         let path = lock_path(&dir);
         let file = std::fs::OpenOptions::new()
@@ -99,6 +109,7 @@ mod byte_lock {
             held: Mutex::default(),
         });
         files.insert(dir, Arc::clone(&f));
+        files.insert(threads_dir.to_path_buf(), Arc::clone(&f));
         Ok(f)
     }
 
@@ -265,6 +276,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let first = ThreadLock::try_acquire(dir.path(), "t1").unwrap().unwrap();
         assert!(ThreadLock::try_acquire(dir.path(), "t1").unwrap().is_none());
+        // Another spelling of the same folder is the same lock.
+        let spelled = dir.path().join("sub").join("..");
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        assert!(ThreadLock::try_acquire(&spelled, "t1").unwrap().is_none());
         // Another thread is not held up, nor the same thread under another
         // threads folder.
         let other = ThreadLock::try_acquire(dir.path(), "t2").unwrap().unwrap();
