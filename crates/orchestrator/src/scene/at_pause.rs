@@ -21,7 +21,7 @@ use deskmate_store::Material;
 
 use super::error::{SceneError, SceneResult};
 use super::hearing::{asr_lang, expected_units, judge_heard_to_the_end, Transcribed};
-use super::live::AsrGate;
+use super::live::{AsrGate, PartialSink};
 
 /// At most this many samples of end padding (the voice detector's 200 ms)
 /// may follow the samples judged at the pause in the attempt's.
@@ -63,6 +63,9 @@ pub struct AtPause {
     material: Material,
     end: EndAtPause,
     state: Arc<(Mutex<State>, Condvar)>,
+    /// Where what a pause's transcription heard is shown (the live
+    /// partials), if anywhere.
+    shown: Option<PartialSink>,
 }
 
 fn lock(state: &(Mutex<State>, Condvar)) -> SceneResult<MutexGuard<'_, State>> {
@@ -85,6 +88,16 @@ impl AtPause {
             material,
             end,
             state: Arc::default(),
+            shown: None,
+        }
+    }
+
+    /// Shows what each pause's transcription heard at `shown` (the speech
+    /// so far, whether or not the child goes on).
+    pub fn showing(self, shown: PartialSink) -> Self {
+        Self {
+            shown: Some(shown),
+            ..self
         }
     }
 
@@ -106,6 +119,7 @@ impl AtPause {
         let pipeline = self.pipeline.clone();
         let material = self.material.clone();
         let end = self.end.clone();
+        let shown = self.shown.clone();
         let end_ms = utterance.end_ms;
         let spawned = std::thread::Builder::new()
             .name("judge-at-pause".into())
@@ -124,6 +138,9 @@ impl AtPause {
                     }
                 }
                 let heard = ticket.wait();
+                if let (Some(shown), Ok(t)) = (&shown, &heard) {
+                    shown(&t.text);
+                }
                 // Only a pause that still holds is worth judging further.
                 let current = lock(&state).is_ok_and(|st| st.pause == pause);
                 let judged = match heard {
@@ -241,12 +258,17 @@ mod tests {
         let (whole, _) = deskmate_testkit::clips::dev_clip_samples("静夜思-1.wav");
         let gate = AsrGate::default();
         let end = EndAtPause::default();
+        let shown: Arc<Mutex<Vec<String>>> = Arc::default();
+        let texts = shown.clone();
         let at_pause = AtPause::new(
             pipeline.clone(),
             gate.clone(),
             material.clone(),
             end.clone(),
-        );
+        )
+        .showing(Arc::new(move |t: &str| {
+            texts.lock().unwrap().push(t.to_string())
+        }));
 
         // A pause after the first couplet: judged, but not the end of the poem.
         let first_half = whole[..whole.len() / 2].to_vec();
@@ -257,6 +279,13 @@ mod tests {
             .expect("judged at the pause");
         assert!(verdict.is_ok(), "{verdict:?}");
         assert_eq!(end.wanted(), None, "half a poem does not end the attempt");
+        // What it heard was shown as the speech so far.
+        let partials = shown.lock().unwrap().clone();
+        assert_eq!(partials.len(), 1, "{partials:?}");
+        assert!(
+            partials[0].chars().any(|c| "床前明月光".contains(c)),
+            "{partials:?}"
+        );
 
         // The child went on and paused at the end: the verdict is ready and
         // the attempt may end there.

@@ -188,26 +188,27 @@ impl Microphone {
         report: ListeningSink,
     ) -> SceneResult<Listened> {
         let pipeline = self.pipeline()?;
-        let end = EndAtPause::default();
-        let at_pause = material.map(|m| {
-            Arc::new(AtPause::new(
-                pipeline.clone(),
-                self.gate.clone(),
-                m.clone(),
-                end.clone(),
-            ))
-        });
-        if let Ok(mut slot) = self.at_pause.lock() {
-            slot.clone_from(&at_pause);
-        }
         let partials = report.clone();
-        let live = LiveTranscript::new(
+        let live = Arc::new(LiveTranscript::new(
             pipeline.clone(),
             self.gate.clone(),
             lang,
             expected_units,
             Arc::new(move |text: &str| partials(Listening::Partial(text.to_string()))),
-        );
+        ));
+        let end = EndAtPause::default();
+        let at_pause = material.map(|m| {
+            let live = live.clone();
+            Arc::new(
+                AtPause::new(pipeline.clone(), self.gate.clone(), m.clone(), end.clone())
+                    // What the pause's transcription heard is the speech so
+                    // far: shown as a partial, as the one it took the place of.
+                    .showing(Arc::new(move |text: &str| live.show(text))),
+            )
+        });
+        if let Ok(mut slot) = self.at_pause.lock() {
+            slot.clone_from(&at_pause);
+        }
         let heard = (|| {
             let capture = Capture::start(None)?;
             let paths = pipeline.model_paths();

@@ -170,6 +170,17 @@ impl LiveTranscript {
         }
     }
 
+    /// Shows `text`, the speech so far transcribed elsewhere (the judgement
+    /// at a pause, which holds the worker while a partial would run), unless
+    /// the attempt has ended or nothing was heard.
+    pub fn show(&self, text: &str) {
+        if let Ok(running) = self.running.lock() {
+            if !running.finished && !text.is_empty() {
+                (self.sink)(text);
+            }
+        }
+    }
+
     /// The attempt ended: a partial still running is cancelled (so the final
     /// transcription starts at once) and no partial is shown after this.
     pub fn finish(&self) {
