@@ -1,11 +1,12 @@
 //! Audio in and out: decoding files to 16 kHz mono ([`file`]), resampling
-//! ([`resample`]), microphone capture ([`capture`]) and the playback queue
+//! ([`resample`]), a high voice lowered for whisper ([`voice`]), microphone capture ([`capture`]) and the playback queue
 //! ([`playback`]). Everything downstream (VAD, ASR) sees 16 kHz mono f32.
 
 pub mod capture;
 pub mod file;
 pub mod playback;
 pub mod resample;
+pub mod voice;
 
 use std::path::PathBuf;
 

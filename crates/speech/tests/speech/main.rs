@@ -14,3 +14,4 @@ mod playback;
 mod recheck;
 mod tts;
 mod vad;
+mod voice;
