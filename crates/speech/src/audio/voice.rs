@@ -59,26 +59,20 @@ pub fn lower(samples: &[f32], ceiling_hz: Option<f32>) -> Result<(Vec<f32>, Warp
     // Declared to have been recorded at 16 kHz × factor, the samples come
     // out at 16 kHz 1/factor times as many: the tape played slower. Rates
     // on a 50 Hz grid keep rubato's FFT chunks small.
-    let rate = ((SAMPLE_RATE as f32 * factor / 50.0).round() * 50.0) as u32;
-    if rate >= SAMPLE_RATE {
-        return Ok((
-            samples.to_vec(),
-            Warp {
-                factor: 1.0,
-                pitch_hz: pitch,
-            },
-        ));
-    }
-    let mut resampler = Resampler16k::new(rate)?;
-    let mut out = resampler.push(samples)?;
-    out.extend(resampler.finish()?);
-    Ok((
-        out,
-        Warp {
-            factor: rate as f32 / SAMPLE_RATE as f32,
-            pitch_hz: pitch,
-        },
-    ))
+    let rate = (((SAMPLE_RATE as f32 * factor / 50.0).round() * 50.0) as u32).min(SAMPLE_RATE);
+    let out = if rate == SAMPLE_RATE {
+        samples.to_vec()
+    } else {
+        let mut resampler = Resampler16k::new(rate)?;
+        let mut out = resampler.push(samples)?;
+        out.extend(resampler.finish()?);
+        out
+    };
+    let warp = Warp {
+        factor: rate as f32 / SAMPLE_RATE as f32,
+        pitch_hz: pitch,
+    };
+    Ok((out, warp))
 }
 
 /// The median pitch of the voiced, loud frames (Hz), or None when fewer

@@ -36,6 +36,16 @@ pub struct DevClip {
     pub note: String,
     pub wav: String,
     pub duration_s: f64,
+    /// How a clip of the hard set was made harder (None in the dev set).
+    #[serde(default)]
+    pub augment: Option<Augment>,
+}
+
+/// The hard set's perturbation of one clip (the fields used here).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Augment {
+    /// The voice raised by this many cents (pitch and formants).
+    pub pitch_cents: f32,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -8,18 +8,19 @@
 use crate::common;
 
 use deskmate_speech::asr::{AsrConfig, AsrEngine, AsrRequest, Lang};
-use deskmate_speech::audio::{file, voice};
+use deskmate_speech::audio::{file, voice, SAMPLE_RATE};
+use deskmate_speech::evaluation::read_manifest;
 
 /// The hard set's `pitch_cents` for one clip id.
 fn cents_of(id: &str) -> f32 {
-    let manifest =
-        std::fs::read_to_string(common::hard_clips_dir().join("manifest.jsonl")).unwrap();
-    let line = manifest
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .find(|v| v["id"] == id)
-        .unwrap_or_else(|| panic!("{id} is not in the hard set"));
-    line["augment"]["pitch_cents"].as_f64().unwrap() as f32
+    read_manifest(&common::hard_clips_dir())
+        .unwrap()
+        .into_iter()
+        .find(|c| c.id == id)
+        .unwrap_or_else(|| panic!("{id} is not in the hard set"))
+        .augment
+        .unwrap_or_else(|| panic!("{id} has no augment in the hard set's manifest"))
+        .pitch_cents
 }
 
 #[test]
@@ -59,7 +60,7 @@ fn whispers_times_on_a_lowered_voice_are_the_recordings_own() {
             speech_detected: Some(true),
         })
         .unwrap();
-    let audio_ms = clip.samples.len() as u32 * 1000 / 16_000;
+    let audio_ms = clip.samples.len() as u32 * 1000 / SAMPLE_RATE;
     assert_eq!(u64::from(audio_ms), heard.audio_ms);
     let last = heard.units.last().expect("something heard");
     // Mapped back: the last character ends inside the recording, and in its
