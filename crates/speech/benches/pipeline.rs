@@ -17,6 +17,7 @@
 //! BENCH_SAVE=FILE appends every transcript to FILE, BENCH_SCORE=FILE scores
 //! a saved FILE again without running whisper (e.g. under new rules);
 //! BENCH_VOICE=HZ lowers voices pitched above HZ (e.g. 255) before whisper;
+//! BENCH_BEAM=N decodes with whisper's beam search of N instead of greedily;
 //! BENCH_TIMED='{"accept_from":…}' times the verdict under other settings
 //! (a whole FairnessSettings in JSON); BENCH_COST=false,clean,error,found weighs what choosing minimises
 //! (default 5,1,1,4: see `evaluation::Cost`); BENCH_FLASH=1 turns on whisper.cpp's flash attention; BENCH_DELTAS=1
@@ -50,6 +51,9 @@ fn run(
     config.flash_attention = std::env::var_os("BENCH_FLASH").is_some();
     if let Ok(v) = std::env::var("BENCH_VOICE") {
         config.voice_ceiling_hz = v.parse().ok();
+    }
+    if let Ok(v) = std::env::var("BENCH_BEAM") {
+        config.beam_size = v.parse().ok();
     }
     let pipeline = match SpeechPipeline::load(paths, config) {
         Ok(p) => p,

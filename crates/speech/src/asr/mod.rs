@@ -68,6 +68,11 @@ pub struct AsrConfig {
     /// recorded. Measured and not taken by default: see the speech README,
     /// "A high voice lowered".
     pub voice_ceiling_hz: Option<f32>,
+    /// Decode with a beam of this many hypotheses instead of greedily
+    /// (whisper.cpp's beam search, patience 1). None (the default): greedy.
+    /// Measured and not taken by default: see the speech README, "A wider
+    /// beam".
+    pub beam_size: Option<u8>,
 }
 
 impl AsrConfig {
@@ -78,6 +83,7 @@ impl AsrConfig {
             audio_context: AudioContext::FitToClip,
             flash_attention: false,
             voice_ceiling_hz: None,
+            beam_size: None,
         }
     }
 }
@@ -563,7 +569,14 @@ fn run(
     let mut state = ctx
         .create_state()
         .map_err(|e| AsrError::Whisper(e.to_string()))?;
-    let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
+    let strategy = match config.beam_size {
+        Some(beam) if beam > 1 => SamplingStrategy::BeamSearch {
+            beam_size: i32::from(beam),
+            patience: 1.0,
+        },
+        _ => SamplingStrategy::Greedy { best_of: 1 },
+    };
+    let mut params = FullParams::new(strategy);
     params.set_n_threads(i32::from(config.threads.max(1)));
     params.set_language(Some(lang.code()));
     params.set_translate(false);

@@ -8,7 +8,7 @@
 
 use crate::common;
 
-use deskmate_speech::asr::{GuardFlag, Lang};
+use deskmate_speech::asr::{AsrConfig, GuardFlag, Lang};
 use deskmate_speech::audio::file;
 use deskmate_speech::SpeechPipeline;
 
@@ -46,4 +46,17 @@ fn repeated_syllables_no_longer_swallow_the_recitation() {
     heard_most_of(&p, "咏鹅-13.wav", Lang::Zh, 18);
     // Humpty Dumpty, recited right: 26 words.
     heard_most_of(&p, "humpty-1.wav", Lang::En, 26);
+}
+
+#[test]
+fn a_beam_decode_keeps_the_loop_guard() {
+    // The guard is a logits filter: whisper.cpp calls it for every
+    // hypothesis of a beam too, so the optional beam search (measured and
+    // not taken: README, "A wider beam") also hears 咏鹅 to the end.
+    let _turn = deskmate_testkit::process::speech_turn();
+    let models = common::models();
+    let mut config = AsrConfig::new(&models.whisper);
+    config.beam_size = Some(3);
+    let p = SpeechPipeline::load(&models, config).unwrap();
+    heard_most_of(&p, "咏鹅-13.wav", Lang::Zh, 18);
 }
