@@ -22,6 +22,7 @@ use std::ops::Range;
 use crate::align::{self, Fit, Op, MAX_CELLS};
 use crate::normalize::{Key, Unit};
 use crate::reference::{join_units, Reference, Transcript};
+use crate::sound;
 use crate::verdict::{accuracy, ErrorKind, ErrorType, LineScore, RecitationError, Verdict};
 use crate::{CheckError, Lang, Mode};
 
@@ -428,7 +429,17 @@ impl Work<'_> {
                 .clone()
                 .filter(|&j| self.ts[j] == State::Free)
                 .collect();
-            if run.is_empty() {
+            // Where the reference has as many units left here as were heard
+            // (瀑布 heard as 不不), a doubled unit stands for a misheard one,
+            // not a re-read: it is left to be paired as a substitution, which
+            // the audio can then accept. A re-read adds units: the reference
+            // has none left where it was heard.
+            let refs_left = gap
+                .refs
+                .clone()
+                .filter(|&i| self.rs[i] == State::Free)
+                .count();
+            if run.is_empty() || refs_left >= run.len() {
                 continue;
             }
             // A re-read: the run's tail is said again right after it.
@@ -532,7 +543,15 @@ impl Work<'_> {
         if a.saturating_mul(b) > 40_000 {
             return rr.iter().copied().zip(tt.iter().copied()).collect();
         }
-        let cost = |i: usize, j: usize| if self.similar(i, j) { 0.4 } else { 0.9 };
+        let cost = |i: usize, j: usize| {
+            if self.similar(i, j) {
+                0.4
+            } else if self.rhyming(i, j) {
+                0.65
+            } else {
+                0.9
+            }
+        };
         let w = b + 1;
         let mut dp = vec![0f32; (a + 1) * w];
         for x in 0..=a {
@@ -574,6 +593,22 @@ impl Work<'_> {
             (Key::Hanzi(a), Key::Hanzi(b)) => a.same_syllable(b),
             (Key::Word(a), Key::Word(b)) => {
                 a == b || close_spelling(&self.r[i].text, &self.t[j].text)
+            }
+            _ => false,
+        }
+    }
+
+    /// Chinese characters whose syllables share a final (虚 xū, 曲 qū):
+    /// not near enough to be a tone error, but the likelier pair when a
+    /// stretch was heard shorter than it is (鹅，鹅，鹅，曲 heard as 虚).
+    fn rhyming(&self, i: usize, j: usize) -> bool {
+        let first = |s: &str| s.chars().next();
+        match (
+            (&self.r[i].key, first(&self.r[i].text)),
+            (&self.t[j].key, first(&self.t[j].text)),
+        ) {
+            ((Key::Hanzi(_), Some(a)), (Key::Hanzi(_), Some(b))) => {
+                sound::rhyme(a).is_some_and(|r| sound::rhyme(b).as_deref() == Some(r.as_str()))
             }
             _ => false,
         }

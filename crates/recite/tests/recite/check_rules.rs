@@ -227,6 +227,29 @@ fn restarts_are_forgiven_in_voice_mode() {
         Mode::Voice,
     );
     assert!(v.errors.is_empty(), "{:?}", v.errors);
+    // A doubled unit where the reference has one left is a unit misheard,
+    // not a re-read: 瀑布 heard as 不不 is 瀑 said as 不, not 瀑 left out.
+    let v = run("遥看瀑布挂前川", "遥看不不挂前川", Mode::Voice);
+    let e = only(&v);
+    assert_eq!(
+        (
+            e.error_type,
+            e.expected.as_str(),
+            e.actual.as_str(),
+            v.restarted
+        ),
+        (ErrorType::Substitution, "瀑", "不", 0)
+    );
+    // A stretch heard shorter than it is: the heard unit pairs with the
+    // one it rhymes with (虚 xū for 曲 qū), the rest are left out.
+    let v = run("鹅，鹅，鹅，曲项向天歌。", "虚项向天歌", Mode::Voice);
+    let sub: Vec<_> = v
+        .errors
+        .iter()
+        .filter(|e| e.error_type == ErrorType::Substitution)
+        .map(|e| (e.expected.as_str(), e.actual.as_str()))
+        .collect();
+    assert_eq!(sub, vec![("曲", "虚")], "{:?}", v.errors);
     // Re-reading is not a licence to say something else.
     let v = run(
         POEM,

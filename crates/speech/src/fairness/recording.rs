@@ -14,6 +14,7 @@ use crate::decision::Decision;
 /// error trusted and of each re-asked difference untrusted, an unsure gap
 /// where a re-asked omission belongs. Edits run from the end of the text
 /// so earlier positions stay valid; gaps already placed move with them.
+/// `differences` are in the material's order, as the checker lists them.
 pub(super) fn recorded_transcript(
     heard: &Transcript,
     plain: &deskmate_recite::Transcript,
@@ -28,9 +29,12 @@ pub(super) fn recorded_transcript(
         .unwrap_or_else(|| vec![1.0; chars.len()]);
     let mut gaps: Vec<usize> = Vec::new();
     let mut order: Vec<usize> = (0..differences.len().min(decisions.len())).collect();
+    // From the end of the text; differences at one place (omissions of
+    // 鹅，鹅，曲 all heard between 虚 and 像) from the last in the material's
+    // order, each put in front of the one after it, so they keep that order.
     order.sort_by_key(|&i| {
         let r = &differences[i].heard;
-        std::cmp::Reverse((r.start, r.end))
+        std::cmp::Reverse((r.start, r.end, i))
     });
     for i in order {
         let (e, decision) = (&differences[i], decisions[i]);

@@ -361,6 +361,21 @@ fn an_accepted_difference_is_put_right_in_what_is_recorded() {
 }
 
 #[test]
+fn omissions_accepted_at_one_place_are_put_right_in_the_materials_order() {
+    // 咏鹅 heard with 鹅，鹅，曲 missing between the first 鹅 and 项 (hard
+    // 咏鹅-1 came out as 虚像像天歌…): three omissions at one place, all
+    // accepted. Put back in the wrong order (曲鹅鹅), the recorded text gave
+    // "曲 added on line 2, 曲 missing on line 4" — errors nobody made.
+    let r = Reference::new("鹅，鹅，鹅，曲项向天歌。白毛浮绿水，红掌拨清波。", None).unwrap();
+    let h = heard("鹅项向天歌白毛浮绿水红掌拨清波", &[]);
+    let v = judge_with_fit(&r, &h, &accepting(), &scorer("")).unwrap();
+    assert_eq!(v.decisions, vec![Decision::Accept; 3], "{:?}", v.rechecked);
+    let recorded = v.record_transcript(&h, &accepting());
+    assert_eq!(recorded.text, "鹅鹅鹅曲项向天歌白毛浮绿水红掌拨清波");
+    assert!(v.verdict.errors.is_empty(), "{:?}", v.verdict.errors);
+}
+
+#[test]
 fn english_differences_a_space_apart_are_put_right_together() {
     let r = Reference::new(
         "Jack and Jill went up the hill to fetch a pail of water. Jack fell down.",

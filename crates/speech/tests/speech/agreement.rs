@@ -136,7 +136,10 @@ fn both_dev_sets_agree_with_their_expected_errors() {
 // these clips: `BENCH_STEP=2 BENCH_SCORE=…`): dev: clean passed 17/21,
 // false errors 0/21, found as errors 54/67, counting re-asks 59/67; hard:
 // 18/21, 1/21, 23/24, 23/24 (before the tone threshold: dev 14/21 clean
-// passed and 60/67 counting re-asks, hard 17/21). A slip counts as
+// passed and 60/67 counting re-asks, hard 17/21). On 2026-11-28, with
+// the checker pairing a doubled or rhyming heard unit with the material's
+// (recite README, steps 6–7) and omissions put back in order, hard gave
+// 19/21 clean passed and 0/21 false errors, dev the same. A slip counts as
 // found by an error of any type on its line or the next (the issue's
 // definition: a swap heard as a character left out and another added is
 // found); of the same type it is dev 53/67 and hard 16/24 as errors (the
@@ -153,8 +156,8 @@ const DEV: Bounds = Bounds {
     found_any_min: 56,
 };
 const HARD: Bounds = Bounds {
-    clean_passed_min: 17,
-    false_errors_max: 2,
+    clean_passed_min: 18,
+    false_errors_max: 1,
     found_certain_min: 22,
     found_any_min: 22,
 };
