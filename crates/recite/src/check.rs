@@ -546,7 +546,7 @@ impl Work<'_> {
         let cost = |i: usize, j: usize| {
             if self.similar(i, j) {
                 0.4
-            } else if self.rhyming(i, j) {
+            } else if self.mode == Mode::Voice && self.rhyming(i, j) {
                 0.65
             } else {
                 0.9
@@ -601,6 +601,8 @@ impl Work<'_> {
     /// Chinese characters whose syllables share a final (虚 xū, 曲 qū):
     /// not near enough to be a tone error, but the likelier pair when a
     /// stretch was heard shorter than it is (鹅，鹅，鹅，曲 heard as 虚).
+    /// Voice mode only: a typed character that merely rhymes is no likelier
+    /// to stand for one than another.
     fn rhyming(&self, i: usize, j: usize) -> bool {
         let first = |s: &str| s.chars().next();
         match (

@@ -250,6 +250,15 @@ fn restarts_are_forgiven_in_voice_mode() {
         .map(|e| (e.expected.as_str(), e.actual.as_str()))
         .collect();
     assert_eq!(sub, vec![("曲", "虚")], "{:?}", v.errors);
+    // Typed, a rhyme is no clue: the first unit of the stretch is paired.
+    let typed = run("鹅，鹅，鹅，曲项向天歌。", "虚项向天歌", Mode::Text);
+    let sub: Vec<_> = typed
+        .errors
+        .iter()
+        .filter(|e| e.error_type == ErrorType::Substitution)
+        .map(|e| (e.expected.as_str(), e.actual.as_str()))
+        .collect();
+    assert_eq!(sub, vec![("鹅", "虚")], "{:?}", typed.errors);
     // Re-reading is not a licence to say something else.
     let v = run(
         POEM,
