@@ -25,6 +25,15 @@ fn kinds(v: &Verdict) -> Vec<(ErrorType, ErrorKind, usize)> {
         .collect()
 }
 
+/// Each substitution as (expected, heard).
+fn substitutions(v: &Verdict) -> Vec<(&str, &str)> {
+    v.errors
+        .iter()
+        .filter(|e| e.error_type == ErrorType::Substitution)
+        .map(|e| (e.expected.as_str(), e.actual.as_str()))
+        .collect()
+}
+
 fn only(v: &Verdict) -> &RecitationError {
     assert_eq!(v.errors.len(), 1, "{:?}", v.errors);
     &v.errors[0]
@@ -243,22 +252,15 @@ fn restarts_are_forgiven_in_voice_mode() {
     // A stretch heard shorter than it is: the heard unit pairs with the
     // one it rhymes with (虚 xū for 曲 qū), the rest are left out.
     let v = run("鹅，鹅，鹅，曲项向天歌。", "虚项向天歌", Mode::Voice);
-    let sub: Vec<_> = v
-        .errors
-        .iter()
-        .filter(|e| e.error_type == ErrorType::Substitution)
-        .map(|e| (e.expected.as_str(), e.actual.as_str()))
-        .collect();
-    assert_eq!(sub, vec![("曲", "虚")], "{:?}", v.errors);
+    assert_eq!(substitutions(&v), vec![("曲", "虚")], "{:?}", v.errors);
     // Typed, a rhyme is no clue: the first unit of the stretch is paired.
     let typed = run("鹅，鹅，鹅，曲项向天歌。", "虚项向天歌", Mode::Text);
-    let sub: Vec<_> = typed
-        .errors
-        .iter()
-        .filter(|e| e.error_type == ErrorType::Substitution)
-        .map(|e| (e.expected.as_str(), e.actual.as_str()))
-        .collect();
-    assert_eq!(sub, vec![("鹅", "虚")], "{:?}", typed.errors);
+    assert_eq!(
+        substitutions(&typed),
+        vec![("鹅", "虚")],
+        "{:?}",
+        typed.errors
+    );
     // Re-reading is not a licence to say something else.
     let v = run(
         POEM,
