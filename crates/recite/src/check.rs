@@ -459,16 +459,16 @@ impl Work<'_> {
                     break;
                 }
             }
-            // A stutter: the run's head repeats what was just said.
+            // A stutter: the run's head repeats what was just said, heard
+            // alike as a re-read is (福滴福地 for 拂堤拂堤: the copy matched
+            // is the first, and its repeat was heard in another tone).
             for stop in (1..=end).rev() {
                 let head = &run[..stop];
                 if head.len() > max_restart {
                     continue;
                 }
                 let before = self.preceding(head[0], head.len());
-                if before.len() == head.len()
-                    && head.iter().zip(&before).all(|(&a, &b)| self.same_t(a, b))
-                {
+                if before.len() == head.len() && self.restart_like(&before, head) {
                     for &j in head {
                         self.ts[j] = State::Used;
                     }
