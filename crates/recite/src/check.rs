@@ -604,16 +604,11 @@ impl Work<'_> {
     /// Voice mode only: a typed character that merely rhymes is no likelier
     /// to stand for one than another.
     fn rhyming(&self, i: usize, j: usize) -> bool {
-        let first = |s: &str| s.chars().next();
-        match (
-            (&self.r[i].key, first(&self.r[i].text)),
-            (&self.t[j].key, first(&self.t[j].text)),
-        ) {
-            ((Key::Hanzi(_), Some(a)), (Key::Hanzi(_), Some(b))) => {
-                sound::rhyme(a).is_some_and(|r| sound::rhyme(b).as_deref() == Some(r.as_str()))
-            }
-            _ => false,
-        }
+        let rhyme = |u: &Unit| match u.key {
+            Key::Hanzi(_) => u.text.chars().next().and_then(sound::rhyme),
+            _ => None,
+        };
+        rhyme(&self.r[i]).is_some_and(|a| rhyme(&self.t[j]) == Some(a))
     }
 
     fn substitution(&mut self, i: usize, j: usize) {

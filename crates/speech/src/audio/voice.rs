@@ -29,15 +29,10 @@ const DEEPEST: f32 = 0.667;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Warp {
     pub factor: f32,
-    /// The voice's median pitch, when one was found.
-    pub pitch_hz: Option<f32>,
 }
 
 impl Warp {
-    pub const NONE: Warp = Warp {
-        factor: 1.0,
-        pitch_hz: None,
-    };
+    pub const NONE: Warp = Warp { factor: 1.0 };
 
     /// A time in the slowed audio, in the recording's own milliseconds.
     pub fn to_source_ms(&self, ms: u32) -> u32 {
@@ -51,8 +46,7 @@ pub fn lower(samples: &[f32], ceiling_hz: Option<f32>) -> Result<(Vec<f32>, Warp
     let Some(ceiling) = ceiling_hz else {
         return Ok((samples.to_vec(), Warp::NONE));
     };
-    let pitch = median_pitch(samples);
-    let factor = match pitch {
+    let factor = match median_pitch(samples) {
         Some(hz) if hz > ceiling => (ceiling / hz).max(DEEPEST),
         _ => 1.0,
     };
@@ -70,7 +64,6 @@ pub fn lower(samples: &[f32], ceiling_hz: Option<f32>) -> Result<(Vec<f32>, Warp
     };
     let warp = Warp {
         factor: rate as f32 / SAMPLE_RATE as f32,
-        pitch_hz: pitch,
     };
     Ok((out, warp))
 }
