@@ -263,15 +263,22 @@ impl Deskmate {
         if std::env::var_os(LLM_KEY_ENV).is_some() {
             return Check::ok("llm", format!("model {model}; API key from {LLM_KEY_ENV}"));
         }
-        match keyring::Entry::new(KEYRING_SERVICE, &format!("llm:{provider}"))
-            .and_then(|e| e.get_password())
-        {
-            Ok(_) => Check::ok("llm", format!("model {model}; API key in the OS keyring")),
-            Err(keyring::Error::NoEntry) if provider == "ollama" => Check::ok(
+        let account = format!("llm:{provider}");
+        let read = within_keyring_limit(move || {
+            keyring::Entry::new(KEYRING_SERVICE, &account).and_then(|e| e.get_password())
+        });
+        match read {
+            Some(Ok(_)) => Check::ok("llm", format!("model {model}; API key in the OS keyring")),
+            Some(Err(keyring::Error::NoEntry)) if provider == "ollama" => Check::ok(
                 "llm",
                 format!("model {model}; no API key needed for a local Ollama"),
             ),
-            Err(_) => Check::warn(
+            None => Check::warn(
+                "llm",
+                format!("model {model} is configured; {KEYRING_SILENT}"),
+                format!("unlock your login keyring, or set {LLM_KEY_ENV}"),
+            ),
+            Some(Err(_)) => Check::warn(
                 "llm",
                 format!("model {model} is configured but no API key was found"),
                 format!("save the key in Parent area → Settings, or set {LLM_KEY_ENV}"),
@@ -354,14 +361,50 @@ fn check_keyring() -> Check {
             ))
         }
     };
-    match probe() {
-        Ok(()) => Check::ok("keyring", "OS keyring stores and reads secrets"),
-        Err(e) => Check::warn(
+    let fix = format!(
+        "unlock your login keyring (GNOME Keyring/KWallet on Linux), or set {LLM_KEY_ENV} for headless use"
+    );
+    match within_keyring_limit(probe) {
+        Some(Ok(())) => Check::ok("keyring", "OS keyring stores and reads secrets"),
+        Some(Err(e)) => Check::warn(
             "keyring",
             format!("OS keyring not usable ({e}): API keys cannot be saved"),
-            format!("unlock your login keyring (GNOME Keyring/KWallet on Linux), or set {LLM_KEY_ENV} for headless use"),
+            fix,
         ),
+        None => Check::warn("keyring", KEYRING_SILENT, fix),
     }
+}
+
+/// How long the doctor waits on the OS keyring. A locked keyring asks the
+/// desktop to show an unlock prompt and waits for it; with no one to answer
+/// (a headless machine, a keyring daemon restarted mid-run) that wait never
+/// ends, and the doctor, whose job is to say what is wrong, hung with it.
+const KEYRING_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+const KEYRING_SILENT: &str =
+    "the OS keyring did not answer within 5 s (locked, waiting for an unlock prompt?)";
+
+/// Runs a keyring call on a thread of its own and waits at most
+/// [`KEYRING_LIMIT`]: None when it did not answer.
+fn within_keyring_limit<T: Send + 'static>(call: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    within(KEYRING_LIMIT, call)
+}
+
+/// Runs `call` on a thread of its own and waits at most `limit`: None when
+/// it did not answer. A call still waiting is left behind on its thread (it
+/// holds nothing of the caller's).
+fn within<T: Send + 'static>(
+    limit: std::time::Duration,
+    call: impl FnOnce() -> T + Send + 'static,
+) -> Option<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("doctor-keyring".into())
+        .spawn(move || {
+            let _ = tx.send(call());
+        })
+        .ok()?;
+    rx.recv_timeout(limit).ok()
 }
 
 fn check_serial() -> Check {
@@ -386,6 +429,16 @@ mod tests {
     use super::*;
     use crate::Config;
     use deskmate_speech::models::ModelFile;
+
+    #[test]
+    fn a_keyring_call_that_never_answers_is_given_up_on() {
+        use std::time::Duration;
+        // A call waiting on a prompt no one answers: the doctor goes on.
+        let (_keep, never) = std::sync::mpsc::channel::<()>();
+        let waited = within(Duration::from_millis(50), move || never.recv().is_ok());
+        assert_eq!(waited, None);
+        assert_eq!(within(Duration::from_secs(5), || 7), Some(7));
+    }
 
     #[test]
     fn every_check_explains_itself() {
