@@ -128,7 +128,7 @@ fn token_pair(
         fam: family,
         dev: device,
         acc: account,
-        exp: Utc::now().timestamp() + i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX / 2),
+        exp: token::expiry(Utc::now(), ttl),
     };
     Ok(TokenPair {
         access_token: token::sign(state.key(), &claims)?,

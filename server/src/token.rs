@@ -30,6 +30,19 @@ pub struct Claims {
     pub exp: i64,
 }
 
+/// The `exp` for a token issued at `issued` that lives `ttl`: rounded up
+/// to the next whole second, so the token lives at least `ttl`. (Rounded
+/// down, a token of one second issued at 10.9 s was refused at 11.0 s.)
+pub fn expiry(issued: chrono::DateTime<chrono::Utc>, ttl: std::time::Duration) -> i64 {
+    let ends = chrono::Duration::from_std(ttl)
+        .ok()
+        .and_then(|ttl| issued.checked_add_signed(ttl));
+    match ends {
+        Some(ends) => ends.timestamp() + i64::from(ends.timestamp_subsec_nanos() > 0),
+        None => i64::MAX / 2,
+    }
+}
+
 /// Signs claims into token text.
 pub fn sign(key: &[u8], claims: &Claims) -> Result<String, ApiError> {
     let json = serde_json::to_vec(claims).map_err(|e| ApiError::Internal(e.to_string()))?;
@@ -103,6 +116,22 @@ mod tests {
         );
         assert!(verify(key, &forged, 1_000).is_err());
         assert!(verify(b"another key, same length........", &token, 1_000).is_err());
+    }
+
+    #[test]
+    fn a_token_lives_its_whole_ttl_whenever_in_a_second_it_is_issued() {
+        use chrono::TimeZone;
+        let key = b"k";
+        let ttl = std::time::Duration::from_secs(1);
+        for ms in [0, 1, 500, 900, 999] {
+            let issued = chrono::Utc.timestamp_millis_opt(10_000 + ms).unwrap();
+            let token = sign(key, &claims(expiry(issued, ttl))).unwrap();
+            // Checked (in whole seconds) just before the ttl is up: alive.
+            let last = issued + chrono::Duration::milliseconds(999);
+            assert!(verify(key, &token, last.timestamp()).is_ok(), "issued at +{ms} ms");
+            // Two seconds on it is gone, however it was rounded.
+            assert!(verify(key, &token, issued.timestamp() + 2).is_err());
+        }
     }
 
     #[test]

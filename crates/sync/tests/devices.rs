@@ -1339,7 +1339,9 @@ async fn a_device_offline_for_days_catches_up_whole_in_order_once() {
         }
         let report = desk.sync_now().await.unwrap();
         desk_changes += report.pushed as usize;
-        tokio::time::sleep(Duration::from_millis(1_300)).await;
+        // A token of one second lives one to two (its expiry is rounded up
+        // to a whole second): past two, the next round must refresh.
+        tokio::time::sleep(Duration::from_millis(2_100)).await;
     }
     assert!(
         desk_changes > 3 * MAX_PAGE,
