@@ -128,7 +128,10 @@ mod tests {
             let token = sign(key, &claims(expiry(issued, ttl))).unwrap();
             // Checked (in whole seconds) just before the ttl is up: alive.
             let last = issued + chrono::Duration::milliseconds(999);
-            assert!(verify(key, &token, last.timestamp()).is_ok(), "issued at +{ms} ms");
+            assert!(
+                verify(key, &token, last.timestamp()).is_ok(),
+                "issued at +{ms} ms"
+            );
             // Two seconds on it is gone, however it was rounded.
             assert!(verify(key, &token, issued.timestamp() + 2).is_err());
         }
