@@ -9,10 +9,12 @@ use std::path::Path;
 use deskmate_speech::models::{sha256_file, Manifest, ModelEntry};
 use serde::{Deserialize, Serialize};
 
+use deskmate_secrets::{Secret, SecretError};
+
 use crate::{AppError, AppResult, Config, Deskmate};
 
 /// Keyring service under which Deskmate keeps its secrets.
-pub const KEYRING_SERVICE: &str = "deskmate";
+pub use deskmate_secrets::SERVICE as KEYRING_SERVICE;
 /// Environment variable that overrides the LLM API key (headless use).
 pub const LLM_KEY_ENV: &str = "DESKMATE_LLM_API_KEY";
 
@@ -263,22 +265,18 @@ impl Deskmate {
         if std::env::var_os(LLM_KEY_ENV).is_some() {
             return Check::ok("llm", format!("model {model}; API key from {LLM_KEY_ENV}"));
         }
-        let account = format!("llm:{provider}");
-        let read = within_keyring_limit(move || {
-            keyring::Entry::new(KEYRING_SERVICE, &account).and_then(|e| e.get_password())
-        });
-        match read {
-            Some(Ok(_)) => Check::ok("llm", format!("model {model}; API key in the OS keyring")),
-            Some(Err(keyring::Error::NoEntry)) if provider == "ollama" => Check::ok(
+        match Secret::in_service(KEYRING_SERVICE, format!("llm:{provider}")).get() {
+            Ok(Some(_)) => Check::ok("llm", format!("model {model}; API key in the OS keyring")),
+            Ok(None) if provider == "ollama" => Check::ok(
                 "llm",
                 format!("model {model}; no API key needed for a local Ollama"),
             ),
-            None => Check::warn(
+            Err(e @ SecretError::Silent(_)) => Check::warn(
                 "llm",
-                format!("model {model} is configured; {KEYRING_SILENT}"),
+                format!("model {model} is configured; {e}"),
                 format!("unlock your login keyring, or set {LLM_KEY_ENV}"),
             ),
-            Some(Err(_)) => Check::warn(
+            Ok(None) | Err(SecretError::Unusable(_)) => Check::warn(
                 "llm",
                 format!("model {model} is configured but no API key was found"),
                 format!("save the key in Parent area → Settings, or set {LLM_KEY_ENV}"),
@@ -346,65 +344,31 @@ fn check_audio() -> Vec<Check> {
     vec![input, output]
 }
 
+/// Stores, reads back and removes a probe entry. Each keyring call gives
+/// up after `deskmate_secrets::LIMIT`: a locked keyring waits on an unlock
+/// prompt, and the doctor, whose job is to say what is wrong, must not hang
+/// with it.
 fn check_keyring() -> Check {
-    let probe = || -> keyring::Result<()> {
-        let entry = keyring::Entry::new(KEYRING_SERVICE, "doctor-check")?;
-        entry.set_password("ok")?;
-        let back = entry.get_password()?;
-        entry.delete_credential()?;
-        if back == "ok" {
-            Ok(())
-        } else {
-            Err(keyring::Error::Invalid(
-                "value".into(),
-                "read back differently".into(),
-            ))
+    let probe = || -> Result<(), SecretError> {
+        let secret = Secret::in_service(KEYRING_SERVICE, "doctor-check");
+        secret.set("ok")?;
+        let back = secret.get()?;
+        secret.delete()?;
+        match back.as_deref() {
+            Some("ok") => Ok(()),
+            _ => Err(SecretError::Unusable(
+                "what was stored read back differently".into(),
+            )),
         }
     };
     let fix = format!(
         "unlock your login keyring (GNOME Keyring/KWallet on Linux), or set {LLM_KEY_ENV} for headless use"
     );
-    match within_keyring_limit(probe) {
-        Some(Ok(())) => Check::ok("keyring", "OS keyring stores and reads secrets"),
-        Some(Err(e)) => Check::warn(
-            "keyring",
-            format!("OS keyring not usable ({e}): API keys cannot be saved"),
-            fix,
-        ),
-        None => Check::warn("keyring", KEYRING_SILENT, fix),
+    match probe() {
+        Ok(()) => Check::ok("keyring", "OS keyring stores and reads secrets"),
+        Err(e @ SecretError::Silent(_)) => Check::warn("keyring", e.to_string(), fix),
+        Err(e) => Check::warn("keyring", format!("{e}: API keys cannot be saved"), fix),
     }
-}
-
-/// How long the doctor waits on the OS keyring. A locked keyring asks the
-/// desktop to show an unlock prompt and waits for it; with no one to answer
-/// (a headless machine, a keyring daemon restarted mid-run) that wait never
-/// ends, and the doctor, whose job is to say what is wrong, hung with it.
-const KEYRING_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
-
-const KEYRING_SILENT: &str =
-    "the OS keyring did not answer within 5 s (locked, waiting for an unlock prompt?)";
-
-/// Runs a keyring call on a thread of its own and waits at most
-/// [`KEYRING_LIMIT`]: None when it did not answer.
-fn within_keyring_limit<T: Send + 'static>(call: impl FnOnce() -> T + Send + 'static) -> Option<T> {
-    within(KEYRING_LIMIT, call)
-}
-
-/// Runs `call` on a thread of its own and waits at most `limit`: None when
-/// it did not answer. A call still waiting is left behind on its thread (it
-/// holds nothing of the caller's).
-fn within<T: Send + 'static>(
-    limit: std::time::Duration,
-    call: impl FnOnce() -> T + Send + 'static,
-) -> Option<T> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::Builder::new()
-        .name("doctor-keyring".into())
-        .spawn(move || {
-            let _ = tx.send(call());
-        })
-        .ok()?;
-    rx.recv_timeout(limit).ok()
 }
 
 fn check_serial() -> Check {
@@ -429,16 +393,6 @@ mod tests {
     use super::*;
     use crate::Config;
     use deskmate_speech::models::ModelFile;
-
-    #[test]
-    fn a_keyring_call_that_never_answers_is_given_up_on() {
-        use std::time::Duration;
-        // A call waiting on a prompt no one answers: the doctor goes on.
-        let (_keep, never) = std::sync::mpsc::channel::<()>();
-        let waited = within(Duration::from_millis(50), move || never.recv().is_ok());
-        assert_eq!(waited, None);
-        assert_eq!(within(Duration::from_secs(5), || 7), Some(7));
-    }
 
     #[test]
     fn every_check_explains_itself() {

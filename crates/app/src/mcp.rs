@@ -26,8 +26,8 @@ use deskmate_protocol::mcp::McpToolView;
 use deskmate_store::StoreError;
 use serde::{Deserialize, Serialize};
 
-use crate::doctor::KEYRING_SERVICE;
 use crate::{AppError, AppResult, Deskmate};
+use deskmate_secrets::Secret;
 use deskmate_store::Store;
 
 /// The setting that holds the servers, by name.
@@ -90,9 +90,8 @@ fn failed(e: mcp::McpError) -> AppError {
     }
 }
 
-fn token_entry(name: &str) -> AppResult<keyring::Entry> {
-    keyring::Entry::new(KEYRING_SERVICE, &format!("mcp:{name}"))
-        .map_err(|e| AppError::Config(format!("the OS keyring cannot be used: {e}")))
+fn token_secret(name: &str) -> Secret {
+    Secret::new(format!("mcp:{name}"))
 }
 
 /// The servers stored in `store`, by name.
@@ -115,9 +114,15 @@ fn save(store: &Store, servers: &BTreeMap<String, McpServer>) -> AppResult<()> {
 /// What a run connects to: the spec (with its token) and the server.
 fn spec(server: &McpServer) -> McpServerSpec {
     let bearer_token = if server.has_token {
-        token_entry(&server.name)
-            .ok()
-            .and_then(|e| e.get_password().ok())
+        match token_secret(&server.name).get() {
+            Ok(token) => token,
+            Err(e) => {
+                // The run goes on without it; the server then refuses and
+                // the tool's error says so.
+                tracing::warn!("cannot read the MCP server {}'s token: {e}", server.name);
+                None
+            }
+        }
     } else {
         None
     };
@@ -227,12 +232,8 @@ impl Deskmate {
         servers.remove(name);
         save(self.store(), &servers)?;
         if server.has_token {
-            if let Ok(entry) = token_entry(name) {
-                if let Err(e) = entry.delete_credential() {
-                    tracing::warn!(
-                        "cannot remove the MCP server {name}'s token from the keyring: {e}"
-                    );
-                }
+            if let Err(e) = token_secret(name).delete() {
+                tracing::warn!("cannot remove the MCP server {name}'s token: {e}");
             }
         }
         Ok(())
@@ -266,9 +267,9 @@ impl Deskmate {
     /// Saves a bearer token for the server in the OS keyring.
     pub fn set_mcp_token(&self, name: &str, token: &str) -> AppResult<McpServer> {
         self.mcp_server(name)?;
-        token_entry(name)?.set_password(token.trim()).map_err(|e| {
-            AppError::Config(format!("cannot save the token in the OS keyring: {e}"))
-        })?;
+        token_secret(name)
+            .set(token.trim())
+            .map_err(|e| AppError::Config(format!("cannot save the token: {e}")))?;
         self.update_mcp_server(name, |s| s.has_token = true)
     }
 

@@ -5,10 +5,12 @@
 
 use std::fmt;
 
+use deskmate_secrets::Secret;
+
 use crate::LlmError;
 
 /// Keyring service under which Deskmate keeps its secrets.
-pub const KEYRING_SERVICE: &str = "deskmate";
+pub use deskmate_secrets::SERVICE as KEYRING_SERVICE;
 /// Environment variable that overrides the stored API key.
 pub const API_KEY_ENV: &str = "DESKMATE_LLM_API_KEY";
 
@@ -56,13 +58,7 @@ pub enum KeySource {
     Keyring,
 }
 
-/// Replaces every occurrence of `secret` in `text` with `[redacted]`.
-pub fn redact(text: &str, secret: &str) -> String {
-    if secret.len() < 4 {
-        return text.to_string();
-    }
-    text.replace(secret, "[redacted]")
-}
+pub use deskmate_secrets::redact;
 
 /// The keyring location of API keys, with the environment override.
 #[derive(Debug, Clone)]
@@ -85,26 +81,25 @@ impl KeyStore {
         }
     }
 
-    fn entry(&self, provider: &str) -> Result<keyring::Entry, LlmError> {
-        keyring::Entry::new(&self.service, &format!("llm:{provider}"))
-            .map_err(|e| LlmError::Config(format!("the OS keyring cannot be used: {e}")))
+    fn secret(&self, provider: &str) -> Secret {
+        Secret::in_service(&self.service, format!("llm:{provider}"))
     }
 
     /// The key for `provider`: the environment variable first, then the
-    /// keyring. A keyring that cannot be reached counts as no key (the
-    /// caller then explains how to set one).
+    /// keyring. A keyring that cannot be reached (or does not answer in
+    /// time) counts as no key (the caller then explains how to set one).
     pub fn resolve(&self, provider: &str) -> Option<(ApiKey, KeySource)> {
         if let Ok(v) = std::env::var(&self.env_var) {
             if let Ok(k) = ApiKey::new(v) {
                 return Some((k, KeySource::Env));
             }
         }
-        let entry = self.entry(provider).ok()?;
-        match entry.get_password() {
-            Ok(v) => ApiKey::new(v).ok().map(|k| (k, KeySource::Keyring)),
-            Err(keyring::Error::NoEntry) => None,
+        match self.secret(provider).get() {
+            Ok(v) => v
+                .and_then(|v| ApiKey::new(v).ok())
+                .map(|k| (k, KeySource::Keyring)),
             Err(e) => {
-                tracing::warn!("cannot read the API key for {provider} from the OS keyring: {e}");
+                tracing::warn!("cannot read the API key for {provider}: {e}");
                 None
             }
         }
@@ -112,24 +107,16 @@ impl KeyStore {
 
     /// Saves `key` for `provider` in the OS keyring.
     pub fn save(&self, provider: &str, key: &ApiKey) -> Result<(), LlmError> {
-        self.entry(provider)?
-            .set_password(key.expose())
-            .map_err(|e| {
-                LlmError::Config(format!(
-                    "cannot save the API key in the OS keyring: {}",
-                    redact(&e.to_string(), key.expose())
-                ))
-            })
+        self.secret(provider)
+            .set(key.expose())
+            .map_err(|e| LlmError::Config(format!("cannot save the API key: {e}")))
     }
 
     /// Removes the key for `provider`; removing a missing key is not an error.
     pub fn delete(&self, provider: &str) -> Result<(), LlmError> {
-        match self.entry(provider)?.delete_credential() {
-            Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
-            Err(e) => Err(LlmError::Config(format!(
-                "cannot remove the API key from the OS keyring: {e}"
-            ))),
-        }
+        self.secret(provider)
+            .delete()
+            .map_err(|e| LlmError::Config(format!("cannot remove the API key: {e}")))
     }
 }
 

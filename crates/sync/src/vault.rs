@@ -1,12 +1,15 @@
 //! Where a device keeps its sync tokens: the OS keyring (service
 //! `deskmate`, entry `sync:<vault id>`), never SQLite or a log. The vault id
 //! is random per data directory, so two data directories on one machine are
-//! two devices. [`MemoryVault`] holds them in memory for tests.
+//! two devices. Each keyring call is bounded in time (`deskmate-secrets`):
+//! a locked keyring is an error, not a sync round that never ends.
+//! [`MemoryVault`] holds them in memory for tests.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
 use deskmate_protocol::sync::TokenPair;
+use deskmate_secrets::{Secret, SecretError};
 
 use crate::{SyncError, SyncResult};
 
@@ -21,36 +24,33 @@ pub trait TokenVault: Send + Sync {
 #[derive(Debug, Default, Clone)]
 pub struct KeyringVault;
 
-fn entry(vault_id: &str) -> SyncResult<keyring::Entry> {
-    keyring::Entry::new("deskmate", &format!("sync:{vault_id}"))
-        .map_err(|e| SyncError::Keyring(e.to_string()))
+fn secret(vault_id: &str) -> Secret {
+    Secret::new(format!("sync:{vault_id}"))
+}
+
+fn keyring(e: SecretError) -> SyncError {
+    SyncError::Keyring(e.to_string())
 }
 
 impl TokenVault for KeyringVault {
     fn load(&self, vault_id: &str) -> SyncResult<Option<TokenPair>> {
-        match entry(vault_id)?.get_password() {
-            Ok(text) => serde_json::from_str(&text).map(Some).map_err(|e| {
-                SyncError::Keyring(format!(
-                    "the stored sync tokens cannot be read ({e}); sign in again"
-                ))
-            }),
-            Err(keyring::Error::NoEntry) => Ok(None),
-            Err(e) => Err(SyncError::Keyring(e.to_string())),
-        }
+        let Some(text) = secret(vault_id).get().map_err(keyring)? else {
+            return Ok(None);
+        };
+        serde_json::from_str(&text).map(Some).map_err(|e| {
+            SyncError::Keyring(format!(
+                "the stored sync tokens cannot be read ({e}); sign in again"
+            ))
+        })
     }
 
     fn save(&self, vault_id: &str, tokens: &TokenPair) -> SyncResult<()> {
         let text = serde_json::to_string(tokens).map_err(|e| SyncError::Keyring(e.to_string()))?;
-        entry(vault_id)?
-            .set_password(&text)
-            .map_err(|e| SyncError::Keyring(e.to_string()))
+        secret(vault_id).set(&text).map_err(keyring)
     }
 
     fn delete(&self, vault_id: &str) -> SyncResult<()> {
-        match entry(vault_id)?.delete_credential() {
-            Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
-            Err(e) => Err(SyncError::Keyring(e.to_string())),
-        }
+        secret(vault_id).delete().map_err(keyring)
     }
 }
 
