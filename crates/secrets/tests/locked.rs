@@ -25,7 +25,8 @@ fn a_locked_keyring_is_given_up_on_at_the_limit_not_waited_for() {
         secret.set("kept").unwrap();
         assert_eq!(secret.get().unwrap().as_deref(), Some("kept"));
         lock_the_login_keyring();
-        let calls: [(&str, &dyn Fn() -> Result<(), SecretError>); 3] = [
+        type Call<'a> = &'a dyn Fn() -> Result<(), SecretError>;
+        let calls: [(&str, Call); 3] = [
             ("read", &|| secret.get().map(|_| ())),
             ("write", &|| secret.set("new")),
             ("delete", &|| secret.delete()),
