@@ -37,7 +37,9 @@ pub use materials::{
 pub use memories::{Memories, Memory, MemoryKind, MemorySource, MEMORY_MAX_CHARS};
 pub use migrations::schema_version_known;
 pub use notices::{NewNotice, Notice, NoticeKind, Notices};
-pub use profiles::{NewProfile, Profile, ProfileKind, Profiles, PIN_MAX_TRIES};
+pub use profiles::{
+    name_key as profile_name_key, NewProfile, Profile, ProfileKind, Profiles, PIN_MAX_TRIES,
+};
 pub use read_only::{ReadOnlySql, SqlRows, VIEWS as READ_ONLY_VIEWS};
 pub use routines::{RoutineRow, RoutineRunRow, Routines};
 pub use settings::Settings;

@@ -100,7 +100,9 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Profile> {
     })
 }
 
-fn name_key(name: &str) -> String {
+/// The form of a name the profiles' unique key compares: trimmed, lower
+/// case ("小明", " 小明 " and so on are one name).
+pub fn name_key(name: &str) -> String {
     name.trim().to_lowercase()
 }
 

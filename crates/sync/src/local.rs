@@ -693,6 +693,18 @@ fn write(
             c.change_id
         )));
     };
+    let renamed;
+    let body = if kind == RecordKind::Profile {
+        match give_way(tx, key, body)? {
+            Some(b) => {
+                renamed = b;
+                &renamed
+            }
+            None => body,
+        }
+    } else {
+        body
+    };
     // Only columns this build knows, never the device-only ones.
     let columns: Vec<String> = tx
         .prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))?
@@ -749,6 +761,77 @@ fn write(
         )?;
     }
     Ok(n > 0)
+}
+
+/// Two devices that each added a child under one name before they synced
+/// hold two profiles, and the name's unique key cannot keep both. Neither is
+/// dropped (each has its own attempts): the one with the greater id (the
+/// later made, ids being UUIDv7) gives way, on every device alike, as
+/// "name (2)" (the first number free here); a parent can rename or delete
+/// it. When the pulled profile gives way, the changed body is returned for
+/// the write; its own device renames it too when it pulls ours, and sends
+/// that. When ours gives way, it is renamed here as a local edit (the sync
+/// triggers on), which goes out with the next push.
+fn give_way(
+    tx: &Transaction<'_>,
+    id: &str,
+    body: &Map<String, Value>,
+) -> SyncResult<Option<Map<String, Value>>> {
+    let Some(name) = body.get("name").and_then(Value::as_str) else {
+        return Ok(None);
+    };
+    let key = deskmate_store::profile_name_key(name);
+    let other: Option<(String, String)> = tx
+        .query_row(
+            "SELECT id, name FROM profiles WHERE name_key = ?1 AND id <> ?2",
+            params![key, id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let Some((other_id, other_name)) = other else {
+        return Ok(None);
+    };
+    if id > other_id.as_str() {
+        let free = free_name(tx, name)?;
+        let mut body = body.clone();
+        body.insert(
+            "name_key".into(),
+            deskmate_store::profile_name_key(&free).into(),
+        );
+        body.insert("name".into(), free.into());
+        return Ok(Some(body));
+    }
+    let free = free_name(tx, &other_name)?;
+    tx.execute("UPDATE sync_state SET applying = 0 WHERE id = 1", [])?;
+    tx.execute(
+        "UPDATE profiles SET name = ?2, name_key = ?3, updated_at = ?4 WHERE id = ?1",
+        params![
+            other_id,
+            free,
+            deskmate_store::profile_name_key(&free),
+            deskmate_store::now_utc()
+        ],
+    )?;
+    tx.execute("UPDATE sync_state SET applying = 1 WHERE id = 1", [])?;
+    tracing::info!("two children named {other_name}: the one made later here is now {free}");
+    Ok(None)
+}
+
+/// `name (2)`, `name (3)`, … : the first no profile here has.
+fn free_name(tx: &Transaction<'_>, name: &str) -> SyncResult<String> {
+    let base = name.trim();
+    for n in 2.. {
+        let candidate = format!("{base} ({n})");
+        let taken: bool = tx.query_row(
+            "SELECT count(*) > 0 FROM profiles WHERE name_key = ?1",
+            [deskmate_store::profile_name_key(&candidate)],
+            |r| r.get(0),
+        )?;
+        if !taken {
+            return Ok(candidate);
+        }
+    }
+    Err(SyncError::Invalid(format!("no free name like {base} (2)")))
 }
 
 /// Puts a pulled message in its thread (`insert` is the message's `INSERT

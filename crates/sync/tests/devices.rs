@@ -1573,3 +1573,68 @@ async fn messages_both_devices_added_to_one_thread_offline_both_stay_in_one_orde
     replay_changes_nothing(desk_store, &f.desk).await;
     replay_changes_nothing(tab_store, &f.tablet).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_child_added_on_both_devices_under_one_name_is_kept_twice_and_sync_goes_on() {
+    let db = cluster().database();
+    let port = free_port();
+    let _server = start_server(&db, port).await;
+    let url = format!("http://127.0.0.1:{port}");
+    let dir = tempfile::tempdir().unwrap();
+    let (desk_store, desk) = device(&dir, "desktop");
+    let (tab_store, tablet) = device(&dir, "tablet");
+    // Before sync: each device is set up on its own, with the same child.
+    let add = |store: &Store, name: &str| {
+        store
+            .profiles()
+            .add(NewProfile {
+                name: name.into(),
+                grade: Some(2),
+                ..Default::default()
+            })
+            .unwrap()
+            .id
+    };
+    let first = add(&desk_store, "小明");
+    let later = add(&tab_store, " 小明");
+    assert!(first < later, "ids are made in time order");
+    let desk_poem = add_jing_ye_si(&desk_store).id;
+    let tab_poem = add_jing_ye_si(&tab_store).id;
+    let on_desk = add_attempt(&desk_store, &first, &desk_poem, "床前明月光");
+    let on_tab = add_attempt(&tab_store, &later, &tab_poem, "疑是地上霜");
+
+    join_family(&url, "twice@example.com", &desk, &tablet).await;
+    settle(&desk, &tablet).await;
+    settle(&desk, &tablet).await;
+
+    // Both children are on both devices under the same two names: the one
+    // made first keeps it; each keeps their own attempt.
+    let named = |store: &Store| -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = store
+            .profiles()
+            .list()
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.id, p.name))
+            .collect();
+        v.sort();
+        v
+    };
+    let expected = vec![
+        (first.clone(), "小明".to_string()),
+        (later.clone(), "小明 (2)".to_string()),
+    ];
+    assert_eq!(named(&desk_store), expected);
+    assert_eq!(named(&tab_store), expected);
+    for store in [&desk_store, &tab_store] {
+        let held: Vec<(String, String)> = attempts(store);
+        assert_eq!(held.len(), 2);
+        let ids: Vec<&str> = held.iter().map(|(id, _)| id.as_str()).collect();
+        assert!(ids.contains(&on_desk.as_str()) && ids.contains(&on_tab.as_str()));
+    }
+    // Nothing left to send or to take.
+    assert_eq!(desk.state().unwrap().pending, 0);
+    assert_eq!(tablet.state().unwrap().pending, 0);
+    assert_eq!(desk.sync_now().await.unwrap().applied, 0);
+    assert_eq!(tablet.sync_now().await.unwrap().applied, 0);
+}
