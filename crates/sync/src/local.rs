@@ -813,7 +813,7 @@ fn give_way(
         ],
     )?;
     tx.execute("UPDATE sync_state SET applying = 1 WHERE id = 1", [])?;
-    tracing::info!("two children named {other_name}: the one made later here is now {free}");
+    tracing::info!("two children had one name: the one made later was renamed with a number");
     Ok(None)
 }
 
