@@ -28,7 +28,6 @@ use serde::{Deserialize, Serialize};
 pub use deskmate_agent as agent;
 pub use deskmate_llm as llm;
 
-use crate::doctor::{KEYRING_SERVICE, LLM_KEY_ENV};
 use crate::lamp::ConnectedLamp;
 use crate::{AppError, AppResult, Config, Deskmate};
 use deskmate_protocol as protocol;
@@ -359,7 +358,7 @@ fn llm_config_before_notice(store: &Store, opts: &ChatOptions) -> AppResult<LlmC
 }
 
 pub(crate) fn key_store() -> KeyStore {
-    KeyStore::new(KEYRING_SERVICE, LLM_KEY_ENV)
+    KeyStore::default()
 }
 
 impl Chat {

@@ -13,10 +13,8 @@ use deskmate_secrets::{Secret, SecretError};
 
 use crate::{AppError, AppResult, Config, Deskmate};
 
-/// Keyring service under which Deskmate keeps its secrets.
-pub use deskmate_secrets::SERVICE as KEYRING_SERVICE;
 /// Environment variable that overrides the LLM API key (headless use).
-pub const LLM_KEY_ENV: &str = "DESKMATE_LLM_API_KEY";
+pub use deskmate_llm::API_KEY_ENV as LLM_KEY_ENV;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -265,7 +263,7 @@ impl Deskmate {
         if std::env::var_os(LLM_KEY_ENV).is_some() {
             return Check::ok("llm", format!("model {model}; API key from {LLM_KEY_ENV}"));
         }
-        match Secret::in_service(KEYRING_SERVICE, format!("llm:{provider}")).get() {
+        match crate::chat::key_store().stored(&provider) {
             Ok(Some(_)) => Check::ok("llm", format!("model {model}; API key in the OS keyring")),
             Ok(None) if provider == "ollama" => Check::ok(
                 "llm",
@@ -350,7 +348,7 @@ fn check_audio() -> Vec<Check> {
 /// with it.
 fn check_keyring() -> Check {
     let probe = || -> Result<(), SecretError> {
-        let secret = Secret::in_service(KEYRING_SERVICE, "doctor-check");
+        let secret = Secret::new("doctor-check");
         secret.set("ok")?;
         let back = secret.get()?;
         secret.delete()?;

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use deskmate_secrets::Secret;
+use deskmate_secrets::{Secret, SecretError};
 
 use crate::LlmError;
 
@@ -94,15 +94,24 @@ impl KeyStore {
                 return Some((k, KeySource::Env));
             }
         }
-        match self.secret(provider).get() {
-            Ok(v) => v
-                .and_then(|v| ApiKey::new(v).ok())
-                .map(|k| (k, KeySource::Keyring)),
+        match self.stored(provider) {
+            Ok(key) => key.map(|k| (k, KeySource::Keyring)),
             Err(e) => {
                 tracing::warn!("cannot read the API key for {provider}: {e}");
                 None
             }
         }
+    }
+
+    /// The key kept for `provider` in the keyring alone (the environment
+    /// is not read): `None` when there is none, or what is kept is not a
+    /// key. The error tells a keyring that did not answer from one that
+    /// cannot be used.
+    pub fn stored(&self, provider: &str) -> Result<Option<ApiKey>, SecretError> {
+        Ok(self
+            .secret(provider)
+            .get()?
+            .and_then(|v| ApiKey::new(v).ok()))
     }
 
     /// Saves `key` for `provider` in the OS keyring.

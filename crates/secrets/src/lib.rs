@@ -97,8 +97,7 @@ impl Secret {
             let entry = keyring::Entry::new(&service, &account)
                 .map_err(|e| SecretError::Unusable(e.to_string()))?;
             op(&entry)
-        })
-        .unwrap_or(Err(SecretError::Silent(self.limit)))
+        })?
     }
 }
 
@@ -111,21 +110,26 @@ pub fn redact(text: &str, secret: &str) -> String {
     text.replace(secret, "[redacted]")
 }
 
-/// Runs `call` on a thread of its own and waits at most `limit`: `None`
-/// when it did not answer (or the thread could not start). A call still
-/// waiting is left behind on its thread; its answer is dropped.
+/// Runs `call` on a thread of its own and waits at most `limit`: `Silent`
+/// when it did not answer. A call still waiting is left behind on its
+/// thread; its answer is dropped.
 fn within<T: Send + 'static>(
     limit: Duration,
     call: impl FnOnce() -> T + Send + 'static,
-) -> Option<T> {
+) -> SecretResult<T> {
     let (tx, rx) = mpsc::channel();
     std::thread::Builder::new()
         .name("keyring".into())
         .spawn(move || {
             let _ = tx.send(call());
         })
-        .ok()?;
-    rx.recv_timeout(limit).ok()
+        .map_err(|e| SecretError::Unusable(format!("no thread to call it on: {e}")))?;
+    rx.recv_timeout(limit).map_err(|e| match e {
+        mpsc::RecvTimeoutError::Timeout => SecretError::Silent(limit),
+        mpsc::RecvTimeoutError::Disconnected => {
+            SecretError::Unusable("the call to it failed without an answer".into())
+        }
+    })
 }
 
 #[cfg(test)]
@@ -136,10 +140,11 @@ mod tests {
     fn a_call_that_never_answers_is_given_up_on() {
         let (_hold, wait) = mpsc::channel::<()>();
         let started = std::time::Instant::now();
-        let answer = within(Duration::from_millis(200), move || wait.recv().is_ok());
-        assert_eq!(answer, None);
+        let limit = Duration::from_millis(200);
+        let answer = within(limit, move || wait.recv().is_ok());
+        assert_eq!(answer, Err(SecretError::Silent(limit)));
         assert!(started.elapsed() < Duration::from_secs(5));
-        assert_eq!(within(Duration::from_secs(5), || 7), Some(7));
+        assert_eq!(within(Duration::from_secs(5), || 7), Ok(7));
     }
 
     #[test]
